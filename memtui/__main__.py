@@ -1,0 +1,7 @@
+"""`python -m memtui` is the `memtui` command."""
+
+import sys
+
+from memtui.cli import main
+
+sys.exit(main())

@@ -1,0 +1,48 @@
+"""The `memtui` command: opens the app, or runs a subcommand (tool, log, undo, export, search, ...)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+SUBCOMMANDS: dict[str, str] = {
+    "tool": "memtui.cli.tool_cmd",
+    "log": "memtui.cli.log_cmd",
+    "undo": "memtui.cli.undo_cmd",
+    "export": "memtui.cli.export_cmd",
+    "search": "memtui.cli.search_cmd",
+    "stale": "memtui.cli.stale_cmd",
+    "mcp": "memtui.cli.mcp_cmd",
+}
+"""Subcommand name -> module with `register(subparsers)` and `run(args) -> int`."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser for subcommands; each module registers its own arguments."""
+    parser = argparse.ArgumentParser(
+        prog="memtui",
+        description="See, search and curate what your AI agents remember.",
+    )
+    subparsers = parser.add_subparsers(dest="subcommand", metavar="COMMAND")
+    for module_name in SUBCOMMANDS.values():
+        importlib.import_module(module_name).register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point: `memtui [PATH] [--demo]` opens the app; `memtui COMMAND ...` runs a subcommand."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list and args_list[0] in SUBCOMMANDS:
+        parser = build_parser()
+        args = parser.parse_args(args_list)
+        module = importlib.import_module(SUBCOMMANDS[args.subcommand])
+        return int(module.run(args) or 0)
+    from memtui.cli import app_cmd
+
+    return app_cmd.main(args_list)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
