@@ -1,0 +1,41 @@
+"""The layering rule: core, notes and agents never import textual; core imports no other layer."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+
+def _modules_after_import(module: str) -> set[str]:
+    """Import `module` in a fresh interpreter and return every module name it pulled in."""
+    code = f"import sys, {module}; print('\\n'.join(sorted(sys.modules)))"
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    return set(result.stdout.split())
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "memtui.core.store",
+        "memtui.core.commands",
+        "memtui.notes.index",
+        "memtui.notes.search",
+        "memtui.notes.stale",
+        "memtui.agents",
+        "memtui.agents.mcp_server",
+        "memtui.agents.anthropic",
+    ],
+)
+def test_non_ui_layers_never_import_textual(module: str) -> None:
+    loaded = _modules_after_import(module)
+    assert not {m for m in loaded if m == "textual" or m.startswith("textual.")}
+
+
+def test_core_imports_no_other_memtui_layer() -> None:
+    loaded = _modules_after_import("memtui.core.store")
+    others = {m for m in loaded if m.startswith(("memtui.notes", "memtui.agents", "memtui.tui"))}
+    assert others == set()
