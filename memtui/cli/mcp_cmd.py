@@ -1,16 +1,90 @@
-"""`memtui mcp`: not built yet."""
+"""`memtui mcp PATH`: serve a memory folder to MCP clients (stdio, or streamable HTTP on localhost)."""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 from typing import Any
+
+DESCRIPTION = """\
+Serve the memory folder PATH to AI agents over the Model Context Protocol.
+
+Tools: `memory` (view, create, str_replace, insert, delete, rename under /memories, the same
+rules and history as the app), `search_memories`, `build_context`, `recent_activity`.
+Prompts: `memory_guide`, `memory_protocol`.
+
+By default the server talks MCP over stdin/stdout, which is what Claude Desktop, Claude Code and
+most clients start. With --http it serves streamable HTTP at http://127.0.0.1:PORT/mcp instead
+(local connections only). Every call is recorded in the history as agent:<name>: the --actor
+name, else the name the client reports, else agent:mcp."""
+
+EPILOG = """\
+examples:
+  memtui mcp ~/memories
+  memtui mcp ~/memories --actor claude-desktop
+  memtui mcp ~/memories --http --port 8765
+  claude mcp add memtui -- memtui mcp ~/memories"""
 
 
 def register(subparsers: Any) -> None:
     """Add the `mcp` subcommand."""
-    subparsers.add_parser("mcp", help="(not built yet)")
+    parser = subparsers.add_parser(
+        "mcp",
+        help="serve a memory folder to AI agents over MCP",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("path", metavar="PATH", help="the memory folder (/memories maps to it)")
+    parser.add_argument(
+        "--actor",
+        metavar="NAME",
+        help="record every call as agent:NAME (default: the client's name, else agent:mcp)",
+    )
+    parser.add_argument(
+        "--http",
+        action="store_true",
+        help="serve streamable HTTP on 127.0.0.1 instead of stdio",
+    )
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=8765,
+        metavar="N",
+        help="port for --http (default: 8765)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     """Run `memtui mcp`."""
-    raise SystemExit("memtui mcp: not built yet")
+    root = Path(args.path).expanduser()
+    if root.exists() and not root.is_dir():
+        print(f"memtui mcp: {args.path} is not a folder", file=sys.stderr)
+        return 2
+    if args.port is not None and not 0 < args.port < 65536:
+        print(f"memtui mcp: --port must be between 1 and 65535, got {args.port}", file=sys.stderr)
+        return 2
+    if args.actor is not None and not args.actor.strip():
+        print("memtui mcp: --actor must not be empty", file=sys.stderr)
+        return 2
+    try:
+        from memtui.agents import mcp_server
+    except ImportError as exc:
+        print(
+            f"memtui mcp: the MCP SDK is missing ({exc}); install it with "
+            "`pip install 'memtui[mcp]'`",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        if args.http:
+            mcp_server.serve_http(root, port=args.port, actor=args.actor)
+        else:
+            mcp_server.serve_stdio(root, actor=args.actor)
+    except KeyboardInterrupt:
+        return 0
+    except OSError as exc:
+        print(f"memtui mcp: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,164 @@
+"""Anthropic SDK memory tools backed by memtui's command core, for `client.beta.messages.tool_runner`."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from pathlib import Path
+
+try:
+    from anthropic.lib.tools import (
+        BetaAbstractMemoryTool,
+        BetaAsyncAbstractMemoryTool,
+        BetaFunctionToolResultType,
+        ToolError,
+    )
+    from anthropic.types.beta import (
+        BetaCacheControlEphemeralParam,
+        BetaMemoryTool20250818Command,
+        BetaMemoryTool20250818CreateCommand,
+        BetaMemoryTool20250818DeleteCommand,
+        BetaMemoryTool20250818InsertCommand,
+        BetaMemoryTool20250818RenameCommand,
+        BetaMemoryTool20250818StrReplaceCommand,
+        BetaMemoryTool20250818ViewCommand,
+    )
+except ImportError as exc:  # pragma: no cover - exercised only without the extra installed
+    raise ImportError(
+        "memtui.agents.anthropic needs the Anthropic SDK: install it with "
+        "`pip install 'memtui[anthropic]'`"
+    ) from exc
+
+from memtui.agents.worker import SerialWorker
+from memtui.core.result import CommandResult
+from memtui.core.store import MemoryStore
+
+__all__ = ["AsyncMemtuiMemoryTool", "MemtuiMemoryTool"]
+
+
+def open_agent_store(root: str | os.PathLike[str], actor: str, session: str | None) -> MemoryStore:
+    """A store on `root` (with `~` expanded) that records every call as `actor` in `session`."""
+    return MemoryStore(Path(root).expanduser(), actor=actor, session=session or uuid.uuid4().hex)
+
+
+def run_command(store: MemoryStore, tool_input: object) -> str:
+    """Run one raw tool input through the core: its content, or ToolError with the core's message."""
+    try:
+        result: CommandResult = store.execute(tool_input)
+    except Exception as exc:
+        raise ToolError(f"memtui could not run the command: {type(exc).__name__}: {exc}") from exc
+    if result.is_error:
+        raise ToolError(result.content)
+    return result.content
+
+
+def command_input(command: BetaMemoryTool20250818Command) -> dict[str, object]:
+    """The raw input a typed command was built from, so typed calls take the same core path."""
+    return command.to_dict(exclude_unset=True)
+
+
+class MemtuiMemoryTool(BetaAbstractMemoryTool):
+    """The `memory_20250818` tool on a memtui store: same rules, lock and history as the app."""
+
+    def __init__(
+        self,
+        root: str | os.PathLike[str],
+        *,
+        actor: str = "agent:claude",
+        session: str | None = None,
+        cache_control: BetaCacheControlEphemeralParam | None = None,
+    ) -> None:
+        super().__init__(cache_control=cache_control)
+        self.store = open_agent_store(root, actor, session)
+
+    def call(self, input: object) -> BetaFunctionToolResultType:
+        """Send the raw tool input to the core unchanged; errors become ToolError."""
+        return run_command(self.store, input)
+
+    def execute(self, command: BetaMemoryTool20250818Command) -> BetaFunctionToolResultType:
+        """Run an already typed command through the core."""
+        return run_command(self.store, command_input(command))
+
+    def view(self, command: BetaMemoryTool20250818ViewCommand) -> BetaFunctionToolResultType:
+        """Show a directory listing or a file with line numbers."""
+        return self.execute(command)
+
+    def create(self, command: BetaMemoryTool20250818CreateCommand) -> BetaFunctionToolResultType:
+        """Create a new file (never overwrites)."""
+        return self.execute(command)
+
+    def str_replace(
+        self, command: BetaMemoryTool20250818StrReplaceCommand
+    ) -> BetaFunctionToolResultType:
+        """Replace one unique occurrence of a string in a file."""
+        return self.execute(command)
+
+    def insert(self, command: BetaMemoryTool20250818InsertCommand) -> BetaFunctionToolResultType:
+        """Insert text at a line of a file."""
+        return self.execute(command)
+
+    def delete(self, command: BetaMemoryTool20250818DeleteCommand) -> BetaFunctionToolResultType:
+        """Delete a file or directory (kept in history, so undoable)."""
+        return self.execute(command)
+
+    def rename(self, command: BetaMemoryTool20250818RenameCommand) -> BetaFunctionToolResultType:
+        """Rename or move a file or directory."""
+        return self.execute(command)
+
+
+class AsyncMemtuiMemoryTool(BetaAsyncAbstractMemoryTool):
+    """The async `memory_20250818` tool on a memtui store; store calls run on one worker thread."""
+
+    def __init__(
+        self,
+        root: str | os.PathLike[str],
+        *,
+        actor: str = "agent:claude",
+        session: str | None = None,
+        cache_control: BetaCacheControlEphemeralParam | None = None,
+    ) -> None:
+        super().__init__(cache_control=cache_control)
+        self.store = open_agent_store(root, actor, session)
+        self._worker = SerialWorker()
+
+    async def call(self, input: object) -> BetaFunctionToolResultType:
+        """Send the raw tool input to the core unchanged; errors become ToolError."""
+        return await self._worker.run(run_command, self.store, input)
+
+    async def execute(self, command: BetaMemoryTool20250818Command) -> BetaFunctionToolResultType:
+        """Run an already typed command through the core."""
+        return await self.call(command_input(command))
+
+    async def view(self, command: BetaMemoryTool20250818ViewCommand) -> BetaFunctionToolResultType:
+        """Show a directory listing or a file with line numbers."""
+        return await self.execute(command)
+
+    async def create(
+        self, command: BetaMemoryTool20250818CreateCommand
+    ) -> BetaFunctionToolResultType:
+        """Create a new file (never overwrites)."""
+        return await self.execute(command)
+
+    async def str_replace(
+        self, command: BetaMemoryTool20250818StrReplaceCommand
+    ) -> BetaFunctionToolResultType:
+        """Replace one unique occurrence of a string in a file."""
+        return await self.execute(command)
+
+    async def insert(
+        self, command: BetaMemoryTool20250818InsertCommand
+    ) -> BetaFunctionToolResultType:
+        """Insert text at a line of a file."""
+        return await self.execute(command)
+
+    async def delete(
+        self, command: BetaMemoryTool20250818DeleteCommand
+    ) -> BetaFunctionToolResultType:
+        """Delete a file or directory (kept in history, so undoable)."""
+        return await self.execute(command)
+
+    async def rename(
+        self, command: BetaMemoryTool20250818RenameCommand
+    ) -> BetaFunctionToolResultType:
+        """Rename or move a file or directory."""
+        return await self.execute(command)

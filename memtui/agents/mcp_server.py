@@ -1,0 +1,318 @@
+"""The memtui MCP server: the memory tool, note search and context tools, and the memory prompts."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.tools import Tool
+from mcp.server.mcpserver.utilities.func_metadata import func_metadata
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import Field
+from typing_extensions import TypedDict
+
+from memtui.agents.notes_access import NotesAccess, NotesError
+from memtui.agents.prompts import PROMPTS, load_prompt
+from memtui.agents.worker import SerialWorker
+from memtui.core.store import MemoryStore
+
+MEMORY_COMMANDS: tuple[str, ...] = ("view", "create", "str_replace", "insert", "delete", "rename")
+
+MEMORY_TOOL_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "command": {
+            "type": "string",
+            "enum": list(MEMORY_COMMANDS),
+            "description": "The operation to perform.",
+        },
+        "path": {
+            "type": "string",
+            "description": "Path of the file or directory, e.g. /memories/projects/memtui.md "
+            "(every command except rename).",
+        },
+        "file_text": {"type": "string", "description": "create: the content of the new file."},
+        "view_range": {
+            "type": "array",
+            "items": {"type": "integer"},
+            "minItems": 2,
+            "maxItems": 2,
+            "description": "view: optional [start, end] line numbers, 1-based, end -1 = to the end.",
+        },
+        "old_str": {
+            "type": "string",
+            "description": "str_replace: the exact text to replace; it must occur exactly once.",
+        },
+        "new_str": {
+            "type": "string",
+            "description": "str_replace: the replacement text (empty or omitted deletes old_str).",
+        },
+        "insert_line": {
+            "type": "integer",
+            "description": "insert: the line to insert after (0 = at the top of the file).",
+        },
+        "insert_text": {"type": "string", "description": "insert: the text to insert."},
+        "old_path": {"type": "string", "description": "rename: the current path."},
+        "new_path": {"type": "string", "description": "rename: the new path."},
+    },
+    "required": ["command"],
+}
+"""Input schema of the `memory` tool (Basic Memory's memory-tool proposal: one flat object)."""
+
+MEMORY_TOOL_DESCRIPTION = """\
+Read and change your persistent memory: a folder of markdown files under /memories that \
+survives between conversations. Every path starts with /memories.
+Commands:
+- view: list a directory (2 levels deep) or show a file with line numbers (optional view_range).
+- create: create a new file with file_text (fails if the file exists).
+- str_replace: replace the unique occurrence of old_str with new_str in a file.
+- insert: insert insert_text after line insert_line (0 = top) of a file.
+- delete: delete a file or directory.
+- rename: move old_path to new_path.
+Check /memories before starting a task and record progress as you go. Notes may use Basic \
+Memory's structured format: frontmatter (title, type, tags), observations as list items \
+`- [category] fact #tag (context)` and relations as `- relation_type [[Other Note]]`."""
+
+SEARCH_DESCRIPTION = """\
+Search the notes in /memories (fuzzy, over titles, paths, observations, relations and text). \
+Returns matching notes with the matched lines. Optional filters: folder, tag, category, \
+note_type, actor (who last changed the note, e.g. "agent" or "human:ana"), max_age_days."""
+
+BUILD_CONTEXT_DESCRIPTION = """\
+Load a note and its neighbourhood: its observations and the notes it links to or that link \
+to it, up to `depth` hops. `target` is a path (projects/memtui.md), a permalink or a title. \
+`timeframe` (e.g. "7d", "2 weeks") limits related notes to recently changed ones."""
+
+RECENT_ACTIVITY_DESCRIPTION = """\
+What changed in /memories recently, newest first: which notes, when and by whom. \
+`timeframe` is like "7d", "24h" or "2 weeks"."""
+
+
+class SearchFilterArgs(TypedDict, total=False):
+    """Optional filters of search_memories."""
+
+    folder: Annotated[str, Field(description="Only notes below this folder, e.g. projects/.")]
+    tag: Annotated[str, Field(description="Only notes with this tag.")]
+    category: Annotated[str, Field(description="Only notes with an observation of this category.")]
+    note_type: Annotated[str, Field(description="Only notes of this frontmatter type.")]
+    actor: Annotated[
+        str, Field(description='Only notes last changed by this actor or kind ("agent", "human").')
+    ]
+    max_age_days: Annotated[float, Field(description="Only notes changed within this many days.")]
+
+
+def agent_actor(name: str) -> str:
+    """`agent:<name>` for a bare name; a name that already has the `agent:` kind is kept."""
+    name = name.strip()
+    return name if name.startswith("agent:") else f"agent:{name}"
+
+
+class RawArgumentsTool(Tool):
+    """A tool that gets the call's arguments untouched and returns its own CallToolResult."""
+
+    async def run(
+        self,
+        arguments: dict[str, Any],
+        context: Any,
+        convert_result: bool = False,
+    ) -> Any:
+        """Hand the raw arguments and the request context to the tool function."""
+        return await self.fn(arguments, context)
+
+
+class MemoryService:
+    """The state of one server process: the store, one actor per client, the loaded note index."""
+
+    def __init__(
+        self,
+        root: str | os.PathLike[str],
+        *,
+        actor: str | None = None,
+        session: str | None = None,
+    ) -> None:
+        self.root = Path(root).expanduser()
+        self.session = session or uuid.uuid4().hex
+        self.fixed_actor = agent_actor(actor) if actor else None
+        self.store = MemoryStore(
+            self.root, actor=self.fixed_actor or "agent:mcp", session=self.session
+        )
+        self.root = self.store.root
+        self.notes = NotesAccess(self.root, self.store)
+        self._stores: dict[tuple[str, str], MemoryStore] = {}
+        self.worker = SerialWorker()
+
+    def actor_for(self, client_name: str | None) -> str:
+        """The actor of a call: --actor, else the client's reported name, else `agent:mcp`."""
+        if self.fixed_actor:
+            return self.fixed_actor
+        if client_name and client_name.strip():
+            return agent_actor(client_name)
+        return "agent:mcp"
+
+    def store_for(self, actor: str, session: str) -> MemoryStore:
+        """A store recording as `actor` in `session`, sharing this process's history."""
+        key = (actor, session)
+        if key not in self._stores:
+            if actor == self.store.actor and session == self.store.session:
+                self._stores[key] = self.store
+            else:
+                self._stores[key] = self.store.with_actor(actor, session)
+        return self._stores[key]
+
+    def memory(self, arguments: dict[str, Any], actor: str, session: str) -> CallToolResult:
+        """Run one memory command through the core; the result text is exactly the core's."""
+        store = self.store_for(actor, session)
+        try:
+            result = store.execute(arguments)
+        except Exception as exc:
+            return text_result(
+                f"memtui could not run the command: {type(exc).__name__}: {exc}", is_error=True
+            )
+        if not result.is_error:
+            self.notes.note_changed_by_command(arguments)
+        return text_result(result.content, is_error=result.is_error)
+
+    async def notes_result(self, function: Callable[..., str], *args: object) -> CallToolResult:
+        """Run a notes query on the worker thread; its text, or a one-line error with isError."""
+        try:
+            text = await self.worker.run(function, *args)
+        except NotesError as exc:
+            return text_result(str(exc), is_error=True)
+        except Exception as exc:
+            return text_result(
+                f"memtui could not answer: {type(exc).__name__}: {exc}", is_error=True
+            )
+        return text_result(text)
+
+
+def text_result(text: str, *, is_error: bool = False) -> CallToolResult:
+    """A tool result holding exactly `text`."""
+    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=is_error)
+
+
+def _client_name(context: Context[Any, Any]) -> str | None:
+    """The `clientInfo.name` the client sent in `initialize`, if any."""
+    try:
+        params = context.session.client_params
+    except (AttributeError, ValueError):
+        return None
+    if params is None or params.client_info is None:
+        return None
+    return params.client_info.name
+
+
+def _session_id(context: Context[Any, Any], fallback: str) -> str:
+    """The MCP session id of an HTTP client, else the server process's session id."""
+    try:
+        headers = context.headers
+    except (AttributeError, ValueError):
+        headers = None
+    if headers:
+        session_id = headers.get("mcp-session-id")
+        if session_id:
+            return session_id
+    return fallback
+
+
+def build_server(service: MemoryService) -> MCPServer:
+    """An MCPServer with the memory tool, the notes tools and the prompts over `service`."""
+
+    async def memory(arguments: dict[str, Any], context: Context[Any, Any]) -> CallToolResult:
+        actor = service.actor_for(_client_name(context))
+        session = _session_id(context, service.session)
+        return await service.worker.run(service.memory, arguments, actor, session)
+
+    memory_tool = RawArgumentsTool(
+        fn=memory,
+        name="memory",
+        title="Memory",
+        description=MEMORY_TOOL_DESCRIPTION,
+        parameters=MEMORY_TOOL_SCHEMA,
+        fn_metadata=func_metadata(_no_arguments, structured_output=False),
+        is_async=True,
+        annotations=ToolAnnotations(destructive_hint=True, open_world_hint=False),
+    )
+    server: MCPServer = MCPServer(
+        name="memtui",
+        title="memtui memory",
+        instructions=load_prompt("memory_protocol"),
+        tools=[memory_tool],
+        log_level="WARNING",
+    )
+
+    @server.tool(
+        name="search_memories",
+        description=SEARCH_DESCRIPTION,
+        structured_output=False,
+        annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False),
+    )
+    async def search_memories(
+        query: Annotated[str, Field(description="Words to look for (fuzzy).")],
+        limit: Annotated[int, Field(description="Most matches to return.", ge=1, le=200)] = 10,
+        filters: SearchFilterArgs | None = None,
+    ) -> CallToolResult:
+        return await service.notes_result(service.notes.search_text, query, limit, filters)
+
+    @server.tool(
+        name="build_context",
+        description=BUILD_CONTEXT_DESCRIPTION,
+        structured_output=False,
+        annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False),
+    )
+    async def build_context(
+        target: Annotated[str, Field(description="Note path, permalink or title.")],
+        depth: Annotated[int, Field(description="How many link hops to follow.", ge=1, le=3)] = 1,
+        timeframe: Annotated[
+            str | None, Field(description='Only related notes changed within this, e.g. "7d".')
+        ] = None,
+    ) -> CallToolResult:
+        return await service.notes_result(service.notes.context_text, target, depth, timeframe)
+
+    @server.tool(
+        name="recent_activity",
+        description=RECENT_ACTIVITY_DESCRIPTION,
+        structured_output=False,
+        annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False),
+    )
+    async def recent_activity(
+        timeframe: Annotated[str, Field(description='How far back, e.g. "24h", "7d".')] = "7d",
+        limit: Annotated[int, Field(description="Most changes to list.", ge=1, le=200)] = 20,
+    ) -> CallToolResult:
+        return await service.notes_result(service.notes.activity_text, timeframe, limit)
+
+    for info in PROMPTS:
+        server.prompt(name=info.name, title=info.title, description=info.description)(
+            _prompt_function(info.name)
+        )
+    return server
+
+
+def _no_arguments() -> None:
+    """Signature placeholder for the memory tool, whose arguments are passed through raw."""
+
+
+def _prompt_function(name: str) -> Any:
+    """A prompt function returning the text of the packaged prompt `name`."""
+
+    def render() -> str:
+        return load_prompt(name)
+
+    render.__name__ = name
+    render.__doc__ = f"The {name} prompt."
+    return render
+
+
+def serve_stdio(root: str | os.PathLike[str], *, actor: str | None = None) -> None:
+    """Serve the store at `root` over stdio until the client disconnects."""
+    service = MemoryService(root, actor=actor)
+    build_server(service).run("stdio")
+
+
+def serve_http(root: str | os.PathLike[str], *, port: int, actor: str | None = None) -> None:
+    """Serve the store at `root` over streamable HTTP on 127.0.0.1:`port` (path /mcp)."""
+    service = MemoryService(root, actor=actor)
+    build_server(service).run("streamable-http", host="127.0.0.1", port=port)

@@ -1,0 +1,216 @@
+"""The note index an agent server keeps loaded: kept current for its own writes and outside edits."""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from memtui.core.store import MemoryStore
+from memtui.notes.index import NoteIndex
+from memtui.notes.search import Searcher, SearchFilters, SearchHit
+
+FILTER_FIELDS: tuple[str, ...] = ("folder", "tag", "category", "note_type", "actor", "max_age_days")
+"""Keys accepted in the `filters` argument of search_memories."""
+
+MUTATING_COMMANDS = frozenset({"create", "str_replace", "insert", "delete", "rename"})
+
+StatKey = tuple[int, int]
+
+
+class NotesError(ValueError):
+    """A notes request the agent can correct (bad filter, unknown note); the message says how."""
+
+
+def relpath_of(virtual: object) -> str | None:
+    """The root-relative path a `/memories/...` string names, or None if it names none."""
+    if not isinstance(virtual, str) or not virtual.startswith("/memories"):
+        return None
+    rest = virtual[len("/memories") :].lstrip("/")
+    if not rest:
+        return ""
+    normal = posixpath.normpath(rest)
+    return None if normal.startswith("..") else normal
+
+
+def scan_markdown(root: Path) -> dict[str, StatKey]:
+    """Every `.md` file below `root` (dot-folders skipped) with its mtime and size."""
+    found: dict[str, StatKey] = {}
+    for folder, dirnames, filenames in os.walk(root):
+        dirnames[:] = [name for name in dirnames if not name.startswith(".")]
+        for name in filenames:
+            if not name.endswith(".md") or name.startswith("."):
+                continue
+            full = os.path.join(folder, name)
+            try:
+                info = os.stat(full)
+            except OSError:
+                continue
+            found[os.path.relpath(full, root).replace(os.sep, "/")] = (
+                info.st_mtime_ns,
+                info.st_size,
+            )
+    return found
+
+
+def parse_filters(filters: dict[str, Any] | None) -> SearchFilters | None:
+    """SearchFilters from the tool's `filters` object; unknown keys are an error the agent sees."""
+    if not filters:
+        return None
+    unknown = sorted(set(filters) - set(FILTER_FIELDS))
+    if unknown:
+        raise NotesError(
+            f"Unknown filter {', '.join(unknown)}. Expected some of: {', '.join(FILTER_FIELDS)}"
+        )
+    values = {key: value for key, value in filters.items() if value is not None}
+    if "max_age_days" in values:
+        try:
+            values["max_age_days"] = float(values["max_age_days"])
+        except (TypeError, ValueError) as exc:
+            raise NotesError("Filter max_age_days must be a number of days") from exc
+    return SearchFilters(**{key: values[key] for key in values})
+
+
+def format_hits(query: str, hits: list[SearchHit], index: NoteIndex) -> str:
+    """Search hits as concise text: one block per note with its title and matched lines."""
+    if not hits:
+        return f'No notes match "{query}".'
+    by_path: dict[str, list[SearchHit]] = {}
+    for hit in hits:
+        by_path.setdefault(hit.path, []).append(hit)
+    lines = [f'{len(hits)} matches in {len(by_path)} notes for "{query}":']
+    for path, note_hits in by_path.items():
+        note = index.notes.get(path)
+        title = note.title if note is not None else posixpath.basename(path)
+        lines.append("")
+        lines.append(f"/memories/{path} ({title})")
+        line_hits = [hit for hit in note_hits if hit.line > 0]
+        for hit in line_hits:
+            lines.append(f"  {hit.line}: {hit.text.strip()}")
+        if not line_hits and note is not None:
+            for observation in note.observations[:3]:
+                category = f"[{observation.category}] " if observation.category else ""
+                lines.append(f"  {observation.line}: - {category}{observation.content}")
+    return "\n".join(lines)
+
+
+class NotesAccess:
+    """Lazily loaded NoteIndex and Searcher over a store, refreshed only for changed files."""
+
+    def __init__(self, root: Path, store: MemoryStore) -> None:
+        self.root = root
+        self.store = store
+        self._index: NoteIndex | None = None
+        self._searcher: Searcher | None = None
+        self._seen: dict[str, StatKey] = {}
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the index has been loaded yet."""
+        return self._index is not None
+
+    def index(self) -> NoteIndex:
+        """The index, loaded on first use and refreshed for files changed behind our back."""
+        if self._index is None:
+            self._seen = scan_markdown(self.root)
+            self._index = NoteIndex.load(self.root)
+            self._searcher = Searcher(self._index, self.store.history)
+        else:
+            self.refresh()
+        return self._index
+
+    def searcher(self) -> Searcher:
+        """The searcher over the current index."""
+        self.index()
+        assert self._searcher is not None
+        return self._searcher
+
+    def refresh(self) -> set[str]:
+        """Re-read just the notes whose mtime or size changed since the last look; returns them."""
+        if self._index is None:
+            return set()
+        current = scan_markdown(self.root)
+        changed = {path for path, key in current.items() if self._seen.get(path) != key}
+        changed |= set(self._seen) - set(current)
+        self._seen = current
+        return self._update(changed)
+
+    def note_changed_by_command(self, arguments: object) -> set[str]:
+        """Update the index for the paths a successful memory command changed."""
+        if self._index is None or not isinstance(arguments, dict):
+            return set()
+        if arguments.get("command") not in MUTATING_COMMANDS:
+            return set()
+        targets = [relpath_of(arguments.get(key)) for key in ("path", "old_path", "new_path")]
+        affected: set[str] = set()
+        for target in targets:
+            if target is None:
+                continue
+            affected |= self._paths_at(target)
+        for path in affected:
+            self._restat(path)
+        return self._update(affected)
+
+    def _paths_at(self, relpath: str) -> set[str]:
+        """The note paths at or below `relpath`: known to the index, or on disk now."""
+        prefix = f"{relpath}/" if relpath else ""
+        paths = {path for path in self._seen if path == relpath or path.startswith(prefix)}
+        full = self.root / relpath
+        if full.is_dir():
+            paths |= {f"{prefix}{path}" for path in scan_markdown(full)}
+        elif relpath.endswith(".md"):
+            paths.add(relpath)
+        return paths
+
+    def _restat(self, relpath: str) -> None:
+        """Record the current stat of one note so the next refresh does not re-read it."""
+        try:
+            info = os.stat(self.root / relpath)
+        except OSError:
+            self._seen.pop(relpath, None)
+            return
+        self._seen[relpath] = (info.st_mtime_ns, info.st_size)
+
+    def _update(self, relpaths: Iterable[str]) -> set[str]:
+        """Tell the index and the searcher that these notes changed."""
+        relpaths = set(relpaths)
+        if not relpaths or self._index is None:
+            return set()
+        changed = self._index.update_paths(relpaths)
+        if self._searcher is not None:
+            self._searcher.invalidate(relpaths)
+        return changed
+
+    def search_text(
+        self, query: str, limit: int = 10, filters: dict[str, Any] | None = None
+    ) -> str:
+        """search_memories: matching notes with titles and matched lines."""
+        if limit < 1:
+            raise NotesError("limit must be at least 1")
+        parsed = parse_filters(filters)
+        searcher = self.searcher()
+        assert self._index is not None
+        hits = searcher.search(query, limit=limit, filters=parsed)
+        return format_hits(query, hits, self._index)
+
+    def context_text(self, target: str, depth: int = 1, timeframe: str | None = None) -> str:
+        """build_context: a note, its observations and its neighbourhood as text."""
+        from memtui.notes.context import build_context
+
+        index = self.index()
+        context = build_context(
+            index, target, depth=depth, timeframe=timeframe, history=self.store.history
+        )
+        return context.to_text()
+
+    def activity_text(self, timeframe: str = "7d", limit: int = 20) -> str:
+        """recent_activity: what changed recently, newest first."""
+        from memtui.notes.context import recent_activity
+
+        index = self.index()
+        activity = recent_activity(
+            index, timeframe=timeframe, limit=limit, history=self.store.history
+        )
+        return activity.to_text()
