@@ -1,0 +1,7 @@
+"""The bundled demo store: realistic notes plus a backdated history, for `memtui --demo` and tests."""
+
+from __future__ import annotations
+
+from memtui.demo.script import DEMO_NOW, DEMO_NOTES_DIR, create_demo_store, demo_note_paths
+
+__all__ = ["DEMO_NOTES_DIR", "DEMO_NOW", "create_demo_store", "demo_note_paths"]
