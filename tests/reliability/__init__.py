@@ -1,0 +1,1 @@
+"""Reliability and security proofs: crash safety, concurrency, hostile stores, traversal, bad input."""
