@@ -1,0 +1,318 @@
+"""Input validation (P9, P10, M4): exact messages, pydantic-style lax coercion, parse results."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memtui.core.commands import (
+    CommandOutcome,
+    ParsedCommand,
+    apply_command,
+    is_mutating,
+    parse_command,
+)
+
+Run = Callable[..., Any]
+UNKNOWN = "Unknown command: {}. Expected one of: view, create, str_replace, insert, delete, rename"
+
+
+@pytest.mark.parametrize(
+    ("tool_input", "command_text"),
+    [
+        ({"command": "list", "path": "/memories"}, "list"),
+        ({"path": "/memories"}, "None"),
+        ({"command": None}, "None"),
+        ({"command": 5}, "5"),
+        ({"command": "View"}, "View"),
+        ("view /memories", "None"),
+        (None, "None"),
+        (["view"], "None"),
+    ],
+)
+def test_p10_unknown_or_missing_command(
+    cmd_root: Path, tool_input: object, command_text: str
+) -> None:
+    assert parse_command(cmd_root, tool_input) == CommandOutcome(UNKNOWN.format(command_text), True)
+
+
+@pytest.mark.parametrize(
+    ("tool_input", "message"),
+    [
+        ({"command": "view"}, "Invalid input for view: `path` is required"),
+        ({"command": "view", "path": None}, "Invalid input for view: `path` is required"),
+        ({"command": "view", "path": 3}, "Invalid input for view: `path` must be a string"),
+        ({"command": "view", "path": True}, "Invalid input for view: `path` must be a string"),
+        (
+            {"command": "view", "path": ["/memories"]},
+            "Invalid input for view: `path` must be a string",
+        ),
+        (
+            {"command": "view", "path": "/memories", "view_range": "1,2"},
+            "Invalid input for view: `view_range` must be a list of two integers",
+        ),
+        (
+            {"command": "view", "path": "/memories", "view_range": [1.5, 2]},
+            "Invalid input for view: `view_range` must be a list of two integers",
+        ),
+        (
+            {"command": "view", "path": "/memories", "view_range": ["a", 2]},
+            "Invalid input for view: `view_range` must be a list of two integers",
+        ),
+        (
+            {"command": "view", "path": "/memories", "view_range": 3},
+            "Invalid input for view: `view_range` must be a list of two integers",
+        ),
+        (
+            {"command": "create", "path": "/memories/a"},
+            "Invalid input for create: `file_text` is required",
+        ),
+        ({"command": "create", "file_text": "x"}, "Invalid input for create: `path` is required"),
+        (
+            {"command": "create", "path": "/memories/a", "file_text": 1},
+            "Invalid input for create: `file_text` must be a string",
+        ),
+        (
+            {"command": "str_replace", "path": "/memories/a"},
+            "Invalid input for str_replace: `old_str` is required",
+        ),
+        (
+            {"command": "str_replace", "path": "/memories/a", "old_str": "x", "new_str": 2},
+            "Invalid input for str_replace: `new_str` must be a string",
+        ),
+        (
+            {"command": "insert", "path": "/memories/a", "insert_text": "x"},
+            "Invalid input for insert: `insert_line` is required",
+        ),
+        (
+            {"command": "insert", "path": "/memories/a", "insert_line": 1},
+            "Invalid input for insert: `insert_text` is required",
+        ),
+        (
+            {"command": "insert", "path": "/memories/a", "insert_line": "1e0", "insert_text": "x"},
+            "Invalid input for insert: `insert_line` must be an integer",
+        ),
+        (
+            {"command": "insert", "path": "/memories/a", "insert_line": 1.5, "insert_text": "x"},
+            "Invalid input for insert: `insert_line` must be an integer",
+        ),
+        (
+            {"command": "insert", "path": "/memories/a", "insert_line": [1], "insert_text": "x"},
+            "Invalid input for insert: `insert_line` must be an integer",
+        ),
+        ({"command": "delete"}, "Invalid input for delete: `path` is required"),
+        (
+            {"command": "rename", "new_path": "/memories/b"},
+            "Invalid input for rename: `old_path` is required",
+        ),
+        (
+            {"command": "rename", "old_path": "/memories/a"},
+            "Invalid input for rename: `new_path` is required",
+        ),
+        (
+            {"command": "rename", "old_path": "/memories/a", "new_path": {}},
+            "Invalid input for rename: `new_path` must be a string",
+        ),
+        (
+            {"command": "create", "path": "/nope", "file_text": None},
+            "Invalid input for create: `file_text` is required",
+        ),
+    ],
+)
+def test_m4_p9_missing_or_mistyped_fields(
+    cmd_root: Path, tool_input: dict[str, object], message: str, cmd_snapshot: Callable[..., Any]
+) -> None:
+    assert parse_command(cmd_root, tool_input) == CommandOutcome(message, True)
+    assert cmd_snapshot(cmd_root) == {}
+
+
+INT_CASES: list[tuple[object, int | None]] = [
+    (1, 1),
+    (True, 1),
+    (False, 0),
+    (1.0, 1),
+    (-0.0, 0),
+    (2.0**62, 2**62),
+    (2.0**63, None),
+    (1e20, None),
+    (1.5, None),
+    (float("inf"), None),
+    (float("nan"), None),
+    ("1", 1),
+    (" 1 ", 1),
+    ("\t2\n", 2),
+    ("\xa01", 1),
+    ("\u20031", 1),
+    ("\x1c1", None),
+    ("+1", 1),
+    ("-1", -1),
+    ("-0", 0),
+    ("01", 1),
+    ("00", 0),
+    ("1_0", 10),
+    ("1__0", None),
+    ("_1", None),
+    ("1_", None),
+    ("1.0", 1),
+    ("1.00", 1),
+    ("-0.0", 0),
+    ("1.", None),
+    (".0", None),
+    ("1.01", None),
+    ("1.0.0", None),
+    ("1e0", None),
+    ("0x10", None),
+    ("+-1", None),
+    ("١", None),
+    ("", None),
+    (" ", None),
+    ("1" * 30, int("1" * 30)),
+    (b"1", 1),
+    ([1], None),
+    ({}, None),
+]
+
+
+@pytest.mark.parametrize(("value", "expected"), INT_CASES)
+def test_insert_line_coercion_table(cmd_root: Path, value: object, expected: int | None) -> None:
+    parsed = parse_command(
+        cmd_root,
+        {"command": "insert", "path": "/memories/a", "insert_line": value, "insert_text": "x"},
+    )
+    if expected is None:
+        assert parsed == CommandOutcome(
+            "Invalid input for insert: `insert_line` must be an integer", True
+        )
+    else:
+        assert isinstance(parsed, ParsedCommand)
+        assert parsed.args["insert_line"] == expected
+        assert type(parsed.args["insert_line"]) is int
+
+
+@pytest.mark.parametrize(("value", "expected"), INT_CASES)
+def test_insert_line_coercion_matches_sdk(value: object, expected: int | None) -> None:
+    from anthropic._models import construct_type_unchecked
+    from anthropic.types.beta import BetaMemoryTool20250818Command
+
+    built = construct_type_unchecked(
+        value={
+            "command": "insert",
+            "path": "/memories/a",
+            "insert_line": value,
+            "insert_text": "x",
+        },
+        type_=BetaMemoryTool20250818Command,  # type: ignore[arg-type]
+    )
+    coerced = type(built.insert_line) is int  # type: ignore[union-attr]
+    assert coerced == (expected is not None)
+    if coerced:
+        assert built.insert_line == expected  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ([1, 2], [1, 2]),
+        (["1", "2"], [1, 2]),
+        ((1, 2), [1, 2]),
+        ([1.0, True], [1, 1]),
+        ([" 1", "2 "], [1, 2]),
+        ([1, 2, 3], [1, 2, 3]),
+        ([], []),
+        (None, None),
+    ],
+)
+def test_view_range_coercion(cmd_root: Path, value: object, expected: list[int] | None) -> None:
+    parsed = parse_command(cmd_root, {"command": "view", "path": "/memories", "view_range": value})
+    assert isinstance(parsed, ParsedCommand)
+    assert parsed.args == {"path": "/memories", "view_range": expected}
+
+
+def test_parsed_command_fields(cmd_root: Path) -> None:
+    (cmd_root / "real").mkdir()
+    (cmd_root / "alias").symlink_to("real")
+    parsed = parse_command(
+        cmd_root,
+        {
+            "command": "rename",
+            "old_path": "/memories//alias/a.md",
+            "new_path": "/memories/b/",
+            "extra": 1,
+        },
+    )
+    assert parsed == ParsedCommand(
+        command="rename",
+        args={"old_path": "/memories//alias/a.md", "new_path": "/memories/b/"},
+        raw_paths=("/memories//alias/a.md", "/memories/b/"),
+        targets=(cmd_root / "real" / "a.md", cmd_root / "b"),
+        virtual=("/memories/real/a.md", "/memories/b"),
+    )
+
+
+def test_new_str_defaults_to_empty(cmd_root: Path) -> None:
+    parsed = parse_command(
+        cmd_root, {"command": "str_replace", "path": "/memories/a", "old_str": "x"}
+    )
+    assert isinstance(parsed, ParsedCommand)
+    assert parsed.args == {"path": "/memories/a", "old_str": "x", "new_str": ""}
+
+
+def test_fields_validated_before_paths(cmd_root: Path) -> None:
+    assert parse_command(cmd_root, {"command": "create", "path": "/etc/x"}) == CommandOutcome(
+        "Invalid input for create: `file_text` is required", True
+    )
+
+
+def test_is_mutating() -> None:
+    assert [
+        is_mutating(c) for c in ("view", "create", "str_replace", "insert", "delete", "rename", "x")
+    ] == [
+        False,
+        True,
+        True,
+        True,
+        True,
+        True,
+        False,
+    ]
+
+
+def test_outcome_text_has_no_lone_surrogates(cmd_root: Path, cmd_run: Run) -> None:
+    (cmd_root / "f.txt").write_bytes(b"abc")
+    outcome = cmd_run(
+        {"command": "str_replace", "path": "/memories/f.txt", "old_str": "\ud800x", "new_str": ""}
+    )
+    assert outcome == CommandOutcome(
+        "No replacement was performed, old_str `\ufffdx` did not appear verbatim in /memories/f.txt.",
+        True,
+    )
+
+
+def test_unexpected_os_error_becomes_one_line_message(
+    cmd_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import memtui.core.commands as commands
+
+    def denied(*args: object, **kwargs: object) -> int:
+        raise PermissionError(13, "Permission denied")
+
+    (cmd_root / "f.txt").write_bytes(b"abc")
+    parsed = parse_command(cmd_root, {"command": "view", "path": "/memories/f.txt"})
+    assert isinstance(parsed, ParsedCommand)
+    monkeypatch.setattr(commands.os, "open", denied)
+    assert apply_command(cmd_root, parsed) == CommandOutcome(
+        "Cannot view /memories/f.txt: Permission denied", True
+    )
+
+
+def test_parse_touches_nothing(tmp_path: Path) -> None:
+    root = tmp_path / "not-yet"
+    parsed = parse_command(
+        root, {"command": "create", "path": "/memories/a/b.md", "file_text": "x"}
+    )
+    assert isinstance(parsed, ParsedCommand)
+    assert os.listdir(tmp_path) == []
