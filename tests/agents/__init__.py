@@ -1,0 +1,1 @@
+"""Tests of the agent adapters: Anthropic SDK tool, MCP server, prompts, example."""

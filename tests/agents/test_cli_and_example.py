@@ -1,0 +1,92 @@
+"""`memtui mcp` argument handling and the context-editing example's start-up checks."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from memtui.agents import example
+
+
+def run_memtui(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """Run `python -m memtui ARGS` and capture its output."""
+    return subprocess.run(
+        [sys.executable, "-m", "memtui", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
+
+
+def test_mcp_help_names_the_tools_and_transports() -> None:
+    done = run_memtui("mcp", "--help")
+    assert done.returncode == 0
+    assert "usage: memtui mcp [-h] [--actor NAME] [--http] [--port N] PATH" in done.stdout
+    for text in ("search_memories", "memory_protocol", "http://127.0.0.1:PORT/mcp", "agent:mcp"):
+        assert text in done.stdout
+
+
+def test_mcp_refuses_a_file_as_store(tmp_path: Path) -> None:
+    not_a_folder = tmp_path / "notes.txt"
+    not_a_folder.write_text("x")
+    done = run_memtui("mcp", str(not_a_folder))
+    assert done.returncode == 2
+    assert done.stderr == f"memtui mcp: {not_a_folder} is not a folder\n"
+
+
+def test_mcp_refuses_a_bad_port(tmp_path: Path) -> None:
+    done = run_memtui("mcp", str(tmp_path), "--http", "--port", "70000")
+    assert done.returncode == 2
+    assert done.stderr == "memtui mcp: --port must be between 1 and 65535, got 70000\n"
+
+
+def test_example_without_api_key_exits_2(tmp_path: Path) -> None:
+    env = {key: value for key, value in os.environ.items() if key != "ANTHROPIC_API_KEY"}
+    done = subprocess.run(
+        [sys.executable, "-m", "memtui.agents.example", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr == (
+        "memtui example: set ANTHROPIC_API_KEY to run the agent "
+        "(https://console.anthropic.com/settings/keys)\n"
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_example_compacts_when_the_context_is_large(capsys: pytest.CaptureFixture[str]) -> None:
+    class Usage:
+        input_tokens = example.COMPACT_AT_INPUT_TOKENS
+
+    class Block:
+        type = "text"
+        text = "working"
+
+    class Message:
+        content = (Block(),)
+        usage = Usage()
+
+    class Runner:
+        def __init__(self) -> None:
+            self.compactions: list[dict[str, object]] = []
+
+        def __iter__(self) -> Iterator[Message]:
+            return iter([Message()])
+
+        def compact_before_next_turn(self, compaction: dict[str, object]) -> None:
+            self.compactions.append(compaction)
+
+    runner = Runner()
+    assert example.run_agent(runner) == "working"
+    assert runner.compactions == [example.COMPACTION]
+    assert capsys.readouterr().out == "working\n"
