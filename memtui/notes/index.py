@@ -1,0 +1,458 @@
+"""NoteIndex: notes by path, Basic Memory link resolution, backlinks, orphans, hubs and counts."""
+
+from __future__ import annotations
+
+import gc
+import posixpath
+import time
+from collections import Counter, deque
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from memtui.notes import cache as note_cache
+from memtui.notes.model import Note, Relation
+from memtui.notes.scan import FileStat, scan_notes, stat_note
+
+ProgressCallback = Callable[[int, int], None]
+
+UNRESOLVED_PREFIX = "?"
+"""Node names in `neighbourhood` for targets that resolve to no note start with this."""
+
+
+def normalise_text(data: bytes) -> str:
+    """Decoded file text with `\\n` line ends, so line numbers match the parser's."""
+    text = data.decode("utf-8", errors="replace")
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text
+
+
+def alias_key(path: str) -> str:
+    """The case- and `_`/`-`-insensitive form of a path used for the last resolution step."""
+    return path.lower().replace("_", "-")
+
+
+def _path_keys(relpath: str) -> tuple[str, ...]:
+    """The exact lookup keys a note's path answers to: with and without `.md`."""
+    return (relpath, relpath[:-3]) if relpath.endswith(".md") else (relpath,)
+
+
+class NoteIndex:
+    """Every note of a store with its links resolved; updated per changed path."""
+
+    def __init__(self, root: Path) -> None:
+        """An empty index of `root`; use `load` to fill it."""
+        self.root = Path(root)
+        self.notes: dict[str, Note] = {}
+        self.texts: dict[str, str] = {}
+        """relpath -> the note's full text (decoded, `\\n` line ends), for search and context."""
+        self.problems: list[str] = []
+        """One line per file that could not be indexed, e.g. `a/b.md: not a regular file, skipped`."""
+        self.timings: dict[str, float] = {}
+        """Seconds spent per load phase: scan, cache, read, parse, resolve, save."""
+        self._stats: dict[str, tuple[int, int]] = {}
+        self._by_permalink: dict[str, str] = {}
+        self._by_title: dict[str, str] = {}
+        self._by_alias: dict[str, set[str]] = {}
+        self._resolved: dict[str, list[str | None]] = {}
+        self._backlinks: dict[str, set[str]] = {}
+        self._unresolved: dict[str, set[str]] = {}
+        self._keys_of_source: dict[str, set[str]] = {}
+        self._unresolved_of_source: dict[str, set[str]] = {}
+        self._sources_by_key: dict[str, set[str]] = {}
+        self._sources_by_alias: dict[str, set[str]] = {}
+        self._cache_entries: dict[str, note_cache.CacheEntry] = {}
+
+    # ----- loading -------------------------------------------------------------------------
+
+    @classmethod
+    def load(
+        cls,
+        root: str | Path,
+        *,
+        use_cache: bool = True,
+        progress: ProgressCallback | None = None,
+    ) -> NoteIndex:
+        """Index every note under `root`, reusing cached parses whose size and mtime still match."""
+        index = cls(Path(root))
+        index._load(use_cache=use_cache, progress=progress)
+        return index
+
+    def _load(self, *, use_cache: bool, progress: ProgressCallback | None) -> None:
+        """Scan, read or reuse every note, resolve links, and refresh the cache when it changed."""
+        started = time.perf_counter()
+        scan = scan_notes(self.root)
+        self.problems = list(scan.problems)
+        self.timings["scan"] = time.perf_counter() - started
+        started = time.perf_counter()
+        cached = note_cache.load_cache(self.root) if use_cache else {}
+        self.timings["cache"] = time.perf_counter() - started
+        total = len(scan.files)
+        dirty = len(cached) != total
+        gc_was_enabled = gc.isenabled()
+        gc.disable()
+        read_time = parse_time = 0.0
+        try:
+            for done, file in enumerate(scan.files, 1):
+                entry = cached.get(file.relpath)
+                if entry is not None and entry[0] == file.size and entry[1] == file.mtime_ns:
+                    self.notes[file.relpath] = note_cache.note_from_tuple(file.relpath, entry[2])
+                    self.texts[file.relpath] = entry[3]
+                    self._stats[file.relpath] = (file.size, file.mtime_ns)
+                    self._cache_entries[file.relpath] = entry
+                else:
+                    dirty = True
+                    timing = self._read_and_parse(file)
+                    read_time += timing[0]
+                    parse_time += timing[1]
+                if progress is not None and (done % 500 == 0 or done == total):
+                    progress(done, total)
+            if progress is not None and total == 0:
+                progress(0, 0)
+            self.timings["read"] = read_time
+            self.timings["parse"] = parse_time
+            started = time.perf_counter()
+            for relpath in self.notes:
+                self._index_lookup(relpath)
+            for relpath in self.notes:
+                self._resolve_source(relpath)
+            self.timings["resolve"] = time.perf_counter() - started
+        finally:
+            if gc_was_enabled:
+                gc.enable()
+        started = time.perf_counter()
+        if use_cache and dirty:
+            note_cache.save_cache(self.root, self._cache_entries)
+        self.timings["save"] = time.perf_counter() - started
+
+    def _read_and_parse(self, file: FileStat) -> tuple[float, float]:
+        """Read and parse one file into the index; returns (read seconds, parse seconds)."""
+        from memtui.notes.parser import parse_note
+
+        started = time.perf_counter()
+        try:
+            with open(self.root / file.relpath, "rb") as handle:
+                data = handle.read()
+        except OSError as exc:
+            self.problems.append(f"{file.relpath}: cannot read ({exc.strerror or exc})")
+            return time.perf_counter() - started, 0.0
+        read_done = time.perf_counter()
+        note = parse_note(data, file.relpath, mtime=file.mtime_ns / 1e9)
+        parsed = time.perf_counter()
+        text = normalise_text(data)
+        self.notes[file.relpath] = note
+        self.texts[file.relpath] = text
+        self._stats[file.relpath] = (file.size, file.mtime_ns)
+        self._cache_entries[file.relpath] = (
+            file.size,
+            file.mtime_ns,
+            note_cache.note_to_tuple(note),
+            text,
+        )
+        return read_done - started, parsed - read_done
+
+    # ----- incremental updates ---------------------------------------------------------------
+
+    def update_paths(self, relpaths: Iterable[str]) -> set[str]:
+        """Re-read the given paths (added, changed, deleted or renamed) and re-resolve what they affect.
+
+        Returns the relpaths whose note was added, changed or removed. Other notes are not re-read.
+        """
+        changed: set[str] = set()
+        affected_keys: set[str] = set()
+        affected_aliases: set[str] = set()
+        for relpath in dict.fromkeys(p.strip("/") for p in relpaths):
+            if not relpath.endswith(".md") or any(
+                part.startswith(".") for part in relpath.split("/")
+            ):
+                continue
+            self.problems = [p for p in self.problems if not p.startswith(relpath + ": ")]
+            found, problem = stat_note(self.root, relpath)
+            if problem is not None:
+                self.problems.append(problem)
+            if found is not None and self._stats.get(relpath) == (found.size, found.mtime_ns):
+                continue
+            old = self.notes.get(relpath)
+            if old is None and found is None:
+                continue
+            if old is not None:
+                self._collect_keys(old, affected_keys, affected_aliases)
+                self._unindex_lookup(relpath)
+                self._drop_note(relpath)
+            if found is not None:
+                self._read_and_parse(found)
+                new = self.notes.get(relpath)
+                if new is not None:
+                    self._index_lookup(relpath)
+                    self._collect_keys(new, affected_keys, affected_aliases)
+            changed.add(relpath)
+        if not changed:
+            return changed
+        sources: set[str] = set()
+        for key in affected_keys:
+            sources |= self._sources_by_key.get(key, set())
+        for key in affected_aliases:
+            sources |= self._sources_by_alias.get(key, set())
+        sources |= changed
+        for source in sorted(sources):
+            self._unresolve_source(source)
+            if source in self.notes:
+                self._resolve_source(source)
+        note_cache.save_cache(self.root, self._cache_entries)
+        return changed
+
+    def _collect_keys(self, note: Note, keys: set[str], aliases: set[str]) -> None:
+        """Add every lookup key a note answers to (permalink, title, paths, aliases)."""
+        if note.permalink:
+            keys.add(note.permalink)
+        keys.add(note.title)
+        for key in _path_keys(note.path):
+            keys.add(key)
+            aliases.add(alias_key(key))
+
+    def _drop_note(self, relpath: str) -> None:
+        """Forget a note's parse, text and stat."""
+        self.notes.pop(relpath, None)
+        self.texts.pop(relpath, None)
+        self._stats.pop(relpath, None)
+        self._cache_entries.pop(relpath, None)
+
+    # ----- lookup tables -----------------------------------------------------------------------
+
+    def _index_lookup(self, relpath: str) -> None:
+        """Register a note's permalink, title and path aliases (the first path in order wins ties)."""
+        note = self.notes[relpath]
+        if note.permalink:
+            current = self._by_permalink.get(note.permalink)
+            if current is None or relpath < current:
+                self._by_permalink[note.permalink] = relpath
+        current = self._by_title.get(note.title)
+        if current is None or relpath < current:
+            self._by_title[note.title] = relpath
+        for key in _path_keys(relpath):
+            self._by_alias.setdefault(alias_key(key), set()).add(relpath)
+
+    def _unindex_lookup(self, relpath: str) -> None:
+        """Remove a note from the lookup tables, handing a shared key to the next owner."""
+        note = self.notes[relpath]
+        for table, key in ((self._by_permalink, note.permalink), (self._by_title, note.title)):
+            if key and table.get(key) == relpath:
+                del table[key]
+                attr = "permalink" if table is self._by_permalink else "title"
+                owners = sorted(
+                    p for p, n in self.notes.items() if p != relpath and getattr(n, attr) == key
+                )
+                if owners:
+                    table[key] = owners[0]
+        for key in _path_keys(relpath):
+            owners_set = self._by_alias.get(alias_key(key))
+            if owners_set is not None:
+                owners_set.discard(relpath)
+                if not owners_set:
+                    del self._by_alias[alias_key(key)]
+
+    # ----- resolution ---------------------------------------------------------------------------
+
+    @staticmethod
+    def target_key(target: str, source: str | None) -> str:
+        """The lookup key of a relation target: markdown-style `./x.md` targets are made root-relative."""
+        target = target.strip()
+        if source is not None and (target.startswith("./") or target.startswith("../")):
+            joined = posixpath.normpath(posixpath.join(posixpath.dirname(source), target))
+            return joined
+        return target
+
+    def _resolve_key(self, key: str) -> str | None:
+        """Basic Memory's strict order: permalink, title, path, path + .md, unique alias."""
+        found = self._by_permalink.get(key) or self._by_title.get(key)
+        if found is not None:
+            return found
+        if key in self.notes:
+            return key
+        if key + ".md" in self.notes:
+            return key + ".md"
+        owners = self._by_alias.get(alias_key(key))
+        if owners is not None and len(owners) == 1:
+            return next(iter(owners))
+        return None
+
+    def resolve(self, target: str, source: str | None = None) -> str | None:
+        """The relpath a link target points at, or None; `./x.md` targets are relative to `source`."""
+        return self._resolve_key(self.target_key(target, source))
+
+    def _resolve_source(self, source: str) -> None:
+        """Resolve every relation of one note and record its backlinks and unresolved targets."""
+        note = self.notes[source]
+        resolved: list[str | None] = []
+        keys: set[str] = set()
+        missing: set[str] = set()
+        for relation in note.relations:
+            key = self.target_key(relation.target, source)
+            keys.add(key)
+            result = self._resolve_key(key)
+            resolved.append(result)
+            if result is None:
+                missing.add(relation.target)
+                self._unresolved.setdefault(relation.target, set()).add(source)
+            else:
+                self._backlinks.setdefault(result, set()).add(source)
+        self._resolved[source] = resolved
+        self._keys_of_source[source] = keys
+        if missing:
+            self._unresolved_of_source[source] = missing
+        for key in keys:
+            self._sources_by_key.setdefault(key, set()).add(source)
+            self._sources_by_alias.setdefault(alias_key(key), set()).add(source)
+
+    def _unresolve_source(self, source: str) -> None:
+        """Undo `_resolve_source` for one note (its old relations may differ from the current ones)."""
+        resolved = self._resolved.pop(source, None)
+        keys = self._keys_of_source.pop(source, set())
+        if resolved is not None:
+            for target in set(resolved):
+                if target is not None:
+                    holders = self._backlinks.get(target)
+                    if holders is not None:
+                        holders.discard(source)
+                        if not holders:
+                            del self._backlinks[target]
+        for target in self._unresolved_of_source.pop(source, ()):
+            holders = self._unresolved.get(target)
+            if holders is not None:
+                holders.discard(source)
+                if not holders:
+                    del self._unresolved[target]
+        for key in keys:
+            for table, table_key in (
+                (self._sources_by_key, key),
+                (self._sources_by_alias, alias_key(key)),
+            ):
+                holders = table.get(table_key)
+                if holders is not None:
+                    holders.discard(source)
+                    if not holders:
+                        del table[table_key]
+
+    # ----- queries --------------------------------------------------------------------------------
+
+    def outgoing(self, relpath: str) -> list[tuple[Relation, str | None]]:
+        """Each relation of a note with the relpath it resolves to (None when unresolved)."""
+        note = self.notes.get(relpath)
+        if note is None:
+            return []
+        resolved = self._resolved.get(relpath, [None] * len(note.relations))
+        return list(zip(note.relations, resolved, strict=False))
+
+    def backlinks(self, relpath: str) -> list[tuple[str, Relation]]:
+        """Every (source relpath, relation) that points at this note, ordered by source and line."""
+        result: list[tuple[str, Relation]] = []
+        for source in sorted(self._backlinks.get(relpath, ())):
+            note = self.notes[source]
+            for relation, target in zip(note.relations, self._resolved[source], strict=False):
+                if target == relpath:
+                    result.append((source, relation))
+        return result
+
+    def unresolved(self) -> dict[str, list[tuple[str, Relation]]]:
+        """Unresolved target text -> the (source relpath, relation) pairs that use it, sorted."""
+        result: dict[str, list[tuple[str, Relation]]] = {}
+        for target in sorted(self._unresolved):
+            pairs: list[tuple[str, Relation]] = []
+            for source in sorted(self._unresolved[target]):
+                note = self.notes[source]
+                for relation, resolved in zip(note.relations, self._resolved[source], strict=False):
+                    if resolved is None and relation.target == target:
+                        pairs.append((source, relation))
+            result[target] = pairs
+        return result
+
+    def unresolved_targets(self, relpath: str) -> list[str]:
+        """The distinct unresolved targets of one note, in the order they appear."""
+        return list(
+            dict.fromkeys(rel.target for rel, target in self.outgoing(relpath) if target is None)
+        )
+
+    def warnings(self, relpath: str) -> list[str]:
+        """The note's parse warnings plus one `unresolved link: T` per unresolved target."""
+        note = self.notes.get(relpath)
+        if note is None:
+            return []
+        extra = [f"unresolved link: {target}" for target in self.unresolved_targets(relpath)]
+        return [*note.warnings, *extra]
+
+    def linked_notes(self, relpath: str) -> set[str]:
+        """Other notes this note links to or is linked from (resolved links only)."""
+        out = {t for t in self._resolved.get(relpath, ()) if t is not None}
+        out |= self._backlinks.get(relpath, set())
+        out.discard(relpath)
+        return out
+
+    def orphans(self) -> list[str]:
+        """Notes with no resolved link to or from another note, sorted."""
+        return [p for p in sorted(self.notes) if not self.linked_notes(p)]
+
+    def hubs(self, limit: int = 20) -> list[tuple[str, int]]:
+        """The most connected notes: (relpath, number of distinct linked notes), most first."""
+        degrees = [(p, len(self.linked_notes(p))) for p in self.notes]
+        degrees = [d for d in degrees if d[1] > 0]
+        degrees.sort(key=lambda item: (-item[1], item[0]))
+        return degrees[:limit]
+
+    def note_tags(self, relpath: str) -> set[str]:
+        """Every tag a note carries: frontmatter tags and observation tags."""
+        note = self.notes[relpath]
+        tags = set(note.tags)
+        for observation in note.observations:
+            if observation.tags:
+                tags.update(t for t in observation.tags if t)
+        return tags
+
+    def tag_counts(self) -> Counter[str]:
+        """Tag -> number of notes carrying it (in frontmatter or any observation)."""
+        counts: Counter[str] = Counter()
+        for relpath in self.notes:
+            counts.update(self.note_tags(relpath))
+        return counts
+
+    def category_counts(self) -> Counter[str]:
+        """Observation category -> number of observations (uncategorised ones are not counted)."""
+        counts: Counter[str] = Counter()
+        for note in self.notes.values():
+            counts.update(o.category for o in note.observations if o.category is not None)
+        return counts
+
+    def type_counts(self) -> Counter[str]:
+        """Note type -> number of notes."""
+        return Counter(note.note_type for note in self.notes.values())
+
+    def neighbourhood(
+        self, relpath: str, depth: int
+    ) -> tuple[set[str], list[tuple[str, str, str]]]:
+        """Notes within `depth` links of `relpath` in either direction, and the edges among them.
+
+        Nodes are relpaths, plus `?target` for unresolved targets; edges are (source, target,
+        relation_type), each once, sorted.
+        """
+        if relpath not in self.notes:
+            return set(), []
+        nodes: set[str] = {relpath}
+        edges: set[tuple[str, str, str]] = set()
+        queue: deque[tuple[str, int]] = deque([(relpath, 0)])
+        while queue:
+            current, distance = queue.popleft()
+            if distance >= depth or current.startswith(UNRESOLVED_PREFIX):
+                continue
+            neighbours: list[str] = []
+            for relation, target in self.outgoing(current):
+                node = target if target is not None else UNRESOLVED_PREFIX + relation.target
+                edges.add((current, node, relation.relation_type))
+                neighbours.append(node)
+            for source, relation in self.backlinks(current):
+                edges.add((source, current, relation.relation_type))
+                neighbours.append(source)
+            for node in neighbours:
+                if node not in nodes:
+                    nodes.add(node)
+                    queue.append((node, distance + 1))
+        kept = sorted(e for e in edges if e[0] in nodes and e[1] in nodes)
+        return nodes, kept

@@ -1,0 +1,117 @@
+"""Directory walk for notes: every `*.md` file under a root, safely, without following links out."""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True, slots=True)
+class FileStat:
+    """What the index needs to know about one note file without reading it."""
+
+    relpath: str
+    size: int
+    mtime_ns: int
+
+
+@dataclass
+class ScanResult:
+    """The note files found under a root, plus a one-line problem per thing that was skipped."""
+
+    files: list[FileStat] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def _inside(real: str, root_real: str) -> bool:
+    """True when the resolved path `real` is the root or below it."""
+    return real == root_real or real.startswith(root_real.rstrip(os.sep) + os.sep)
+
+
+def stat_note(root: Path, relpath: str) -> tuple[FileStat | None, str | None]:
+    """Stat one note path; (FileStat, None) for a readable regular `.md` file, else (None, problem).
+
+    A missing file gives (None, None): it was deleted, which is not a problem.
+    """
+    full = os.path.join(root, relpath)
+    try:
+        st = os.lstat(full)
+    except FileNotFoundError:
+        return None, None
+    except OSError as exc:
+        return None, f"{relpath}: cannot read ({exc.strerror or exc})"
+    if stat.S_ISLNK(st.st_mode):
+        try:
+            real = os.path.realpath(full, strict=True)
+        except (OSError, RuntimeError):
+            return None, f"{relpath}: broken or looping symlink, skipped"
+        if not _inside(real, os.path.realpath(root)):
+            return None, f"{relpath}: symlink points outside the store, skipped"
+        try:
+            st = os.stat(full)
+        except OSError as exc:
+            return None, f"{relpath}: cannot read ({exc.strerror or exc})"
+    if not stat.S_ISREG(st.st_mode):
+        if stat.S_ISDIR(st.st_mode):
+            return None, None
+        return None, f"{relpath}: not a regular file, skipped"
+    return FileStat(relpath, st.st_size, st.st_mtime_ns), None
+
+
+def scan_notes(root: Path) -> ScanResult:
+    """Walk `root` iteratively for `*.md` files, skipping dot-folders and symlinked folders.
+
+    Never recurses (deep trees are fine), never follows a link out of the root, and turns
+    unreadable folders, FIFOs and symlink loops into entries of `problems` instead of errors.
+    """
+    result = ScanResult()
+    stack: list[str] = [""]
+    while stack:
+        rel_dir = stack.pop()
+        full_dir = os.path.join(root, rel_dir) if rel_dir else str(root)
+        try:
+            with os.scandir(full_dir) as it:
+                entries = list(it)
+        except OSError as exc:
+            result.problems.append(f"{rel_dir or '.'}/: cannot list folder ({exc.strerror or exc})")
+            continue
+        for entry in entries:
+            name = entry.name
+            if name.startswith("."):
+                continue
+            rel = f"{rel_dir}/{name}" if rel_dir else name
+            try:
+                is_link = entry.is_symlink()
+                if not is_link and entry.is_dir(follow_symlinks=False):
+                    stack.append(rel)
+                    continue
+            except OSError as exc:
+                result.problems.append(f"{rel}: cannot read ({exc.strerror or exc})")
+                continue
+            if not name.endswith(".md"):
+                continue
+            if is_link:
+                found, problem = stat_note(root, rel)
+                if found is None and problem is None and os.path.isdir(entry.path):
+                    problem = f"{rel}: symlinked folder not followed"
+            else:
+                found, problem = _stat_entry(entry, rel)
+            if found is not None:
+                result.files.append(found)
+            elif problem is not None:
+                result.problems.append(problem)
+    result.files.sort(key=lambda f: f.relpath)
+    return result
+
+
+def _stat_entry(entry: os.DirEntry[str], rel: str) -> tuple[FileStat | None, str | None]:
+    """Stat a non-link directory entry that looks like a note."""
+    try:
+        st = entry.stat(follow_symlinks=False)
+    except OSError as exc:
+        return None, f"{rel}: cannot read ({exc.strerror or exc})"
+    if not stat.S_ISREG(st.st_mode):
+        return None, f"{rel}: not a regular file, skipped"
+    return FileStat(rel, st.st_size, st.st_mtime_ns), None

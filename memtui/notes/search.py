@@ -1,0 +1,513 @@
+"""Searcher: fuzzy search over titles, paths, observations, relations and body lines, with spans.
+
+Candidates are narrowed with a word index (exact, prefix, substring and typo-tolerant variants
+of each query word), notes are visited best-bound first in cancellable chunks, and the scan stops
+as soon as no remaining note can beat the current k-th best hit.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+import time
+from array import array
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from rapidfuzz import fuzz, process
+
+from memtui.notes.index import NoteIndex
+
+WORD_RE = re.compile(r"\w+")
+
+EXACT, PREFIX, SUBSTRING, FUZZY = 0, 1, 2, 3
+"""How a vocabulary word matches a query word."""
+QUALITY = {EXACT: 1.0, PREFIX: 0.9, SUBSTRING: 0.75}
+FUZZY_WEIGHT = 0.85
+"""A typo match is worth at most this much of a verbatim one, so verbatim words always win."""
+FUZZY_CUTOFF = 70.0
+TITLE_BOOST = 8.0
+PATH_BOOST = 4.0
+LINE_KIND_BOOST = {"observation": 1.0, "relation": 1.0, "body": 0.0}
+PHRASE_BONUS = 15.0
+MAX_VARIANTS = 200
+CHUNK = 32
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One matching line: where it is, what it says, how well it matched and which chars matched."""
+
+    path: str
+    line: int
+    """1-based line in the file; 0 for title and path hits."""
+    kind: str
+    """"title" | "path" | "observation" | "relation" | "body"."""
+    text: str
+    score: float
+    spans: tuple[tuple[int, int], ...]
+    """(start, end) character offsets into `text` of the matched parts, sorted, not overlapping."""
+
+
+@dataclass(frozen=True)
+class SearchFilters:
+    """Restrictions on which notes a search may return."""
+
+    folder: str | None = None
+    tag: str | None = None
+    category: str | None = None
+    note_type: str | None = None
+    actor: str | None = None
+    """`human`, `agent`, `external` (any of that kind) or an exact actor like `agent:claude`."""
+    max_age_days: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Variant:
+    """A vocabulary word standing in for query word `word_index`."""
+
+    word: str
+    word_index: int
+    how: int
+    quality: float
+    offset: int
+    """Where the query word starts inside `word` (substring matches), else 0."""
+    length: int
+    """How many chars of `word` from `offset` are highlighted."""
+
+
+def _lower_same_length(text: str) -> str:
+    """`text.lower()`, char for char, so offsets in the result are offsets in `text`."""
+    lowered = text.lower()
+    if len(lowered) == len(text):
+        return lowered
+    return "".join(ch.lower()[:1] or ch for ch in text)
+
+
+def _is_word_char(ch: str) -> bool:
+    """True for chars that `\\w` matches."""
+    return ch.isalnum() or ch == "_"
+
+
+def _merge_spans(spans: Iterable[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+    """Sort and merge overlapping or touching spans."""
+    merged: list[list[int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    return tuple((s, e) for s, e in merged)
+
+
+def _body_start(text: str) -> int:
+    """Offset of the first char after the frontmatter block (0 when there is none)."""
+    if not text.startswith("---"):
+        return 0
+    first_end = text.find("\n")
+    if first_end < 0 or text[:first_end].rstrip(" \t") != "---":
+        return 0
+    close = re.compile(r"^---[ \t]*$", re.M).search(text, first_end + 1)
+    if close is None:
+        return 0
+    end = text.find("\n", close.end())
+    return len(text) if end < 0 else end + 1
+
+
+class _WordIndex:
+    """Word -> ids of notes containing it, for note text, titles and paths; grows incrementally."""
+
+    def __init__(self) -> None:
+        """An empty index."""
+        self.paths: list[str] = []
+        self.ids: dict[str, int] = {}
+        self.dead: set[int] = set()
+        self.body: dict[str, array[int]] = {}
+        self.title: dict[str, array[int]] = {}
+        self.path: dict[str, array[int]] = {}
+        self.vocab: list[str] = []
+        self.by_length: dict[int, list[str]] = {}
+
+    def add(self, relpath: str, text: str, title: str) -> None:
+        """Index one note under a fresh id (an older id for the same path becomes dead)."""
+        old = self.ids.get(relpath)
+        if old is not None:
+            self.dead.add(old)
+        note_id = len(self.paths)
+        self.paths.append(relpath)
+        self.ids[relpath] = note_id
+        for table, source in (
+            (self.body, text),
+            (self.title, title),
+            (self.path, relpath),
+        ):
+            for word in set(WORD_RE.findall(source.lower())):
+                postings = table.get(word)
+                if postings is None:
+                    table[word] = array("I", (note_id,))
+                else:
+                    postings.append(note_id)
+
+    def remove(self, relpath: str) -> None:
+        """Forget a note (its id becomes dead)."""
+        old = self.ids.pop(relpath, None)
+        if old is not None:
+            self.dead.add(old)
+
+    def refresh_vocab(self) -> None:
+        """Rebuild the sorted vocabulary and its by-length buckets."""
+        words = set(self.body) | set(self.title) | set(self.path)
+        self.vocab = sorted(words)
+        buckets: dict[int, list[str]] = {}
+        for word in self.vocab:
+            buckets.setdefault(len(word), []).append(word)
+        self.by_length = buckets
+
+
+class Searcher:
+    """Fuzzy search over one NoteIndex; call `invalidate` after the index updated some paths."""
+
+    def __init__(self, index: NoteIndex, history: object | None = None) -> None:
+        """Build the word index of every note (a few seconds at 50k notes; run it in a worker)."""
+        self.index = index
+        self.history = history
+        self._words = _WordIndex()
+        for relpath, note in index.notes.items():
+            self._words.add(relpath, index.texts.get(relpath, ""), note.title)
+        self._words.refresh_vocab()
+        self._filter_cache: dict[SearchFilters, set[str]] = {}
+
+    def invalidate(self, relpaths: Iterable[str]) -> None:
+        """Re-index the given paths from the (already updated) NoteIndex."""
+        for relpath in relpaths:
+            note = self.index.notes.get(relpath)
+            if note is None:
+                self._words.remove(relpath)
+            else:
+                self._words.add(relpath, self.index.texts.get(relpath, ""), note.title)
+        self._words.refresh_vocab()
+        self._filter_cache.clear()
+        if len(self._words.dead) > max(1000, len(self._words.paths) // 4):
+            self.__init__(self.index, self.history)  # type: ignore[misc]
+
+    # ----- filters -----------------------------------------------------------------------------
+
+    def _allowed(self, filters: SearchFilters | None) -> set[str] | None:
+        """Relpaths that pass the filters, or None when there are none."""
+        if filters is None or filters == SearchFilters():
+            return None
+        cached = self._filter_cache.get(filters)
+        if cached is not None and filters.max_age_days is None:
+            return cached
+        allowed = matching_notes(self.index, filters, self.history)
+        self._filter_cache[filters] = allowed
+        return allowed
+
+    # ----- search ------------------------------------------------------------------------------
+
+    def search(
+        self,
+        query: str,
+        *,
+        limit: int = 50,
+        filters: SearchFilters | None = None,
+        cancelled: Callable[[], bool] | None = None,
+    ) -> list[SearchHit]:
+        """The best `limit` hits for `query`, best first (ties by path, line); [] when cancelled."""
+        query = query.strip()
+        if not query or limit <= 0:
+            return []
+        allowed = self._allowed(filters)
+        query_lower = _lower_same_length(query)
+        words = list(dict.fromkeys(WORD_RE.findall(query_lower)))
+        if len(words) > 1:
+            words = [w for w in words if len(w) > 1] or words
+        if len(query) <= 2 or not words:
+            return self._search_titles(query_lower, limit, allowed)
+        variants = self._variants(words)
+        return self._search_words(query_lower, words, variants, limit, allowed, cancelled)
+
+    def _search_titles(self, needle: str, limit: int, allowed: set[str] | None) -> list[SearchHit]:
+        """Very short queries: substring matches in titles and paths only."""
+        hits: list[SearchHit] = []
+        for relpath, note in self.index.notes.items():
+            if allowed is not None and relpath not in allowed:
+                continue
+            for kind, text, boost in (
+                ("title", note.title, TITLE_BOOST),
+                ("path", relpath, PATH_BOOST),
+            ):
+                lowered = _lower_same_length(text)
+                pos = lowered.find(needle)
+                if pos < 0:
+                    continue
+                end = pos + len(needle)
+                starts_word = pos == 0 or not _is_word_char(lowered[pos - 1])
+                ends_word = end == len(lowered) or not _is_word_char(lowered[end])
+                if starts_word and ends_word:
+                    quality = QUALITY[EXACT]
+                elif starts_word:
+                    quality = QUALITY[PREFIX]
+                else:
+                    quality = QUALITY[SUBSTRING]
+                hits.append(SearchHit(relpath, 0, kind, text, 100 * quality + boost, ((pos, end),)))
+        hits.sort(key=lambda h: (-h.score, h.path, h.kind != "title"))
+        return hits[:limit]
+
+    def _variants(self, words: list[str]) -> list[_Variant]:
+        """Vocabulary words that stand in for each query word: exact, prefix, substring, typo."""
+        vocab = self._words.vocab
+        found: dict[tuple[str, int], _Variant] = {}
+
+        def offer(variant: _Variant) -> None:
+            key = (variant.word, variant.word_index)
+            current = found.get(key)
+            if current is None or variant.quality > current.quality:
+                found[key] = variant
+
+        for i, word in enumerate(words):
+            lo = bisect.bisect_left(vocab, word)
+            if lo < len(vocab) and vocab[lo] == word:
+                offer(_Variant(word, i, EXACT, QUALITY[EXACT], 0, len(word)))
+            count = 0
+            for candidate in vocab[lo : lo + MAX_VARIANTS + 1]:
+                if not candidate.startswith(word) or count >= MAX_VARIANTS:
+                    break
+                if candidate != word:
+                    offer(_Variant(candidate, i, PREFIX, QUALITY[PREFIX], 0, len(word)))
+                    count += 1
+            if len(word) >= 3:
+                count = 0
+                for candidate in vocab:
+                    if word in candidate and not candidate.startswith(word):
+                        offset = candidate.find(word)
+                        offer(
+                            _Variant(candidate, i, SUBSTRING, QUALITY[SUBSTRING], offset, len(word))
+                        )
+                        count += 1
+                        if count >= MAX_VARIANTS:
+                            break
+            if len(word) >= 4:
+                pool: list[str] = []
+                for length in range(len(word) - 2, len(word) + 3):
+                    pool.extend(self._words.by_length.get(length, ()))
+                for candidate, ratio, _ in process.extract(
+                    word, pool, scorer=fuzz.ratio, score_cutoff=FUZZY_CUTOFF, limit=20
+                ):
+                    if candidate != word:
+                        quality = FUZZY_WEIGHT * ratio / 100
+                        offer(_Variant(candidate, i, FUZZY, quality, 0, len(candidate)))
+        return list(found.values())
+
+    def _search_words(
+        self,
+        query_lower: str,
+        words: list[str],
+        variants: list[_Variant],
+        limit: int,
+        allowed: set[str] | None,
+        cancelled: Callable[[], bool] | None,
+    ) -> list[SearchHit]:
+        """Score lines of candidate notes, best upper bound first, stopping when none can win."""
+        wi = self._words
+        n_words = len(words)
+        phrase = query_lower if n_words > 1 else None
+        best: dict[int, list[float]] = {}
+        present: dict[int, list[_Variant]] = {}
+        title_ids: set[int] = set()
+        path_ids: set[int] = set()
+        for variant in variants:
+            for note_id in wi.body.get(variant.word, ()):
+                qualities = best.get(note_id)
+                if qualities is None:
+                    qualities = best[note_id] = [0.0] * n_words
+                    present[note_id] = []
+                if variant.quality > qualities[variant.word_index]:
+                    qualities[variant.word_index] = variant.quality
+                present[note_id].append(variant)
+            for table, ids in ((wi.title, title_ids), (wi.path, path_ids)):
+                postings = table.get(variant.word)
+                if postings is not None:
+                    ids.update(postings)
+        for note_id in title_ids | path_ids:
+            if note_id not in best:
+                best[note_id] = [0.0] * n_words
+                present[note_id] = []
+        order: list[tuple[float, str, int]] = []
+        for note_id, qualities in best.items():
+            if note_id in wi.dead:
+                continue
+            relpath = wi.paths[note_id]
+            if allowed is not None and relpath not in allowed:
+                continue
+            if note_id in title_ids or note_id in path_ids:
+                bound = 100 + TITLE_BOOST + (PHRASE_BONUS if phrase is not None else 0.0)
+            else:
+                bound = 100 * sum(qualities) / n_words + LINE_KIND_BOOST["observation"]
+                if phrase is not None and min(qualities) >= 1.0:
+                    bound += PHRASE_BONUS
+            order.append((-bound, relpath, note_id))
+        order.sort()
+        by_word: dict[str, list[_Variant]] = {}
+        for variant in variants:
+            by_word.setdefault(variant.word, []).append(variant)
+        hits: list[SearchHit] = []
+        threshold = -1.0
+        for start in range(0, len(order), CHUNK):
+            if cancelled is not None and cancelled():
+                return []
+            if -order[start][0] <= threshold:
+                break
+            for neg_bound, relpath, note_id in order[start : start + CHUNK]:
+                if -neg_bound <= threshold:
+                    break
+                hits.extend(
+                    self._note_hits(
+                        relpath,
+                        present[note_id],
+                        by_word,
+                        n_words,
+                        phrase,
+                        note_id in title_ids,
+                        note_id in path_ids,
+                        threshold,
+                    )
+                )
+            if len(hits) >= limit:
+                hits.sort(key=lambda h: (-h.score, h.path, h.line, h.kind))
+                del hits[limit:]
+                threshold = hits[-1].score
+        hits.sort(key=lambda h: (-h.score, h.path, h.line, h.kind))
+        return hits[:limit]
+
+    def _note_hits(
+        self,
+        relpath: str,
+        present: list[_Variant],
+        by_word: dict[str, list[_Variant]],
+        n_words: int,
+        phrase: str | None,
+        in_title: bool,
+        in_path: bool,
+        threshold: float,
+    ) -> list[SearchHit]:
+        """Every line of one note (plus its title and path) that matches, above `threshold`."""
+        note = self.index.notes.get(relpath)
+        if note is None:
+            return []
+        hits: list[SearchHit] = []
+        if in_title:
+            hit = self._score_line(relpath, 0, "title", note.title, by_word, n_words, phrase)
+            if hit is not None and hit.score > threshold:
+                hits.append(hit)
+        if in_path:
+            hit = self._score_line(relpath, 0, "path", relpath, by_word, n_words, phrase)
+            if hit is not None and hit.score > threshold:
+                hits.append(hit)
+        if not present:
+            return hits
+        text = self.index.texts.get(relpath, "")
+        lowered = _lower_same_length(text)
+        body_start = _body_start(text)
+        line_offsets: set[int] = set()
+        for word in {v.word for v in present}:
+            pos = lowered.find(word, body_start)
+            while pos >= 0:
+                end = pos + len(word)
+                if (pos == 0 or not _is_word_char(lowered[pos - 1])) and (
+                    end == len(lowered) or not _is_word_char(lowered[end])
+                ):
+                    line_offsets.add(lowered.rfind("\n", 0, pos) + 1)
+                pos = lowered.find(word, end)
+        if not line_offsets:
+            return hits
+        kinds: dict[int, str] = {}
+        for relation in note.relations:
+            kinds[relation.line] = "relation"
+        for observation in note.observations:
+            kinds[observation.line] = "observation"
+        for offset in sorted(line_offsets):
+            end = text.find("\n", offset)
+            line_text = text[offset:] if end < 0 else text[offset:end]
+            line_no = text.count("\n", 0, offset) + 1
+            kind = kinds.get(line_no, "body")
+            hit = self._score_line(relpath, line_no, kind, line_text, by_word, n_words, phrase)
+            if hit is not None and hit.score > threshold:
+                hits.append(hit)
+        return hits
+
+    @staticmethod
+    def _score_line(
+        relpath: str,
+        line_no: int,
+        kind: str,
+        text: str,
+        by_word: dict[str, list[_Variant]],
+        n_words: int,
+        phrase: str | None,
+    ) -> SearchHit | None:
+        """Score one line: mean best quality per query word, plus phrase and kind boosts."""
+        lowered = _lower_same_length(text)
+        qualities = [0.0] * n_words
+        spans: list[tuple[int, int]] = []
+        for match in WORD_RE.finditer(lowered):
+            for variant in by_word.get(match.group(), ()):
+                if variant.quality > qualities[variant.word_index]:
+                    qualities[variant.word_index] = variant.quality
+                start = match.start() + variant.offset
+                spans.append((start, start + variant.length))
+        if not spans:
+            return None
+        score = 100 * sum(qualities) / n_words
+        if phrase is not None:
+            pos = lowered.find(phrase)
+            if pos >= 0:
+                score += PHRASE_BONUS
+                spans.append((pos, pos + len(phrase)))
+        if kind == "title":
+            score += TITLE_BOOST
+        elif kind == "path":
+            score += PATH_BOOST
+        else:
+            score += LINE_KIND_BOOST.get(kind, 0.0)
+        return SearchHit(relpath, line_no, kind, text, round(score, 2), _merge_spans(spans))
+
+
+def _actor_matches(wanted: str, actor: str) -> bool:
+    """`agent` matches every `agent:*`; anything with a colon must match exactly."""
+    if ":" in wanted:
+        return actor == wanted
+    return actor == wanted or actor.startswith(wanted + ":")
+
+
+def matching_notes(index: NoteIndex, filters: SearchFilters, history: object | None) -> set[str]:
+    """Relpaths of the notes that pass every filter."""
+    folder = filters.folder.strip("/") if filters.folder else None
+    tag = filters.tag.lstrip("#") if filters.tag else None
+    actors: dict[str, str] = {}
+    if filters.actor:
+        getter = getattr(history, "last_change_actors", None)
+        actors = getter() if getter is not None else {}
+    oldest = (
+        time.time() - filters.max_age_days * 86400 if filters.max_age_days is not None else None
+    )
+    allowed: set[str] = set()
+    for relpath, note in index.notes.items():
+        if folder and not (relpath == folder or relpath.startswith(folder + "/")):
+            continue
+        if filters.note_type is not None and note.note_type != filters.note_type:
+            continue
+        if tag is not None and tag not in index.note_tags(relpath):
+            continue
+        if filters.category is not None and not any(
+            o.category == filters.category for o in note.observations
+        ):
+            continue
+        if oldest is not None and note.mtime < oldest:
+            continue
+        if filters.actor:
+            actor = actors.get("/memories/" + relpath)
+            if actor is None or not _actor_matches(filters.actor, actor):
+                continue
+        allowed.add(relpath)
+    return allowed
