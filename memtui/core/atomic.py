@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import uuid
 from pathlib import Path
@@ -63,9 +64,38 @@ def atomic_write(path: Path, data: bytes, mode: int = FILE_MODE) -> None:
 def create_exclusive(path: Path, data: bytes, mode: int = FILE_MODE) -> None:
     """Create `path` with `data`, refusing (FileExistsError) if anything already exists there.
 
-    The file is created with O_EXCL so an existing file is never overwritten; if writing fails
-    the half-written file is removed again, so a failure leaves nothing behind.
+    The bytes go to a temp file first and are hard-linked into place, which fails if anything
+    exists there, so a crash leaves either no file or the whole file, never a partial one.
     """
+    temp_path = path.parent / temp_name()
+    fd = os.open(temp_path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, mode)
+    try:
+        try:
+            os.fchmod(fd, mode)
+            write_all(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        try:
+            os.link(temp_path, path)
+        except FileExistsError:
+            raise
+        except OSError as error:
+            if error.errno not in _NO_HARD_LINKS:
+                raise
+            _create_in_place(path, data, mode)
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(temp_path)
+    fsync_dir(path.parent)
+
+
+_NO_HARD_LINKS = (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK, errno.EXDEV)
+"""Errors of `os.link` on filesystems without hard links, where creation falls back to O_EXCL."""
+
+
+def _create_in_place(path: Path, data: bytes, mode: int) -> None:
+    """O_EXCL-create `path` and write `data` into it, removing it again if the write fails."""
     fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, mode)
     try:
         try:
@@ -78,7 +108,6 @@ def create_exclusive(path: Path, data: bytes, mode: int = FILE_MODE) -> None:
         with contextlib.suppress(OSError):
             os.unlink(path)
         raise
-    fsync_dir(path.parent)
 
 
 def make_dirs(path: Path, mode: int = DIR_MODE) -> None:
