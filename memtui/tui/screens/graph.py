@@ -1,0 +1,230 @@
+"""The graph screen: a note's neighbourhood drawn to depth 1-3, plus orphans, hubs and unresolved."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, OptionList, Static, TabbedContent, TabPane
+from textual.widgets.option_list import Option
+
+from memtui.tui.layout_graph import UNRESOLVED_PREFIX, GraphLayout, layout_neighbourhood
+from memtui.tui.widgets.graph_view import GraphView
+
+if TYPE_CHECKING:
+    from memtui.notes.index import NoteIndex
+    from memtui.tui.context import AppContext
+
+MIN_DEPTH = 1
+MAX_DEPTH = 3
+
+
+def unresolved_key(target: str) -> str:
+    """The graph key of an unresolved relation target."""
+    return UNRESOLVED_PREFIX + target
+
+
+def note_label(index: NoteIndex, key: str) -> str:
+    """A node's label: the note's title, or the unresolved target text."""
+    if key.startswith(UNRESOLVED_PREFIX):
+        return key[len(UNRESOLVED_PREFIX) :]
+    note = index.notes.get(key)
+    return note.title if note is not None and note.title else key
+
+
+def build_layout(index: NoteIndex, centre: str, depth: int) -> GraphLayout:
+    """Lay out `centre`'s neighbourhood from the index, labelled with note titles."""
+    nodes, edges = index.neighbourhood(centre, depth)
+    keys = set(nodes) | {centre}
+    labels = {key: note_label(index, key) for key in keys}
+    return layout_neighbourhood(centre, keys, edges, depth=depth, labels=labels)
+
+
+def describe_node(index: NoteIndex, key: str) -> str:
+    """A short plain-text description of a node: its path, and every link in and out of it."""
+    if key.startswith(UNRESOLVED_PREFIX):
+        target = key[len(UNRESOLVED_PREFIX) :]
+        sources = index.unresolved().get(target, [])
+        names = ", ".join(sorted({source for source, _ in sources})) or "none"
+        return f"Unresolved target “{target}”: no note has this title, permalink or path.\nLinked from: {names}"
+    if key.startswith("+more:"):
+        return "More neighbours than fit: recentre on a neighbour, or use the lists on the right."
+    outgoing = [
+        f"{relation.relation_type} → {resolved or '?' + relation.target}"
+        for relation, resolved in index.outgoing(key)
+    ]
+    incoming = [f"{source} → {relation.relation_type}" for source, relation in index.backlinks(key)]
+    return (
+        f"{key}\n"
+        f"Out ({len(outgoing)}): {'; '.join(outgoing) or 'none'}\n"
+        f"In ({len(incoming)}): {'; '.join(incoming) or 'none'}"
+    )
+
+
+class GraphScreen(Screen[None]):
+    """A note's neighbourhood as a navigable tree, with lists of orphans, hubs and unresolved links."""
+
+    DEFAULT_CSS = """
+    GraphScreen #graph-title { height: 1; padding: 0 1; background: $panel; color: $text; }
+    GraphScreen #graph-body { height: 1fr; }
+    GraphScreen GraphView { width: 1fr; height: 1fr; }
+    GraphScreen #graph-side { width: 40; border-left: solid $panel-lighten-2; }
+    GraphScreen #graph-side OptionList { height: 1fr; border: none; }
+    GraphScreen #graph-detail {
+        height: 4; padding: 0 1; background: $panel; color: $text-muted;
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("plus,equals_sign", "depth(1)", "Depth +", id="graph.depth_more"),
+        Binding("minus", "depth(-1)", "Depth -", id="graph.depth_less"),
+        Binding("o", "open_note", "Open", id="graph.open"),
+        Binding("escape,q", "close", "Back", id="graph.close"),
+    ]
+
+    def __init__(self, relpath: str, *, depth: int = 1) -> None:
+        super().__init__()
+        self.centre = relpath
+        self.depth = max(MIN_DEPTH, min(MAX_DEPTH, depth))
+        self.focused_key: str | None = relpath
+        self._history: list[str] = []
+
+    @property
+    def ctx(self) -> AppContext:
+        """The app's shared context."""
+        app: Any = self.app
+        return app.ctx
+
+    def compose(self) -> ComposeResult:
+        """Title, canvas, side lists, focused-node details and footer."""
+        yield Static(id="graph-title")
+        with Horizontal(id="graph-body"):
+            yield GraphView(id="graph-canvas")
+            with Vertical(id="graph-side"), TabbedContent(id="graph-tabs"):
+                with TabPane("Hubs", id="tab-hubs"):
+                    yield OptionList(id="graph-hubs")
+                with TabPane("Orphans", id="tab-orphans"):
+                    yield OptionList(id="graph-orphans")
+                with TabPane("Unresolved", id="tab-unresolved"):
+                    yield OptionList(id="graph-unresolved")
+        yield Static(id="graph-detail")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        """Draw once the index is ready, and redraw when notes change."""
+        app: Any = self.app
+        for name in ("index_ready_signal", "notes_changed_signal"):
+            signal = getattr(app, name, None)
+            if signal is not None:
+                signal.subscribe(self, self._on_index_changed)
+        self.refresh_graph()
+        self.query_one(GraphView).focus()
+
+    def _on_index_changed(self, _data: object = None) -> None:
+        """The index loaded or changed: redraw."""
+        self.refresh_graph()
+
+    def refresh_graph(self) -> None:
+        """Lay out the centre note's neighbourhood and refill the lists."""
+        index = self.ctx.index
+        title = self.query_one("#graph-title", Static)
+        if index is None:
+            title.update("Graph: indexing notes…")
+            return
+        graph = build_layout(index, self.centre, self.depth)
+        more = f" · {graph.hidden} more not drawn" if graph.hidden else ""
+        title.update(
+            f"Graph · {note_label(index, self.centre)} ({self.centre}) · depth {self.depth}"
+            f" · {len(graph.nodes) - 1} neighbours{more}"
+        )
+        self.query_one(GraphView).show(graph, self.focused_key)
+        self._fill_lists(index)
+
+    def _fill_lists(self, index: NoteIndex) -> None:
+        """Fill the hubs, orphans and unresolved lists (sorted, deterministic)."""
+        hubs = self.query_one("#graph-hubs", OptionList)
+        hubs.clear_options()
+        hubs.add_options(
+            Option(f"{count:>3}  {note_label(index, path)}", id=path)
+            for path, count in index.hubs()
+        )
+        orphans = self.query_one("#graph-orphans", OptionList)
+        orphans.clear_options()
+        orphans.add_options(
+            Option(note_label(index, path), id=path) for path in sorted(index.orphans())
+        )
+        unresolved = self.query_one("#graph-unresolved", OptionList)
+        unresolved.clear_options()
+        unresolved.add_options(
+            Option(f"{target}  ({len(sources)})", id=unresolved_key(target))
+            for target, sources in sorted(index.unresolved().items())
+        )
+
+    def recentre(self, key: str) -> None:
+        """Make `key` the centre (an unresolved target centres on its first source)."""
+        index = self.ctx.index
+        if index is None:
+            return
+        if key.startswith(UNRESOLVED_PREFIX):
+            sources = sorted(
+                source for source, _ in index.unresolved().get(key[len(UNRESOLVED_PREFIX) :], [])
+            )
+            if not sources:
+                return
+            self.focused_key = key
+            key = sources[0]
+        elif key.startswith("+more:") or key not in index.notes:
+            return
+        else:
+            self.focused_key = key
+        if key != self.centre:
+            self._history.append(self.centre)
+        self.centre = key
+        self.refresh_graph()
+        self.query_one(GraphView).focus()
+
+    @on(GraphView.NodeFocused)
+    def _show_node(self, event: GraphView.NodeFocused) -> None:
+        """Describe the node under the cursor."""
+        self.focused_key = event.key
+        index = self.ctx.index
+        if index is not None:
+            self.query_one("#graph-detail", Static).update(describe_node(index, event.key))
+
+    @on(GraphView.NodeChosen)
+    def _centre_on_node(self, event: GraphView.NodeChosen) -> None:
+        """Enter on a node recentres the graph on it."""
+        self.recentre(event.key)
+
+    @on(OptionList.OptionSelected)
+    def _centre_on_listed(self, event: OptionList.OptionSelected) -> None:
+        """Enter on a list item centres the graph on it."""
+        if event.option.id is not None:
+            self.recentre(event.option.id)
+
+    def action_depth(self, step: int) -> None:
+        """Show one level more (or less) of the neighbourhood."""
+        depth = max(MIN_DEPTH, min(MAX_DEPTH, self.depth + step))
+        if depth == self.depth:
+            self.notify(f"Depth stays between {MIN_DEPTH} and {MAX_DEPTH}.", timeout=2)
+            return
+        self.depth = depth
+        self.refresh_graph()
+
+    def action_open_note(self) -> None:
+        """Open the note under the cursor in the main screen."""
+        key = self.focused_key
+        index = self.ctx.index
+        if key is None or index is None or key not in index.notes:
+            self.notify("Only existing notes can be opened.", severity="warning", timeout=3)
+            return
+        app: Any = self.app
+        app.open_note(key)
+
+    def action_close(self) -> None:
+        """Go back to the previous screen."""
+        self.dismiss(None)

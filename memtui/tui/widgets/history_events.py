@@ -1,0 +1,238 @@
+"""The history screen's pieces: the event table, the diff view and the filter-row parser."""
+
+from __future__ import annotations
+
+import difflib
+import re
+import shlex
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual.widgets import DataTable, Static
+
+if TYPE_CHECKING:
+    from memtui.core.history import Event
+
+ACTOR_STYLES = {"agent": "bold magenta", "human": "bold green", "external": "bold yellow"}
+VIRTUAL_PREFIX = "/memories/"
+_DURATION = re.compile(r"^(\d+(?:\.\d+)?)([mhdw])$")
+_UNIT_SECONDS = {"m": 60.0, "h": 3600.0, "d": 86_400.0, "w": 604_800.0}
+_COMMAND_ALIASES = {"edit": "str_replace", "replace": "str_replace", "read": "view"}
+
+
+def actor_kind(actor: str) -> str:
+    """The kind of an actor string: "agent", "human" or "external"."""
+    return actor.split(":", 1)[0]
+
+
+def format_time(seconds: float) -> str:
+    """An event time as an absolute UTC minute, e.g. `2026-11-19 10:00`."""
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%d %H:%M")
+
+
+def short_path(path: str | None) -> str:
+    """A virtual path without the `/memories/` prefix (the root stays `/memories`)."""
+    if path is None:
+        return ""
+    return path[len(VIRTUAL_PREFIX) :] if path.startswith(VIRTUAL_PREFIX) else path
+
+
+def event_path_text(event: Event) -> str:
+    """The path column: the path, or `old → new` for a rename."""
+    if event.command == "rename" and event.new_path:
+        return f"{short_path(event.path)} → {short_path(event.new_path)}"
+    return short_path(event.path)
+
+
+def event_flags(event: Event) -> str:
+    """The flags column: security and secret flags, errors, and whether it was undone."""
+    flags = list(event.flags)
+    if event.is_error:
+        flags.insert(0, "refused" if any(f.startswith("security") for f in flags) else "error")
+    if event.reverted_by is not None:
+        flags.append(f"undone by #{event.reverted_by}")
+    return " ".join(flags)
+
+
+def first_line(text: str, limit: int = 48) -> str:
+    """The first line of a result, cut to `limit` characters."""
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+@dataclass
+class EventFilter:
+    """What the filter row asks for; `text` words must all appear in path, result or actor."""
+
+    actor: str | None = None
+    command: str | None = None
+    path: str | None = None
+    since: float | None = None
+    text: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def parse_duration(text: str) -> float | None:
+    """Seconds in `30m`, `12h`, `7d` or `2w`; None when it is not a duration."""
+    match = _DURATION.match(text.strip())
+    if not match:
+        return None
+    return float(match.group(1)) * _UNIT_SECONDS[match.group(2)]
+
+
+def parse_filter(query: str, now: float) -> EventFilter:
+    """Parse `actor:agent cmd:str_replace path:projects/ since:7d free words` into a filter."""
+    result = EventFilter()
+    try:
+        words = shlex.split(query)
+    except ValueError:
+        words = query.split()
+    for word in words:
+        key, sep, value = word.partition(":")
+        key = key.lower()
+        if not sep or key not in {"actor", "cmd", "command", "path", "since"}:
+            result.text.append(word.lower())
+        elif key == "actor":
+            result.actor = value
+        elif key in {"cmd", "command"}:
+            result.command = _COMMAND_ALIASES.get(value, value)
+        elif key == "path":
+            cleaned = value.strip("/")
+            if cleaned.startswith("memories"):
+                cleaned = cleaned[len("memories") :].strip("/")
+            result.path = (VIRTUAL_PREFIX + cleaned).rstrip("/") if cleaned else "/memories"
+        else:
+            seconds = parse_duration(value)
+            if seconds is None:
+                result.problems.append(f"since:{value} is not a duration like 30m, 12h, 7d, 2w")
+            else:
+                result.since = now - seconds
+    return result
+
+
+def matches_text(event: Event, words: list[str]) -> bool:
+    """Whether every free word appears in the event's path, actor, command or result."""
+    haystack = " ".join(
+        [event.path or "", event.new_path or "", event.actor, event.command, event.result]
+    ).lower()
+    return all(word in haystack for word in words)
+
+
+class EventTable(DataTable[Text | str]):
+    """Events newest first: id, time, actor (coloured by kind), command, path, result, flags."""
+
+    DEFAULT_CSS = """
+    EventTable { height: 1fr; }
+    """
+
+    def on_mount(self) -> None:
+        """Set up the columns and row cursor."""
+        self.cursor_type = "row"
+        self.zebra_stripes = True
+        for label, key, width in (
+            ("#", "id", 4),
+            ("When (UTC)", "when", 16),
+            ("Actor", "actor", 14),
+            ("Command", "command", 11),
+            ("Path", "path", 34),
+            ("Result", "result", 30),
+            ("Flags", "flags", 18),
+        ):
+            self.add_column(label, key=key, width=width)
+
+    def show_events(self, events: list[Event]) -> None:
+        """Replace the rows with `events`, keeping the cursor on the same event when possible."""
+        selected = self.selected_event_id()
+        self.clear()
+        for event in events:
+            flags = event_flags(event)
+            self.add_row(
+                Text(str(event.id), justify="right"),
+                format_time(event.time),
+                Text(event.actor, style=ACTOR_STYLES.get(actor_kind(event.actor), "")),
+                event.command,
+                event_path_text(event),
+                Text(first_line(event.result), style="red" if event.is_error else ""),
+                Text(flags, style="bold red" if "refused" in flags or "secret" in flags else ""),
+                key=str(event.id),
+            )
+        if selected is not None and str(selected) in self.rows:
+            self.move_cursor(row=self.get_row_index(str(selected)), animate=False)
+
+    def selected_event_id(self) -> int | None:
+        """The id of the event under the cursor."""
+        if self.row_count == 0:
+            return None
+        try:
+            key = self.coordinate_to_cell_key(self.cursor_coordinate).row_key
+        except Exception:
+            return None
+        return int(key.value) if key.value is not None else None
+
+
+def unified_diff(before: str, after: str, before_name: str, after_name: str) -> Text:
+    """A unified diff of two texts, `+` lines green and `-` lines red."""
+    text = Text()
+    lines = difflib.unified_diff(
+        before.splitlines(keepends=True),
+        after.splitlines(keepends=True),
+        before_name,
+        after_name,
+    )
+    for line in lines:
+        line = line if line.endswith("\n") else line + "\n"
+        if line.startswith(("+++", "---")):
+            text.append(line, style="bold")
+        elif line.startswith("@@"):
+            text.append(line, style="cyan")
+        elif line.startswith("+"):
+            text.append(line, style="green")
+        elif line.startswith("-"):
+            text.append(line, style="red")
+        else:
+            text.append(line)
+    return text
+
+
+def describe_event(event: Event, before: str | None, after: str | None) -> Text:
+    """What changed in an event: a diff, the content read, a folder manifest or the error."""
+    name = event_path_text(event) or "/memories"
+    header = Text(f"#{event.id} {format_time(event.time)} {event.actor} {event.command} {name}\n")
+    header.stylize("bold")
+    if event.is_error:
+        header.append(f"{event_flags(event)}: {event.result}\n", style="red")
+        return header
+    if event.command == "view":
+        header.append("The agent read:\n", style="italic")
+        header.append(event.result + ("\n" if not event.result.endswith("\n") else ""))
+        return header
+    if before is None and after is None:
+        header.append(event.result + "\n", style="italic")
+        return header
+    before_name = short_path(event.path) or "before"
+    after_name = short_path(event.new_path or event.path) or "after"
+    if event.command == "delete" and after is None and before is not None:
+        header.append(f"Deleted; undo restores:\n{before}", style="red")
+        return header
+    diff = unified_diff(before or "", after or "", before_name, after_name)
+    if not diff.plain:
+        header.append("No content change (moved or identical).\n", style="italic")
+        return header
+    return header + diff
+
+
+class DiffView(Static):
+    """The before/after of the selected event."""
+
+    DEFAULT_CSS = """
+    DiffView { padding: 0 1; }
+    """
+
+    def show(self, event: Event | None, before: str | None, after: str | None) -> None:
+        """Show the change made by `event` (or a hint when none is selected)."""
+        if event is None:
+            self.update(Text("No event selected.", style="italic"))
+        else:
+            self.update(describe_event(event, before, after))
