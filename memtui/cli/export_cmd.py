@@ -1,16 +1,72 @@
-"""`memtui export`: not built yet."""
+"""`memtui export`: every note's parse (title, frontmatter, observations, relations) as JSON."""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 from typing import Any
+
+from memtui.notes.export import export_records, markdown_files, record_json
+
+_DESCRIPTION = """\
+Parse every .md file under PATH (recursively; hidden folders such as .memtui are skipped and
+symlinks out of PATH are not followed) and print one JSON object per file, sorted by path:
+{"path", "title", "frontmatter", "observations", "relations"}, exactly as Basic Memory 0.24.1's
+parser reads the note (with --warnings, also memtui's parse "warnings" when a note has any).
+A file Basic Memory would refuse to
+index (undecodable bytes, a non-string frontmatter key) gives {"path", "error"}.
+"""
 
 
 def register(subparsers: Any) -> None:
     """Add the `export` subcommand."""
-    subparsers.add_parser("export", help="(not built yet)")
+    parser = subparsers.add_parser(
+        "export",
+        help="print every note's parsed observations and relations as JSON",
+        description=_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("path", metavar="PATH", help="folder of markdown notes to export")
+    parser.add_argument(
+        "--format",
+        choices=("jsonl", "json"),
+        default="jsonl",
+        help="jsonl: one object per line (default); json: one JSON array",
+    )
+    parser.add_argument(
+        "--warnings",
+        action="store_true",
+        help='add a "warnings" list to records of notes memtui has parse warnings for',
+    )
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run `memtui export`."""
-    raise SystemExit("memtui export: not built yet")
+    """Run `memtui export`: write records to stdout, progress to stderr when it is a terminal."""
+    root = Path(args.path)
+    if not root.is_dir():
+        print(f"memtui export: {args.path}: not a folder", file=sys.stderr)
+        return 2
+    relpaths = markdown_files(root)
+    show_progress = sys.stderr.isatty() and len(relpaths) > 200
+    out = sys.stdout
+    first = True
+    if args.format == "json":
+        out.write("[")
+    for done, record in enumerate(
+        export_records(root, relpaths, with_warnings=args.warnings), start=1
+    ):
+        line = record_json(record)
+        if args.format == "json":
+            out.write(("\n" if first else ",\n") + line)
+        else:
+            out.write(line + "\n")
+        first = False
+        if show_progress and (done % 100 == 0 or done == len(relpaths)):
+            print(f"\rexport: {done}/{len(relpaths)} notes", end="", file=sys.stderr, flush=True)
+    if args.format == "json":
+        out.write("\n]\n" if not first else "]\n")
+    if show_progress:
+        print(file=sys.stderr)
+    out.flush()
+    return 0

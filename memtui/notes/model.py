@@ -46,3 +46,5 @@ class Note:
     permalink: str = ""
     note_type: str = "note"
     tags: list[str] = field(default_factory=list)
+    index_error: str | None = None
+    """Why Basic Memory would refuse to index this file (undecodable bytes, a non-string key), if so."""

@@ -1,0 +1,464 @@
+"""Reference extraction: markdown-it's CommonMark blocks plus Basic Memory's observation/relation rules."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from markdown_it import MarkdownIt
+from markdown_it.rules_inline.backticks import backtick
+
+from memtui.notes.model import Observation, Relation
+
+_CLOCK = r"\d{1,3}:\d{2}(?::\d{2})?(?:[.,]\d{1,3})?"
+_CLOCK_CATEGORY = re.compile(rf"^{_CLOCK}(?:\s+-\s+{_CLOCK})?$")
+_LINKS_TO_DIRECTIVE = re.compile(r"\s+#bm:links_to\s*$")
+_CATEGORY_LINE = re.compile(r"^\[([^\[\]()]+)\]\s+(.+)")
+_EMPTY_CATEGORY_LINE = re.compile(r"^\[\]\s+(.+)")
+_WHOLE_MD_LINK = re.compile(r"^\[.*?\]\(.*?\)$")
+_WHOLE_WIKILINK = re.compile(r"^\[\[.*?\]\]$")
+_TASK_PREFIXES = ("[ ]", "[x]", "[-]")
+_PATH_PREFIXES = ("/", "./", "../")
+
+
+_KIND = r"[A-Za-z][A-Za-z0-9_]*"
+_TIME_KINDS = frozenset({"effective", "valid", "occurred", "due", "mentioned"})
+_RANGE_QUALIFIER = re.compile(rf"^@({_KIND})?([\[(][^\[\]()]*,[^\[\]()]*[\])])(?=\s|$)")
+_RANGE_LITERAL = re.compile(r"^([\[(])([^,\[\]()]*),([^,\[\]()]*)([\])])$")
+_QUOTED_POINT = re.compile(rf'^@(?:({_KIND}):)?"([^"\\]*)"')
+_KIND_POINT = re.compile(rf"^@({_KIND}):(\S+)")
+_BARE_POINT = re.compile(r"^@(\d\S*)")
+_ISO_YEAR = re.compile(r"^\d{4}$")
+_ISO_MONTH = re.compile(r"^(\d{4})-(\d{2})$")
+_ISO_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_ISO_MOMENT = re.compile(
+    r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:Z|[+-]\d{2}:\d{2})?$"
+)
+
+
+def _iso_bound(text: str) -> tuple[str, date] | None:
+    """("date" | "instant", value) for an ISO range bound, else None."""
+    try:
+        if _ISO_DAY.match(text):
+            return "date", date.fromisoformat(text)
+        if _ISO_MOMENT.match(text):
+            return "instant", datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return None
+
+
+def _reads_as_iso_point(point: str) -> bool:
+    """Whether an authored point is an ISO year, month, day or moment naming a real time."""
+    if _ISO_YEAR.match(point):
+        return True
+    month = _ISO_MONTH.match(point)
+    if month:
+        return 1 <= int(month.group(2)) <= 12
+    return _iso_bound(point) is not None
+
+
+def _reads_as_range(literal: str) -> bool:
+    """Whether a range literal has ISO bounds of one kind, at least one of them, in order."""
+    match = _RANGE_LITERAL.match(literal.strip())
+    if match is None:
+        return False
+    bounds = [text.strip() for text in (match.group(2), match.group(3))]
+    read = [_iso_bound(text) for text in bounds if text]
+    if not read or any(item is None for item in read):
+        return False
+    kinds = {item[0] for item in read if item}
+    if len(kinds) > 1:
+        return False
+    if len(read) == 2 and read[0] and read[1]:
+        try:
+            return read[0][1] < read[1][1]  # type: ignore[operator]
+        except TypeError:
+            return False
+    return True
+
+
+def peel_temporal_qualifier(content: str) -> str:
+    """Content without a leading ISO temporal qualifier (`@2026-07-27`, `@due:2026-08`, ranges)."""
+    if not content.startswith("@"):
+        return content
+    kind: str | None
+    end: int
+    ranged = _RANGE_QUALIFIER.match(content)
+    if ranged and _reads_as_range(ranged.group(2)):
+        kind, end = ranged.group(1), ranged.end()
+    else:
+        quoted = _QUOTED_POINT.match(content)
+        named = None if quoted else _KIND_POINT.match(content)
+        bare = None if quoted or named else _BARE_POINT.match(content)
+        if quoted:
+            kind, point, end = quoted.group(1), quoted.group(2).strip(), quoted.end()
+        elif named:
+            kind, point, end = named.group(1), named.group(2), named.end()
+        elif bare:
+            kind, point, end = None, bare.group(1), bare.end()
+        else:
+            return content
+        if not quoted and point[0].isdigit() and len(point) < 4:
+            return content
+        if not _reads_as_iso_point(point):
+            return content
+    if kind is not None and kind not in _TIME_KINDS:
+        return content
+    remainder = content[end:].strip()
+    return remainder or content
+
+
+@dataclass(slots=True)
+class InlineBlock:
+    """One inline token (paragraph, heading, or list-item paragraph) and where it sits."""
+
+    content: str
+    line: int
+    """0-based line of the block in the body."""
+    kind: str
+    """"heading" or "paragraph"."""
+    in_list: bool
+    """Really inside a list item (any depth)."""
+    bm_in_list_item: bool
+    """Basic Memory's flag: set by an item's start, cleared by any item's end (nested ones too)."""
+    in_blockquote: bool
+    hrefs: list[str] = field(default_factory=list)
+    """The href of every link among the token's direct children, in order."""
+
+
+@dataclass(slots=True)
+class Extraction:
+    """What a body yields: observations, relations and parse warnings."""
+
+    observations: list[Observation] = field(default_factory=list)
+    relations: list[Relation] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+_BLOCK_PARSER = MarkdownIt("commonmark")
+
+
+def reference_blocks(body: str) -> list[InlineBlock]:
+    """The inline blocks of a body, as markdown-it's CommonMark parser sees them."""
+    blocks: list[InlineBlock] = []
+    list_depth = 0
+    quote_depth = 0
+    bm_in_item = False
+    heading = False
+    for token in _BLOCK_PARSER.parse(body):
+        kind = token.type
+        if kind == "list_item_open":
+            list_depth += 1
+            bm_in_item = True
+        elif kind == "list_item_close":
+            list_depth -= 1
+            bm_in_item = False
+        elif kind == "blockquote_open":
+            quote_depth += 1
+        elif kind == "blockquote_close":
+            quote_depth -= 1
+        elif kind == "heading_open":
+            heading = True
+        elif kind == "heading_close":
+            heading = False
+        elif kind == "inline":
+            hrefs = [
+                str(child.attrGet("href") or "")
+                for child in token.children or []
+                if child.type == "link_open"
+            ]
+            line = token.map[0] if token.map else 0
+            blocks.append(
+                InlineBlock(
+                    token.content,
+                    line,
+                    "heading" if heading else "paragraph",
+                    list_depth > 0,
+                    bm_in_item,
+                    quote_depth > 0,
+                    hrefs,
+                )
+            )
+    return blocks
+
+
+def markdown_link_target(href: str) -> str | None:
+    """The `links_to` target of a Markdown link href, or None for URLs, anchors and folders."""
+    try:
+        parsed = urlsplit(href)
+    except ValueError:
+        return None
+    if parsed.scheme or parsed.netloc or not parsed.path:
+        return None
+    path = unquote(parsed.path)
+    if "\\" in path or "\x00" in path or path.endswith("/"):
+        return None
+    return path if path.startswith(_PATH_PREFIXES) else f"./{path}"
+
+
+def _strip_directive(content: str) -> str:
+    """Content without a terminal ` #bm:links_to`."""
+    match = _LINKS_TO_DIRECTIVE.search(content)
+    return content if match is None else content[: match.start()].rstrip()
+
+
+def _category_match(content: str) -> re.Match[str] | None:
+    """`[category] text`, unless the bracket is a clock value or a task-box shape."""
+    match = _CATEGORY_LINE.match(content)
+    if match is None:
+        return None
+    category = match.group(1).strip()
+    if _CLOCK_CATEGORY.match(category):
+        return None
+    if len(category) == 1 and (category in "xX" or not category.isalnum()):
+        return None
+    return match
+
+
+def _observation_text(content: str) -> tuple[str, re.Match[str] | None] | None:
+    """The stripped text and category match when a block is an observation, else None."""
+    text = _strip_directive(content.strip())
+    if not text or text.startswith(_TASK_PREFIXES):
+        return None
+    if _WHOLE_MD_LINK.match(text) or _WHOLE_WIKILINK.match(text):
+        return None
+    match = _category_match(text)
+    if match is None and not any(part.startswith("#") for part in text.split()):
+        return None
+    return text, match
+
+
+def _tags_of(content: str) -> list[str]:
+    """Every `#word` of the content, `#a#b` giving `a` and `b`."""
+    tags: list[str] = []
+    for part in content.split():
+        if part.startswith("#"):
+            if "#" in part[1:]:
+                tags.extend(piece for piece in part.split("#") if piece)
+            else:
+                tags.append(part[1:])
+    return tags
+
+
+def parse_observation(block: InlineBlock, line: int, warnings: list[str]) -> Observation | None:
+    """The observation a block holds (Basic Memory's rules), or None; warns about lossy shapes."""
+    found = _observation_text(block.content)
+    if found is None:
+        return None
+    text, match = found
+    category: str | None = None
+    if match is not None:
+        category = match.group(1).strip()
+        content = match.group(2).strip()
+    else:
+        empty = _EMPTY_CATEGORY_LINE.match(text)
+        content = empty.group(1).strip() if empty else text
+    content = peel_temporal_qualifier(content)
+    context: str | None = None
+    if content.endswith(")"):
+        start = content.rfind("(")
+        if start != -1:
+            context = content[start + 1 : -1].strip()
+            content = content[:start].strip()
+    if not content:
+        return None
+    tags = _tags_of(content)
+    if match is not None and "\n" in text[match.start(2) :]:
+        warnings.append(
+            f"line {line}: observation [{category}] keeps only its first line; "
+            "the wrapped lines after it (and their tags) are dropped"
+        )
+    if category is None and not block.in_list:
+        warnings.append(
+            f"line {line}: this {block.kind} became an observation without a category "
+            "only because it contains a #word"
+        )
+    if "" in tags:
+        warnings.append(f"line {line}: an observation has an empty tag (a lone '#')")
+    return Observation(category, content, tags or None, context, line)
+
+
+_CODE_SPANS_KEY = "memtui_code_spans"
+
+
+def _recording_backtick(state: Any, silent: bool) -> bool:
+    """markdown-it's backtick rule, also recording where each code span lies."""
+    start = state.pos
+    count = len(state.tokens)
+    matched = backtick(state, silent)
+    if (
+        matched
+        and not silent
+        and len(state.tokens) > count
+        and state.tokens[-1].type == "code_inline"
+    ):
+        state.env[_CODE_SPANS_KEY].append((start, state.pos))
+    return matched
+
+
+_CODE_SPAN_PARSER = MarkdownIt()
+_CODE_SPAN_PARSER.inline.ruler.at("backticks", _recording_backtick)
+
+
+def code_spans(content: str) -> list[tuple[int, int]]:
+    """Source ranges of the content that markdown-it reads as inline code."""
+    if "`" not in content:
+        return []
+    spans: list[tuple[int, int]] = []
+    _CODE_SPAN_PARSER.inline.parse(content, _CODE_SPAN_PARSER, {_CODE_SPANS_KEY: spans}, [])
+    return spans
+
+
+def _mask(content: str, spans: list[tuple[int, int]], chars: str | None) -> str:
+    """The content with code-span characters blanked (only `chars`, or all when None)."""
+    if not spans:
+        return content
+    masked = list(content)
+    for start, end in spans:
+        for position in range(start, end):
+            if chars is None or masked[position] in chars:
+                masked[position] = " "
+    return "".join(masked)
+
+
+def _relation_type(content: str) -> str | None:
+    """The explicit relation type before the first `[[`: one word, or a quoted phrase."""
+    before = content.partition("[[")[0].strip()
+    if not before:
+        return None
+    quote = before[0]
+    if quote in "'\"" and before.endswith(quote):
+        return before[1:-1].strip() or None
+    if any(char.isspace() for char in before):
+        return None
+    return before
+
+
+def _project_reference(target: str) -> str:
+    """`project::note` written as the path `project/note`."""
+    if "::" not in target:
+        return target
+    project, rest = target.split("::", 1)
+    return f"{project}/{rest.lstrip('/')}"
+
+
+def _single_group(text: str) -> bool:
+    """Whether the text is exactly one balanced parenthesised group."""
+    if not text.startswith("("):
+        return False
+    depth = 0
+    for position, char in enumerate(text):
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth == 0:
+                return position == len(text) - 1
+    return False
+
+
+def _explicit_relation(masked: str, source: str, line: int) -> Relation | None:
+    """`type [[Target]] (context)` on a list item, or None when the line is prose."""
+    rel_type = _relation_type(masked)
+    if rel_type is None:
+        return None
+    start = masked.find("[[")
+    end = masked.find("]]", start + 2)
+    if start == -1 or end == -1:
+        return None
+    target = _project_reference(source[start + 2 : end].strip())
+    if not target:
+        return None
+    after = masked[end + 2 :].strip()
+    context: str | None = None
+    if after:
+        if not _single_group(after):
+            return None
+        context = source[end + 2 :].strip()[1:-1].strip() or None
+    return Relation(rel_type, target, context, line)
+
+
+def _escaped(content: str, position: int) -> bool:
+    """Whether the character at `position` follows an odd run of backslashes."""
+    count = 0
+    position -= 1
+    while position >= 0 and content[position] == "\\":
+        count += 1
+        position -= 1
+    return count % 2 == 1
+
+
+def _inline_relations(masked: str, source: str, line: int) -> list[Relation]:
+    """Every outermost `[[...]]` as a `links_to` relation."""
+    relations: list[Relation] = []
+    start = 0
+    length = len(masked)
+    while True:
+        start = masked.find("[[", start)
+        if start == -1:
+            break
+        if _escaped(masked, start):
+            start += 2
+            continue
+        depth = 1
+        position = start + 2
+        end = -1
+        while position < length:
+            pair = masked[position : position + 2]
+            if pair == "[[" and not _escaped(masked, position):
+                depth += 1
+                position += 2
+            elif pair == "]]" and not _escaped(masked, position):
+                depth -= 1
+                if depth == 0:
+                    end = position
+                    break
+                position += 2
+            else:
+                position += 1
+        if end == -1:
+            break
+        target = _project_reference(source[start + 2 : end].strip())
+        if target:
+            relations.append(Relation("links_to", target, None, line))
+        start = end + 2
+    return relations
+
+
+def block_relations(block: InlineBlock, line: int) -> list[Relation]:
+    """The wikilink relations of a block: one explicit relation, or every implicit link."""
+    source = block.content
+    if "[[" not in source:
+        return []
+    spans = code_spans(source)
+    masked = _mask(source, spans, "[]")
+    directive_view = _mask(masked, spans, None)
+    match = _LINKS_TO_DIRECTIVE.search(directive_view)
+    has_directive = match is not None
+    without_directive = masked if match is None else masked[: match.start()].rstrip()
+    if block.bm_in_list_item and not has_directive:
+        explicit = _explicit_relation(masked, source, line)
+        if explicit is not None:
+            return [explicit]
+    return _inline_relations(without_directive, source, line)
+
+
+def extract(blocks: list[InlineBlock], line_offset: int) -> Extraction:
+    """Observations, relations and warnings of the blocks, lines counted from `line_offset`."""
+    result = Extraction()
+    for block in blocks:
+        line = line_offset + block.line + 1
+        for href in block.hrefs:
+            target = markdown_link_target(href) if href else None
+            if target is not None:
+                result.relations.append(Relation("links_to", target, None, line))
+        if not block.in_blockquote:
+            observation = parse_observation(block, line, result.warnings)
+            if observation is not None:
+                result.observations.append(observation)
+        result.relations.extend(block_relations(block, line))
+    return result

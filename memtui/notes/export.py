@@ -1,0 +1,118 @@
+"""Export records: one JSON-ready dict per note, in the corpus's (Basic Memory's) shape."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from memtui.notes.model import Note
+from memtui.notes.parser import parse_note
+
+
+def note_record(note: Note, *, with_warnings: bool = False) -> dict[str, Any]:
+    """The export record of a parsed note; `warnings` (when asked for) only when there are some."""
+    if note.index_error is not None:
+        return {"path": note.path, "error": note.index_error}
+    record: dict[str, Any] = {
+        "path": note.path,
+        "title": note.title,
+        "frontmatter": note.frontmatter,
+        "observations": [
+            {
+                "category": obs.category,
+                "content": obs.content,
+                "tags": obs.tags or None,
+                "context": obs.context,
+            }
+            for obs in note.observations
+        ],
+        "relations": [
+            {
+                "relation_type": rel.relation_type,
+                "target": rel.target,
+                "context": rel.context or None,
+            }
+            for rel in note.relations
+        ],
+    }
+    if with_warnings and note.warnings:
+        record["warnings"] = list(note.warnings)
+    return record
+
+
+def _json_default(value: object) -> object:
+    """JSON for YAML values JSON lacks (sets, bytes, dates as keys' values)."""
+    if isinstance(value, (set, frozenset)):
+        return sorted(str(item) for item in value)
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return str(value)
+
+
+def _json_key(key: object) -> str:
+    """A mapping key as JSON would write it: numbers, booleans and null as JSON, others as text."""
+    if key is None or isinstance(key, (bool, int, float)):
+        return json.dumps(key)
+    return str(_json_default(key))
+
+
+def _string_keys(value: Any) -> Any:
+    """The value with every nested mapping key turned into a string (JSON needs them)."""
+    if isinstance(value, dict):
+        return {
+            (key if isinstance(key, str) else _json_key(key)): _string_keys(item)
+            for key, item in value.items()
+        }
+    if isinstance(value, list):
+        return [_string_keys(item) for item in value]
+    return value
+
+
+def record_json(record: dict[str, Any]) -> str:
+    """One record as a single JSON line (UTF-8 kept, key order kept)."""
+    return json.dumps(_string_keys(record), ensure_ascii=False, default=_json_default)
+
+
+def markdown_files(root: Path) -> list[str]:
+    """Relative POSIX paths of every `.md` file under root, hidden folders skipped, sorted.
+
+    Symlinked folders are not followed; a symlinked file is kept only if it resolves inside root.
+    """
+    real_root = root.resolve()
+    found: list[str] = []
+    for folder, dirnames, filenames in os.walk(root, followlinks=False):
+        dirnames[:] = [name for name in dirnames if not name.startswith(".")]
+        for name in filenames:
+            if not name.endswith(".md") or name.startswith("."):
+                continue
+            full = Path(folder) / name
+            if full.is_symlink():
+                try:
+                    full.resolve().relative_to(real_root)
+                except (OSError, ValueError):
+                    continue
+                if not full.is_file():
+                    continue
+            found.append(full.relative_to(root).as_posix())
+    found.sort()
+    return found
+
+
+def export_records(
+    root: Path, relpaths: list[str], *, with_warnings: bool = False
+) -> Iterator[dict[str, Any]]:
+    """Parse each file and yield its export record, in the given order."""
+    for relpath in relpaths:
+        full = root / relpath
+        try:
+            data = full.read_bytes()
+        except OSError as error:
+            yield {"path": relpath, "error": f"could not read the file ({error.strerror or error})"}
+            continue
+        yield note_record(parse_note(data, relpath), with_warnings=with_warnings)

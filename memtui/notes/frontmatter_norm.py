@@ -1,0 +1,239 @@
+"""Frontmatter the way Basic Memory reads it: fence check, bounded YAML, normalised metadata."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import Any
+
+import yaml
+
+try:
+    from yaml import CSafeLoader as _FastSafeLoader
+except ImportError:  # pragma: no cover - libyaml is present in every supported install
+    from yaml import SafeLoader as _FastSafeLoader  # type: ignore[assignment]
+
+MAX_YAML_NODES = 10_000
+"""Most YAML nodes a frontmatter block may expand to once aliases are followed."""
+
+_BM_FENCE = re.compile(r"^---[ \t]*$")
+_PF_BOUNDARY = re.compile(r"^-{3,}\s*$", re.MULTILINE)
+
+
+class YamlRefused(ValueError):
+    """The YAML is too large once aliases are expanded (an alias bomb) or refers to itself."""
+
+
+@dataclass(slots=True)
+class Frontmatter:
+    """The outcome of reading a note's frontmatter."""
+
+    metadata: dict[str, Any]
+    body: str
+    body_start: int
+    """Index in the text where `body` begins (for line numbers)."""
+    warnings: list[str] = field(default_factory=list)
+    index_error: str | None = None
+    """Why Basic Memory would refuse to index the file, if it would."""
+
+
+def _expanded_size(root: yaml.Node) -> int:
+    """How many nodes the YAML graph holds once every alias is expanded; refuses cycles."""
+    sizes: dict[int, int] = {}
+    in_progress: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        key = id(node)
+        if key in sizes:
+            continue
+        children: list[yaml.Node] = []
+        if isinstance(node, yaml.SequenceNode):
+            children = list(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            children = [part for pair in node.value for part in pair]
+        if children_done:
+            in_progress.discard(key)
+            total = 1 + sum(sizes[id(child)] for child in children)
+            if total > MAX_YAML_NODES:
+                raise YamlRefused(f"expands to more than {MAX_YAML_NODES} values")
+            sizes[key] = total
+            continue
+        if key in in_progress:
+            raise YamlRefused("refers to itself")
+        in_progress.add(key)
+        stack.append((node, True))
+        for child in children:
+            if id(child) in in_progress:
+                raise YamlRefused("refers to itself")
+            if id(child) not in sizes:
+                stack.append((child, False))
+    return sizes[id(root)]
+
+
+def load_yaml(text: str) -> Any:
+    """`yaml.safe_load`, but refusing alias bombs and self-references with `YamlRefused`."""
+    if "*" not in text:
+        return yaml.load(text, Loader=_FastSafeLoader)
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _expanded_size(node)
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+def bm_frontmatter_block(text: str) -> str | None:
+    """The YAML between Basic Memory's fences (first non-blank line `---` to the next `---`), if any."""
+    lines = text.splitlines(keepends=True)
+    start = 0
+    while start < len(lines) and lines[start].strip() == "":
+        start += 1
+    if start >= len(lines) or not _BM_FENCE.match(lines[start].rstrip("\r\n")):
+        return None
+    for index in range(start + 1, len(lines)):
+        if _BM_FENCE.match(lines[index].rstrip("\r\n")):
+            return "".join(lines[start + 1 : index])
+    return None
+
+
+def normalize_value(value: Any) -> Any:
+    """Dates to ISO strings, numbers and booleans to strings, recursively (as Basic Memory does)."""
+    if isinstance(value, (datetime, date)):
+        return value.isoformat()
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, (int, float)):
+        return str(value)
+    if isinstance(value, list):
+        return [normalize_value(item) for item in value]
+    if isinstance(value, dict):
+        return {key: normalize_value(item) for key, item in value.items()}
+    return value
+
+
+def coerce_to_string(value: Any) -> str:
+    """A title or type as a string: lists joined with `, `, anything else through `str()`."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return ", ".join(str(item) for item in value)
+    return str(value)
+
+
+def parse_tags(tags: Any) -> list[str]:
+    """Frontmatter tags as a list: list items or comma-separated text, leading `#`s removed."""
+    if tags is None:
+        return []
+    if isinstance(tags, list):
+        return [
+            tag.strip().lstrip("#")
+            for raw in tags
+            if raw is not None
+            for tag in str(raw).split(",")
+            if tag and tag.strip()
+        ]
+    if isinstance(tags, str):
+        stripped = tags.strip()
+        if stripped.startswith("[") and stripped.endswith("]"):
+            try:
+                parsed = json.loads(tags)
+            except json.JSONDecodeError:
+                parsed = None
+            if isinstance(parsed, list):
+                return parse_tags(parsed)
+        return [tag.strip().lstrip("#") for tag in tags.split(",") if tag and tag.strip()]
+    return parse_tags(str(tags))
+
+
+def _block_state(text: str) -> tuple[str, str | None]:
+    """Basic Memory's classification: ("absent" | "present" | "malformed", reason if malformed)."""
+    block = bm_frontmatter_block(text)
+    if block is None:
+        return "absent", None
+    try:
+        data = load_yaml(block)
+    except YamlRefused as error:
+        return "malformed", f"frontmatter YAML {error}"
+    except Exception as error:  # any YAML, value or recursion error means "not YAML" to BM
+        first_line = (
+            str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        )
+        return "malformed", f"frontmatter is not valid YAML ({first_line})"
+    if data is None or isinstance(data, dict):
+        return "present", None
+    return "malformed", f"frontmatter is a YAML {type(data).__name__}, not a mapping"
+
+
+def _split_present(text: str) -> tuple[str | None, str, int]:
+    """python-frontmatter's split of a `present` block: (yaml or None, stripped body, body start)."""
+    stripped = text.strip()
+    lead = len(text) - len(text.lstrip())
+    if not _PF_BOUNDARY.match(stripped):
+        return None, stripped, lead
+    matches = _PF_BOUNDARY.finditer(stripped)
+    first = next(matches)
+    second = next(matches, None)
+    if second is None:
+        return None, stripped, lead
+    content = stripped[second.end() :]
+    body = content.strip()
+    body_start = lead + second.end() + (len(content) - len(content.lstrip()))
+    return stripped[first.end() : second.start()], body, body_start
+
+
+def _fill_defaults(metadata: dict[str, Any], stem: str) -> None:
+    """Set title, type and tags in place the way Basic Memory does before indexing."""
+    title = metadata.get("title")
+    if title is not None:
+        title = coerce_to_string(title)
+    metadata["title"] = stem if not title or title == "None" else title
+    note_type = metadata.get("type")
+    metadata["type"] = coerce_to_string(note_type) if note_type is not None else "note"
+    tags = parse_tags(metadata.get("tags", []))
+    if tags:
+        metadata["tags"] = tags
+
+
+def read_frontmatter(text: str, stem: str) -> Frontmatter:
+    """Split and normalise frontmatter; a bad block becomes body with a warning, never an exception."""
+    state, reason = _block_state(text)
+    warnings: list[str] = []
+    raw: dict[Any, Any] = {}
+    body, body_start = text, 0
+    if state == "malformed":
+        warnings.append(f"line 1: {reason}: the whole file is read as body")
+    elif state == "present":
+        yaml_text, body, body_start = _split_present(text)
+        if yaml_text is not None:
+            try:
+                loaded = load_yaml(yaml_text)
+            except Exception as error:
+                message = f"frontmatter YAML could not be read ({type(error).__name__})"
+                return Frontmatter({"title": stem, "type": "note"}, text, 0, [message], message)
+            if isinstance(loaded, dict):
+                raw = loaded
+        else:
+            warnings.append("line 1: frontmatter fences were not recognised: it is read as body")
+    metadata = {key: normalize_value(value) for key, value in raw.items()}
+    index_error = None
+    bad_keys = [key for key in metadata if not isinstance(key, str)]
+    if bad_keys:
+        shown = ", ".join(
+            repr(key) if not isinstance(key, date) else key.isoformat() for key in bad_keys
+        )
+        index_error = (
+            f"frontmatter key {shown} is not a string; Basic Memory refuses to index this file"
+        )
+        warnings.append(f"line 1: {index_error} (quote the key)")
+        metadata = {
+            str(key) if not isinstance(key, date) else key.isoformat(): value
+            for key, value in metadata.items()
+        }
+    _fill_defaults(metadata, stem)
+    return Frontmatter(metadata, body, body_start, warnings, index_error)

@@ -1,0 +1,111 @@
+"""Parse one note (frontmatter + Basic Memory markdown) into a `Note`; never raises."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path, PurePosixPath
+
+from memtui.notes import _md_fast, _md_reference
+from memtui.notes.frontmatter_norm import read_frontmatter
+from memtui.notes.model import Note
+from memtui.notes.permalink import generate_permalink
+
+_NEWLINE = re.compile(r"\r\n?|\n")
+
+
+def _decode(data: bytes | str) -> tuple[str, bytes, str | None]:
+    """(text, raw bytes, error): strict UTF-8; undecodable bytes give empty text and an error."""
+    if isinstance(data, str):
+        return data, data.encode("utf-8", "surrogatepass"), None
+    try:
+        return data.decode("utf-8"), data, None
+    except UnicodeDecodeError as error:
+        return (
+            "",
+            data,
+            f"not valid UTF-8 (byte {error.start}); Basic Memory does not index this file",
+        )
+
+
+def _count_newlines(text: str) -> int:
+    """Line breaks in the text, CRLF, CR and LF each counting once (as markdown-it counts them)."""
+    if "\r" not in text:
+        return text.count("\n")
+    return len(_NEWLINE.findall(text))
+
+
+def _semantics_enabled(metadata: dict[str, object]) -> bool:
+    """False when `bm_parse_semantics` is false (YAML false or the text "false", any case)."""
+    setting = metadata.get("bm_parse_semantics")
+    return not (setting == "False" or (isinstance(setting, str) and setting.lower() == "false"))
+
+
+def parse_note(
+    data: bytes | str, path: str, *, mtime: float = 0.0, use_fast_path: bool = True
+) -> Note:
+    """Parse a note's bytes (or text) exactly as Basic Memory 0.24.1 would, adding lines and warnings."""
+    text, raw, decode_error = _decode(data)
+    stem = PurePosixPath(path).stem
+    note = Note(
+        path=path,
+        title=stem,
+        frontmatter={"title": stem, "type": "note"},
+        size=len(raw),
+        mtime=mtime,
+        content_hash=hashlib.sha256(raw).hexdigest(),
+        permalink=generate_permalink(path),
+    )
+    if decode_error is not None:
+        note.warnings.append(decode_error)
+        note.index_error = decode_error
+        return note
+    try:
+        _fill(note, text, stem, use_fast_path)
+    except Exception as error:  # a parser bug must not take the app down
+        note.warnings.append(f"could not parse this note ({type(error).__name__}: {error})")
+    return note
+
+
+def _fill(note: Note, text: str, stem: str, use_fast_path: bool) -> None:
+    """Fill the parsed fields of `note` from its decoded text."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if "\x00" in text:
+        text = text.replace("\x00", "")
+    front = read_frontmatter(text, stem)
+    metadata = front.metadata
+    note.frontmatter = metadata
+    note.title = metadata["title"]
+    note.note_type = metadata["type"] if isinstance(metadata["type"], str) else "note"
+    tags = metadata.get("tags")
+    note.tags = [str(tag) for tag in tags] if isinstance(tags, list) else []
+    permalink = metadata.get("permalink")
+    if isinstance(permalink, str) and permalink:
+        note.permalink = permalink
+    note.warnings.extend(front.warnings)
+    note.index_error = front.index_error
+    if not front.body or not _semantics_enabled(metadata):
+        return
+    blocks = _md_fast.fast_blocks(front.body) if use_fast_path else None
+    if blocks is None:
+        blocks = _md_reference.reference_blocks(front.body)
+    offset = _count_newlines(text[: front.body_start])
+    extraction = _md_reference.extract(blocks, offset)
+    note.observations = extraction.observations
+    note.relations = extraction.relations
+    note.warnings.extend(extraction.warnings)
+
+
+def parse_file(root: Path, relpath: str) -> Note:
+    """Read and parse `root/relpath`; an unreadable file gives a note with a warning."""
+    target = Path(root) / relpath
+    try:
+        stat = target.stat()
+        data = target.read_bytes()
+    except OSError as error:
+        note = parse_note(b"", relpath)
+        note.warnings.append(f"could not read the file ({error.strerror or error})")
+        note.index_error = "could not read the file"
+        return note
+    return parse_note(data, relpath, mtime=stat.st_mtime)
