@@ -8,6 +8,7 @@ as soon as no remaining note can beat the current k-th best hit.
 from __future__ import annotations
 
 import bisect
+import heapq
 import re
 import time
 from array import array
@@ -32,6 +33,7 @@ LINE_KIND_BOOST = {"observation": 1.0, "relation": 1.0, "body": 0.0}
 PHRASE_BONUS = 15.0
 MAX_VARIANTS = 200
 CHUNK = 32
+"""Notes scored between two checks of `cancelled()`."""
 
 
 @dataclass(frozen=True)
@@ -87,6 +89,11 @@ def _lower_same_length(text: str) -> str:
 def _is_word_char(ch: str) -> bool:
     """True for chars that `\\w` matches."""
     return ch.isalnum() or ch == "_"
+
+
+def _hit_order(hit: SearchHit) -> tuple[float, str, int, str]:
+    """Best score first, then path, line and kind, so equal scores come in a stable order."""
+    return (-hit.score, hit.path, hit.line, hit.kind)
 
 
 def _merge_spans(spans: Iterable[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
@@ -312,128 +319,147 @@ class Searcher:
         wi = self._words
         n_words = len(words)
         phrase = query_lower if n_words > 1 else None
+        by_word: dict[str, list[_Variant]] = {}
+        for variant in variants:
+            by_word.setdefault(variant.word, []).append(variant)
         best: dict[int, list[float]] = {}
-        present: dict[int, list[_Variant]] = {}
+        present: dict[int, list[str]] = {}
         title_ids: set[int] = set()
         path_ids: set[int] = set()
-        for variant in variants:
-            for note_id in wi.body.get(variant.word, ()):
+        for word, word_variants in by_word.items():
+            for note_id in wi.body.get(word, ()):
                 qualities = best.get(note_id)
                 if qualities is None:
                     qualities = best[note_id] = [0.0] * n_words
                     present[note_id] = []
-                if variant.quality > qualities[variant.word_index]:
-                    qualities[variant.word_index] = variant.quality
-                present[note_id].append(variant)
+                for variant in word_variants:
+                    if variant.quality > qualities[variant.word_index]:
+                        qualities[variant.word_index] = variant.quality
+                present[note_id].append(word)
             for table, ids in ((wi.title, title_ids), (wi.path, path_ids)):
-                postings = table.get(variant.word)
+                postings = table.get(word)
                 if postings is not None:
                     ids.update(postings)
+        hits: list[SearchHit] = []
+        heap: list[tuple[float, str, int, bool]] = []
         for note_id in title_ids | path_ids:
-            if note_id not in best:
-                best[note_id] = [0.0] * n_words
-                present[note_id] = []
-        order: list[tuple[float, str, int]] = []
+            if note_id in wi.dead:
+                continue
+            relpath = wi.paths[note_id]
+            note = self.index.notes.get(relpath)
+            if note is None or (allowed is not None and relpath not in allowed):
+                continue
+            if note_id in title_ids:
+                hit = self._score_line(relpath, 0, "title", note.title, by_word, n_words, phrase)
+                if hit is not None:
+                    hits.append(hit)
+            if note_id in path_ids:
+                hit = self._score_line(relpath, 0, "path", relpath, by_word, n_words, phrase)
+                if hit is not None:
+                    hits.append(hit)
         for note_id, qualities in best.items():
             if note_id in wi.dead:
                 continue
             relpath = wi.paths[note_id]
             if allowed is not None and relpath not in allowed:
                 continue
-            if note_id in title_ids or note_id in path_ids:
-                bound = 100 + TITLE_BOOST + (PHRASE_BONUS if phrase is not None else 0.0)
-            else:
-                bound = 100 * sum(qualities) / n_words + LINE_KIND_BOOST["observation"]
-                if phrase is not None and min(qualities) >= 1.0:
-                    bound += PHRASE_BONUS
-            order.append((-bound, relpath, note_id))
-        order.sort()
-        by_word: dict[str, list[_Variant]] = {}
-        for variant in variants:
-            by_word.setdefault(variant.word, []).append(variant)
-        hits: list[SearchHit] = []
+            bound = 100 * sum(qualities) / n_words + LINE_KIND_BOOST["observation"]
+            maybe_phrase = phrase is not None and min(qualities) >= 1.0
+            if maybe_phrase:
+                bound += PHRASE_BONUS
+            heap.append((-bound, relpath, note_id, maybe_phrase))
+        heapq.heapify(heap)
         threshold = -1.0
-        for start in range(0, len(order), CHUNK):
-            if cancelled is not None and cancelled():
+        if len(hits) >= limit:
+            hits.sort(key=_hit_order)
+            del hits[limit:]
+            threshold = hits[-1].score
+        visited = 0
+        while heap and -heap[0][0] > threshold:
+            neg_bound, relpath, note_id, maybe_phrase = heapq.heappop(heap)
+            if (
+                maybe_phrase
+                and phrase is not None
+                and phrase not in _lower_same_length(self.index.texts.get(relpath, ""))
+            ):
+                heapq.heappush(heap, (neg_bound + PHRASE_BONUS, relpath, note_id, False))
+                continue
+            visited += 1
+            if visited % CHUNK == 0 and cancelled is not None and cancelled():
                 return []
-            if -order[start][0] <= threshold:
-                break
-            for neg_bound, relpath, note_id in order[start : start + CHUNK]:
-                if -neg_bound <= threshold:
-                    break
-                hits.extend(
-                    self._note_hits(
-                        relpath,
-                        present[note_id],
-                        by_word,
-                        n_words,
-                        phrase,
-                        note_id in title_ids,
-                        note_id in path_ids,
-                        threshold,
-                    )
-                )
-            if len(hits) >= limit:
-                hits.sort(key=lambda h: (-h.score, h.path, h.line, h.kind))
+            hits.extend(self._note_hits(relpath, present[note_id], by_word, n_words, phrase))
+            if len(hits) >= limit * 2:
+                hits.sort(key=_hit_order)
                 del hits[limit:]
                 threshold = hits[-1].score
-        hits.sort(key=lambda h: (-h.score, h.path, h.line, h.kind))
+        if cancelled is not None and cancelled():
+            return []
+        hits.sort(key=_hit_order)
         return hits[:limit]
 
     def _note_hits(
         self,
         relpath: str,
-        present: list[_Variant],
+        present: list[str],
         by_word: dict[str, list[_Variant]],
         n_words: int,
         phrase: str | None,
-        in_title: bool,
-        in_path: bool,
-        threshold: float,
     ) -> list[SearchHit]:
-        """Every line of one note (plus its title and path) that matches, above `threshold`."""
+        """Every body line of one note that contains a variant word, scored."""
         note = self.index.notes.get(relpath)
         if note is None:
             return []
-        hits: list[SearchHit] = []
-        if in_title:
-            hit = self._score_line(relpath, 0, "title", note.title, by_word, n_words, phrase)
-            if hit is not None and hit.score > threshold:
-                hits.append(hit)
-        if in_path:
-            hit = self._score_line(relpath, 0, "path", relpath, by_word, n_words, phrase)
-            if hit is not None and hit.score > threshold:
-                hits.append(hit)
-        if not present:
-            return hits
         text = self.index.texts.get(relpath, "")
         lowered = _lower_same_length(text)
         body_start = _body_start(text)
-        line_offsets: set[int] = set()
-        for word in {v.word for v in present}:
+        lines: dict[int, tuple[list[float], list[tuple[int, int]]]] = {}
+        size = len(lowered)
+        for word in present:
+            word_variants = by_word[word]
             pos = lowered.find(word, body_start)
             while pos >= 0:
                 end = pos + len(word)
                 if (pos == 0 or not _is_word_char(lowered[pos - 1])) and (
-                    end == len(lowered) or not _is_word_char(lowered[end])
+                    end == size or not _is_word_char(lowered[end])
                 ):
-                    line_offsets.add(lowered.rfind("\n", 0, pos) + 1)
+                    offset = lowered.rfind("\n", 0, pos) + 1
+                    entry = lines.get(offset)
+                    if entry is None:
+                        entry = lines[offset] = ([0.0] * n_words, [])
+                    qualities, spans = entry
+                    for variant in word_variants:
+                        if variant.quality > qualities[variant.word_index]:
+                            qualities[variant.word_index] = variant.quality
+                        start = pos - offset + variant.offset
+                        spans.append((start, start + variant.length))
                 pos = lowered.find(word, end)
-        if not line_offsets:
-            return hits
+        if not lines:
+            return []
         kinds: dict[int, str] = {}
         for relation in note.relations:
             kinds[relation.line] = "relation"
         for observation in note.observations:
             kinds[observation.line] = "observation"
-        for offset in sorted(line_offsets):
+        hits: list[SearchHit] = []
+        line_no = 1
+        counted_to = 0
+        for offset in sorted(lines):
+            qualities, spans = lines[offset]
+            line_no += text.count("\n", counted_to, offset)
+            counted_to = offset
             end = text.find("\n", offset)
             line_text = text[offset:] if end < 0 else text[offset:end]
-            line_no = text.count("\n", 0, offset) + 1
             kind = kinds.get(line_no, "body")
-            hit = self._score_line(relpath, line_no, kind, line_text, by_word, n_words, phrase)
-            if hit is not None and hit.score > threshold:
-                hits.append(hit)
+            score = 100 * sum(qualities) / n_words + LINE_KIND_BOOST.get(kind, 0.0)
+            if phrase is not None and min(qualities) >= 1.0:
+                line_lower = lowered[offset : offset + len(line_text)]
+                pos = line_lower.find(phrase)
+                if pos >= 0:
+                    score += PHRASE_BONUS
+                    spans.append((pos, pos + len(phrase)))
+            hits.append(
+                SearchHit(relpath, line_no, kind, line_text, round(score, 2), _merge_spans(spans))
+            )
         return hits
 
     @staticmethod
