@@ -8,6 +8,7 @@ import os
 import pickle
 import sys
 import tempfile
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +32,7 @@ def cache_path(root: Path) -> Path:
 def _code_stamp() -> tuple[Any, ...]:
     """A stamp of the parser and model code, so a changed parser never serves stale results."""
     stamp: list[Any] = [CACHE_VERSION]
-    for module_name in ("memtui.notes.parser", "memtui.notes.model"):
+    for module_name in ("memtui.notes.parser", "memtui.notes.model", __name__):
         module = sys.modules.get(module_name)
         file = getattr(module, "__file__", None)
         if file:
@@ -43,50 +44,58 @@ def _code_stamp() -> tuple[Any, ...]:
     return tuple(stamp)
 
 
+_NOTE_FIELDS = tuple(f.name for f in fields(Note) if f.name != "path")
+_OBSERVATION_FIELDS = tuple(f.name for f in fields(Observation))
+_RELATION_FIELDS = tuple(f.name for f in fields(Relation))
+
+
 def note_to_tuple(note: Note) -> NoteTuple:
-    """A note as plain tuples (fast to pickle, no class lookups on load)."""
-    return (
-        note.title,
-        note.frontmatter,
-        tuple((o.category, o.content, o.tags, o.context, o.line) for o in note.observations),
-        tuple((r.relation_type, r.target, r.context, r.line) for r in note.relations),
-        tuple(note.warnings),
-        note.size,
-        note.mtime,
-        note.content_hash,
-        note.permalink,
-        note.note_type,
-        tuple(note.tags),
-    )
+    """A note as plain tuples in field order (fast to pickle, no class lookups on load)."""
+    values: list[Any] = []
+    for name in _NOTE_FIELDS:
+        value = getattr(note, name)
+        if name == "observations":
+            value = tuple(tuple(getattr(o, f) for f in _OBSERVATION_FIELDS) for o in value)
+        elif name == "relations":
+            value = tuple(tuple(getattr(r, f) for f in _RELATION_FIELDS) for r in value)
+        elif isinstance(value, list):
+            value = tuple(value)
+        values.append(value)
+    return tuple(values)
+
+
+def _intern_tags(tags: Any) -> Any:
+    """Tags with their strings interned (tags repeat across thousands of observations)."""
+    if tags is None:
+        return None
+    return [sys.intern(t) if isinstance(t, str) else t for t in tags]
 
 
 def note_from_tuple(path: str, data: NoteTuple) -> Note:
     """Rebuild a note from `note_to_tuple` output, interning the small repeated strings."""
     intern = sys.intern
-    title, fm, obs, rels, warnings, size, mtime, digest, permalink, note_type, tags = data
-    return Note(
-        path=path,
-        title=title,
-        frontmatter=fm,
-        observations=[
-            Observation(
-                intern(c) if c is not None else None,
-                content,
-                [intern(t) for t in tg] if tg is not None else None,
-                ctx,
-                line,
-            )
-            for c, content, tg, ctx, line in obs
-        ],
-        relations=[Relation(intern(t), target, ctx, line) for t, target, ctx, line in rels],
-        warnings=list(warnings),
-        size=size,
-        mtime=mtime,
-        content_hash=digest,
-        permalink=permalink,
-        note_type=intern(note_type) if isinstance(note_type, str) else note_type,
-        tags=[intern(t) for t in tags],
-    )
+    values = dict(zip(_NOTE_FIELDS, data, strict=True))
+    observations = []
+    for row in values["observations"]:
+        obs = dict(zip(_OBSERVATION_FIELDS, row, strict=True))
+        if isinstance(obs.get("category"), str):
+            obs["category"] = intern(obs["category"])
+        obs["tags"] = _intern_tags(obs.get("tags"))
+        observations.append(Observation(**obs))
+    relations = []
+    for row in values["relations"]:
+        rel = dict(zip(_RELATION_FIELDS, row, strict=True))
+        rel["relation_type"] = intern(rel["relation_type"])
+        relations.append(Relation(**rel))
+    values["observations"] = observations
+    values["relations"] = relations
+    for name, value in values.items():
+        if isinstance(value, tuple):
+            values[name] = list(value)
+    values["tags"] = _intern_tags(values["tags"])
+    if isinstance(values.get("note_type"), str):
+        values["note_type"] = intern(values["note_type"])
+    return Note(path=path, **values)
 
 
 def load_cache(root: Path) -> dict[str, CacheEntry]:

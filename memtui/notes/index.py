@@ -95,12 +95,12 @@ class NoteIndex:
         try:
             for done, file in enumerate(scan.files, 1):
                 entry = cached.get(file.relpath)
-                if entry is not None and entry[0] == file.size and entry[1] == file.mtime_ns:
-                    self.notes[file.relpath] = note_cache.note_from_tuple(file.relpath, entry[2])
-                    self.texts[file.relpath] = entry[3]
-                    self._stats[file.relpath] = (file.size, file.mtime_ns)
-                    self._cache_entries[file.relpath] = entry
-                else:
+                if not (
+                    entry is not None
+                    and entry[0] == file.size
+                    and entry[1] == file.mtime_ns
+                    and self._use_cached(file, entry)
+                ):
                     dirty = True
                     timing = self._read_and_parse(file)
                     read_time += timing[0]
@@ -124,6 +124,18 @@ class NoteIndex:
         if use_cache and dirty:
             note_cache.save_cache(self.root, self._cache_entries)
         self.timings["save"] = time.perf_counter() - started
+
+    def _use_cached(self, file: FileStat, entry: note_cache.CacheEntry) -> bool:
+        """Take a note from a cache entry; False when the entry is unusable (then it is re-read)."""
+        try:
+            note = note_cache.note_from_tuple(file.relpath, entry[2])
+        except (TypeError, ValueError, KeyError, IndexError):
+            return False
+        self.notes[file.relpath] = note
+        self.texts[file.relpath] = entry[3]
+        self._stats[file.relpath] = (file.size, file.mtime_ns)
+        self._cache_entries[file.relpath] = entry
+        return True
 
     def _read_and_parse(self, file: FileStat) -> tuple[float, float]:
         """Read and parse one file into the index; returns (read seconds, parse seconds)."""
