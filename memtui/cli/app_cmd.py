@@ -1,10 +1,89 @@
-"""`memtui [PATH] [--demo]`: open the Textual app on a memory directory."""
+"""`memtui [PATH] [--demo] [--actor NAME]`: open the Textual app on a memory directory."""
 
 from __future__ import annotations
 
+import argparse
+import os
+import sys
+import tempfile
 from collections.abc import Sequence
+from pathlib import Path
+
+DEFAULT_ROOT = "~/memories"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Arguments of the app command."""
+    parser = argparse.ArgumentParser(
+        prog="memtui",
+        description=(
+            "See, search and curate what your AI agents remember. Opens PATH (default: the "
+            "configured root, else ~/memories) in the terminal app. Subcommands: "
+            "tool, log, undo, export, search, stale, mcp (memtui COMMAND --help)."
+        ),
+    )
+    parser.add_argument("path", nargs="?", help="the memory directory to open")
+    parser.add_argument(
+        "--demo", action="store_true", help="open a copy of the bundled demo store in a temp folder"
+    )
+    parser.add_argument(
+        "--actor",
+        metavar="NAME",
+        help="who you are in the history (recorded as human:NAME; default: your user name)",
+    )
+    return parser
+
+
+def resolve_root(path: str | None) -> tuple[Path, str | None]:
+    """The folder to open and a note to show about it (created, or None)."""
+    if path is None:
+        try:
+            from memtui.core.config import load_settings
+
+            configured = getattr(load_settings(), "root", None)
+        except Exception:
+            configured = None
+        path = str(configured) if configured else DEFAULT_ROOT
+    root = Path(os.path.expanduser(path))
+    if root.exists():
+        if not root.is_dir():
+            raise ValueError(f"memtui: {path} is not a folder")
+        if not os.access(root, os.R_OK | os.X_OK):
+            raise ValueError(f"memtui: cannot read {path}: permission denied")
+        return root, None
+    try:
+        root.mkdir(parents=True, mode=0o700)
+    except OSError as error:
+        raise ValueError(f"memtui: cannot create {path}: {error.strerror}") from error
+    return root, f"Created an empty memory folder at {root}."
+
+
+def demo_root() -> Path:
+    """A fresh copy of the demo store in a temporary folder."""
+    from memtui.demo import create_demo_store
+
+    dest = Path(tempfile.mkdtemp(prefix="memtui-demo-")) / "memories"
+    return create_demo_store(dest)
 
 
 def main(argv: Sequence[str]) -> int:
-    """Parse app options and run the app."""
-    raise SystemExit("memtui app: not built yet")
+    """Parse app options and run the app; bad paths exit with status 2 and one line."""
+    args = build_parser().parse_args(list(argv))
+    try:
+        if args.demo:
+            root, notice = demo_root(), "Demo store: a temporary copy, edit freely."
+        else:
+            root, notice = resolve_root(args.path)
+    except ValueError as error:
+        print(error, file=sys.stderr)
+        return 2
+    actor = f"human:{args.actor}" if args.actor and ":" not in args.actor else args.actor
+    from memtui.tui.app import MemtuiApp
+
+    try:
+        app = MemtuiApp(root, actor=actor, notice=notice)
+    except Exception as error:
+        print(f"memtui: cannot open {root}: {error}", file=sys.stderr)
+        return 2
+    app.run()
+    return int(app.return_code or 0)

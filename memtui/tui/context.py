@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from memtui.core.config import Settings
@@ -36,3 +39,109 @@ class AppContext:
     def virtual(relpath: str) -> str:
         """The `/memories/...` path of a note's relative path."""
         return "/memories/" + relpath if relpath else "/memories"
+
+
+class PerThread:
+    """Forwards attribute access to one instance per thread (SQLite connections are per thread)."""
+
+    def __init__(self, factory: Callable[[], Any]) -> None:
+        """Build instances with `factory`, lazily, once per thread."""
+        self._factory = factory
+        self._local = threading.local()
+
+    def get(self) -> Any:
+        """This thread's instance."""
+        instance = getattr(self._local, "instance", None)
+        if instance is None:
+            instance = self._factory()
+            self._local.instance = instance
+        return instance
+
+    def __getattr__(self, name: str) -> Any:
+        """Forward to this thread's instance."""
+        return getattr(self.get(), name)
+
+
+def thread_history(root: Path) -> PerThread:
+    """A `History` of the store usable from any thread."""
+    from memtui.core.history import History
+
+    return PerThread(lambda: History(root))
+
+
+def default_settings() -> Settings | None:
+    """The user's settings, or None if they cannot be loaded."""
+    try:
+        from memtui.core.config import load_settings
+
+        return load_settings()
+    except Exception:
+        return None
+
+
+def load_index(
+    root: Path, progress: Callable[[int, int], None]
+) -> tuple[NoteIndex | None, str | None]:
+    """Load the index (run in a worker thread) and log notes changed while memtui was closed."""
+    from memtui.notes.index import NoteIndex
+
+    last_report = [0.0]
+
+    def throttled(done: int, total: int) -> None:
+        now = time.monotonic()
+        if done == total or now - last_report[0] > 0.1:
+            last_report[0] = now
+            progress(done, total)
+
+    try:
+        index = NoteIndex.load(root, progress=throttled)
+    except Exception as error:
+        return None, f"Could not index {root}: {error}"
+    try:
+        record_startup_changes(root, index)
+    except Exception as error:
+        return index, f"Could not check for outside changes: {error}"
+    return index, None
+
+
+def record_startup_changes(root: Path, index: NoteIndex) -> list[int]:
+    """Log as `external` the notes modified after the last recorded event."""
+    from memtui.core.history import History
+    from memtui.core.store import MemoryStore
+
+    history = History(root)
+    last = history.events(limit=1)
+    if not last:
+        return []
+    since = last[0].time
+    changed = sorted(path for path, note in index.notes.items() if note.mtime > since)
+    if not changed:
+        return []
+    return MemoryStore(root, actor="external").record_external(changed)
+
+
+def compute_badges(root: Path, index: NoteIndex) -> dict[str, frozenset[str]]:
+    """Tree badges per note: stale, changed by an agent, secret flagged, parse warnings."""
+    from memtui.core.history import History
+
+    badges: dict[str, set[str]] = {}
+    for path, note in list(index.notes.items()):
+        if note.warnings:
+            badges.setdefault(path, set()).add("warning")
+    history = History(root)
+    prefix = "/memories/"
+    for virtual, actor in history.last_change_actors().items():
+        if actor.startswith("agent") and virtual.startswith(prefix):
+            badges.setdefault(virtual[len(prefix) :], set()).add("agent")
+    for event in history.events(limit=5000):
+        if event.path and event.path.startswith(prefix):
+            if any(flag.startswith("secret") for flag in event.flags):
+                badges.setdefault(event.path[len(prefix) :], set()).add("secret")
+    try:
+        from memtui.notes.stale import review
+
+        for candidate in review(index, history):
+            badges.setdefault(candidate.path, set()).add("stale")
+    except ImportError:
+        pass
+    return {path: frozenset(names) for path, names in badges.items()}

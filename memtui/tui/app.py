@@ -1,0 +1,166 @@
+"""The Textual app: wires the store, the index worker, the file watcher and the screens."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import work
+from textual.app import App
+from textual.binding import Binding, BindingType
+from textual.signal import Signal
+
+from memtui.tui.commands import ActionProvider, NoteProvider
+from memtui.tui.context import AppContext, compute_badges, default_settings, load_index, thread_history
+from memtui.tui.messages import BadgesReady, IndexProgress, IndexReady, NotesChanged
+from memtui.tui.watcher import apply_changes, watch_store
+
+if TYPE_CHECKING:
+    from memtui.core.config import Settings
+
+FIRST_FRAME_ENV = "MEMTUI_FIRST_FRAME_FILE"
+"""If set, the app writes the wall-clock time of its first frame to this file (benchmarks)."""
+
+
+class MemtuiApp(App[None]):
+    """memtui: browse, search, edit and audit an agent memory directory."""
+
+    CSS_PATH = "memtui.tcss"
+    TITLE = "memtui"
+    COMMANDS: ClassVar = App.COMMANDS | {NoteProvider, ActionProvider}
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),
+        Binding("f1", "help", "Keys", id="app.help"),
+    ]
+
+    def __init__(
+        self,
+        root: str | os.PathLike[str],
+        *,
+        actor: str | None = None,
+        settings: Settings | None = None,
+        notice: str | None = None,
+        watch: bool = True,
+    ) -> None:
+        """Open the store at `root` as `actor`; `notice` is shown once the screen is up."""
+        super().__init__()
+        from memtui.core.store import MemoryStore
+
+        settings = settings if settings is not None else default_settings()
+        store = (
+            MemoryStore(root, actor=actor, settings=settings)
+            if actor
+            else MemoryStore(root, settings=settings)
+        )
+        self.ctx = AppContext(root=store.root, settings=settings, store=store)
+        self.actor = store.actor
+        self.notice = notice
+        self.watch_enabled = watch
+        self.index_progress: tuple[int, int] | None = None
+        self.badges: dict[str, frozenset[str]] = {}
+        self.undo_stack: list[int] = []
+        self.notes_changed_signal: Signal[frozenset[str]] = Signal(self, "notes-changed")
+        self.index_ready_signal: Signal[None] = Signal(self, "index-ready")
+        self.progress_signal: Signal[tuple[int, int]] = Signal(self, "index-progress")
+        self.badges_signal: Signal[None] = Signal(self, "badges")
+
+    def on_mount(self) -> None:
+        """Show the main screen at once, then index and watch in the background."""
+        from memtui.tui.screens.main import MainScreen
+
+        theme = getattr(self.ctx.settings, "theme", None)
+        if theme and theme in self.available_themes:
+            self.theme = theme
+        keymap = getattr(self.ctx.settings, "keymap", None)
+        if keymap:
+            self.set_keymap(dict(keymap))
+        self.push_screen(MainScreen())
+        marker = os.environ.get(FIRST_FRAME_ENV)
+        if marker:
+            self.call_after_refresh(Path(marker).write_text, f"{time.time():.6f}\n")
+        if self.notice:
+            self.notify(self.notice, timeout=8)
+        for problem in self.ctx.problems:
+            self.notify(problem, severity="warning", timeout=10)
+        self.load_index()
+        if self.watch_enabled:
+            self.watch_files()
+
+    @work(thread=True, exclusive=True, group="index", exit_on_error=False)
+    def load_index(self) -> None:
+        """Load the index in a thread, posting progress, then `IndexReady`."""
+        index, error = load_index(
+            self.ctx.root, lambda done, total: self.post_message(IndexProgress(done, total))
+        )
+        self.post_message(IndexReady(index, error))
+
+    def on_index_progress(self, message: IndexProgress) -> None:
+        """Remember and broadcast the indexing progress."""
+        self.index_progress = (message.done, message.total)
+        self.progress_signal.publish((message.done, message.total))
+
+    def on_index_ready(self, message: IndexReady) -> None:
+        """Install the index and searcher, tell the screens, compute badges."""
+        from memtui.notes.search import Searcher
+
+        self.index_progress = None
+        if message.error:
+            self.notify(message.error, severity="error", timeout=10)
+        if message.index is None:
+            return
+        self.ctx.index = message.index
+        self.ctx.searcher = Searcher(message.index, thread_history(self.ctx.root))
+        self.index_ready_signal.publish(None)
+        self.compute_badges()
+
+    @work(thread=True, exclusive=True, group="badges", exit_on_error=False)
+    def compute_badges(self) -> None:
+        """Compute tree badges in a thread."""
+        index = self.ctx.index
+        if index is not None:
+            self.post_message(BadgesReady(compute_badges(self.ctx.root, index)))
+
+    def on_badges_ready(self, message: BadgesReady) -> None:
+        """Install new badges and tell the screens."""
+        self.badges = message.badges
+        self.badges_signal.publish(None)
+
+    @work(exclusive=True, group="watch", exit_on_error=False)
+    async def watch_files(self) -> None:
+        """Watch the store for changes until the app exits."""
+        await watch_store(self.ctx.root, self.apply_changes)
+
+    async def apply_changes(self, paths: frozenset[str]) -> None:
+        """Update the index and history for changed paths in a thread, then post `NotesChanged`."""
+        await asyncio.to_thread(apply_changes, self.ctx, paths)
+        self.post_message(NotesChanged(paths))
+
+    def on_notes_changed(self, message: NotesChanged) -> None:
+        """Tell every screen which notes changed, and refresh badges."""
+        self.notes_changed_signal.publish(message.paths)
+        self.compute_badges()
+
+    def open_note(self, relpath: str, line: int | None = None) -> None:
+        """Switch to the main screen showing `relpath`, scrolled to `line`."""
+        from memtui.tui.screens.main import MainScreen
+
+        while len(self.screen_stack) > 2 and not isinstance(self.screen, MainScreen):
+            self.pop_screen()
+        main = self.screen
+        if isinstance(main, MainScreen):
+            main.show_path(relpath, line)
+
+    def remember_event(self, event_id: int | None) -> None:
+        """Remember an event this app made, so `undo` can revert it."""
+        if event_id is not None:
+            self.undo_stack.append(event_id)
+
+    def action_help(self) -> None:
+        """Show the keys of the focused widget and its screen."""
+        from memtui.tui.screens.dialogs import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(self.screen))

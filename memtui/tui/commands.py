@@ -1,0 +1,90 @@
+"""Command palette providers: open any note by fuzzy title, and run any screen action by verb."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from functools import partial
+from typing import TYPE_CHECKING
+
+from rapidfuzz import fuzz, process
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+if TYPE_CHECKING:
+    from memtui.tui.app import MemtuiApp
+
+PaletteEntry = tuple[str, str, str]
+"""(verb shown in the palette, action name on the screen, help text)."""
+
+APP_PALETTE: list[PaletteEntry] = [
+    ("app: keys for this screen", "app.help", "Show the keys of the focused widget (F1)"),
+    ("app: quit", "app.quit", "Leave memtui"),
+]
+
+
+def palette_entries(screen: object) -> list[PaletteEntry]:
+    """The palette verbs of a screen (its `PALETTE` attribute) followed by the app's."""
+    return [*getattr(screen, "PALETTE", []), *APP_PALETTE]
+
+
+class ActionProvider(Provider):
+    """Every action of the current screen as a verb: "note: edit", "view: toggle raw", "go: graph"."""
+
+    def _entries(self) -> Iterator[tuple[str, str, str]]:
+        """The verbs available on the screen the palette was opened from."""
+        yield from palette_entries(self.screen)
+
+    async def discover(self) -> Hits:
+        """List every verb when the palette opens empty."""
+        for verb, action, help_text in self._entries():
+            yield DiscoveryHit(verb, partial(self._run, action), help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        """Verbs matching the query."""
+        matcher = self.matcher(query)
+        for verb, action, help_text in self._entries():
+            score = matcher.match(verb)
+            if score > 0:
+                yield Hit(score, matcher.highlight(verb), partial(self._run, action), help=help_text)
+
+    async def _run(self, action: str) -> None:
+        """Run an action on the screen (or the app for `app.` actions)."""
+        if action.startswith("app."):
+            await self.app.run_action(action)
+        else:
+            await self.screen.run_action(action)
+
+
+class NoteProvider(Provider):
+    """Open any note by fuzzy title or path."""
+
+    LIMIT = 30
+
+    @property
+    def memtui(self) -> MemtuiApp:
+        """The app, typed."""
+        return self.app  # type: ignore[return-value]
+
+    def _choices(self) -> dict[str, str]:
+        """Relative path -> "title  path" for every indexed note."""
+        index = self.memtui.ctx.index
+        if index is None:
+            return {}
+        return {path: f"{note.title}  {path}" for path, note in list(index.notes.items())}
+
+    async def search(self, query: str) -> Hits:
+        """The best matching notes, scored with rapidfuzz and highlighted like the palette."""
+        choices = self._choices()
+        if not choices or not query.strip():
+            return
+        matcher = self.matcher(query)
+        best = process.extract(
+            query, choices, scorer=fuzz.WRatio, limit=self.LIMIT, score_cutoff=40
+        )
+        for display, score, path in best:
+            title = display.rsplit("  ", 1)[0]
+            yield Hit(
+                score / 100,
+                matcher.highlight(f"open: {title}"),
+                partial(self.memtui.open_note, path),
+                help=path,
+            )

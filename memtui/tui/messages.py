@@ -1,0 +1,41 @@
+"""Messages that workers post to the app; handlers on the app own every state change."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from textual.message import Message
+
+if TYPE_CHECKING:
+    from memtui.notes.index import NoteIndex
+
+
+@dataclass
+class IndexProgress(Message):
+    """The index worker has parsed `done` of `total` notes."""
+
+    done: int
+    total: int
+
+
+@dataclass
+class IndexReady(Message):
+    """The index finished loading; posted once, by the index worker."""
+
+    index: NoteIndex | None = None
+    error: str | None = None
+
+
+@dataclass
+class NotesChanged(Message):
+    """Relative paths changed on disk, posted after the index was updated for them."""
+
+    paths: frozenset[str]
+
+
+@dataclass
+class BadgesReady(Message):
+    """Tree badges computed in a worker: relpath -> badge names."""
+
+    badges: dict[str, frozenset[str]]

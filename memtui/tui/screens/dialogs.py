@@ -1,0 +1,280 @@
+"""Small modals (new note, rename, key help) and the note operations they start."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Button, Checkbox, Input, Label, Static
+
+if TYPE_CHECKING:
+    from memtui.core.result import CommandResult
+    from memtui.core.store import MemoryStore
+    from memtui.notes.model import Relation
+    from memtui.tui.context import AppContext
+
+UNSAFE_NAME = re.compile(r"[\\/:*?\"<>|\x00-\x1f]+")
+
+
+def note_filename(title: str) -> str:
+    """A file name for a note title: the title itself, minus characters paths cannot hold."""
+    name = UNSAFE_NAME.sub("-", title).strip(" .-")
+    return (name or "untitled") + ".md"
+
+
+def note_template(title: str, relpath: str) -> str:
+    """A new note: frontmatter (title, type, tags, permalink), Observations and Relations."""
+    try:
+        from memtui.notes.permalink import generate_permalink
+
+        permalink = generate_permalink(relpath)
+    except ImportError:
+        permalink = relpath.removesuffix(".md").lower().replace(" ", "-")
+    return (
+        "---\n"
+        f"title: {title}\n"
+        "type: note\n"
+        "tags: []\n"
+        f"permalink: {permalink}\n"
+        "---\n\n"
+        f"# {title}\n\n"
+        "## Observations\n\n"
+        "- [fact] \n\n"
+        "## Relations\n\n"
+        "- relates_to [[]]\n"
+    )
+
+
+def create_note(store: MemoryStore, folder: str, title: str) -> tuple[CommandResult, str]:
+    """Create a note from the template through the store; returns the result and its path."""
+    folder = folder.strip().strip("/")
+    relpath = f"{folder}/{note_filename(title)}" if folder else note_filename(title)
+    text = note_template(title.strip(), relpath)
+    return store.write("/memories/" + relpath, text, None), relpath
+
+
+@dataclass
+class RenameOutcome:
+    """What a rename did: events recorded, notes whose links were rewritten, any error."""
+
+    event_ids: list[int] = field(default_factory=list)
+    rewritten: list[str] = field(default_factory=list)
+    error: str | None = None
+    summary: str = ""
+
+
+def rename_with_links(
+    ctx: AppContext, old: str, new: str, inbound: list[tuple[str, Relation]]
+) -> RenameOutcome:
+    """Rename through the store, then rewrite `[[links]]` that no longer resolve, one str_replace each."""
+    outcome = RenameOutcome()
+    new = new.strip().strip("/")
+    result = ctx.store.rename(ctx.virtual(old), ctx.virtual(new))
+    if result.is_error:
+        outcome.error = result.content
+        return outcome
+    if result.event_id is not None:
+        outcome.event_ids.append(result.event_id)
+    outcome.summary = f"Moved {old} to {new}"
+    index = ctx.index
+    if not inbound or index is None:
+        return outcome
+    index.update_paths([old, new])
+    new_target = _link_target_for(ctx, new)
+    failures = 0
+    for source, relation in inbound:
+        source = new if source == old else source
+        if index.resolve(relation.target, source) == new:
+            continue
+        done, event_ids = _rewrite_links(ctx, source, relation.target, new_target)
+        outcome.event_ids.extend(event_ids)
+        if done:
+            outcome.rewritten.append(source)
+        else:
+            failures += 1
+    outcome.summary += f"; rewrote links in {len(set(outcome.rewritten))} note(s)"
+    if failures:
+        outcome.summary += f", {failures} link(s) could not be rewritten"
+    return outcome
+
+
+def _link_target_for(ctx: AppContext, relpath: str) -> str:
+    """How a link should name the note now: its title when that resolves, else its path."""
+    index = ctx.index
+    note = index.notes.get(relpath) if index is not None else None
+    if note is not None and index is not None and index.resolve(note.title) == relpath:
+        return note.title
+    return relpath.removesuffix(".md")
+
+
+def _rewrite_links(ctx: AppContext, source: str, old_target: str, new_target: str) -> tuple[bool, list[int]]:
+    """Replace `[[old_target]]` with `[[new_target]]` in `source`, line by line via str_replace."""
+    virtual = ctx.virtual(source)
+    try:
+        text, _revision = ctx.store.read(virtual)
+    except Exception:
+        return False, []
+    needle = f"[[{old_target}]]"
+    event_ids: list[int] = []
+    done = False
+    for line in dict.fromkeys(line for line in text.splitlines() if needle in line):
+        result = ctx.store.str_replace(virtual, line, line.replace(needle, f"[[{new_target}]]"))
+        if result.event_id is not None and not result.is_error:
+            event_ids.append(result.event_id)
+        done = done or not result.is_error
+    return done, event_ids
+
+
+class NewNoteScreen(ModalScreen[tuple[str, str] | None]):
+    """Ask for the folder and title of a new note."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="new.cancel")
+    ]
+
+    def __init__(self, folder: str) -> None:
+        """Prefill the folder."""
+        super().__init__()
+        self.folder = folder
+
+    def compose(self) -> ComposeResult:
+        """Folder and title inputs and buttons."""
+        with Vertical(classes="dialog"):
+            yield Label("New note", classes="dialog-title")
+            yield Label("Folder")
+            yield Input(self.folder, placeholder="(store root)", id="new-folder")
+            yield Label("Title")
+            yield Input(placeholder="What is this note about?", id="new-title")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Cancel", id="cancel")
+                yield Button("Create", id="create", variant="primary")
+
+    def on_mount(self) -> None:
+        """Start in the title."""
+        self.query_one("#new-title", Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        """Enter in a field creates the note."""
+        self._create()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        """Create or cancel."""
+        if event.button.id == "create":
+            self._create()
+        else:
+            self.dismiss(None)
+
+    def _create(self) -> None:
+        """Dismiss with (folder, title) when a title is given."""
+        title = self.query_one("#new-title", Input).value.strip()
+        if not title:
+            self.notify("A note needs a title.", severity="warning")
+            return
+        self.dismiss((self.query_one("#new-folder", Input).value, title))
+
+    def action_cancel(self) -> None:
+        """Close without creating."""
+        self.dismiss(None)
+
+
+class RenameScreen(ModalScreen[tuple[str, bool] | None]):
+    """Ask for a new path; offer to rewrite the links that point to the note."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="rename.cancel")
+    ]
+
+    def __init__(self, relpath: str, inbound_notes: int) -> None:
+        """Prefill the current path; `inbound_notes` notes link here."""
+        super().__init__()
+        self.relpath = relpath
+        self.inbound_notes = inbound_notes
+
+    def compose(self) -> ComposeResult:
+        """The path input, the link option and buttons."""
+        with Vertical(classes="dialog"):
+            yield Label(f"Rename or move {self.relpath}", classes="dialog-title")
+            yield Input(self.relpath, id="rename-path")
+            yield Checkbox(
+                f"Rewrite links in {self.inbound_notes} note(s) that point here",
+                value=self.inbound_notes > 0,
+                disabled=self.inbound_notes == 0,
+                id="rename-links",
+            )
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Cancel", id="cancel")
+                yield Button("Rename", id="rename", variant="primary")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        """Enter renames."""
+        self._rename()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        """Rename or cancel."""
+        if event.button.id == "rename":
+            self._rename()
+        else:
+            self.dismiss(None)
+
+    def _rename(self) -> None:
+        """Dismiss with (new path, rewrite links) when the path changed."""
+        new = self.query_one("#rename-path", Input).value.strip().strip("/")
+        if not new or new == self.relpath:
+            self.dismiss(None)
+            return
+        self.dismiss((new, self.query_one("#rename-links", Checkbox).value))
+
+    def action_cancel(self) -> None:
+        """Close without renaming."""
+        self.dismiss(None)
+
+
+class HelpScreen(ModalScreen[None]):
+    """F1: the keys of the focused widget and its screen, and the screen's own help."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,f1,q", "close", "Close", id="help.close")
+    ]
+
+    def __init__(self, screen: Screen[object]) -> None:
+        """Describe `screen` as it is now."""
+        super().__init__()
+        self.described = screen
+
+    def compose(self) -> ComposeResult:
+        """A scrollable list of keys."""
+        with Vertical(classes="dialog help-dialog"):
+            yield Label("Keys", classes="dialog-title")
+            with VerticalScroll():
+                yield Static(self.keys_text(), id="help-keys")
+
+    def keys_text(self) -> Text:
+        """Key, description and binding id of every active binding, then the screen's help."""
+        text = Text()
+        seen: set[str] = set()
+        for key, active in self.described.active_bindings.items():
+            binding = active.binding
+            if binding.action in seen or binding.action.startswith("_"):
+                continue
+            seen.add(binding.action)
+            display = self.app.get_key_display(binding)
+            text.append(f"{display:>10}  ", style="bold")
+            text.append(binding.description or binding.action)
+            if binding.id:
+                text.append(f"  ({binding.id})", style="dim")
+            text.append("\n")
+        help_text = getattr(self.described, "HELP", "")
+        if help_text:
+            text.append("\n" + help_text.strip() + "\n")
+        text.append("\nctrl+p opens the command palette: every action, and any note by title.")
+        return text
+
+    def action_close(self) -> None:
+        """Close the help."""
+        self.dismiss(None)

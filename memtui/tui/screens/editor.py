@@ -1,0 +1,219 @@
+"""Editing a note: the in-app editor, $EDITOR on a temp copy, and conflict resolution."""
+
+from __future__ import annotations
+
+import difflib
+import os
+import shlex
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar, Literal
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Button, Footer, Label, Static, TextArea
+
+from memtui.tui.widgets.confirm import ConfirmScreen
+
+if TYPE_CHECKING:
+    from memtui.tui.app import MemtuiApp
+
+Choice = Literal["mine", "theirs", "edit"]
+SaveOutcome = Literal["saved", "theirs", "edit", "failed"]
+
+
+def unified_diff(theirs: str, mine: str, relpath: str) -> Text:
+    """A coloured unified diff from their version to mine."""
+    text = Text()
+    lines = difflib.unified_diff(
+        theirs.splitlines(), mine.splitlines(), f"theirs/{relpath}", f"mine/{relpath}", lineterm=""
+    )
+    for line in lines:
+        style = ""
+        if line.startswith("+") and not line.startswith("+++"):
+            style = "green"
+        elif line.startswith("-") and not line.startswith("---"):
+            style = "red"
+        elif line.startswith("@@"):
+            style = "cyan"
+        text.append(line + "\n", style=style)
+    return text
+
+
+class ConflictScreen(ModalScreen[Choice]):
+    """The note changed since it was loaded: show theirs, mine and the diff; let the user choose."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "choose('edit')", "Keep editing", id="conflict.edit"),
+        Binding("ctrl+k", "choose('mine')", "Keep mine", id="conflict.mine"),
+        Binding("ctrl+t", "choose('theirs')", "Take theirs", id="conflict.theirs"),
+    ]
+
+    def __init__(self, relpath: str, theirs: str | None, mine: str) -> None:
+        """`theirs` is None when the note was deleted meanwhile."""
+        super().__init__()
+        self.relpath = relpath
+        self.theirs = theirs
+        self.mine = mine
+
+    def compose(self) -> ComposeResult:
+        """Both versions side by side, the diff, and the three choices."""
+        with Vertical(classes="dialog conflict-dialog"):
+            yield Label(
+                f"{self.relpath} changed while you were editing it", classes="dialog-title"
+            )
+            with Horizontal(id="conflict-versions"):
+                with VerticalScroll(classes="conflict-side"):
+                    yield Label("Theirs (on disk now)", classes="conflict-label")
+                    yield Static(
+                        self.theirs if self.theirs is not None else "(deleted)",
+                        markup=False,
+                        id="conflict-theirs",
+                    )
+                with VerticalScroll(classes="conflict-side"):
+                    yield Label("Mine", classes="conflict-label")
+                    yield Static(self.mine, markup=False, id="conflict-mine")
+            with VerticalScroll(id="conflict-diff-scroll"):
+                yield Static(unified_diff(self.theirs or "", self.mine, self.relpath), id="conflict-diff")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Keep editing", id="edit")
+                yield Button("Take theirs", id="theirs")
+                yield Button("Keep mine", id="mine", variant="warning")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        """Dismiss with the chosen button."""
+        self.dismiss(event.button.id)  # type: ignore[arg-type]
+
+    def action_choose(self, choice: Choice) -> None:
+        """Choose from the keyboard."""
+        self.dismiss(choice)
+
+
+async def save_checked(app: MemtuiApp, relpath: str, text: str, revision: str | None) -> SaveOutcome:
+    """Write `text` if the note is still at `revision`; on a conflict let the user decide."""
+    store = app.ctx.store
+    virtual = app.ctx.virtual(relpath)
+    result = store.write(virtual, text, revision)
+    if not result.is_error:
+        app.remember_event(result.event_id)
+        return "saved"
+    if not result.content.startswith("Conflict"):
+        app.notify(result.content, severity="error")
+        return "failed"
+    try:
+        theirs: str | None = store.read(virtual)[0]
+    except Exception:
+        theirs = None
+    choice = await app.push_screen_wait(ConflictScreen(relpath, theirs, text))
+    if choice == "mine":
+        retry = store.write(virtual, text, store.revision(virtual))
+        if retry.is_error:
+            app.notify(retry.content, severity="error")
+            return "failed"
+        app.remember_event(retry.event_id)
+        return "saved"
+    return choice
+
+
+class EditorScreen(Screen[bool]):
+    """Edit a note in a markdown TextArea; ctrl+s saves through the store with the loaded revision."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+s", "save", "Save", id="editor.save", priority=True),
+        Binding("escape", "close", "Close", id="editor.close"),
+    ]
+    PALETTE: ClassVar[list[tuple[str, str, str]]] = [
+        ("editor: save", "save", "Save the note (ctrl+s)"),
+        ("editor: close", "close", "Close, asking before discarding changes (escape)"),
+    ]
+
+    def __init__(self, relpath: str, text: str, revision: str | None) -> None:
+        """Edit `text`, loaded from `relpath` at `revision`."""
+        super().__init__()
+        self.relpath = relpath
+        self.original = text
+        self.revision = revision
+        self.saved = False
+
+    def compose(self) -> ComposeResult:
+        """Title line, the editor and the footer."""
+        yield Static(f" editing {self.relpath}", id="editor-title", markup=False)
+        yield TextArea.code_editor(self.original, language="markdown", soft_wrap=True, id="editor")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        """Focus the text."""
+        self.query_one("#editor", TextArea).focus()
+
+    @property
+    def text(self) -> str:
+        """The text being edited."""
+        return self.query_one("#editor", TextArea).text
+
+    @work(exclusive=True, group="editor-save")
+    async def action_save(self) -> None:
+        """Save; on a conflict show both versions and follow the user's choice."""
+        app: MemtuiApp = self.app  # type: ignore[assignment]
+        text = self.text
+        outcome = await save_checked(app, self.relpath, text, self.revision)
+        if outcome == "saved":
+            app.notify(f"Saved {self.relpath}")
+            self.dismiss(True)
+        elif outcome == "theirs":
+            app.notify(f"Kept the version on disk of {self.relpath}")
+            self.dismiss(True)
+
+    @work(exclusive=True, group="editor-close")
+    async def action_close(self) -> None:
+        """Close; asks first when there are unsaved changes."""
+        if self.text != self.original:
+            discard = await self.app.push_screen_wait(
+                ConfirmScreen(
+                    "Discard changes?",
+                    f"Your changes to {self.relpath} are not saved.",
+                    confirm_label="Discard",
+                )
+            )
+            if not discard:
+                return
+        self.dismiss(False)
+
+
+def editor_command() -> list[str]:
+    """The user's editor command ($VISUAL, $EDITOR, else vi)."""
+    return shlex.split(os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi")
+
+
+async def edit_in_external_editor(app: MemtuiApp, relpath: str) -> bool:
+    """Edit a temp copy in $EDITOR (app suspended), then save it through the store; True if saved."""
+    store = app.ctx.store
+    try:
+        text, revision = store.read(app.ctx.virtual(relpath))
+    except Exception as error:
+        app.notify(f"Cannot edit {relpath}: {error}", severity="error")
+        return False
+    with tempfile.TemporaryDirectory(prefix="memtui-edit-") as folder:
+        copy = Path(folder) / Path(relpath).name
+        copy.write_text(text, encoding="utf-8")
+        try:
+            with app.suspend():
+                code = subprocess.call([*editor_command(), str(copy)])
+        except Exception as error:
+            app.notify(f"Cannot run the editor: {error}", severity="error")
+            return False
+        edited = copy.read_text(encoding="utf-8")
+    if code != 0:
+        app.notify(f"The editor exited with status {code}; nothing saved.", severity="warning")
+        return False
+    if edited == text:
+        app.notify("No changes.")
+        return False
+    outcome = await save_checked(app, relpath, edited, revision)
+    if outcome != "edit":
+        return outcome in ("saved", "theirs")
+    return bool(await app.push_screen_wait(EditorScreen(relpath, edited, revision)))

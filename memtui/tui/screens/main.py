@@ -1,0 +1,448 @@
+"""The main screen: the note tree, the preview and the links-and-history side panel."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Footer, Static, Tree
+
+from memtui.tui.commands import PaletteEntry
+from memtui.tui.widgets.confirm import ConfirmScreen
+from memtui.tui.widgets.note_tree import BADGE_HELP, NoteTree, TreeEntry
+from memtui.tui.widgets.preview import LinkFollowed, Preview
+from memtui.tui.widgets.side_panel import SideItemChosen, SidePanel
+
+if TYPE_CHECKING:
+    from memtui.tui.app import MemtuiApp
+    from memtui.tui.context import AppContext
+
+PREVIEW_DELAY = 0.05
+"""Seconds the cursor must rest on a note before the preview loads it."""
+HISTORY_ROWS = 8
+
+
+class MainScreen(Screen[None]):
+    """Browse the store: tree, preview, links and history; every note action starts here."""
+
+    HELP = "Tree badges: " + BADGE_HELP
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("slash", "search", "Search", id="main.search"),
+        Binding("e", "edit", "Edit", id="main.edit"),
+        Binding("E", "external_edit", "$EDITOR", show=False, id="main.external_edit"),
+        Binding("n", "new_note", "New", id="main.new"),
+        Binding("m", "rename", "Move", id="main.rename"),
+        Binding("d", "delete", "Delete", id="main.delete"),
+        Binding("u", "undo", "Undo", id="main.undo"),
+        Binding("v", "toggle_raw", "Raw", id="main.raw"),
+        Binding("g", "graph", "Graph", id="main.graph"),
+        Binding("h", "history", "History", id="main.history"),
+        Binding("H", "note_history", "Note history", show=False, id="main.note_history"),
+        Binding("r", "review", "Review", id="main.review"),
+        Binding("ctrl+r", "reload", "Reload", show=False, id="main.reload"),
+    ]
+    PALETTE: ClassVar[list[PaletteEntry]] = [
+        ("go: search", "search", "Search every note (/)"),
+        ("note: edit", "edit", "Edit the note in memtui (e)"),
+        ("note: edit in $EDITOR", "external_edit", "Edit a copy in your editor (E)"),
+        ("note: new", "new_note", "Create a note from the template (n)"),
+        ("note: rename or move", "rename", "Rename, optionally rewriting links to it (m)"),
+        ("note: delete", "delete", "Delete the note or folder, undoable (d)"),
+        ("note: undo last change", "undo", "Revert the last change made in this app (u)"),
+        ("view: toggle raw", "toggle_raw", "Show exactly what the agent's view returns (v)"),
+        ("go: graph", "graph", "The note's neighbourhood (g)"),
+        ("go: history", "history", "Every event in the store (h)"),
+        ("go: note history", "note_history", "Events of this note (H)"),
+        ("go: review", "review", "Stale notes to review (r)"),
+        ("view: reload tree", "reload", "Re-list the folders (ctrl+r)"),
+    ]
+
+    def __init__(self) -> None:
+        """Create the screen; content arrives on mount."""
+        super().__init__()
+        self._preview_timer: Timer | None = None
+        self.raw = False
+
+    @property
+    def memtui(self) -> MemtuiApp:
+        """The app, typed."""
+        return self.app  # type: ignore[return-value]
+
+    @property
+    def ctx(self) -> AppContext:
+        """The shared context of the open store."""
+        return self.memtui.ctx
+
+    def compose(self) -> ComposeResult:
+        """Tree | preview | side panel, a status line and the footer."""
+        with Horizontal(id="main-panes"):
+            yield NoteTree(self.ctx.root, id="tree")
+            yield Preview(id="preview")
+            yield SidePanel(id="side")
+        yield Static("", id="status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        """Subscribe to the app's signals and show the status."""
+        app = self.memtui
+        app.notes_changed_signal.subscribe(self, self.on_notes_changed_signal)
+        app.index_ready_signal.subscribe(self, lambda _none: self.on_index_ready_signal())
+        app.progress_signal.subscribe(self, lambda _progress: self.update_status())
+        app.badges_signal.subscribe(self, lambda _none: self.tree.set_badges(app.badges))
+        self.tree.focus()
+        self.update_status()
+
+    @property
+    def tree(self) -> NoteTree:
+        """The note tree."""
+        return self.query_one(NoteTree)
+
+    @property
+    def preview(self) -> Preview:
+        """The preview."""
+        return self.query_one(Preview)
+
+    @property
+    def side(self) -> SidePanel:
+        """The side panel."""
+        return self.query_one(SidePanel)
+
+    def update_status(self) -> None:
+        """The status line: the store and its notes, or indexing progress."""
+        index = self.ctx.index
+        progress = self.memtui.index_progress
+        if index is not None:
+            state = f"{len(index.notes):,} notes"
+        elif progress is not None:
+            state = f"indexing {progress[0]:,} / {progress[1]:,} notes…"
+        else:
+            state = "indexing…"
+        self.query_one("#status", Static).update(f" {self.ctx.root}  ·  {state}  ·  F1 keys")
+
+    def on_index_ready_signal(self) -> None:
+        """Index ready: refresh the status and the current note's links."""
+        self.update_status()
+        self.tree.set_badges(self.memtui.badges)
+        self.schedule_preview(keep_mode=True)
+
+    def on_notes_changed_signal(self, paths: frozenset[str]) -> None:
+        """Re-list changed folders and reload the shown note."""
+        self.tree.refresh_paths(paths)
+        self.update_status()
+        shown = self.preview.relpath
+        if shown is None or shown in paths or self.tree.cursor_relpath != shown:
+            self.schedule_preview()
+        else:
+            self.refresh_side(shown)
+
+    @on(Tree.NodeHighlighted, "#tree")
+    def _node_highlighted(self, event: Tree.NodeHighlighted[TreeEntry]) -> None:
+        """Preview the note under the cursor once it rests there."""
+        self.raw = False
+        self.schedule_preview()
+
+    @on(Tree.NodeSelected, "#tree")
+    def _node_selected(self, event: Tree.NodeSelected[TreeEntry]) -> None:
+        """Enter on a note focuses the preview."""
+        if event.node.data is not None and not event.node.data.is_dir:
+            self.preview.focus()
+
+    def schedule_preview(self, line: int | None = None, *, keep_mode: bool = False) -> None:
+        """Load the preview after a short pause, so holding a key does not render every note."""
+        if self._preview_timer is not None:
+            self._preview_timer.stop()
+        if not keep_mode:
+            self.raw = False
+        self._preview_timer = self.set_timer(PREVIEW_DELAY, lambda: self.load_preview(line))
+
+    def show_path(self, relpath: str, line: int | None = None) -> None:
+        """Put the tree cursor on `relpath` and show it, scrolled to `line`."""
+        self.tree.select_path(relpath)
+        self.raw = False
+        self.tree.focus()
+        self.call_after_refresh(self.load_preview, line)
+
+    async def load_preview(self, line: int | None = None) -> None:
+        """Show the note under the cursor (read without recording an agent read)."""
+        entry = self.tree.cursor_entry
+        if entry is None:
+            self.preview.show_message("This store is empty: press n to create a note.")
+            self.side.show_nothing()
+            return
+        if entry.is_dir:
+            self.preview.show_message(f"{entry.relpath}/  ·  folder  ·  d deletes it, n adds a note")
+            self.side.show_nothing()
+            return
+        if self.raw:
+            self.show_raw(entry.relpath)
+            return
+        try:
+            text, _revision = self.ctx.store.read(self.ctx.virtual(entry.relpath))
+        except Exception as error:
+            self.preview.show_message(f"Cannot read {entry.relpath}: {error}")
+            self.side.show_nothing()
+            return
+        from memtui.notes.parser import parse_note
+
+        note = parse_note(text, entry.relpath)
+        outgoing = self.outgoing(entry.relpath, note)
+        await self.preview.show_note(note, text, outgoing=outgoing, line=line)
+        self.refresh_side(entry.relpath, note)
+
+    def outgoing(self, relpath: str, note: object) -> list[tuple[str, str | None]]:
+        """The note's links with their resolved paths (None when unresolved or not indexed)."""
+        index = self.ctx.index
+        relations = getattr(note, "relations", [])
+        if index is None:
+            return [(relation.target, None) for relation in relations]
+        return [(relation.target, index.resolve(relation.target, relpath)) for relation in relations]
+
+    def refresh_side(self, relpath: str, note: object | None = None) -> None:
+        """Fill the side panel for `relpath`."""
+        index = self.ctx.index
+        if note is None:
+            note = index.notes.get(relpath) if index is not None else None
+        outgoing = self.outgoing(relpath, note) if note is not None else []
+        backlinks = (
+            [(source, rel.relation_type) for source, rel in index.backlinks(relpath)]
+            if index is not None
+            else []
+        )
+        try:
+            events = self.ctx.history.events(path=self.ctx.virtual(relpath), limit=HISTORY_ROWS)
+        except Exception:
+            events = []
+        self.side.show_note(
+            outgoing=outgoing, backlinks=backlinks, events=events, index_ready=index is not None
+        )
+
+    def show_raw(self, relpath: str) -> None:
+        """Show the agent's `view` of the note (recorded as one human `view` event)."""
+        result = self.ctx.store.view(self.ctx.virtual(relpath))
+        self.preview.show_raw(relpath, result.content)
+        self.refresh_side(relpath)
+
+    def on_link_followed(self, message: LinkFollowed) -> None:
+        """Follow a link from the preview."""
+        self.follow(message.target, message.source)
+
+    def follow(self, target: str, source: str | None) -> None:
+        """Open a link's target note, or say it is unresolved."""
+        index = self.ctx.index
+        if index is None:
+            self.notify("Still indexing: links resolve in a moment.")
+            return
+        resolved = index.resolve(target, source)
+        if resolved is None:
+            self.notify(f"Unresolved link: [[{target}]]", severity="warning")
+        else:
+            self.show_path(resolved)
+
+    def on_side_item_chosen(self, message: SideItemChosen) -> None:
+        """Open a linked note, or the note's history."""
+        if message.kind == "note":
+            self.show_path(message.value)
+        elif message.kind == "history":
+            self.action_note_history()
+
+    def selected_note(self) -> str | None:
+        """The relative path of the note under the cursor (None for a folder or nothing)."""
+        entry = self.tree.cursor_entry
+        if entry is None or entry.is_dir:
+            self.notify("Select a note first.", severity="warning")
+            return None
+        return entry.relpath
+
+    def selected_folder(self) -> str:
+        """The folder under the cursor, or the folder of the note under it."""
+        entry = self.tree.cursor_entry
+        if entry is None:
+            return ""
+        return entry.relpath if entry.is_dir else entry.relpath.rpartition("/")[0]
+
+    async def changed(self, paths: set[str], show: str | None = None) -> None:
+        """After a change made here: update the index and widgets now, then show `show`."""
+        await self.memtui.apply_changes(frozenset(paths))
+        if show is not None:
+            self.tree.refresh_paths(frozenset(paths))
+            self.show_path(show)
+
+    def action_search(self) -> None:
+        """Open the search screen."""
+        from memtui.tui.screens.search import SearchScreen
+
+        self.app.push_screen(SearchScreen())
+
+    def action_toggle_raw(self) -> None:
+        """Switch between the rendered note and the agent's raw view."""
+        relpath = self.selected_note()
+        if relpath is None:
+            return
+        self.raw = not self.raw
+        if self.raw:
+            self.show_raw(relpath)
+        else:
+            self.schedule_preview()
+
+    def action_reload(self) -> None:
+        """Re-list every open folder."""
+        self.tree.reload()
+        self.schedule_preview()
+
+    @work(exclusive=True, group="main-action")
+    async def action_edit(self) -> None:
+        """Edit the note in the in-app editor."""
+        from memtui.tui.screens.editor import EditorScreen
+
+        relpath = self.selected_note()
+        if relpath is None:
+            return
+        try:
+            text, revision = self.ctx.store.read(self.ctx.virtual(relpath))
+        except Exception as error:
+            self.notify(f"Cannot edit {relpath}: {error}", severity="error")
+            return
+        saved = await self.app.push_screen_wait(EditorScreen(relpath, text, revision))
+        if saved:
+            await self.changed({relpath}, show=relpath)
+
+    @work(exclusive=True, group="main-action")
+    async def action_external_edit(self) -> None:
+        """Edit a copy of the note in $EDITOR and save it through the store."""
+        from memtui.tui.screens.editor import edit_in_external_editor
+
+        relpath = self.selected_note()
+        if relpath is not None and await edit_in_external_editor(self.memtui, relpath):
+            await self.changed({relpath}, show=relpath)
+
+    @work(exclusive=True, group="main-action")
+    async def action_new_note(self) -> None:
+        """Create a note from the template in a folder the user names."""
+        from memtui.tui.screens.dialogs import NewNoteScreen, create_note
+
+        answer = await self.app.push_screen_wait(NewNoteScreen(self.selected_folder()))
+        if answer is None:
+            return
+        result, relpath = create_note(self.ctx.store, *answer)
+        if result.is_error:
+            self.notify(result.content, severity="error")
+            return
+        self.memtui.remember_event(result.event_id)
+        await self.changed({relpath}, show=relpath)
+        self.notify(f"Created {relpath}")
+
+    @work(exclusive=True, group="main-action")
+    async def action_rename(self) -> None:
+        """Rename or move the note or folder, optionally rewriting links to it."""
+        from memtui.tui.screens.dialogs import RenameScreen, rename_with_links
+
+        entry = self.tree.cursor_entry
+        if entry is None:
+            return
+        index = self.ctx.index
+        inbound = index.backlinks(entry.relpath) if index is not None and not entry.is_dir else []
+        answer = await self.app.push_screen_wait(
+            RenameScreen(entry.relpath, len({source for source, _ in inbound}))
+        )
+        if answer is None:
+            return
+        new_relpath, rewrite = answer
+        outcome = rename_with_links(self.ctx, entry.relpath, new_relpath, inbound if rewrite else [])
+        for event_id in outcome.event_ids:
+            self.memtui.remember_event(event_id)
+        if outcome.error:
+            self.notify(outcome.error, severity="error")
+            return
+        await self.changed({entry.relpath, new_relpath, *outcome.rewritten}, show=new_relpath)
+        self.notify(outcome.summary)
+
+    @work(exclusive=True, group="main-action")
+    async def action_delete(self) -> None:
+        """Delete the note or folder under the cursor after confirmation (undo with u)."""
+        entry = self.tree.cursor_entry
+        if entry is None:
+            return
+        kind = "folder and everything in it" if entry.is_dir else "note"
+        confirmed = await self.app.push_screen_wait(
+            ConfirmScreen(
+                f"Delete {entry.relpath}?",
+                f"This deletes the {kind}. The history keeps its content: u undoes it.",
+                confirm_label="Delete",
+            )
+        )
+        if not confirmed:
+            return
+        result = self.ctx.store.delete(self.ctx.virtual(entry.relpath))
+        if result.is_error:
+            self.notify(result.content, severity="error")
+            return
+        self.memtui.remember_event(result.event_id)
+        await self.changed({entry.relpath})
+        self.notify(f"Deleted {entry.relpath} (u to undo)")
+
+    async def action_undo(self) -> None:
+        """Revert the last change made in this app."""
+        if not self.memtui.undo_stack:
+            self.notify("Nothing to undo in this session.")
+            return
+        event_id = self.memtui.undo_stack.pop()
+        event = self.ctx.history.event(event_id)
+        result = self.ctx.store.revert(event_id)
+        if result.is_error:
+            self.notify(result.content, severity="error")
+            return
+        paths = {
+            p.removeprefix("/memories/").strip("/")
+            for p in (event.path, event.new_path) if event is not None and p
+        }
+        await self.changed(paths)
+        if event is not None and event.path:
+            self.show_path(event.path.removeprefix("/memories/"))
+        self.notify(f"Undid {event.command if event else 'the change'}")
+
+    def _current_relpath(self) -> str:
+        """The path under the cursor, or the whole store."""
+        return self.tree.cursor_relpath or ""
+
+    def action_graph(self) -> None:
+        """Open the graph around the note."""
+        try:
+            from memtui.tui.screens.graph import GraphScreen
+        except ImportError:
+            self.notify("The graph screen is not available.", severity="warning")
+            return
+        relpath = self.selected_note()
+        if relpath is not None:
+            self.app.push_screen(GraphScreen(relpath))
+
+    def action_history(self) -> None:
+        """Open the history of the whole store."""
+        self._open_history(None)
+
+    def action_note_history(self) -> None:
+        """Open the history of the note or folder under the cursor."""
+        relpath = self._current_relpath()
+        self._open_history(self.ctx.virtual(relpath) if relpath else None)
+
+    def _open_history(self, path: str | None) -> None:
+        """Open the history screen limited to `path`."""
+        try:
+            from memtui.tui.screens.history import HistoryScreen
+        except ImportError:
+            self.notify("The history screen is not available.", severity="warning")
+            return
+        self.app.push_screen(HistoryScreen(path))
+
+    def action_review(self) -> None:
+        """Open the stale-note review queue."""
+        try:
+            from memtui.tui.screens.review import ReviewScreen
+        except ImportError:
+            self.notify("The review screen is not available.", severity="warning")
+            return
+        self.app.push_screen(ReviewScreen())

@@ -1,0 +1,217 @@
+"""The search screen: results as you type, highlighted matches, filters in the query."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Input, OptionList, Static
+from textual.widgets.option_list import Option
+from textual.worker import get_current_worker
+
+if TYPE_CHECKING:
+    from memtui.notes.search import SearchFilters, SearchHit
+    from memtui.tui.app import MemtuiApp
+
+SEARCH_HELP = """\
+Type to search titles, paths, observations, relations and text; matches are highlighted.
+Filters go in the query:  tag:NAME  category:NAME (cat:)  type:NAME  folder:PATH/ (in:)
+actor:human|agent|external|agent:NAME  age:DAYS (changed within that many days).
+Example:  deploy tag:infra folder:projects/ age:30
+Down moves to the results, Enter opens a result at its line, Escape goes back."""
+
+FILTER_TOKEN = re.compile(r"(?<!\S)(tag|category|cat|type|folder|in|actor|age):(\S*)")
+FILTER_FIELDS = {
+    "tag": "tag",
+    "category": "category",
+    "cat": "category",
+    "type": "note_type",
+    "folder": "folder",
+    "in": "folder",
+    "actor": "actor",
+}
+RESULT_LIMIT = 100
+
+
+def parse_query(text: str) -> tuple[str, SearchFilters]:
+    """Split `words tag:x folder:y/ age:7` into the search words and the filters."""
+    from memtui.notes.search import SearchFilters
+
+    values: dict[str, object] = {}
+    for key, value in FILTER_TOKEN.findall(text):
+        if not value:
+            continue
+        if key == "age":
+            try:
+                values["max_age_days"] = float(value.rstrip("dD"))
+            except ValueError:
+                continue
+        elif key in ("folder", "in"):
+            values["folder"] = value.strip("/")
+        else:
+            values[FILTER_FIELDS[key]] = value.lstrip("#")
+    words = " ".join(FILTER_TOKEN.sub(" ", text).split())
+    return words, SearchFilters(**values)  # type: ignore[arg-type]
+
+
+def highlight(text: str, spans: tuple[tuple[int, int], ...]) -> Text:
+    """`text` with the matched spans highlighted."""
+    styled = Text(text)
+    for start, end in spans:
+        styled.stylize("bold reverse", start, end)
+    return styled
+
+
+def hit_prompt(hit: SearchHit) -> Text:
+    """How one hit is shown: location and kind, then the matching text."""
+    location = hit.path if hit.line == 0 else f"{hit.path}:{hit.line}"
+    prompt = Text(location, style="bold")
+    prompt.append(f"  {hit.kind}\n", style="dim")
+    prompt.append("  ")
+    shown = hit.text if len(hit.text) <= 300 else hit.text[:300] + "…"
+    prompt.append_text(highlight(shown, tuple(s for s in hit.spans if s[0] < 300)))
+    return prompt
+
+
+@dataclass
+class SearchResults(Message):
+    """Hits for a query, posted by the search worker."""
+
+    query: str
+    hits: list[SearchHit]
+
+
+class SearchScreen(Screen[None]):
+    """Search every note as you type; Enter opens a result at its line."""
+
+    HELP = SEARCH_HELP
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Back", id="search.close"),
+        Binding("down", "focus_results", "Results", show=False, id="search.results"),
+        Binding("ctrl+l", "clear", "Clear", id="search.clear"),
+    ]
+    PALETTE: ClassVar[list[tuple[str, str, str]]] = [
+        ("search: clear", "clear", "Empty the query (ctrl+l)"),
+        ("search: back", "close", "Back to the notes (escape)"),
+    ]
+
+    def __init__(self, query: str = "") -> None:
+        """Open with `query` typed."""
+        super().__init__()
+        self.initial_query = query
+        self.hits: list[SearchHit] = []
+        self.shown_query: str | None = None
+
+    @property
+    def memtui(self) -> MemtuiApp:
+        """The app, typed."""
+        return self.app  # type: ignore[return-value]
+
+    def compose(self) -> ComposeResult:
+        """The query, a status line, the results and the footer."""
+        yield Input(self.initial_query, placeholder="search… (F1: filters)", id="search-input")
+        yield Static("", id="search-status")
+        yield OptionList(id="search-results")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        """Focus the query and subscribe to index and change signals."""
+        self.memtui.index_ready_signal.subscribe(self, lambda _none: self.rerun())
+        self.memtui.notes_changed_signal.subscribe(self, lambda _paths: self.rerun())
+        self.query_one("#search-input", Input).focus()
+        self.rerun()
+
+    def rerun(self) -> None:
+        """Search again for what is typed."""
+        self.start_search(self.query_one("#search-input", Input).value)
+
+    @on(Input.Changed, "#search-input")
+    def _query_changed(self, event: Input.Changed) -> None:
+        """Search as the user types."""
+        self.start_search(event.value)
+
+    def start_search(self, text: str) -> None:
+        """Start a search, cancelling the previous one."""
+        status = self.query_one("#search-status", Static)
+        words, _filters = parse_query(text)
+        if self.memtui.ctx.searcher is None:
+            status.update("Indexing… results appear when it is done.")
+            return
+        if not words:
+            self.workers.cancel_group(self, "search")
+            self._show(text, [])
+            status.update("Type to search. F1 shows the filter syntax.")
+            return
+        status.update("searching…")
+        self.search_worker(text)
+
+    @work(thread=True, exclusive=True, group="search", exit_on_error=False)
+    def search_worker(self, text: str) -> None:
+        """Run the search in a thread; the next keystroke cancels it."""
+        worker = get_current_worker()
+        searcher = self.memtui.ctx.searcher
+        if searcher is None:
+            return
+        words, filters = parse_query(text)
+        hits = searcher.search(
+            words, limit=RESULT_LIMIT, filters=filters, cancelled=lambda: worker.is_cancelled
+        )
+        if not worker.is_cancelled:
+            self.post_message(SearchResults(text, hits))
+
+    def on_search_results(self, message: SearchResults) -> None:
+        """Show the hits of the latest query."""
+        if message.query != self.query_one("#search-input", Input).value:
+            return
+        self._show(message.query, message.hits)
+        count = len(message.hits)
+        more = "+" if count >= RESULT_LIMIT else ""
+        self.query_one("#search-status", Static).update(
+            f"{count}{more} result{'s' if count != 1 else ''}" if count else "No matches."
+        )
+
+    def _show(self, query: str, hits: list[SearchHit]) -> None:
+        """Replace the result list."""
+        self.hits = hits
+        self.shown_query = query
+        results = self.query_one("#search-results", OptionList)
+        results.clear_options()
+        results.add_options([Option(hit_prompt(hit), id=str(n)) for n, hit in enumerate(hits)])
+        if hits:
+            results.highlighted = 0
+
+    @on(Input.Submitted, "#search-input")
+    def _submitted(self, event: Input.Submitted) -> None:
+        """Enter in the query opens the first result."""
+        if self.hits:
+            self.open_hit(self.hits[0])
+
+    @on(OptionList.OptionSelected, "#search-results")
+    def _chosen(self, event: OptionList.OptionSelected) -> None:
+        """Open the chosen result."""
+        self.open_hit(self.hits[int(event.option_id or 0)])
+
+    def open_hit(self, hit: SearchHit) -> None:
+        """Show a hit's note in the main screen at its line."""
+        self.memtui.open_note(hit.path, hit.line or None)
+
+    def action_focus_results(self) -> None:
+        """Move from the query to the results."""
+        self.query_one("#search-results", OptionList).focus()
+
+    def action_clear(self) -> None:
+        """Empty the query."""
+        search_input = self.query_one("#search-input", Input)
+        search_input.value = ""
+        search_input.focus()
+
+    def action_close(self) -> None:
+        """Back to the main screen."""
+        self.dismiss(None)

@@ -1,0 +1,62 @@
+"""A yes/no modal used before anything destructive."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Label, Static
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """Ask the user to confirm an action; dismisses with True or False."""
+
+    DEFAULT_CSS = """
+    ConfirmScreen { align: center middle; }
+    ConfirmScreen > Vertical {
+        width: 64; height: auto; max-height: 80%;
+        border: thick $warning; background: $surface; padding: 1 2;
+    }
+    ConfirmScreen .confirm-title { text-style: bold; margin-bottom: 1; }
+    ConfirmScreen Horizontal { height: auto; margin-top: 1; align-horizontal: right; }
+    ConfirmScreen Button { margin-left: 1; }
+    """
+
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel", id="confirm.cancel"),
+        Binding("y", "confirm", "Yes", show=False, id="confirm.yes"),
+        Binding("n", "cancel", "No", show=False, id="confirm.no"),
+    ]
+
+    def __init__(self, title: str, body: str, confirm_label: str = "Confirm") -> None:
+        """Store the question's title, body and the label of the confirming button."""
+        super().__init__()
+        self.title_text = title
+        self.body = body
+        self.confirm_label = confirm_label
+
+    def compose(self) -> ComposeResult:
+        """A title, the body and two buttons."""
+        with Vertical():
+            yield Label(self.title_text, classes="confirm-title")
+            yield Static(self.body, markup=False, classes="confirm-body")
+            with Horizontal():
+                yield Button("Cancel", id="cancel")
+                yield Button(self.confirm_label, id="confirm", variant="warning")
+
+    def on_mount(self) -> None:
+        """Focus the safe choice."""
+        self.query_one("#cancel", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        """Dismiss with the pressed button's answer."""
+        self.dismiss(event.button.id == "confirm")
+
+    def action_confirm(self) -> None:
+        """Confirm from the keyboard."""
+        self.dismiss(True)
+
+    def action_cancel(self) -> None:
+        """Cancel from the keyboard."""
+        self.dismiss(False)

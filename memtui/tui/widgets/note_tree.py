@@ -1,0 +1,232 @@
+"""The tree of folders and notes, listed lazily from disk so the first frame never waits."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+from rich.style import Style
+from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+BADGE_GLYPHS: dict[str, tuple[str, str]] = {
+    "stale": ("◌", "dim"),
+    "agent": ("●", "bold cyan"),
+    "secret": ("⚑", "bold red"),
+    "warning": ("!", "bold yellow"),
+}
+"""Badge name -> (glyph, style) drawn after a note's label."""
+
+BADGE_HELP = "◌ stale   ● changed by an agent   ⚑ secret flagged   ! parse warnings"
+
+
+@dataclass(frozen=True, slots=True)
+class TreeEntry:
+    """What a tree node stands for: a relative path and whether it is a folder."""
+
+    relpath: str
+    is_dir: bool
+
+
+def is_hidden(name: str) -> bool:
+    """Hidden entries (dotfiles, `.memtui/`, atomic-write temp files) never appear in the tree."""
+    return name.startswith(".")
+
+
+def list_folder(root: Path, relpath: str) -> list[TreeEntry]:
+    """A folder's visible entries, folders first, each group sorted case-insensitively."""
+    folder = root / relpath if relpath else root
+    folders: list[str] = []
+    files: list[str] = []
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if is_hidden(entry.name):
+                    continue
+                try:
+                    is_dir = entry.is_dir(follow_symlinks=False)
+                except OSError:
+                    continue
+                (folders if is_dir else files).append(entry.name)
+    except OSError:
+        return []
+    prefix = f"{relpath}/" if relpath else ""
+    folders.sort(key=str.casefold)
+    files.sort(key=str.casefold)
+    return [TreeEntry(prefix + name, True) for name in folders] + [
+        TreeEntry(prefix + name, False) for name in files
+    ]
+
+
+def entry_label(entry: TreeEntry) -> str:
+    """The text shown for an entry: a folder's name, a note's file name without `.md`."""
+    name = entry.relpath.rsplit("/", 1)[-1]
+    if not entry.is_dir and name.endswith(".md"):
+        return name[:-3]
+    return name
+
+
+class NoteTree(Tree[TreeEntry]):
+    """Folders and notes of a store; keeps cursor and expansion when paths change on disk."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("right", "expand_cursor", "Expand", show=False, id="tree.expand"),
+        Binding("left", "collapse_cursor", "Collapse", show=False, id="tree.collapse"),
+    ]
+
+    def __init__(self, root: Path, *, id: str | None = None) -> None:
+        """Create the tree for the store at `root`; children are listed when a folder opens."""
+        super().__init__(root.name or str(root), data=TreeEntry("", True), id=id)
+        self.store_root = root
+        self.show_root = False
+        self.guide_depth = 3
+        self.badges: dict[str, frozenset[str]] = {}
+        self._nodes: dict[str, TreeNode[TreeEntry]] = {"": self.root}
+        self._loaded: set[str] = set()
+
+    def on_mount(self) -> None:
+        """List the top folder."""
+        self._sync_folder(self.root)
+        self.root.expand()
+        if self.root.children:
+            self.move_cursor(self.root.children[0])
+
+    def on_tree_node_expanded(self, event: Tree.NodeExpanded[TreeEntry]) -> None:
+        """List a folder's entries the first time it opens."""
+        node = event.node
+        if node.data is not None and node.data.relpath not in self._loaded:
+            self._sync_folder(node)
+
+    @property
+    def cursor_relpath(self) -> str | None:
+        """The relative path under the cursor, or None."""
+        node = self.cursor_node
+        return node.data.relpath if node is not None and node.data is not None else None
+
+    @property
+    def cursor_entry(self) -> TreeEntry | None:
+        """The entry under the cursor, or None."""
+        node = self.cursor_node
+        return node.data if node is not None else None
+
+    def node_for(self, relpath: str) -> TreeNode[TreeEntry] | None:
+        """The node of a listed path, or None if it is not listed (yet)."""
+        return self._nodes.get(relpath)
+
+    def _sync_folder(self, node: TreeNode[TreeEntry]) -> None:
+        """Make a folder node's children match the disk, keeping nodes that still exist."""
+        assert node.data is not None
+        relpath = node.data.relpath
+        wanted = list_folder(self.store_root, relpath)
+        wanted_kind = {entry.relpath: entry.is_dir for entry in wanted}
+        for child in list(node.children):
+            data = child.data
+            if data is None or wanted_kind.get(data.relpath) != data.is_dir:
+                self._forget(child)
+                child.remove()
+        present = {child.data.relpath for child in node.children if child.data is not None}
+        for position, entry in enumerate(wanted):
+            if entry.relpath in present:
+                continue
+            before = position if position < len(node.children) else None
+            label = entry_label(entry)
+            if entry.is_dir:
+                child = node.add(label, entry, before=before, allow_expand=True)
+            else:
+                child = node.add_leaf(label, entry, before=before)
+            self._nodes[entry.relpath] = child
+        self._loaded.add(relpath)
+
+    def _forget(self, node: TreeNode[TreeEntry]) -> None:
+        """Drop a node and its descendants from the path lookup."""
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            if current.data is not None:
+                self._nodes.pop(current.data.relpath, None)
+                self._loaded.discard(current.data.relpath)
+            stack.extend(current.children)
+
+    def refresh_paths(self, paths: frozenset[str] | set[str]) -> None:
+        """Re-list the folders holding changed paths; keeps the cursor on the same path."""
+        keep = self.cursor_relpath
+        folders: set[str] = set()
+        for path in paths:
+            parts = path.split("/")
+            for depth in range(len(parts)):
+                folders.add("/".join(parts[:depth]))
+        for folder in sorted(folders, key=lambda f: f.count("/") if f else -1):
+            node = self._nodes.get(folder)
+            if node is not None and folder in self._loaded:
+                self._sync_folder(node)
+        self._clear_line_cache()
+        self._invalidate()
+        if keep is not None:
+            self.select_path(keep, fallback_to_parent=True)
+
+    def reload(self) -> None:
+        """Re-list every listed folder (a full refresh, used after bulk changes)."""
+        self.refresh_paths(frozenset(f"{folder}/x" if folder else "x" for folder in self._loaded))
+
+    def select_path(self, relpath: str, *, fallback_to_parent: bool = False) -> bool:
+        """Open the folders above `relpath` and put the cursor on it; False if it is not there."""
+        parts = relpath.split("/")
+        for depth in range(1, len(parts)):
+            folder = "/".join(parts[:depth])
+            node = self._nodes.get(folder)
+            if node is None:
+                break
+            if folder not in self._loaded:
+                self._sync_folder(node)
+            node.expand()
+        target = self._nodes.get(relpath)
+        if target is None and fallback_to_parent:
+            while target is None and parts:
+                parts.pop()
+                target = self._nodes.get("/".join(parts))
+            if target is self.root:
+                target = self.root.children[0] if self.root.children else None
+        if target is None or target is self.root:
+            return False
+        _ = self._tree_lines
+        self.move_cursor(target)
+        return True
+
+    def set_badges(self, badges: dict[str, frozenset[str]]) -> None:
+        """Replace the badges and redraw."""
+        self.badges = badges
+        self._clear_line_cache()
+        self.refresh()
+
+    def render_label(self, node: TreeNode[TreeEntry], base_style: Style, style: Style) -> Text:
+        """The default label plus the note's badges."""
+        text = super().render_label(node, base_style, style)
+        if node.data is not None and not node.data.is_dir:
+            badges = self.badges.get(node.data.relpath)
+            if badges:
+                for name in ("stale", "agent", "secret", "warning"):
+                    if name in badges:
+                        glyph, glyph_style = BADGE_GLYPHS[name]
+                        text.append(" " + glyph, style=glyph_style)
+        return text
+
+    def action_expand_cursor(self) -> None:
+        """Open the folder under the cursor."""
+        node = self.cursor_node
+        if node is not None and node.allow_expand:
+            node.expand()
+
+    def action_collapse_cursor(self) -> None:
+        """Close the folder under the cursor, or go to the parent folder."""
+        node = self.cursor_node
+        if node is None:
+            return
+        if node.allow_expand and node.is_expanded:
+            node.collapse()
+        elif node.parent is not None and node.parent is not self.root:
+            self.move_cursor(node.parent)
+

@@ -1,0 +1,225 @@
+"""The preview of one note: frontmatter, observations by category, relation links and the body."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+from urllib.parse import quote
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
+from textual.widgets import Markdown, OptionList, Static, TextArea
+from textual.widgets.option_list import Option
+
+if TYPE_CHECKING:
+    from memtui.notes.model import Note
+
+MARKDOWN_MAX_BYTES = 8_000
+"""Notes bigger than this are shown as plain text: the Markdown widget is too slow for them."""
+MARKDOWN_MAX_BLOCKS = 150
+"""Notes with more blank-line separated blocks than this are shown as plain text too."""
+WIKILINK = re.compile(r"(?<!\\)\[\[([^\[\]]+)\]\]")
+TAG = re.compile(r"(?<!\S)#\S*")
+FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(?:.*?\r?\n)?---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
+
+
+def estimate_tokens(text: str) -> int:
+    """A rough token count for a text: one token per four characters."""
+    return len(text) // 4
+
+
+def split_frontmatter(text: str) -> tuple[int, str]:
+    """The number of lines the frontmatter takes and the body after it."""
+    match = FRONTMATTER.match(text)
+    if match is None:
+        return 0, text
+    head = match.group(0)
+    return head.count("\n"), text[len(head) :]
+
+
+def linkify_wikilinks(body: str) -> str:
+    """Turn `[[Target]]` into Markdown links the preview can follow."""
+    return WIKILINK.sub(lambda m: f"[{m.group(1)}](memtui:{quote(m.group(1).strip())})", body)
+
+
+def too_big_for_markdown(text: str) -> bool:
+    """Whether a note should be shown as plain text instead of rendered Markdown."""
+    if len(text.encode("utf-8", "replace")) > MARKDOWN_MAX_BYTES:
+        return True
+    return text.count("\n\n") > MARKDOWN_MAX_BLOCKS
+
+
+def highlight_tags(content: str) -> Text:
+    """An observation's text with its `#tags` highlighted."""
+    text = Text(content)
+    for match in TAG.finditer(content):
+        text.stylize("bold magenta", match.start(), match.end())
+    return text
+
+
+def frontmatter_text(note: Note) -> Text:
+    """The frontmatter as aligned `key: value` lines."""
+    text = Text()
+    if not note.frontmatter:
+        text.append("no frontmatter", style="dim italic")
+        return text
+    width = max(len(str(key)) for key in note.frontmatter)
+    for position, (key, value) in enumerate(note.frontmatter.items()):
+        if position:
+            text.append("\n")
+        shown = ", ".join(str(v) for v in value) if isinstance(value, list) else str(value)
+        text.append(f"{str(key):>{width}}  ", style="bold")
+        text.append(shown)
+    return text
+
+
+def observations_text(note: Note) -> Text:
+    """Observations grouped by category, tags highlighted."""
+    groups: dict[str, list[str]] = {}
+    for observation in note.observations:
+        groups.setdefault(observation.category or "note", []).append(observation.content)
+    text = Text()
+    for position, (category, contents) in enumerate(groups.items()):
+        if position:
+            text.append("\n")
+        text.append(f"[{category}]", style="bold green")
+        for content in contents:
+            text.append("\n  • ")
+            text.append_text(highlight_tags(content))
+    return text
+
+
+@dataclass
+class LinkFollowed(Message):
+    """The user followed a link in the preview; `target` is the raw link target."""
+
+    target: str
+    source: str | None
+
+
+class Preview(Vertical):
+    """Shows the selected note rendered, as plain text when big, or raw as the agent sees it."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        """Create an empty preview."""
+        super().__init__(id=id)
+        self.relpath: str | None = None
+        self.mode = "empty"
+        self._frontmatter_lines = 0
+        self._outgoing: list[tuple[str, str | None]] = []
+
+    def compose(self) -> ComposeResult:
+        """A header line, the rendered view and a plain-text view (one shown at a time)."""
+        yield Static("", id="preview-header", markup=False)
+        with VerticalScroll(id="preview-rendered"):
+            yield Static("", id="preview-frontmatter", classes="panel")
+            yield Static("", id="preview-observations", classes="panel")
+            yield OptionList(id="preview-relations", classes="panel")
+            yield Markdown("", id="preview-body", open_links=False)
+        yield TextArea("", id="preview-plain", read_only=True, soft_wrap=True)
+
+    def on_mount(self) -> None:
+        """Start empty."""
+        self.show_message("Select a note in the tree.")
+
+    def _set_mode(self, mode: str) -> None:
+        """Show the rendered view or the plain view."""
+        self.mode = mode
+        rendered = mode == "rendered"
+        self.query_one("#preview-rendered").display = rendered
+        self.query_one("#preview-plain").display = mode in ("plain", "raw")
+
+    def show_message(self, message: str) -> None:
+        """Show a one-line message instead of a note."""
+        self.relpath = None
+        self.query_one("#preview-header", Static).update(message)
+        self.query_one("#preview-rendered").display = False
+        self.query_one("#preview-plain").display = False
+        self.mode = "empty"
+
+    async def show_note(
+        self, note: Note, text: str, *, outgoing: list[tuple[str, str | None]], line: int | None
+    ) -> None:
+        """Show a note; `outgoing` is (link label, resolved relpath or None); scroll to `line`."""
+        self.relpath = note.path
+        header = f"{note.path}  ·  {note.title}  ·  {len(text.encode('utf-8', 'replace')):,} B"
+        if note.warnings:
+            header += f"  ·  ! {len(note.warnings)} warning(s)"
+        self.query_one("#preview-header", Static).update(header)
+        if too_big_for_markdown(text):
+            self._show_plain(text, line, title=None)
+            return
+        self._set_mode("rendered")
+        self.query_one("#preview-frontmatter", Static).update(frontmatter_text(note))
+        observations = self.query_one("#preview-observations", Static)
+        observations.display = bool(note.observations)
+        observations.update(observations_text(note) if note.observations else "")
+        self._fill_relations(outgoing)
+        self._frontmatter_lines, body = split_frontmatter(text)
+        markdown = self.query_one("#preview-body", Markdown)
+        await markdown.update(linkify_wikilinks(body))
+        scroller = self.query_one("#preview-rendered", VerticalScroll)
+        if line is None:
+            scroller.scroll_home(animate=False)
+        else:
+            self._scroll_markdown_to(line)
+
+    def _fill_relations(self, outgoing: list[tuple[str, str | None]]) -> None:
+        """List the note's relations as followable links."""
+        relations = self.query_one("#preview-relations", OptionList)
+        relations.clear_options()
+        relations.display = bool(outgoing)
+        for position, (label, resolved) in enumerate(outgoing):
+            prompt = Text("→ ", style="bold")
+            prompt.append(label, style="underline" if resolved else "italic red")
+            if resolved is None:
+                prompt.append("  (unresolved)", style="dim")
+            relations.add_option(Option(prompt, id=f"{position}"))
+        self._outgoing = outgoing
+
+    def _scroll_markdown_to(self, line: int) -> None:
+        """Scroll the rendered body to the block holding 1-based file line `line`."""
+        body_line = line - 1 - self._frontmatter_lines
+        markdown = self.query_one("#preview-body", Markdown)
+        scroller = self.query_one("#preview-rendered", VerticalScroll)
+        for block in markdown.children:
+            start, end = getattr(block, "source_range", (0, 0))
+            if start <= body_line < max(end, start + 1) or start > body_line:
+                scroller.scroll_to_widget(block, top=True, animate=False)
+                return
+
+    def _show_plain(self, text: str, line: int | None, title: str | None) -> None:
+        """Show text in the read-only text area, cursor on `line`."""
+        self._set_mode("plain" if title is None else "raw")
+        plain = self.query_one("#preview-plain", TextArea)
+        plain.load_text(text)
+        row = 0 if line is None else max(0, line - 1)
+        plain.move_cursor((row, 0), center=line is not None)
+        if line is None:
+            plain.scroll_home(animate=False)
+
+    def show_raw(self, relpath: str, view_text: str) -> None:
+        """Show exactly what the agent's `view` returns, with its token estimate."""
+        self.relpath = relpath
+        self.query_one("#preview-header", Static).update(
+            f"raw view of /memories/{relpath}  ·  ≈ {estimate_tokens(view_text):,} tokens"
+        )
+        self._show_plain(view_text, None, title="raw")
+
+    @on(OptionList.OptionSelected, "#preview-relations")
+    def _relation_chosen(self, event: OptionList.OptionSelected) -> None:
+        """Follow a relation link."""
+        event.stop()
+        label, _resolved = self._outgoing[int(event.option_id or 0)]
+        self.post_message(LinkFollowed(label, self.relpath))
+
+    @on(Markdown.LinkClicked)
+    def _link_clicked(self, event: Markdown.LinkClicked) -> None:
+        """Follow a wikilink clicked in the body."""
+        event.stop()
+        if event.href.startswith("memtui:"):
+            self.post_message(LinkFollowed(event.href[len("memtui:") :], self.relpath))

@@ -1,0 +1,90 @@
+"""The side panel: a note's outgoing relations, backlinks, unresolved links and recent history."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual.message import Message
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+if TYPE_CHECKING:
+    from memtui.core.history import Event
+
+
+def ago(seconds: float) -> str:
+    """A short human age: `12s`, `5m`, `3h`, `4d`."""
+    seconds = max(0.0, seconds)
+    for limit, unit, size in ((60, "s", 1), (3600, "m", 60), (86400, "h", 3600)):
+        if seconds < limit:
+            return f"{int(seconds // size)}{unit}"
+    return f"{int(seconds // 86400)}d"
+
+
+@dataclass
+class SideItemChosen(Message):
+    """The user chose an item of the side panel: `kind` is "note" or "history"."""
+
+    kind: str
+    value: str
+
+
+class SidePanel(OptionList):
+    """One list with sections; Enter or a click on an item follows it."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        """Create an empty panel."""
+        super().__init__(id=id)
+        self.border_title = "Links & history"
+
+    def show_note(
+        self,
+        *,
+        outgoing: list[tuple[str, str | None]],
+        backlinks: list[tuple[str, str]],
+        events: list[Event],
+        now: float | None = None,
+        index_ready: bool = True,
+    ) -> None:
+        """Fill the sections for one note; `outgoing` is (target, resolved relpath or None)."""
+        now = time.time() if now is None else now
+        self.clear_options()
+        resolved = [(label, path) for label, path in outgoing if path is not None]
+        unresolved = [label for label, path in outgoing if path is None]
+        self._section(f"Links out ({len(resolved)})")
+        for label, path in resolved:
+            self.add_option(Option(f"  → {label}", id=f"note:{path}"))
+        if not index_ready:
+            self.add_option(Option(Text("  indexing…", style="dim"), disabled=True))
+        self._section(f"Backlinks ({len(backlinks)})")
+        for source, relation_type in backlinks:
+            self.add_option(Option(f"  ← {source} ({relation_type})", id=f"note:{source}"))
+        self._section(f"Unresolved ({len(unresolved)})")
+        for label in unresolved:
+            self.add_option(Option(Text(f"  ? {label}", style="italic"), disabled=True))
+        self._section("History")
+        if not events:
+            self.add_option(Option(Text("  no events", style="dim"), disabled=True))
+        for event in events:
+            line = Text(f"  {ago(now - event.time):>4} ")
+            line.append(event.actor, style="bold cyan" if event.actor.startswith("agent") else "")
+            line.append(f" {event.command}", style="red" if event.is_error else "")
+            self.add_option(Option(line, id=f"history:{event.id}"))
+
+    def show_nothing(self) -> None:
+        """Empty the panel."""
+        self.clear_options()
+
+    def _section(self, title: str) -> None:
+        """Add a disabled section heading."""
+        self.add_option(Option(Text(title, style="bold underline"), disabled=True))
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        """Turn a chosen option into a `SideItemChosen` message."""
+        event.stop()
+        kind, _, value = (event.option_id or "").partition(":")
+        if kind:
+            self.post_message(SideItemChosen(kind, value))
