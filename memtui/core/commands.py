@@ -338,14 +338,14 @@ def _view_file(target: Path, path: str, view_range: list[int] | None) -> Command
     return _success(f"Here's the content of {path} with line numbers:\n" + "\n".join(numbered))
 
 
-def _parent_is_file(target: Path) -> bool:
-    """True if the nearest existing ancestor of `target` is not a directory."""
+def _blocking_file(target: Path) -> Path | None:
+    """The nearest existing ancestor of `target` if it is not a directory, else None."""
     current = target.parent
     while not os.path.lexists(current):
         if current.parent == current:
-            return False
+            return None
         current = current.parent
-    return not current.is_dir()
+    return None if current.is_dir() else current
 
 
 def _create(cmd: ParsedCommand, root: Path) -> CommandOutcome:
@@ -354,7 +354,7 @@ def _create(cmd: ParsedCommand, root: Path) -> CommandOutcome:
     data = _encode_text(cmd.args["file_text"], path)
     if isinstance(data, CommandOutcome):
         return data
-    if _parent_is_file(target):
+    if _blocking_file(target) is not None:
         return _error(f"Cannot create {path}: a parent of it is a file")
     make_dirs(target.parent)
     try:
@@ -472,20 +472,24 @@ def _rename(cmd: ParsedCommand, root: Path) -> CommandOutcome:
         return _error("Cannot rename the /memories directory itself")
     if new.exists():
         return _error(f"Error: The destination {new_path} already exists")
-    if _parent_is_file(new):
-        return _error(f"Cannot create {new_path}: a parent of it is a file")
     source_missing = _error(f"Error: The path {old_path} does not exist")
-    if new.is_relative_to(old):
-        return (
-            _error(f"Cannot move {old_path} into itself")
-            if os.path.lexists(old)
-            else (source_missing)
-        )
+    blocking = _blocking_file(new)
+    if blocking is not None:
+        # Like the SDK: a missing source wins when no directory has to be made first.
+        if blocking == new.parent and not os.path.lexists(old):
+            return source_missing
+        return _error(f"Cannot create {new_path}: a parent of it is a file")
+    if new != old and new.is_relative_to(old):
+        if os.path.lexists(old):
+            return _error(f"Cannot move {old_path} into itself")
+        return source_missing
     make_dirs(new.parent)
     try:
         os.rename(old, new)
-    except FileNotFoundError:
-        return source_missing
+    except (FileNotFoundError, NotADirectoryError):
+        if not os.path.lexists(old):
+            return source_missing
+        raise
     fsync_dir(new.parent)
     if old.parent != new.parent:
         fsync_dir(old.parent)
