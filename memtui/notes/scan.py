@@ -103,6 +103,7 @@ def scan_notes(root: Path) -> ScanResult:
             elif problem is not None:
                 result.problems.append(problem)
     result.files.sort(key=lambda f: f.relpath)
+    result.problems.sort()
     return result
 
 

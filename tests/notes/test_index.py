@@ -1,0 +1,227 @@
+"""NoteIndex: scanning, Basic Memory link resolution, backlinks, graph queries and updates."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from memtui.notes import index as index_module
+from memtui.notes.index import NoteIndex
+
+
+def write(root: Path, relpath: str, text: str) -> None:
+    """Write one note, creating folders."""
+    path = root / relpath
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def note(title: str, body: str = "", permalink: str | None = None) -> str:
+    """Note text with a title (and optional permalink) in the frontmatter."""
+    extra = f"permalink: {permalink}\n" if permalink else ""
+    return f"---\ntitle: {title}\n{extra}---\n\n{body}"
+
+
+def test_only_markdown_outside_dot_folders_is_indexed(tmp_path: Path) -> None:
+    write(tmp_path, "a.md", note("A"))
+    write(tmp_path, "sub/deep/b.md", note("B"))
+    write(tmp_path, "notes.txt", "not a note")
+    write(tmp_path, ".memtui/hidden.md", note("Hidden"))
+    write(tmp_path, ".git/x.md", note("X"))
+    index = NoteIndex.load(tmp_path)
+    assert sorted(index.notes) == ["a.md", "sub/deep/b.md"]
+    assert index.problems == []
+
+
+def test_hostile_entries_become_problems_not_errors(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_text(note("Secret"))
+    root = tmp_path / "root"
+    write(root, "good.md", note("Good"))
+    os.symlink(outside / "secret.md", root / "escape.md")
+    os.symlink(root / "loop.md", root / "loop.md")
+    os.mkfifo(root / "pipe.md")
+    os.symlink(outside, root / "linked_dir")
+    write(root, "inside.md", note("Inside"))
+    os.symlink(root / "inside.md", root / "alias.md")
+    index = NoteIndex.load(root)
+    assert sorted(index.notes) == ["alias.md", "good.md", "inside.md"]
+    assert index.problems == [
+        "escape.md: symlink points outside the store, skipped",
+        "loop.md: broken or looping symlink, skipped",
+        "pipe.md: not a regular file, skipped",
+    ]
+
+
+def test_unreadable_file_is_a_problem(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(tmp_path, "ok.md", note("Ok"))
+    write(tmp_path, "locked.md", note("Locked"))
+    real_open = open
+
+    def guarded_open(path: object, *args: object, **kwargs: object) -> object:
+        if str(path).endswith("locked.md"):
+            raise PermissionError(13, "Permission denied")
+        return real_open(path, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr("builtins.open", guarded_open)
+    index = NoteIndex.load(tmp_path, use_cache=False)
+    assert sorted(index.notes) == ["ok.md"]
+    assert index.problems == ["locked.md: cannot read (Permission denied)"]
+
+
+def test_deep_tree_is_walked_without_recursion(tmp_path: Path) -> None:
+    relpath = "/".join(["d"] * 120) + "/leaf.md"
+    write(tmp_path, relpath, note("Leaf"))
+    index = NoteIndex.load(tmp_path)
+    assert list(index.notes) == [relpath]
+
+
+def test_resolution_order_permalink_title_path_alias(tmp_path: Path) -> None:
+    write(tmp_path, "x/by-permalink.md", note("P", permalink="target"))
+    write(tmp_path, "y/titled.md", note("target"))
+    write(tmp_path, "z/plain.md", note("Plain"))
+    write(tmp_path, "Mixed_Case.md", note("Mixed"))
+    write(tmp_path, "dup_a.md", note("D1"))
+    write(tmp_path, "Dup-A.md", note("D2"))
+    index = NoteIndex.load(tmp_path)
+    assert index.resolve("target") == "x/by-permalink.md"
+    assert index.resolve("Plain") == "z/plain.md"
+    assert index.resolve("z/plain.md") == "z/plain.md"
+    assert index.resolve("z/plain") == "z/plain.md"
+    assert index.resolve("mixed-case") == "Mixed_Case.md"
+    assert index.resolve("DUP_A") is None
+    assert index.resolve("nothing") is None
+
+
+def test_markdown_links_resolve_relative_to_the_note(tmp_path: Path) -> None:
+    write(tmp_path, "notes/a.md", note("A", "See [b](./b.md) and [up](../top.md).\n"))
+    write(tmp_path, "notes/b.md", note("B"))
+    write(tmp_path, "top.md", note("Top"))
+    index = NoteIndex.load(tmp_path)
+    assert [(r.target, t) for r, t in index.outgoing("notes/a.md")] == [
+        ("./b.md", "notes/b.md"),
+        ("../top.md", "top.md"),
+    ]
+    assert index.resolve("./b.md", "notes/a.md") == "notes/b.md"
+
+
+def test_backlinks_unresolved_orphans_hubs(tmp_path: Path) -> None:
+    write(tmp_path, "hub.md", note("Hub", "- relates_to [[Leaf One]]\n- relates_to [[Leaf Two]]\n"))
+    write(tmp_path, "one.md", note("Leaf One", "- part_of [[Hub]]\n- links [[Ghost]]\n"))
+    write(tmp_path, "two.md", note("Leaf Two"))
+    write(tmp_path, "alone.md", note("Alone", "Only [[Ghost]] here.\n"))
+    index = NoteIndex.load(tmp_path)
+    assert [(s, r.relation_type, r.line) for s, r in index.backlinks("hub.md")] == [
+        ("one.md", "part_of", 5)
+    ]
+    assert [(s, r.relation_type) for s, r in index.backlinks("one.md")] == [
+        ("hub.md", "relates_to")
+    ]
+    assert {t: [(s, r.line) for s, r in pairs] for t, pairs in index.unresolved().items()} == {
+        "Ghost": [("alone.md", 5), ("one.md", 6)]
+    }
+    assert index.orphans() == ["alone.md"]
+    assert index.hubs() == [("hub.md", 2), ("one.md", 1), ("two.md", 1)]
+    assert index.warnings("one.md") == ["unresolved link: Ghost"]
+    assert index.notes["one.md"].warnings == []
+
+
+def test_counts(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        "a.md",
+        "---\ntitle: A\ntype: person\ntags: [x, y]\n---\n\n- [fact] one #y #z\n- [fact] two\n- [idea] three\n",
+    )
+    write(tmp_path, "b.md", "---\ntitle: B\ntags: [x]\n---\n\n- [idea] four\n")
+    index = NoteIndex.load(tmp_path)
+    assert dict(index.tag_counts()) == {"x": 2, "y": 1, "z": 1}
+    assert dict(index.category_counts()) == {"fact": 2, "idea": 2}
+    assert dict(index.type_counts()) == {"person": 1, "note": 1}
+
+
+def test_neighbourhood_both_directions_with_depth(tmp_path: Path) -> None:
+    write(tmp_path, "a.md", note("A", "- next [[B]]\n"))
+    write(tmp_path, "b.md", note("B", "- next [[C]]\n- next [[Missing]]\n"))
+    write(tmp_path, "c.md", note("C", "- next [[D]]\n"))
+    write(tmp_path, "d.md", note("D"))
+    index = NoteIndex.load(tmp_path)
+    nodes, edges = index.neighbourhood("b.md", 1)
+    assert nodes == {"a.md", "b.md", "c.md", "?Missing"}
+    assert edges == [
+        ("a.md", "b.md", "next"),
+        ("b.md", "?Missing", "next"),
+        ("b.md", "c.md", "next"),
+    ]
+    nodes, _ = index.neighbourhood("a.md", 3)
+    assert nodes == {"a.md", "b.md", "c.md", "d.md", "?Missing"}
+    assert index.neighbourhood("nope.md", 2) == (set(), [])
+
+
+def test_update_adds_resolves_forward_reference_without_rereading_others(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(tmp_path, "a.md", note("A", "- needs [[Later]]\n"))
+    write(tmp_path, "b.md", note("B"))
+    index = NoteIndex.load(tmp_path)
+    assert list(index.unresolved()) == ["Later"]
+    read: list[str] = []
+    original = NoteIndex._read_and_parse
+
+    def spy(self: NoteIndex, file: object) -> tuple[float, float]:
+        read.append(file.relpath)  # type: ignore[attr-defined]
+        return original(self, file)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(NoteIndex, "_read_and_parse", spy)
+    write(tmp_path, "later.md", note("Later"))
+    assert index.update_paths(["later.md"]) == {"later.md"}
+    assert read == ["later.md"]
+    assert index.unresolved() == {}
+    assert [s for s, _ in index.backlinks("later.md")] == ["a.md"]
+
+
+def test_update_delete_rename_and_retitle(tmp_path: Path) -> None:
+    write(tmp_path, "a.md", note("A", "- needs [[Target]]\n"))
+    write(tmp_path, "t.md", note("Target"))
+    index = NoteIndex.load(tmp_path)
+    assert index.outgoing("a.md")[0][1] == "t.md"
+    (tmp_path / "t.md").rename(tmp_path / "moved.md")
+    assert index.update_paths(["t.md", "moved.md"]) == {"t.md", "moved.md"}
+    assert index.outgoing("a.md")[0][1] == "moved.md"
+    assert "t.md" not in index.notes
+    write(tmp_path, "moved.md", note("Renamed title, longer"))
+    index.update_paths(["moved.md"])
+    assert index.outgoing("a.md")[0][1] is None
+    assert index.warnings("a.md") == ["unresolved link: Target"]
+    (tmp_path / "moved.md").unlink()
+    assert index.update_paths(["moved.md"]) == {"moved.md"}
+    assert sorted(index.notes) == ["a.md"]
+    assert index.update_paths(["moved.md", "a.txt", ".memtui/x.md"]) == set()
+
+
+def test_update_handles_a_higher_priority_match_appearing(tmp_path: Path) -> None:
+    write(tmp_path, "a.md", note("A", "- needs [[shared_thing]]\n"))
+    write(tmp_path, "Shared_Thing.md", note("Other"))
+    index = NoteIndex.load(tmp_path)
+    assert index.outgoing("a.md")[0][1] == "Shared_Thing.md"
+    write(tmp_path, "z.md", note("shared_thing"))
+    index.update_paths(["z.md"])
+    assert index.outgoing("a.md")[0][1] == "z.md"
+    assert index.backlinks("Shared_Thing.md") == []
+    (tmp_path / "z.md").unlink()
+    index.update_paths(["z.md"])
+    assert index.outgoing("a.md")[0][1] == "Shared_Thing.md"
+
+
+def test_progress_reports_done_and_total(tmp_path: Path) -> None:
+    for i in range(3):
+        write(tmp_path, f"n{i}.md", note(f"N{i}"))
+    calls: list[tuple[int, int]] = []
+    NoteIndex.load(tmp_path, progress=lambda done, total: calls.append((done, total)))
+    assert calls == [(3, 3)]
+
+
+def test_normalise_text_matches_parser_line_breaks() -> None:
+    assert index_module.normalise_text(b"a\r\nb\rc\n\xff") == "a\nb\nc\n\ufffd"
