@@ -95,10 +95,12 @@ def markdown_files(root: Path) -> list[str]:
             if full.is_symlink():
                 try:
                     full.resolve().relative_to(real_root)
-                except (OSError, ValueError):
+                except (OSError, RuntimeError, ValueError):
                     continue
                 if not full.is_file():
                     continue
+            elif not full.is_file():
+                continue
             found.append(full.relative_to(root).as_posix())
     found.sort()
     return found
