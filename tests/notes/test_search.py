@@ -1,0 +1,174 @@
+"""Searcher: relevance, exact spans, kinds and lines, filters, cancellation and invalidation."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from memtui.notes.index import NoteIndex
+from memtui.notes.search import Searcher, SearchFilters, SearchHit
+
+
+def write(root: Path, relpath: str, text: str) -> None:
+    """Write one note, creating folders."""
+    path = root / relpath
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def searcher_for(root: Path, history: object | None = None) -> Searcher:
+    """A searcher over a freshly loaded index of `root`."""
+    return Searcher(NoteIndex.load(root), history)
+
+
+def brief(hits: list[SearchHit]) -> list[tuple[str, int, str, str]]:
+    """(path, line, kind, text) of each hit."""
+    return [(h.path, h.line, h.kind, h.text) for h in hits]
+
+
+def test_verbatim_word_outranks_prefix_and_lookalike_titles(tmp_path: Path) -> None:
+    write(tmp_path, "approach.md", "---\ntitle: Approach\n---\n\nNothing here.\n")
+    write(tmp_path, "apis.md", "---\ntitle: APIs\n---\n\nNothing here.\n")
+    write(tmp_path, "notes.md", "---\ntitle: Notes\n---\n\nWe call the api here.\n")
+    hits = searcher_for(tmp_path).search("api")
+    assert brief(hits)[:3] == [
+        ("notes.md", 5, "body", "We call the api here."),
+        ("apis.md", 0, "title", "APIs"),
+        ("apis.md", 0, "path", "apis.md"),
+    ]
+    assert hits[0].spans == ((12, 15),)
+    assert hits[1].spans == ((0, 3),)
+    assert "approach.md" not in {h.path for h in hits}
+
+
+def test_typo_still_finds_the_word_and_highlights_it(tmp_path: Path) -> None:
+    write(tmp_path, "lang.md", "---\ntitle: Languages\n---\n\nI like Python a lot.\n")
+    hits = searcher_for(tmp_path).search("pyhton")
+    assert brief(hits) == [("lang.md", 5, "body", "I like Python a lot.")]
+    assert hits[0].spans == ((7, 13),)
+    assert 0 < hits[0].score < 100
+
+
+def test_words_match_in_any_order_and_exact_phrase_ranks_first(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        "a.md",
+        "---\ntitle: Tool memory\n---\n\n"
+        "The tool stores memory.\n\nOnly memory here.\n\nA memory tool for agents.\n",
+    )
+    hits = searcher_for(tmp_path).search("memory tool")
+    assert [(h.line, h.kind, h.score, h.spans) for h in hits] == [
+        (9, "body", 115.0, ((2, 13),)),
+        (0, "title", 108.0, ((0, 4), (5, 11))),
+        (5, "body", 100.0, ((4, 8), (16, 22))),
+        (7, "body", 50.0, ((5, 11),)),
+    ]
+
+
+def test_title_hits_get_a_boost(tmp_path: Path) -> None:
+    write(tmp_path, "b.md", "---\ntitle: Other\n---\n\nSome deploy steps.\n")
+    write(tmp_path, "a.md", "---\ntitle: Deploy\n---\n\nNo match in body.\n")
+    hits = searcher_for(tmp_path).search("deploy")
+    assert brief(hits)[:2] == [
+        ("a.md", 0, "title", "Deploy"),
+        ("b.md", 5, "body", "Some deploy steps."),
+    ]
+    assert hits[0].score > hits[1].score
+
+
+def test_kinds_and_lines_and_frontmatter_is_not_searched(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        "k.md",
+        "---\ntitle: Kinds\nsecret_key: zebra\n---\n\n"
+        "- [fact] the zebra is striped #animal\n- relates_to [[Zebra facts]]\n\nA zebra in prose.\n",
+    )
+    hits = searcher_for(tmp_path).search("zebra")
+    assert brief(hits) == [
+        ("k.md", 6, "observation", "- [fact] the zebra is striped #animal"),
+        ("k.md", 7, "relation", "- relates_to [[Zebra facts]]"),
+        ("k.md", 9, "body", "A zebra in prose."),
+    ]
+    assert [h.spans for h in hits] == [((13, 18),), ((15, 20),), ((2, 7),)]
+
+
+def test_prefix_and_substring_spans_cover_only_the_query(tmp_path: Path) -> None:
+    write(tmp_path, "p.md", "---\ntitle: P\n---\n\nRedeployment soon.\n\nDeployment later.\n")
+    hits = searcher_for(tmp_path).search("deploy")
+    assert [(h.line, h.spans) for h in hits] == [(7, ((0, 6),)), (5, ((2, 8),))]
+
+
+def test_short_queries_search_titles_and_paths_only(tmp_path: Path) -> None:
+    write(tmp_path, "ux/notes.md", "---\ntitle: UX ideas\n---\n\nux in the body\n")
+    hits = searcher_for(tmp_path).search("ux")
+    assert [(h.kind, h.text, h.spans) for h in hits] == [
+        ("title", "UX ideas", ((0, 2),)),
+        ("path", "ux/notes.md", ((0, 2),)),
+    ]
+    assert searcher_for(tmp_path).search("  ") == []
+
+
+def test_limit_and_stable_order(tmp_path: Path) -> None:
+    for i in range(5):
+        write(tmp_path, f"n{i}.md", f"---\ntitle: N{i}\n---\n\nkiwi\n")
+    hits = searcher_for(tmp_path).search("kiwi", limit=3)
+    assert [h.path for h in hits] == ["n0.md", "n1.md", "n2.md"]
+
+
+def test_filters(tmp_path: Path) -> None:
+    write(
+        tmp_path, "work/a.md", "---\ntitle: A\ntype: project\ntags: [red]\n---\n\n- [fact] mango\n"
+    )
+    write(tmp_path, "work/b.md", "---\ntitle: B\n---\n\n- [idea] mango #blue\n")
+    write(tmp_path, "home/c.md", "---\ntitle: C\n---\n\nmango\n")
+    old = time.time() - 10 * 86400
+    os.utime(tmp_path / "home/c.md", (old, old))
+
+    class FakeHistory:
+        def last_change_actors(self) -> dict[str, str]:
+            return {"/memories/work/a.md": "agent:claude", "/memories/work/b.md": "human:ann"}
+
+    searcher = searcher_for(tmp_path, FakeHistory())
+
+    def paths(**kwargs: object) -> list[str]:
+        return [h.path for h in searcher.search("mango", filters=SearchFilters(**kwargs))]  # type: ignore[arg-type]
+
+    assert paths() == ["work/a.md", "work/b.md", "home/c.md"]
+    assert paths(folder="work/") == ["work/a.md", "work/b.md"]
+    assert paths(folder="wor") == []
+    assert paths(tag="#red") == ["work/a.md"]
+    assert paths(tag="blue") == ["work/b.md"]
+    assert paths(category="idea") == ["work/b.md"]
+    assert paths(note_type="project") == ["work/a.md"]
+    assert paths(actor="agent") == ["work/a.md"]
+    assert paths(actor="agent:other") == []
+    assert paths(actor="human:ann") == ["work/b.md"]
+    assert paths(max_age_days=5) == ["work/a.md", "work/b.md"]
+
+
+def test_cancelled_search_returns_nothing(tmp_path: Path) -> None:
+    write(tmp_path, "a.md", "---\ntitle: A\n---\n\nkiwi\n")
+    assert searcher_for(tmp_path).search("kiwi", cancelled=lambda: True) == []
+
+
+def test_invalidate_follows_index_updates(tmp_path: Path) -> None:
+    write(tmp_path, "a.md", "---\ntitle: A\n---\n\nkiwi\n")
+    index = NoteIndex.load(tmp_path)
+    searcher = Searcher(index)
+    write(tmp_path, "a.md", "---\ntitle: A\n---\n\nbanana bread\n")
+    write(tmp_path, "b.md", "---\ntitle: B\n---\n\nkiwi again\n")
+    changed = index.update_paths(["a.md", "b.md"])
+    searcher.invalidate(changed)
+    assert brief(searcher.search("kiwi")) == [("b.md", 5, "body", "kiwi again")]
+    assert brief(searcher.search("banana")) == [("a.md", 5, "body", "banana bread")]
+    (tmp_path / "b.md").unlink()
+    searcher.invalidate(index.update_paths(["b.md"]))
+    assert searcher.search("kiwi") == []
+
+
+def test_non_ascii_text_keeps_spans_aligned(tmp_path: Path) -> None:
+    write(tmp_path, "u.md", "---\ntitle: U\n---\n\nİstanbul café meeting\n")
+    hits = searcher_for(tmp_path).search("café")
+    assert hits[0].text == "İstanbul café meeting"
+    assert [hits[0].text[s:e] for s, e in hits[0].spans] == ["café"]
