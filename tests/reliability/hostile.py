@@ -120,7 +120,7 @@ def build_hostile_store(
 
     os.symlink(outside / "secret.md", root / "link-out.md")
     os.symlink(outside / "folder", root / "link-out-folder")
-    os.symlink("../outside/secret.md", root / "notes" / "relative-link-out.md")
+    os.symlink("../../outside/secret.md", root / "notes" / "relative-link-out.md")
     store.links_out += ["link-out.md", "link-out-folder", "notes/relative-link-out.md"]
 
     os.mkfifo(root / "fifo.md")

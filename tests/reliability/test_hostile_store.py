@@ -1,0 +1,133 @@
+"""Hostile files in a store: every entry point opens it in bounded time, changes nothing, leaks nothing."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.reliability.hostile import OUTSIDE_MARKER, HostileStore, build_hostile_store, snapshot
+
+REPO = Path(__file__).resolve().parents[2]
+
+NORMAL_BOUND = 20.0
+"""Seconds any entry point may take on the normal-suite hostile store (2 MB note, 100k lines)."""
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory: pytest.TempPathFactory) -> HostileStore:
+    """A hostile store with the big files scaled down so the normal suite stays fast."""
+    return build_hostile_store(
+        tmp_path_factory.mktemp("hostile"), big_mb=2, million_lines=100_000, long_line_mb=1
+    )
+
+
+@pytest.fixture(scope="module")
+def baseline(hostile: HostileStore) -> tuple[dict[bytes, object], dict[bytes, object]]:
+    """The store's and the outside folder's exact state before any entry point ran."""
+    return snapshot(hostile.root), snapshot(hostile.outside)
+
+
+def assert_untouched(
+    hostile: HostileStore, baseline: tuple[dict[bytes, object], dict[bytes, object]]
+) -> None:
+    """Not a byte of the store (outside `.memtui`) nor of the outside folder changed."""
+    assert snapshot(hostile.root) == baseline[0]
+    assert snapshot(hostile.outside) == baseline[1]
+
+
+def run_memtui(*args: str, timeout: float) -> tuple[subprocess.CompletedProcess[bytes], float]:
+    """Run the `memtui` CLI with this interpreter; (process, seconds). Fails the test on a hang."""
+    started = time.perf_counter()
+    try:
+        process = subprocess.run(
+            [sys.executable, "-m", "memtui", *args],
+            cwd=REPO,
+            capture_output=True,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"memtui {' '.join(args)} did not finish within {timeout} s")
+    return process, time.perf_counter() - started
+
+
+def check_export(hostile: HostileStore, bound: float) -> float:
+    """`memtui export --warnings` on the store: exit 0, no traceback, every bad note flagged."""
+    process, seconds = run_memtui("export", "--warnings", str(hostile.root), timeout=bound)
+    out = process.stdout.decode("utf-8", "replace")
+    err = process.stderr.decode("utf-8", "replace")
+    assert process.returncode == 0, err
+    assert "Traceback" not in err
+    assert OUTSIDE_MARKER not in out
+    assert '"path": "good.md", "title": "Good Note"' in out
+    assert '"path": "notes/other-good.md", "title": "Other Good"' in out
+    assert (
+        '{"path": "invalid-utf8.md", "error": "not valid UTF-8 (byte 10); '
+        'Basic Memory does not index this file"}'
+    ) in out
+    for name in hostile.bad_yaml:
+        line = next(line for line in out.splitlines() if line.startswith(f'{{"path": "{name}"'))
+        assert '"warnings": [' in line
+    for name in [*hostile.links_out, *hostile.loops, "fifo.md"]:
+        assert f'"path": "{name}"' not in out
+    assert hostile.deep_note in out
+    return seconds
+
+
+def test_export_opens_the_hostile_store(hostile: HostileStore, baseline: tuple) -> None:
+    check_export(hostile, NORMAL_BOUND)
+    assert_untouched(hostile, baseline)
+
+
+def check_index(hostile: HostileStore, bound: float) -> float:
+    """NoteIndex.load (what the app, search and the MCP tools build on) within `bound` seconds."""
+    from memtui.notes.index import NoteIndex
+
+    started = time.perf_counter()
+    index = NoteIndex.load(hostile.root)
+    seconds = time.perf_counter() - started
+    assert seconds < bound
+    problems = "\n".join(index.problems)
+    assert "link-out.md: symlink points outside the store, skipped" in problems
+    assert "notes/relative-link-out.md: symlink points outside the store, skipped" in problems
+    assert "fifo.md: not a regular file, skipped" in problems
+    for name in ("loop-a.md", "loop-b.md", "self-loop.md"):
+        assert f"{name}: broken or looping symlink, skipped" in problems
+    assert sorted(index.notes) == sorted(
+        hostile.good
+        + hostile.bad_text
+        + hostile.big
+        + hostile.bad_yaml
+        + ["unreadable.md", hostile.deep_note]
+        + [os.fsdecode(name) for name in hostile.odd_names]
+    )
+    for name in [*hostile.bad_yaml, "invalid-utf8.md"]:
+        assert index.warnings(name), name
+    assert all(OUTSIDE_MARKER not in text for text in index.texts.values())
+    return seconds
+
+
+def test_note_index_loads_the_hostile_store(hostile: HostileStore, baseline: tuple) -> None:
+    check_index(hostile, NORMAL_BOUND)
+    assert_untouched(hostile, baseline)
+
+
+@pytest.mark.slow
+def test_full_size_hostile_store(tmp_path: Path) -> None:
+    """The issue's sizes: a 20 MB note, a million lines, a 5 MB line; bounded, untouched."""
+    store = build_hostile_store(tmp_path)
+    before = snapshot(store.root), snapshot(store.outside)
+    bound = 120.0
+    index_seconds = check_index(store, bound)
+    export_seconds = check_export(store, bound)
+    assert_untouched(store, before)
+    print(
+        f"\nhostile store (20 MB note, 1M lines, 5 MB line, 200-deep folders, links, FIFO): "
+        f"index load {index_seconds:.1f} s, export {export_seconds:.1f} s (bound {bound:.0f} s), "
+        f"0 bytes changed"
+    )
