@@ -1,10 +1,248 @@
-"""Line-based fast path giving markdown-it's inline blocks for common notes, or None to fall back."""
+"""Line-based fast path giving markdown-it's inline blocks for common notes, or None to fall back.
+
+It handles ATX headings, paragraphs (with lazy continuation), bullet and ordered lists with
+nesting, top-level fenced and indented code, and thematic breaks. Anything else it might read
+differently from markdown-it (tabs, block quotes, HTML, setext underlines, link reference
+definitions, fences or code inside list items, unusual list markers) makes it return None, and
+the caller uses the reference parser for that note.
+"""
 
 from __future__ import annotations
 
-from memtui.notes._md_reference import InlineBlock
+import re
+from dataclasses import dataclass, field
+
+from memtui.notes._md_reference import _BLOCK_PARSER, InlineBlock
+
+_LIST_MARKER = re.compile(r"([-*+]|\d{1,9}[.)])( *)")
+_HEADING = re.compile(r"#{1,6}(?: |$)")
+_THEMATIC_BREAK = re.compile(r"(?:\*[ ]*){3,}$|(?:-[ ]*){3,}$|(?:_[ ]*){3,}$")
+_FENCE_OPEN = re.compile(r"(`{3,}|~{3,})(.*)$")
+_SETEXT_UNDERLINE = re.compile(r" *(?:=+|-+) *$")
+_LEADING_MARKERS = re.compile(r"(?: *(?:[-*+]|\d{1,9}[.)]) +)*")
+
+
+class Unsupported(Exception):
+    """The note has a construct the fast path does not reproduce exactly."""
+
+
+@dataclass(slots=True)
+class _Item:
+    """An open list item: where its marker sits and where its content starts."""
+
+    marker_indent: int
+    content_indent: int
+    parent_indent: int
+
+
+@dataclass(slots=True)
+class _Paragraph:
+    """An open paragraph: its lines (container indentation removed) and context."""
+
+    start: int
+    block_indent: int
+    lines: list[str]
+    in_list: bool
+    bm_in_list_item: bool
+
+
+@dataclass(slots=True)
+class _Scanner:
+    """Walks the lines once, keeping the open list items, paragraph and fence."""
+
+    lines: list[str]
+    blocks: list[InlineBlock] = field(default_factory=list)
+    items: list[_Item] = field(default_factory=list)
+    paragraph: _Paragraph | None = None
+    fence: tuple[str, int] | None = None
+    bm_in_list_item: bool = False
+
+    def block_indent(self) -> int:
+        """Content column of the innermost open list item (0 outside lists)."""
+        return self.items[-1].content_indent if self.items else 0
+
+    def emit(self, content: str, line: int, kind: str, in_list: bool, bm_flag: bool) -> None:
+        """Record one inline block, with its links' hrefs when it has any."""
+        hrefs: list[str] = []
+        if "](" in content:
+            tokens = _BLOCK_PARSER.parseInline(content, {})
+            hrefs = [
+                str(child.attrGet("href") or "")
+                for child in tokens[0].children or []
+                if child.type == "link_open"
+            ]
+        self.blocks.append(InlineBlock(content, line, kind, in_list, bm_flag, False, hrefs))
+
+    def close_paragraph(self) -> None:
+        """Emit the open paragraph, if any."""
+        para = self.paragraph
+        if para is None:
+            return
+        self.paragraph = None
+        content = "\n".join(para.lines).strip()
+        self.emit(content, para.start, "paragraph", para.in_list, para.bm_in_list_item)
+
+    def close_items_above(self, indent: int) -> None:
+        """Close list items the line at `indent` does not belong to."""
+        while self.items and indent < self.items[-1].content_indent:
+            self.items.pop()
+            self.bm_in_list_item = False
+
+    def run(self) -> list[InlineBlock]:
+        """Scan every line and return the inline blocks."""
+        for number, line in enumerate(self.lines):
+            self.line(number, line)
+        self.close_paragraph()
+        return self.blocks
+
+    def line(self, number: int, line: str) -> None:
+        """Handle one line."""
+        if self.fence is not None:
+            self.fence_line(line)
+            return
+        stripped = line.lstrip(" ")
+        if not stripped:
+            self.close_paragraph()
+            return
+        indent = len(line) - len(stripped)
+        if self.paragraph is not None and self.continues_paragraph(indent, stripped, line):
+            return
+        self.close_paragraph()
+        self.close_items_above(indent)
+        self.start_block(number, indent, stripped)
+
+    def fence_line(self, line: str) -> None:
+        """Inside a fenced code block: look for the closing fence."""
+        assert self.fence is not None
+        char, length = self.fence
+        stripped = line.lstrip(" ")
+        if len(line) - len(stripped) > 3:
+            return
+        run = len(stripped) - len(stripped.lstrip(char))
+        if run >= length and not stripped[run:].strip(" "):
+            self.fence = None
+
+    def interrupts(self, indent: int, stripped: str) -> bool:
+        """Whether a line ends the open paragraph (markdown-it's terminator rules)."""
+        para = self.paragraph
+        assert para is not None
+        if _HEADING.match(stripped) or _THEMATIC_BREAK.match(stripped):
+            return True
+        if stripped.startswith(("```", "~~~")):
+            return True
+        marker = _LIST_MARKER.match(stripped)
+        if marker is None or (marker.end() < len(stripped) and not marker.group(2)):
+            return False
+        if indent >= para.block_indent:
+            if not marker.group(1)[0].isdigit():
+                return True
+            if marker.group(1)[:-1] == "1":
+                return True
+            raise Unsupported("an ordered item not numbered 1 after a paragraph")
+        if self.items and indent - self.items[-1].parent_indent >= 4:
+            raise Unsupported("a deeply indented list marker inside a list item")
+        return True
+
+    def continues_paragraph(self, indent: int, stripped: str, line: str) -> bool:
+        """Add the line to the open paragraph when it continues it (lazily or not)."""
+        para = self.paragraph
+        assert para is not None
+        if indent - para.block_indent <= 3 and self.interrupts(indent, stripped):
+            return False
+        para.lines.append(line[min(indent, para.block_indent) :])
+        return True
+
+    def start_block(self, number: int, indent: int, stripped: str) -> None:
+        """Start whatever block the line opens in its container."""
+        relative = indent - self.block_indent()
+        if relative >= 4:
+            if self.items:
+                raise Unsupported("indented code inside a list item")
+            return
+        fence = _FENCE_OPEN.match(stripped)
+        if fence is not None:
+            if self.items:
+                raise Unsupported("a fence inside a list item")
+            if fence.group(1)[0] == "`" and "`" in fence.group(2):
+                raise Unsupported("a backtick fence whose info string has a backtick")
+            self.fence = (fence.group(1)[0], len(fence.group(1)))
+            return
+        if _THEMATIC_BREAK.match(stripped):
+            return
+        marker = _LIST_MARKER.match(stripped)
+        if marker is not None and (marker.end() == len(stripped) or marker.group(2)):
+            self.start_item(number, indent, stripped, marker)
+            return
+        if _HEADING.match(stripped):
+            self.heading(number, stripped)
+            return
+        self.paragraph = _Paragraph(
+            number, self.block_indent(), [stripped], bool(self.items), self.bm_in_list_item
+        )
+
+    def start_item(self, number: int, indent: int, stripped: str, marker: re.Match[str]) -> None:
+        """Open a list item and the paragraph its first line starts."""
+        spaces = len(marker.group(2))
+        rest = stripped[marker.end() :]
+        if not rest:
+            raise Unsupported("an empty list item")
+        if spaces > 4:
+            raise Unsupported("a list item starting with indented code")
+        if (
+            _LIST_MARKER.match(rest)
+            or _HEADING.match(rest)
+            or _THEMATIC_BREAK.match(rest)
+            or rest.startswith(("```", "~~~"))
+        ):
+            raise Unsupported("a list item starting with another block")
+        content_indent = indent + len(marker.group(1)) + spaces
+        self.items.append(_Item(indent, content_indent, self.block_indent()))
+        self.bm_in_list_item = True
+        self.paragraph = _Paragraph(number, content_indent, [rest], True, True)
+
+    def heading(self, number: int, stripped: str) -> None:
+        """Emit an ATX heading's text, without its closing `#` run."""
+        level = len(stripped) - len(stripped.lstrip("#"))
+        end = len(stripped.rstrip(" "))
+        start = level
+        cut = end
+        while cut > start and stripped[cut - 1] == "#":
+            cut -= 1
+        if cut > start and stripped[cut - 1] == " ":
+            end = cut
+        self.emit(
+            stripped[start:end].strip(), number, "heading", bool(self.items), self.bm_in_list_item
+        )
+
+
+def _needs_reference(lines: list[str]) -> bool:
+    """Whether any line holds a construct the fast path leaves to markdown-it."""
+    previous_blank = True
+    for line in lines:
+        stripped = line.lstrip(" ")
+        if stripped.startswith((">", "<")):
+            return True
+        if not previous_blank and _SETEXT_UNDERLINE.match(line):
+            return True
+        if "]:" in line:
+            markers = _LEADING_MARKERS.match(line)
+            content = line[markers.end() if markers else 0 :].lstrip(" ")
+            if content.startswith("["):
+                return True
+        previous_blank = not stripped
+    return False
 
 
 def fast_blocks(body: str) -> list[InlineBlock] | None:
     """The inline blocks of `body`, or None when the reference parser must decide."""
-    return None
+    if "\t" in body:
+        return None
+    if "\r" in body:
+        body = body.replace("\r\n", "\n").replace("\r", "\n")
+    lines = body.split("\n")
+    if _needs_reference(lines):
+        return None
+    try:
+        return _Scanner(lines).run()
+    except Unsupported:
+        return None
