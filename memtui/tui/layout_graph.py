@@ -242,18 +242,23 @@ def layout_neighbourhood(
     # Rows: leaves take consecutive rows, sibling groups of different parents are one row apart.
     row_of: dict[str, int] = {}
     next_row = 0
+    after_gap = True
 
     def place(key: str) -> int:
-        nonlocal next_row
+        nonlocal next_row, after_gap
         kids = children.get(key, [])
         if not kids:
             row_of[key] = next_row
             next_row += 1
+            after_gap = False
             return row_of[key]
+        if not after_gap and len(kids) > 1:
+            next_row += 1
         rows = [place(kid) for kid in kids]
         row_of[key] = rows[(len(rows) - 1) // 2]
-        if depth_of[key] > 0:
+        if depth_of[key] > 0 and not after_gap and len(kids) > 1:
             next_row += 1
+            after_gap = True
         return row_of[key]
 
     place(centre)

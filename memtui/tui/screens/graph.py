@@ -86,6 +86,18 @@ class GraphScreen(Screen[None]):
         Binding("escape,q", "close", "Back", id="graph.close"),
     ]
 
+    PALETTE: ClassVar[list[tuple[str, str, str]]] = [
+        (
+            "graph: recentre on the focused node",
+            "recentre_focused",
+            "Centre the graph there (enter)",
+        ),
+        ("graph: depth +", "depth(1)", "Show one more level of links (+)"),
+        ("graph: depth -", "depth(-1)", "Show one level less (-)"),
+        ("graph: open note", "open_note", "Open the focused note in the main screen (o)"),
+        ("go: back", "close", "Leave the graph (escape)"),
+    ]
+
     def __init__(self, relpath: str, *, depth: int = 1) -> None:
         super().__init__()
         self.centre = relpath
@@ -205,6 +217,11 @@ class GraphScreen(Screen[None]):
         """Enter on a list item centres the graph on it."""
         if event.option.id is not None:
             self.recentre(event.option.id)
+
+    def action_recentre_focused(self) -> None:
+        """Recentre on the node under the cursor."""
+        if self.focused_key is not None:
+            self.recentre(self.focused_key)
 
     def action_depth(self, step: int) -> None:
         """Show one level more (or less) of the neighbourhood."""

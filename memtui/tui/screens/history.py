@@ -47,6 +47,12 @@ class HistoryScreen(Screen[None]):
         Binding("escape", "close", "Back", id="history.close"),
     ]
 
+    PALETTE: ClassVar[list[tuple[str, str, str]]] = [
+        ("history: undo the selected event", "undo", "Restore what the event changed (u)"),
+        ("history: filter", "focus_filter", "actor:, cmd:, path:, since: and words (/)"),
+        ("go: back", "close", "Leave the history (escape)"),
+    ]
+
     def __init__(self, path: str | None = None, *, clock: Callable[[], float] = time.time) -> None:
         super().__init__()
         self.scope = path
@@ -83,10 +89,6 @@ class HistoryScreen(Screen[None]):
             signal.subscribe(self, lambda _paths: self.reload())
         self.reload()
         self.query_one(EventTable).focus()
-
-    def scoped_path(self) -> str | None:
-        """The virtual path this screen is limited to, from the constructor or the filter."""
-        return self.scope
 
     def reload(self) -> None:
         """Query the history with the current filter and toggles and refill the table."""
@@ -201,6 +203,9 @@ class HistoryScreen(Screen[None]):
             self.notify(result.content, severity="error", timeout=6)
         else:
             self.notify(f"Undid {what}.", timeout=3)
+            remember = getattr(self.app, "remember_event", None)
+            if remember is not None:
+                remember(result.event_id)
             self._update_index(event)
         self.reload()
 

@@ -54,6 +54,15 @@ class ReviewScreen(Screen[None]):
         Binding("escape", "close", "Back", id="review.close"),
     ]
 
+    PALETTE: ClassVar[list[tuple[str, str, str]]] = [
+        ("review: select or unselect", "toggle_selected", "Mark the note under the cursor (space)"),
+        ("review: select all", "select_all", "Mark every proposed note (a)"),
+        ("review: archive selected", "archive_selected", "Move them to archive/, undoable (A)"),
+        ("review: delete selected", "delete_selected", "Delete them, undoable (d)"),
+        ("review: open note", "open_note", "Open the note in the main screen (o)"),
+        ("go: back", "close", "Leave the review (escape)"),
+    ]
+
     def __init__(self, *, clock: Callable[[], float] = time.time) -> None:
         super().__init__()
         self.clock = clock
@@ -242,6 +251,9 @@ class ReviewScreen(Screen[None]):
                 failures.append(result.content)
             else:
                 done.append(path)
+                remember = getattr(self.app, "remember_event", None)
+                if remember is not None:
+                    remember(result.event_id)
         changed = set(done) | ({archive_path(p) for p in done} if archive else set())
         if self.ctx.index is not None and changed:
             self.ctx.index.update_paths(changed)
