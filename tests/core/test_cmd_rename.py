@@ -171,3 +171,32 @@ def test_m1_rename_out_of_reserved_refused(cmd_root: Path, cmd_run: Run) -> None
         ("security:reserved",),
     )
     assert os.listdir(cmd_root) == [".memtui"]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        (
+            "/memories/missing",
+            "/memories/f.md/x",
+            "Error: The path /memories/missing does not exist",
+        ),
+        (
+            "/memories/missing",
+            "/memories/f.md/y/x",
+            "Cannot create /memories/f.md/y/x: a parent of it is a file",
+        ),
+        (
+            "/memories/f.md/inner",
+            "/memories/new.md",
+            "Error: The path /memories/f.md/inner does not exist",
+        ),
+    ],
+)
+def test_missing_source_and_file_parent_follow_sdk_order(
+    cmd_root: Path, cmd_run: Run, cmd_snapshot: Callable[..., Any], old: str, new: str, message: str
+) -> None:
+    (cmd_root / "f.md").write_bytes(b"f")
+    before = cmd_snapshot(cmd_root)
+    assert rename(cmd_run, old, new) == (message, True)
+    assert cmd_snapshot(cmd_root) == before
