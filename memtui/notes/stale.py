@@ -1,0 +1,207 @@
+"""Stale review: rank notes that may be out of date, each with the reasons why; never deletes."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from rapidfuzz import fuzz
+
+from memtui.notes.index import NoteIndex
+
+DAY = 86400.0
+UNREAD_AFTER_DAYS = 30
+UNCHANGED_AFTER_DAYS = 90
+UNVERIFIED_AFTER_DAYS = 180
+LARGE_NOTE_BYTES = 20_000
+DUPLICATE_TITLE_RATIO = 90.0
+DUPLICATE_CONTENT_RATIO = 80.0
+CONTENT_SAMPLE_CHARS = 1500
+MAX_BLOCK = 64
+"""Title words shared by more notes than this are too common to block duplicates on."""
+
+_TITLE_WORD = re.compile(r"[^\W\d_]{3,}")
+_SPACE = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class StaleReason:
+    """One signal that a note may be stale: a kind id, a human sentence, and how much it counts."""
+
+    kind: str
+    text: str
+    weight: float
+
+
+@dataclass(frozen=True)
+class StaleCandidate:
+    """A note proposed for review, with its total score and every reason."""
+
+    path: str
+    score: float
+    reasons: tuple[StaleReason, ...]
+
+
+def parse_date(value: Any) -> float | None:
+    """Unix seconds of an ISO date or datetime string (dates are midnight UTC); None if not a date."""
+    if not isinstance(value, str) or not value.strip():
+        return None
+    try:
+        parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=UTC)
+    return parsed.timestamp()
+
+
+def _days(seconds: float) -> int:
+    """Whole days in a span of seconds."""
+    return int(seconds // DAY)
+
+
+def _plural(count: int, word: str) -> str:
+    """`1 day`, `2 days`."""
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def _body_sample(text: str) -> str:
+    """The start of a note's body, whitespace-collapsed and lowercased, for duplicate checks."""
+    if text.startswith("---"):
+        close = text.find("\n---", 3)
+        if close >= 0:
+            text = text[close + 4 :]
+    return _SPACE.sub(" ", text[: CONTENT_SAMPLE_CHARS * 2]).strip().lower()[:CONTENT_SAMPLE_CHARS]
+
+
+def near_duplicates(index: NoteIndex) -> dict[str, list[tuple[str, str]]]:
+    """relpath -> [(other relpath, why)] for notes with the same body or near-identical title and body.
+
+    Pairs are only compared inside small blocks (same body hash, or a shared uncommon title word),
+    so the work grows with the number of notes, not its square.
+    """
+    samples: dict[str, str] = {}
+    by_hash: dict[str, list[str]] = defaultdict(list)
+    by_word: dict[str, list[str]] = defaultdict(list)
+    for relpath in sorted(index.notes):
+        sample = _body_sample(index.texts.get(relpath, ""))
+        samples[relpath] = sample
+        if len(sample) >= 40:
+            by_hash[hashlib.blake2b(sample.encode(), digest_size=16).hexdigest()].append(relpath)
+        for word in set(_TITLE_WORD.findall(index.notes[relpath].title.lower())):
+            by_word[word].append(relpath)
+    found: dict[str, dict[str, str]] = defaultdict(dict)
+
+    def pair(a: str, b: str, why: str) -> None:
+        found[a].setdefault(b, why)
+        found[b].setdefault(a, why)
+
+    for group in by_hash.values():
+        for i, a in enumerate(group):
+            for b in group[i + 1 :]:
+                pair(a, b, "same content")
+    compared: set[tuple[str, str]] = set()
+    for group in by_word.values():
+        if len(group) < 2 or len(group) > MAX_BLOCK:
+            continue
+        titles = [index.notes[p].title.lower() for p in group]
+        for i, a in enumerate(group):
+            for j in range(i + 1, len(group)):
+                b = group[j]
+                if (a, b) in compared:
+                    continue
+                compared.add((a, b))
+                title_score = fuzz.token_sort_ratio(
+                    titles[i], titles[j], score_cutoff=DUPLICATE_TITLE_RATIO
+                )
+                if not title_score:
+                    continue
+                content = fuzz.ratio(samples[a], samples[b], score_cutoff=DUPLICATE_CONTENT_RATIO)
+                if content:
+                    pair(a, b, f"similar title and content ({int(content)}%)")
+    return {p: sorted(others.items()) for p, others in found.items()}
+
+
+def review(
+    index: NoteIndex, history: Any | None, *, now: float | None = None
+) -> list[StaleCandidate]:
+    """Every note with at least one staleness signal, highest score first (ties by path)."""
+    now = time.time() if now is None else now
+    reads: dict[str, float] | None = history.last_agent_reads() if history is not None else None
+    duplicates = near_duplicates(index)
+    candidates: list[StaleCandidate] = []
+    for relpath in sorted(index.notes):
+        reasons = _reasons(index, relpath, reads, duplicates, now)
+        if reasons:
+            score = round(sum(r.weight for r in reasons), 3)
+            candidates.append(StaleCandidate(relpath, score, tuple(reasons)))
+    candidates.sort(key=lambda c: (-c.score, c.path))
+    return candidates
+
+
+def _reasons(
+    index: NoteIndex,
+    relpath: str,
+    reads: dict[str, float] | None,
+    duplicates: dict[str, list[tuple[str, str]]],
+    now: float,
+) -> list[StaleReason]:
+    """The staleness reasons of one note, in a fixed order."""
+    note = index.notes[relpath]
+    reasons: list[StaleReason] = []
+    if reads is not None:
+        last_read = reads.get("/memories/" + relpath)
+        if last_read is None:
+            reasons.append(StaleReason("never-read", "never read by an agent", 1.0))
+        elif (days := _days(now - last_read)) >= UNREAD_AFTER_DAYS:
+            reasons.append(
+                StaleReason(
+                    "unread",
+                    f"not read by an agent for {_plural(days, 'day')}",
+                    min(3.0, days / UNREAD_AFTER_DAYS),
+                )
+            )
+    if note.mtime and (days := _days(now - note.mtime)) >= UNCHANGED_AFTER_DAYS:
+        reasons.append(
+            StaleReason("unchanged", f"unchanged for {_plural(days, 'day')}", min(2.0, days / 180))
+        )
+    expires = parse_date(note.frontmatter.get("expires"))
+    if expires is not None and expires < now:
+        reasons.append(StaleReason("expired", f"expired on {note.frontmatter['expires']}", 3.0))
+    verified = parse_date(note.frontmatter.get("last_verified"))
+    if verified is not None and (days := _days(now - verified)) >= UNVERIFIED_AFTER_DAYS:
+        reasons.append(
+            StaleReason(
+                "unverified",
+                f"last verified {_plural(days, 'day')} ago ({note.frontmatter['last_verified']})",
+                min(2.5, 1.0 + days / 365),
+            )
+        )
+    if not index.linked_notes(relpath):
+        reasons.append(StaleReason("orphan", "no links in or out", 0.5))
+    unresolved = index.unresolved_targets(relpath)
+    if unresolved:
+        shown = ", ".join(unresolved[:3]) + (", ..." if len(unresolved) > 3 else "")
+        reasons.append(
+            StaleReason(
+                "unresolved",
+                f"{_plural(len(unresolved), 'unresolved link')}: {shown}",
+                min(1.5, 0.5 * len(unresolved)),
+            )
+        )
+    for other, why in duplicates.get(relpath, ())[:3]:
+        reasons.append(StaleReason("duplicate", f"near-duplicate of {other} ({why})", 2.0))
+    if note.size >= LARGE_NOTE_BYTES:
+        reasons.append(
+            StaleReason(
+                "large",
+                f"very large ({note.size // 1000} KB)",
+                min(2.0, note.size / LARGE_NOTE_BYTES / 2),
+            )
+        )
+    return reasons
