@@ -1,0 +1,178 @@
+"""The fast path gives exactly the reference path's output, or falls back to it."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from memtui.notes._md_fast import fast_blocks
+from memtui.notes._md_reference import reference_blocks
+from memtui.notes.parser import parse_note
+
+FIXTURES = Path(__file__).parent / "fixtures" / "notes"
+CORPUS = Path(__file__).parents[2].parent / "shared" / "corpus" / "basic-memory-notes"
+
+_INDENTS = ["", "", "", " ", "  ", "   ", "    ", "     ", "      ", "        "]
+_MARKERS = ["- ", "- ", "* ", "+ ", "1. ", "2. ", "10) ", "-  ", "-     ", "-", "1.  "]
+_TEXTS = [
+    "[decision] Use SQLite #db (speed)",
+    "[fact] wrapped item #a",
+    "depends_on [[Storage]] (why)",
+    '"inspired by" [[Obsidian]]',
+    "plain words and [[Link One]] here",
+    "see [doc](notes/doc.md) and [web](https://x.org)",
+    "[[Only Link]]",
+    "[ ] task",
+    "issue #42 mentioned",
+    "`code [[NotLink]]` then [[Real]]",
+    "#",
+    "text with trailing #",
+    "## not heading? #tag",
+    "[cat] @2026-01-02 dated",
+    "x (a (b))",
+    "mixed *emph* and **bold** [[B]]",
+    "[ref][r]",
+    "a | table | row",
+    "[x](<my note.md>) and [y](a%20b.md#frag)",
+    "[[a [[b]] c]]",
+    "\\[[escaped]] [[kept]]",
+]
+_SPECIAL = [
+    "",
+    "",
+    "",
+    "# Heading [[H]]",
+    "## Heading #with tag ##",
+    "#",
+    "###### six #x",
+    "####### seven",
+    "---",
+    "***",
+    "* * *",
+    "___",
+    "```",
+    "```python",
+    "~~~",
+    "    indented code [[NoLink]]",
+    "===",
+    "> quote [[Q]]",
+    "<div>",
+    "[r]: target.md",
+    "\tTabbed",
+    "|---|---|",
+    "- ",
+    "1.",
+]
+
+
+def _generated_note(rng: random.Random) -> str:
+    """A random note mixing common and awkward block shapes."""
+    lines: list[str] = []
+    for _ in range(rng.randint(1, 25)):
+        roll = rng.random()
+        if roll < 0.25:
+            lines.append(rng.choice(_SPECIAL))
+        elif roll < 0.7:
+            lines.append(rng.choice(_INDENTS) + rng.choice(_MARKERS) + rng.choice(_TEXTS))
+        else:
+            lines.append(rng.choice(_INDENTS) + rng.choice(_TEXTS))
+    return "\n".join(lines) + rng.choice(["\n", "", "\n\n"])
+
+
+_CLEAN_TEXTS = [text for text in _TEXTS if not text.startswith("#")]
+
+
+def _generated_clean_note(rng: random.Random) -> str:
+    """A random note in the common agent style (the shapes the fast path should take)."""
+    lines = ["---", f"title: Note {rng.randint(0, 999)}", "type: memory", "---", ""]
+    lines.append(f"# Note {rng.randint(0, 99)}")
+    for _ in range(rng.randint(1, 6)):
+        lines.append("")
+        lines.append(f"## Section {rng.randint(0, 9)}")
+        for _ in range(rng.randint(1, 5)):
+            indent = rng.choice(["", "", "", "  ", "    "])
+            lines.append(indent + "- " + rng.choice(_CLEAN_TEXTS))
+            if rng.random() < 0.2:
+                lines.append(indent + "  continued line #cont")
+        if rng.random() < 0.5:
+            lines.extend(["", rng.choice(_CLEAN_TEXTS) + " in a paragraph", "second line [[P]]"])
+        if rng.random() < 0.2:
+            lines.extend(["", "```", "- [code] not parsed [[No]]", "```"])
+    return "\n".join(lines) + "\n"
+
+
+def _outputs(data: bytes | str, path: str, fast: bool) -> tuple[object, ...]:
+    """Everything the two paths must agree on."""
+    note = parse_note(data, path, use_fast_path=fast)
+    return (note.frontmatter, note.title, note.observations, note.relations, note.warnings)
+
+
+def _assert_same(data: bytes | str, path: str) -> None:
+    """Both paths agree on this note."""
+    assert _outputs(data, path, True) == _outputs(data, path, False), path
+
+
+@pytest.mark.parametrize("path", sorted(FIXTURES.glob("*.md")), ids=lambda p: p.name)
+def test_fixtures_identical(path: Path) -> None:
+    _assert_same(path.read_bytes(), path.name)
+
+
+@pytest.mark.skipif(not CORPUS.exists(), reason="shared corpus not present")
+def test_corpus_identical() -> None:
+    for path in sorted(CORPUS.rglob("*.md")):
+        _assert_same(path.read_bytes(), path.relative_to(CORPUS).as_posix())
+
+
+def test_generated_awkward_notes_identical() -> None:
+    rng = random.Random(20261122)
+    fast = 0
+    for index in range(400):
+        text = _generated_note(rng)
+        assert _outputs(text, f"g{index}.md", True) == _outputs(text, f"g{index}.md", False), text
+        blocks = fast_blocks(text)
+        if blocks is not None:
+            fast += 1
+            assert blocks == reference_blocks(text), text
+    assert fast >= 60
+
+
+def test_generated_agent_notes_identical_and_mostly_fast() -> None:
+    rng = random.Random(7)
+    fast = 0
+    for index in range(300):
+        text = _generated_clean_note(rng)
+        assert _outputs(text, f"a{index}.md", True) == _outputs(text, f"a{index}.md", False), text
+        body = text.split("---\n", 2)[2].strip()
+        fast += fast_blocks(body) is not None
+    assert fast >= 240
+
+
+def test_fast_path_falls_back_on_unhandled_shapes() -> None:
+    for body in [
+        "> quote",
+        "<div>\nx\n</div>",
+        "Title\n=====",
+        "Title\n---",
+        "[ref]: target.md",
+        "- [note]: defined",
+        "a\tb",
+        "- item\n  ```\n  code\n  ```",
+        "-",
+        "1. a\n   2. b",
+    ]:
+        assert fast_blocks(body) is None, body
+
+
+def test_fast_path_handles_common_shapes() -> None:
+    body = "# T\n\n- [a] b #c\n  - rel [[X]]\n\ntext [l](x.md)\n\n```\ncode\n```\n\n***\n"
+    blocks = fast_blocks(body)
+    assert blocks is not None
+    assert [(b.content, b.line, b.kind, b.in_list, b.bm_in_list_item) for b in blocks] == [
+        ("T", 0, "heading", False, False),
+        ("[a] b #c", 2, "paragraph", True, True),
+        ("rel [[X]]", 3, "paragraph", True, True),
+        ("text [l](x.md)", 5, "paragraph", False, False),
+    ]
+    assert blocks[3].hrefs == ["x.md"]
