@@ -12,8 +12,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from memtui.core.store import MemoryStore
+if TYPE_CHECKING:
+    from memtui.core.store import MemoryStore
 
 DEMO_NOW = datetime(2026, 11, 20, 12, 0, tzinfo=UTC).timestamp()
 """The fixed "present" of the demo history: 2026-11-20 12:00 UTC."""
@@ -167,6 +169,8 @@ class _Replay:
 
 def _make_stores(dest: Path, clock: Callable[[], float]) -> dict[str, MemoryStore]:
     """One store per demo actor, sharing one history and the scripted clock."""
+    from memtui.core.store import MemoryStore
+
     agent = MemoryStore(dest, actor=AGENT, session="demo-1", clock=clock)
     return {
         AGENT: agent,

@@ -1,0 +1,65 @@
+"""Shared fixtures for the graph, history, review and demo tests: a demo store copy and a small app."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+from textual.app import App
+from textual.screen import Screen
+
+from memtui.demo import DEMO_NOTES_DIR, DEMO_NOW, create_demo_store
+from memtui.notes.index import NoteIndex
+from memtui.tui.context import AppContext, default_settings
+
+HUMAN = "human:tester"
+_TEMPLATE: dict[str, Path] = {}
+
+
+def demo_copy(tmp_path: Path, template_dir: Path) -> Path:
+    """A fresh copy of the demo store (built once per session under `template_dir`)."""
+    if "store" not in _TEMPLATE:
+        _TEMPLATE["store"] = create_demo_store(template_dir / "template")
+    dest = tmp_path / "demo"
+    shutil.copytree(_TEMPLATE["store"], dest, symlinks=True)
+    return dest
+
+
+def notes_copy(tmp_path: Path) -> Path:
+    """A copy of the bundled demo notes alone (no history), for screens that only read the index."""
+    dest = tmp_path / "demo"
+    shutil.copytree(DEMO_NOTES_DIR, dest)
+    return dest
+
+
+def demo_context(root: Path) -> AppContext:
+    """An app context on `root` with a loaded index and the human actor."""
+    from memtui.core.store import MemoryStore
+
+    store = MemoryStore(root, actor=HUMAN)
+    index = NoteIndex.load(root, use_cache=False)
+    return AppContext(root=root, settings=default_settings(), store=store, index=index)
+
+
+class ScreenHarness(App[None]):
+    """A minimal app that holds a context and shows one screen, recording `open_note` calls."""
+
+    def __init__(self, ctx: AppContext, make_screen: Callable[[], Screen[None]]) -> None:
+        super().__init__()
+        self.ctx = ctx
+        self.make_screen = make_screen
+        self.opened: list[str] = []
+
+    def on_mount(self) -> None:
+        """Show the screen under test."""
+        self.push_screen(self.make_screen())
+
+    def open_note(self, relpath: str, line: int | None = None) -> None:
+        """Record which note the screen asked to open."""
+        self.opened.append(relpath)
+
+
+def demo_clock() -> float:
+    """The demo store's fixed present, for screens that show ages."""
+    return DEMO_NOW
