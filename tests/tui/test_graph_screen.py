@@ -122,7 +122,7 @@ async def test_lists_show_hubs_orphans_unresolved_and_enter_centres(tmp_path: Pa
             str(orphans.get_option_at_index(i).prompt) for i in range(orphans.option_count)
         ] == [
             "Prompt Formats",
-            "Retry Backoff",
+            "Retry with Back-off",
             "Website Redesign",
             "2026-09-02-scratch",
             "Schedule Notes",
