@@ -1,0 +1,244 @@
+"""Context for agents: a note with its observations and related notes, and recent activity."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import deque
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from memtui.notes.index import NoteIndex
+from memtui.notes.model import Observation
+
+VIRTUAL_PREFIX = "/memories/"
+MEMORY_URL = "memory://"
+_SPAN = re.compile(
+    r"^\s*(\d+)\s*(m|min|mins|minute|minutes|h|hr|hrs|hour|hours|d|day|days|w|week|weeks)\s*$"
+)
+_UNIT_SECONDS = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+
+
+def parse_timeframe(timeframe: str, now: float | None = None) -> float:
+    """The unix time a timeframe starts: `7d`, `24h`, `30m`, `1w`, `2 days`, `today`, `yesterday`.
+
+    Raises ValueError with a one-line message for anything else.
+    """
+    now = time.time() if now is None else now
+    spec = timeframe.strip().lower()
+    if spec in ("today", "yesterday"):
+        midnight = datetime.fromtimestamp(now).replace(hour=0, minute=0, second=0, microsecond=0)
+        if spec == "yesterday":
+            midnight -= timedelta(days=1)
+        return midnight.timestamp()
+    match = _SPAN.match(spec)
+    if match is None:
+        raise ValueError(
+            f"unknown timeframe {timeframe!r}: use e.g. 30m, 24h, 7d, 1w, today or yesterday"
+        )
+    unit = match.group(2)
+    seconds = _UNIT_SECONDS["m" if unit.startswith("m") else unit[0]]
+    return now - int(match.group(1)) * seconds
+
+
+def _when(seconds: float) -> str:
+    """A local timestamp to the minute."""
+    return datetime.fromtimestamp(seconds).strftime("%Y-%m-%d %H:%M")
+
+
+@dataclass(frozen=True)
+class RelatedNote:
+    """A note linked (directly or through others) to the primary note."""
+
+    path: str
+    title: str
+    relation_type: str
+    direction: str
+    """"outgoing" (the linking note points at this one) or "incoming" (this one points back)."""
+    via: str
+    """The relpath of the note on the other end of this relation."""
+    depth: int
+    mtime: float
+
+
+@dataclass(frozen=True)
+class NoteContext:
+    """What an agent needs about one note: its facts and its neighbourhood."""
+
+    path: str
+    title: str
+    permalink: str
+    note_type: str
+    mtime: float
+    observations: tuple[Observation, ...]
+    related: tuple[RelatedNote, ...]
+    unresolved: tuple[tuple[str, str], ...]
+    """(relation type, target) of the primary note's links that resolve to nothing."""
+    depth: int
+    timeframe: str
+
+    def to_text(self) -> str:
+        """Concise plain text for an agent's context window."""
+        lines = [
+            f"# {self.title} ({self.path})",
+            f"permalink: {self.permalink} | type: {self.note_type} | changed: {_when(self.mtime)}",
+        ]
+        if self.observations:
+            lines += ["", "## Observations"]
+            for obs in self.observations:
+                category = f"[{obs.category}] " if obs.category is not None else ""
+                context = f" ({obs.context})" if obs.context else ""
+                lines.append(f"- {category}{obs.content}{context}")
+        lines += ["", f"## Related (depth {self.depth}, changed within {self.timeframe})"]
+        if not self.related:
+            lines.append("- none")
+        for rel in self.related:
+            arrow = "->" if rel.direction == "outgoing" else "<-"
+            lines.append(
+                f"- {rel.via} {arrow} {rel.relation_type} {arrow} {rel.title} ({rel.path})"
+                if rel.depth > 1
+                else f"- {rel.relation_type} {arrow} {rel.title} ({rel.path})"
+            )
+        if self.unresolved:
+            lines += ["", "## Unresolved links"]
+            lines += [f"- {kind} -> {target}" for kind, target in self.unresolved]
+        return "\n".join(lines) + "\n"
+
+
+def _resolve_target(index: NoteIndex, target: str) -> str | None:
+    """A note by permalink, title or path (also `memory://x` and `/memories/x.md`)."""
+    target = target.strip()
+    if target.startswith(MEMORY_URL):
+        target = target[len(MEMORY_URL) :]
+    if target.startswith(VIRTUAL_PREFIX):
+        target = target[len(VIRTUAL_PREFIX) :]
+    return index.resolve(target)
+
+
+def build_context(
+    index: NoteIndex,
+    target: str,
+    depth: int = 1,
+    timeframe: str = "7d",
+    history: Any | None = None,
+    *,
+    now: float | None = None,
+) -> NoteContext:
+    """The note `target` names, its observations and the notes linked to it up to `depth` (1-3).
+
+    Related notes are kept only if they changed within `timeframe`; the primary note always is.
+    Raises LookupError when no note matches and ValueError for a bad depth or timeframe.
+    """
+    if not 1 <= depth <= 3:
+        raise ValueError(f"depth must be 1, 2 or 3, not {depth}")
+    since = parse_timeframe(timeframe, now)
+    primary = _resolve_target(index, target)
+    if primary is None:
+        raise LookupError(f"no note matches {target!r} (by permalink, title or path)")
+    note = index.notes[primary]
+    related: list[RelatedNote] = []
+    seen = {primary}
+    queue: deque[tuple[str, int]] = deque([(primary, 0)])
+    while queue:
+        current, distance = queue.popleft()
+        if distance >= depth:
+            continue
+        links = [(r.relation_type, t, "outgoing") for r, t in index.outgoing(current) if t]
+        links += [(r.relation_type, s, "incoming") for s, r in index.backlinks(current)]
+        for relation_type, other, direction in links:
+            if other in seen:
+                continue
+            seen.add(other)
+            queue.append((other, distance + 1))
+            other_note = index.notes[other]
+            if other_note.mtime >= since:
+                related.append(
+                    RelatedNote(
+                        other,
+                        other_note.title,
+                        relation_type,
+                        direction,
+                        current,
+                        distance + 1,
+                        other_note.mtime,
+                    )
+                )
+    unresolved = tuple((r.relation_type, r.target) for r, t in index.outgoing(primary) if t is None)
+    return NoteContext(
+        path=primary,
+        title=note.title,
+        permalink=note.permalink,
+        note_type=note.note_type,
+        mtime=note.mtime,
+        observations=tuple(note.observations),
+        related=tuple(related),
+        unresolved=unresolved,
+        depth=depth,
+        timeframe=timeframe,
+    )
+
+
+@dataclass(frozen=True)
+class ActivityItem:
+    """One recent change: which note, when, by whom and with which command."""
+
+    path: str
+    title: str
+    when: float
+    actor: str
+    """The actor from the history, or `unknown` for a file change the history did not record."""
+    command: str
+
+
+@dataclass(frozen=True)
+class RecentActivity:
+    """What changed in the store within a timeframe, newest first."""
+
+    timeframe: str
+    items: tuple[ActivityItem, ...]
+
+    def to_text(self) -> str:
+        """Concise plain text for an agent's context window."""
+        lines = [f"# Recent activity (within {self.timeframe})"]
+        if not self.items:
+            lines.append("- nothing changed")
+        for item in self.items:
+            title = f" {item.title}" if item.title else ""
+            lines.append(f"- {_when(item.when)} {item.actor} {item.command}{title} ({item.path})")
+        return "\n".join(lines) + "\n"
+
+
+def recent_activity(
+    index: NoteIndex,
+    history: Any | None,
+    timeframe: str = "7d",
+    limit: int = 20,
+    *,
+    now: float | None = None,
+) -> RecentActivity:
+    """The newest change per path within `timeframe`, from the history and from file mtimes."""
+    since = parse_timeframe(timeframe, now)
+    latest: dict[str, ActivityItem] = {}
+    if history is not None:
+        for event in history.events(since=since, newest_first=True):
+            if event.is_error or event.command == "view":
+                continue
+            virtual = event.new_path or event.path
+            if not virtual or not virtual.startswith(VIRTUAL_PREFIX):
+                continue
+            relpath = virtual[len(VIRTUAL_PREFIX) :]
+            if relpath in latest:
+                continue
+            note = index.notes.get(relpath)
+            latest[relpath] = ActivityItem(
+                relpath, note.title if note else "", event.time, event.actor, event.command
+            )
+    for relpath, note in index.notes.items():
+        if note.mtime < since:
+            continue
+        known = latest.get(relpath)
+        if known is None or known.when + 2 < note.mtime:
+            latest[relpath] = ActivityItem(relpath, note.title, note.mtime, "unknown", "modified")
+    items = sorted(latest.values(), key=lambda item: (-item.when, item.path))
+    return RecentActivity(timeframe, tuple(items[:limit]))

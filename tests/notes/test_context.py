@@ -1,0 +1,129 @@
+"""Agent context: primary note resolution, related notes by depth and timeframe, recent activity."""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from memtui.core.history import History
+from memtui.notes.context import build_context, parse_timeframe, recent_activity
+from memtui.notes.index import NoteIndex
+
+NOW = datetime(2026, 6, 10, 12, 0).timestamp()
+DAY = 86400
+
+
+def write(root: Path, relpath: str, text: str, age_days: float = 1) -> None:
+    """Write a note whose mtime is `age_days` before NOW."""
+    path = root / relpath
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    when = NOW - age_days * DAY
+    os.utime(path, (when, when))
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Path:
+    write(
+        tmp_path,
+        "projects/memtui.md",
+        "---\ntitle: Memtui\npermalink: proj/memtui\n---\n\n"
+        "- [decision] Use Textual #ui (chosen in May)\n- depends_on [[Textual]]\n- uses [[Ghost]]\n",
+    )
+    write(tmp_path, "tech/textual.md", "---\ntitle: Textual\n---\n\n- built_on [[Rich]]\n", 2)
+    write(tmp_path, "tech/rich.md", "---\ntitle: Rich\n---\n\nTerminal rendering.\n", 3)
+    write(tmp_path, "people/ann.md", "---\ntitle: Ann\n---\n\n- maintains [[Memtui]]\n", 30)
+    return tmp_path
+
+
+def test_context_by_permalink_title_or_path(store: Path) -> None:
+    index = NoteIndex.load(store)
+    for target in ("proj/memtui", "Memtui", "projects/memtui.md", "memory://proj/memtui"):
+        assert build_context(index, target, now=NOW).path == "projects/memtui.md"
+    with pytest.raises(LookupError, match="no note matches 'Nobody'"):
+        build_context(index, "Nobody", now=NOW)
+    with pytest.raises(ValueError, match="depth must be 1, 2 or 3, not 4"):
+        build_context(index, "Memtui", depth=4, now=NOW)
+
+
+def test_related_notes_by_depth_and_timeframe(store: Path) -> None:
+    index = NoteIndex.load(store)
+    one = build_context(index, "Memtui", depth=1, timeframe="7d", now=NOW)
+    assert [(r.path, r.relation_type, r.direction, r.depth) for r in one.related] == [
+        ("tech/textual.md", "depends_on", "outgoing", 1)
+    ]
+    everything = build_context(index, "Memtui", depth=2, timeframe="60d", now=NOW)
+    assert [(r.path, r.relation_type, r.direction, r.via, r.depth) for r in everything.related] == [
+        ("tech/textual.md", "depends_on", "outgoing", "projects/memtui.md", 1),
+        ("people/ann.md", "maintains", "incoming", "projects/memtui.md", 1),
+        ("tech/rich.md", "built_on", "outgoing", "tech/textual.md", 2),
+    ]
+    assert one.unresolved == (("uses", "Ghost"),)
+
+
+def test_context_text(store: Path) -> None:
+    context = build_context(NoteIndex.load(store), "Memtui", depth=2, timeframe="7d", now=NOW)
+    changed = datetime.fromtimestamp(NOW - DAY).strftime("%Y-%m-%d %H:%M")
+    assert context.to_text() == (
+        "# Memtui (projects/memtui.md)\n"
+        f"permalink: proj/memtui | type: note | changed: {changed}\n"
+        "\n## Observations\n"
+        "- [decision] Use Textual #ui (chosen in May)\n"
+        "\n## Related (depth 2, changed within 7d)\n"
+        "- depends_on -> Textual (tech/textual.md)\n"
+        "- tech/textual.md -> built_on -> Rich (tech/rich.md)\n"
+        "\n## Unresolved links\n"
+        "- uses -> Ghost\n"
+    )
+
+
+def test_timeframes() -> None:
+    assert parse_timeframe("7d", NOW) == NOW - 7 * DAY
+    assert parse_timeframe("24h", NOW) == NOW - DAY
+    assert parse_timeframe("30m", NOW) == NOW - 1800
+    assert parse_timeframe("1w", NOW) == NOW - 7 * DAY
+    assert parse_timeframe("2 days", NOW) == NOW - 2 * DAY
+    assert parse_timeframe("today", NOW) == datetime(2026, 6, 10).timestamp()
+    assert parse_timeframe("yesterday", NOW) == datetime(2026, 6, 9).timestamp()
+    with pytest.raises(ValueError, match="unknown timeframe 'soon'"):
+        parse_timeframe("soon", NOW)
+
+
+def test_recent_activity_merges_history_and_file_changes(store: Path) -> None:
+    history = History(store)
+    history.record(
+        time=NOW - DAY + 1,
+        actor="agent:claude",
+        session=None,
+        command="str_replace",
+        path="/memories/projects/memtui.md",
+        result="The memory file has been edited.",
+        is_error=False,
+        before=("file", "a" * 64),
+        after=("file", "b" * 64),
+    )
+    history.record(
+        time=NOW - 3600,
+        actor="agent:claude",
+        session=None,
+        command="view",
+        path="/memories/tech/rich.md",
+        result="...",
+        is_error=False,
+    )
+    activity = recent_activity(NoteIndex.load(store), history, timeframe="7d", now=NOW)
+    assert [(i.path, i.actor, i.command) for i in activity.items] == [
+        ("projects/memtui.md", "agent:claude", "str_replace"),
+        ("tech/textual.md", "unknown", "modified"),
+        ("tech/rich.md", "unknown", "modified"),
+    ]
+    first = datetime.fromtimestamp(NOW - DAY + 1).strftime("%Y-%m-%d %H:%M")
+    assert activity.to_text().splitlines()[:2] == [
+        "# Recent activity (within 7d)",
+        f"- {first} agent:claude str_replace Memtui (projects/memtui.md)",
+    ]
+    assert len(recent_activity(NoteIndex.load(store), None, "7d", limit=1, now=NOW).items) == 1
+    history.close()
