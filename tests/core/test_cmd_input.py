@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memtui.core.commands import (
     CommandOutcome,
@@ -316,3 +318,33 @@ def test_parse_touches_nothing(tmp_path: Path) -> None:
     )
     assert isinstance(parsed, ParsedCommand)
     assert os.listdir(tmp_path) == []
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.one_of(
+        st.text(alphabet="0123456789+-._ e\t\n\xa0\x85\u3000\u200b\x1fx", max_size=8),
+        st.floats(allow_nan=True, allow_infinity=True),
+        st.integers(),
+        st.booleans(),
+    )
+)
+def test_int_coercion_matches_sdk_property(value: object) -> None:
+    from anthropic._models import construct_type_unchecked
+    from anthropic.types.beta import BetaMemoryTool20250818Command
+
+    tool_input = {
+        "command": "insert",
+        "path": "/memories/a",
+        "insert_line": value,
+        "insert_text": "x",
+    }
+    built = construct_type_unchecked(value=tool_input, type_=BetaMemoryTool20250818Command)  # type: ignore[arg-type]
+    parsed = parse_command(Path("/nonexistent-root"), tool_input)
+    if type(built.insert_line) is int:  # type: ignore[union-attr]
+        assert isinstance(parsed, ParsedCommand)
+        assert parsed.args["insert_line"] == built.insert_line  # type: ignore[union-attr]
+    else:
+        assert parsed == CommandOutcome(
+            "Invalid input for insert: `insert_line` must be an integer", True
+        )
