@@ -1,0 +1,137 @@
+"""Before/after states of a path for the history: capture a file or folder, and restore one."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from memtui.core.atomic import atomic_write, fsync_dir, make_dirs
+from memtui.core.hashing import digest
+from memtui.core.history import KIND_DIR, KIND_FILE, Manifest
+
+
+class RestoreError(Exception):
+    """A state cannot be restored (its content is not in the history, or the disk refused)."""
+
+
+@dataclass(frozen=True)
+class State:
+    """What is at a path: a file (hash of its bytes), a folder (hash of its manifest) or nothing."""
+
+    kind: str | None
+    hash: str | None
+    blobs: dict[str, bytes] = field(default_factory=dict, compare=False)
+    """Every blob needed to restore this state: the file's bytes, or the manifest and its files."""
+
+    @property
+    def pair(self) -> tuple[str | None, str | None]:
+        """(kind, hash) as the history stores it."""
+        return (self.kind, self.hash)
+
+
+MISSING = State(None, None)
+
+
+def file_state(data: bytes) -> State:
+    """The state of a file holding `data`."""
+    key = digest(data)
+    return State(KIND_FILE, key, {key: data})
+
+
+def capture(path: Path) -> State:
+    """The current state of `path` (following a final symlink), with the blobs to restore it."""
+    try:
+        info = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return MISSING
+    if stat.S_ISREG(info.st_mode):
+        with open(path, "rb") as handle:
+            return file_state(handle.read())
+    if stat.S_ISDIR(info.st_mode):
+        return _capture_dir(path)
+    return MISSING
+
+
+def _capture_dir(path: Path) -> State:
+    """A folder's manifest state: every subfolder, regular file and symlink below it."""
+    dirs: list[str] = []
+    files: dict[str, str] = {}
+    links: dict[str, str] = {}
+    blobs: dict[str, bytes] = {}
+    pending = [("", path)]
+    while pending:
+        prefix, directory = pending.pop()
+        with os.scandir(directory) as entries:
+            for entry in entries:
+                relative = prefix + entry.name
+                if entry.is_symlink():
+                    links[relative] = os.readlink(entry.path)
+                elif entry.is_dir(follow_symlinks=False):
+                    dirs.append(relative)
+                    pending.append((relative + "/", Path(entry.path)))
+                elif entry.is_file(follow_symlinks=False):
+                    with open(entry.path, "rb") as handle:
+                        data = handle.read()
+                    key = digest(data)
+                    files[relative] = key
+                    blobs[key] = data
+    manifest = Manifest(
+        tuple(sorted(dirs)), dict(sorted(files.items())), dict(sorted(links.items()))
+    )
+    encoded = manifest.to_bytes()
+    key = digest(encoded)
+    blobs[key] = encoded
+    return State(KIND_DIR, key, blobs)
+
+
+def remove(path: Path) -> None:
+    """Remove whatever is at `path` (file, link or folder tree); nothing there is fine."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if stat.S_ISDIR(info.st_mode):
+        shutil.rmtree(path)
+    else:
+        os.unlink(path)
+    fsync_dir(path.parent)
+
+
+def restore(
+    path: Path, kind: str | None, key: str | None, blob: Callable[[str], bytes | None]
+) -> None:
+    """Make `path` hold the given state, replacing what is there; checks every blob first."""
+    if kind == KIND_FILE:
+        data = _need(blob, key)
+        if os.path.isdir(path) and not os.path.islink(path):
+            remove(path)
+        make_dirs(path.parent)
+        atomic_write(path, data)
+        return
+    if kind == KIND_DIR:
+        manifest = Manifest.from_bytes(_need(blob, key))
+        contents = {name: _need(blob, value) for name, value in manifest.files.items()}
+        remove(path)
+        make_dirs(path)
+        for name in manifest.dirs:
+            make_dirs(path / name)
+        for name, data in contents.items():
+            make_dirs((path / name).parent)
+            atomic_write(path / name, data)
+        for name, target in manifest.links.items():
+            make_dirs((path / name).parent)
+            os.symlink(target, path / name)
+        return
+    remove(path)
+
+
+def _need(blob: Callable[[str], bytes | None], key: str | None) -> bytes:
+    """The blob for `key`, or RestoreError if the history does not have it."""
+    data = None if key is None else blob(key)
+    if data is None:
+        raise RestoreError(f"the content {str(key)[:12]} is not in the history")
+    return data

@@ -1,0 +1,644 @@
+"""MemoryStore: the facade every caller uses; validation, lock, atomic writes and history in one place."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from memtui.core.atomic import atomic_write, make_dirs
+from memtui.core.commands import (
+    CommandOutcome,
+    ParsedCommand,
+    apply_command,
+    is_mutating,
+    parse_command,
+    well_formed,
+)
+from memtui.core.config import ConfigError, Settings, default_human_actor, human_actor
+from memtui.core.history import KIND_DIR, KIND_FILE, Event, History, actor_kind
+from memtui.core.lock import MutationLock
+from memtui.core.paths import PathRefusal, check_path
+from memtui.core.result import CommandResult
+from memtui.core.secrets import SecretFinding, scan
+from memtui.core.sizes import format_size
+from memtui.core.snapshots import MISSING, RestoreError, State, capture, file_state, remove, restore
+
+EXTERNAL_ACTOR = "external"
+SCANNED_FIELDS = {"create": "file_text", "str_replace": "new_str", "insert": "insert_text"}
+
+
+class StoreError(Exception):
+    """A human read failed: the path is refused, missing, a folder or not UTF-8 text."""
+
+
+class _Shared:
+    """What every `with_actor` copy of a store shares: the lazily opened history and the lock."""
+
+    def __init__(self, root: Path) -> None:
+        """Prepare (without opening) the history and the lock of `root`."""
+        self.root = root
+        self.lock = MutationLock(root)
+        self._history: History | None = None
+        self._guard = threading.Lock()
+
+    @property
+    def history(self) -> History:
+        """The history, opened on first use."""
+        if self._history is None:
+            with self._guard:
+                if self._history is None:
+                    self._history = History(self.root)
+        return self._history
+
+
+def _load_settings() -> Settings:
+    """The user's settings, or the defaults if the config is unusable (the CLI reports that)."""
+    from memtui.core.config import load_settings
+
+    try:
+        return load_settings()
+    except ConfigError:
+        return Settings()
+
+
+def _clean(value: object) -> str | None:
+    """A string safe to store (lone surrogates folded), or None for non-strings."""
+    return well_formed(value) if isinstance(value, str) else None
+
+
+class MemoryStore:
+    """A memory directory as commands: every call is validated, locked if it writes, and recorded."""
+
+    def __init__(
+        self,
+        root: str | os.PathLike[str],
+        *,
+        actor: str | None = None,
+        session: str | None = None,
+        settings: Settings | None = None,
+        clock: Callable[[], float] = time.time,
+        _shared: _Shared | None = None,
+    ) -> None:
+        """Open the store at `root` (created if missing); the history opens on first use."""
+        self.root = Path(root).expanduser().absolute()
+        if not self.root.is_dir():
+            make_dirs(self.root)
+        self.settings = settings if settings is not None else _load_settings()
+        self.actor = actor if actor is not None else default_human_actor()
+        self.session = session
+        self.clock = clock
+        self._shared = _shared if _shared is not None else _Shared(self.root)
+
+    @property
+    def history(self) -> History:
+        """The audit history shared by every copy of this store."""
+        return self._shared.history
+
+    def with_actor(self, actor: str, session: str | None = None) -> MemoryStore:
+        """The same store recording as another actor; shares history, lock, settings and clock."""
+        return MemoryStore(
+            self.root,
+            actor=actor,
+            session=session,
+            settings=self.settings,
+            clock=self.clock,
+            _shared=self._shared,
+        )
+
+    # Agent commands.
+
+    def execute(self, tool_input: object) -> CommandResult:
+        """Run one raw memory-tool input (any object) and record it."""
+        parsed = parse_command(self.root, tool_input)
+        if isinstance(parsed, CommandOutcome):
+            return self._record_refused(tool_input, parsed)
+        if not is_mutating(parsed.command):
+            outcome = apply_command(self.root, parsed)
+            return self._record_outcome(parsed, tool_input, outcome)
+        refusal = self._policy_refusal(parsed)
+        if refusal is not None:
+            return self._record_outcome(parsed, tool_input, refusal)
+        with self._shared.lock.hold():
+            return self._mutate(parsed, tool_input)
+
+    def view(self, path: str, view_range: list[int] | None = None) -> CommandResult:
+        """`view` a file or folder."""
+        tool_input: dict[str, Any] = {"command": "view", "path": path}
+        if view_range is not None:
+            tool_input["view_range"] = view_range
+        return self.execute(tool_input)
+
+    def create(self, path: str, file_text: str) -> CommandResult:
+        """`create` a new file."""
+        return self.execute({"command": "create", "path": path, "file_text": file_text})
+
+    def str_replace(self, path: str, old_str: str, new_str: str = "") -> CommandResult:
+        """Replace the one occurrence of `old_str`."""
+        return self.execute(
+            {"command": "str_replace", "path": path, "old_str": old_str, "new_str": new_str}
+        )
+
+    def insert(self, path: str, insert_line: int, insert_text: str) -> CommandResult:
+        """Insert a line after line `insert_line` (0 = at the top)."""
+        return self.execute(
+            {
+                "command": "insert",
+                "path": path,
+                "insert_line": insert_line,
+                "insert_text": insert_text,
+            }
+        )
+
+    def delete(self, path: str) -> CommandResult:
+        """Delete a file or a whole folder (kept in the history, so undoable)."""
+        return self.execute({"command": "delete", "path": path})
+
+    def rename(self, old_path: str, new_path: str) -> CommandResult:
+        """Rename or move a file or folder."""
+        return self.execute({"command": "rename", "old_path": old_path, "new_path": new_path})
+
+    def _mutate(self, parsed: ParsedCommand, tool_input: object) -> CommandResult:
+        """Snapshot, apply and record a mutating command; the caller holds the lock."""
+        target = parsed.targets[0]
+        before = MISSING if parsed.command == "create" else capture(target)
+        size_refusal = self._size_refusal(parsed, before)
+        if size_refusal is not None:
+            return self._record_outcome(parsed, tool_input, size_refusal)
+        outcome = apply_command(self.root, parsed)
+        if outcome.is_error:
+            return self._record_outcome(parsed, tool_input, outcome)
+        if parsed.command == "rename":
+            after = before
+        elif parsed.command == "delete":
+            after = MISSING
+        else:
+            after = capture(target)
+        return self._record_outcome(parsed, tool_input, outcome, before=before, after=after)
+
+    # Policies: secrets and size.
+
+    def _secret_findings(self, command: str, text: object) -> list[SecretFinding]:
+        """Likely credentials in an agent's write (nothing is scanned for humans)."""
+        if actor_kind(self.actor) != "agent" or not isinstance(text, str):
+            return []
+        return scan(text)
+
+    def _secret_refusal(self, findings: list[SecretFinding]) -> CommandOutcome | None:
+        """The refusal for blocked secrets, or None when secrets only warn."""
+        if not findings or self.settings.secrets != "block":
+            return None
+        labels = ", ".join(finding.label for finding in findings)
+        return CommandOutcome(
+            f"Refused: the text looks like it contains a secret ({labels}). "
+            "Nothing was written; store a reference to where the secret is kept instead.",
+            True,
+            tuple(f"secret:{finding.kind}" for finding in findings),
+        )
+
+    def _policy_refusal(self, parsed: ParsedCommand) -> CommandOutcome | None:
+        """A secret refusal for an agent write when secrets are blocked."""
+        field = SCANNED_FIELDS.get(parsed.command)
+        if field is None:
+            return None
+        return self._secret_refusal(self._secret_findings(parsed.command, parsed.args.get(field)))
+
+    def _size_limit_refusal(self, path: str, size: int) -> CommandOutcome | None:
+        """A refusal if a write would leave a file bigger than `max_file_size`."""
+        limit = self.settings.max_file_size
+        if size <= limit:
+            return None
+        return CommandOutcome(
+            f"Refused: {path} would be {format_size(size)} ({size} bytes), over the maximum "
+            f"file size of {format_size(limit)} ({limit} bytes). Nothing was written.",
+            True,
+        )
+
+    def _size_refusal(self, parsed: ParsedCommand, before: State) -> CommandOutcome | None:
+        """Check the size a create, str_replace or insert would produce."""
+        args = parsed.args
+        current = (
+            sum(len(data) for data in before.blobs.values()) if before.kind == KIND_FILE else 0
+        )
+        if parsed.command == "create":
+            added = _encoded_length(args.get("file_text"))
+            size = added
+        elif parsed.command == "str_replace":
+            size = (
+                current
+                - _encoded_length(args.get("old_str"))
+                + _encoded_length(args.get("new_str"))
+            )
+        elif parsed.command == "insert":
+            size = current + _encoded_length(args.get("insert_text")) + 2
+        else:
+            return None
+        return self._size_limit_refusal(parsed.raw_paths[0], size)
+
+    # Recording.
+
+    def _flags(self, parsed: ParsedCommand | None, outcome: CommandOutcome) -> tuple[str, ...]:
+        """The outcome's security flags plus `secret:<kind>` for a flagged agent write."""
+        flags = list(outcome.flags)
+        if parsed is not None and not outcome.is_error:
+            field = SCANNED_FIELDS.get(parsed.command)
+            if field is not None:
+                for finding in self._secret_findings(parsed.command, parsed.args.get(field)):
+                    flags.append(f"secret:{finding.kind}")
+        return tuple(dict.fromkeys(flags))
+
+    def _record_outcome(
+        self,
+        parsed: ParsedCommand,
+        tool_input: object,
+        outcome: CommandOutcome,
+        *,
+        before: State = MISSING,
+        after: State = MISSING,
+    ) -> CommandResult:
+        """Record a parsed command's outcome; hashes only when it changed something."""
+        changed = not outcome.is_error and is_mutating(parsed.command)
+        blobs = {**before.blobs, **after.blobs} if changed else None
+        event_id = self.history.record(
+            time=self.clock(),
+            actor=self.actor,
+            session=self.session,
+            command=parsed.command,
+            path=parsed.virtual[0],
+            new_path=parsed.virtual[1] if len(parsed.virtual) > 1 else None,
+            args=_args_of(tool_input),
+            result=outcome.content,
+            is_error=outcome.is_error,
+            before=before.pair if changed else (None, None),
+            after=after.pair if changed else (None, None),
+            flags=self._flags(parsed, outcome),
+            blobs=blobs,
+        )
+        return CommandResult(outcome.content, outcome.is_error, event_id)
+
+    def _record_refused(self, tool_input: object, outcome: CommandOutcome) -> CommandResult:
+        """Record an input that failed validation, with the paths exactly as sent."""
+        fields = tool_input if isinstance(tool_input, Mapping) else {}
+        command = _clean(fields.get("command")) or "invalid"
+        path = _clean(fields.get("old_path" if command == "rename" else "path"))
+        new_path = _clean(fields.get("new_path")) if command == "rename" else None
+        event_id = self.history.record(
+            time=self.clock(),
+            actor=self.actor,
+            session=self.session,
+            command=command,
+            path=path,
+            new_path=new_path,
+            args=_args_of(tool_input),
+            result=outcome.content,
+            is_error=True,
+            flags=outcome.flags,
+        )
+        return CommandResult(outcome.content, True, event_id)
+
+    def _record_human(
+        self,
+        command: str,
+        path: str | None,
+        args: Mapping[str, Any],
+        outcome: CommandOutcome,
+        *,
+        new_path: str | None = None,
+        before: State = MISSING,
+        after: State = MISSING,
+        reverts: int | None = None,
+    ) -> CommandResult:
+        """Record a human command (write, revert); hashes only on success."""
+        ok = not outcome.is_error
+        event_id = self.history.record(
+            time=self.clock(),
+            actor=self.actor,
+            session=self.session,
+            command=command,
+            path=path,
+            new_path=new_path,
+            args=args,
+            result=outcome.content,
+            is_error=outcome.is_error,
+            before=before.pair if ok else (None, None),
+            after=after.pair if ok else (None, None),
+            flags=outcome.flags,
+            blobs={**before.blobs, **after.blobs} if ok else None,
+            reverts=reverts if ok else None,
+        )
+        return CommandResult(outcome.content, outcome.is_error, event_id)
+
+    # Human commands.
+
+    def read(self, path: str) -> tuple[str, str]:
+        """A file's text and revision; raises StoreError with a one-line message."""
+        checked = check_path(self.root, path)
+        if isinstance(checked, PathRefusal):
+            raise StoreError(checked.message)
+        try:
+            data = checked.real.read_bytes()
+        except FileNotFoundError as error:
+            raise StoreError(f"The path {path} does not exist") from error
+        except IsADirectoryError as error:
+            raise StoreError(f"The path {path} is a folder, not a file") from error
+        except OSError as error:
+            raise StoreError(f"Cannot read {path}: {error.strerror or error}") from error
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise StoreError(f"The file {path} is not valid UTF-8 text") from error
+        return text, file_state(data).hash or ""
+
+    def revision(self, path: str) -> str | None:
+        """The sha256 hex of the file's bytes, or None if there is no file there."""
+        checked = check_path(self.root, path)
+        if isinstance(checked, PathRefusal):
+            return None
+        state = capture(checked.real) if not checked.real.is_dir() else MISSING
+        return state.hash
+
+    def write(self, path: str, text: str, expected_revision: str | None) -> CommandResult:
+        """Replace a whole file if it is still at `expected_revision` (None: must not exist)."""
+        args = {"path": path, "expected_revision": expected_revision}
+        checked = check_path(self.root, path)
+        if isinstance(checked, PathRefusal):
+            refusal = CommandOutcome(checked.message, True, (checked.flag,) if checked.flag else ())
+            return self._record_human("write", _clean(path), args, refusal)
+        virtual = checked.virtual
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:
+            return self._record_human(
+                "write",
+                virtual,
+                args,
+                CommandOutcome(f"The text for {path} is not valid Unicode", True),
+            )
+        args["size"] = len(data)
+        refusal = self._size_limit_refusal(path, len(data)) or self._secret_refusal(
+            self._secret_findings("write", text)
+        )
+        if refusal is not None:
+            return self._record_human("write", virtual, args, refusal)
+        with self._shared.lock.hold():
+            before = capture(checked.real)
+            if before.kind == KIND_DIR:
+                outcome = CommandOutcome(f"Cannot write {path}: it is a folder", True)
+                return self._record_human("write", virtual, args, outcome)
+            conflict = _write_conflict(path, before.hash, expected_revision)
+            if conflict is not None:
+                return self._record_human("write", virtual, args, CommandOutcome(conflict, True))
+            try:
+                make_dirs(checked.real.parent)
+                atomic_write(checked.real, data)
+            except OSError as error:
+                reason = error.strerror or str(error)
+                outcome = CommandOutcome(f"Cannot write {path}: {reason}", True)
+                return self._record_human("write", virtual, args, outcome)
+            flags = tuple(f"secret:{f.kind}" for f in self._secret_findings("write", text))
+            outcome = CommandOutcome(f"Saved {path}", False, flags)
+            return self._record_human(
+                "write", virtual, args, outcome, before=before, after=file_state(data)
+            )
+
+    def revert(self, event_id: int, force: bool = False) -> CommandResult:
+        """Undo one event by restoring its before-state; refused on conflict unless forced."""
+        args = {"event_id": event_id, "force": force}
+        with self._shared.lock.hold():
+            event = self.history.event(event_id)
+            if event is None:
+                outcome = CommandOutcome(f"There is no event {event_id} to revert", True)
+                return self._record_human("revert", None, args, outcome)
+            if not event.changed:
+                outcome = CommandOutcome(
+                    f"Nothing to revert: event {event_id} ({event.command}) changed nothing", True
+                )
+                return self._record_human("revert", event.path, args, outcome)
+            if event.new_path is not None:
+                return self._revert_move(event, args, force)
+            return self._revert_in_place(event, args, force)
+
+    def _resolve(self, virtual: str | None) -> Path | CommandOutcome:
+        """The real path of a recorded virtual path, re-validated."""
+        checked = check_path(self.root, virtual or "")
+        if isinstance(checked, PathRefusal):
+            return CommandOutcome(checked.message, True)
+        return checked.real
+
+    def _already_reverted(self, event: Event, force: bool) -> CommandOutcome | None:
+        """A conflict for an event that was already reverted (unless forced)."""
+        if event.reverted_by is None or force:
+            return None
+        return CommandOutcome(
+            f"Conflict: event {event.id} was already reverted by event {event.reverted_by}. "
+            "Use force to restore its before-state anyway.",
+            True,
+        )
+
+    def _revert_in_place(self, event: Event, args: dict[str, Any], force: bool) -> CommandResult:
+        """Revert an event that changed one path: put its before-state back."""
+        target = self._resolve(event.path)
+        if isinstance(target, CommandOutcome):
+            return self._record_human("revert", event.path, args, target)
+        current = capture(target)
+        refusal = self._already_reverted(event, force)
+        if refusal is None and not force and current.pair != (event.after_kind, event.after_hash):
+            refusal = CommandOutcome(
+                f"Conflict: {event.path} changed since event {event.id} ({event.command}); "
+                f"it is now {_describe(current)}. "
+                "Use force to restore its before-state anyway.",
+                True,
+            )
+        if refusal is not None:
+            return self._record_human("revert", event.path, args, refusal)
+        try:
+            restore(target, event.before_kind, event.before_hash, self.history.blob)
+        except (RestoreError, OSError) as error:
+            return self._record_human("revert", event.path, args, _restore_failed(event, error))
+        after = capture(target)
+        outcome = CommandOutcome(f"Reverted event {event.id} ({event.command} {event.path})", False)
+        return self._record_human(
+            "revert", event.path, args, outcome, before=current, after=after, reverts=event.id
+        )
+
+    def _revert_move(self, event: Event, args: dict[str, Any], force: bool) -> CommandResult:
+        """Revert a rename: move the destination back to the source path."""
+        source = self._resolve(event.path)
+        destination = self._resolve(event.new_path)
+        for resolved in (source, destination):
+            if isinstance(resolved, CommandOutcome):
+                return self._record_human("revert", event.new_path, args, resolved)
+        assert isinstance(source, Path) and isinstance(destination, Path)
+        current = capture(destination)
+        refusal = self._already_reverted(event, force)
+        if refusal is None and os.path.lexists(source):
+            refusal = CommandOutcome(
+                f"Conflict: {event.path} exists again, so {event.new_path} cannot move back; "
+                "move or delete it first.",
+                True,
+            )
+        if refusal is None and not force and current.pair != (event.after_kind, event.after_hash):
+            refusal = CommandOutcome(
+                f"Conflict: {event.new_path} changed since event {event.id} (rename); "
+                f"it is {_describe(current)}. Use force to restore the original anyway.",
+                True,
+            )
+        if refusal is not None:
+            return self._record_human("revert", event.new_path, args, refusal)
+        try:
+            if current.pair == (event.after_kind, event.after_hash):
+                make_dirs(source.parent)
+                os.rename(destination, source)
+            else:
+                restore(source, event.before_kind, event.before_hash, self.history.blob)
+                remove(destination)
+        except (RestoreError, OSError) as error:
+            return self._record_human("revert", event.new_path, args, _restore_failed(event, error))
+        outcome = CommandOutcome(
+            f"Reverted event {event.id} (rename {event.path} to {event.new_path})", False
+        )
+        after = capture(source)
+        return self._record_human(
+            "revert",
+            event.new_path,
+            args,
+            outcome,
+            new_path=event.path,
+            before=current,
+            after=after,
+            reverts=event.id,
+        )
+
+    # Outside changes.
+
+    def record_external(self, relpaths: Iterable[str]) -> list[int]:
+        """Record an `external` event for each file that differs from what the history last saw."""
+        ids: list[int] = []
+        with self._shared.lock.hold():
+            for relpath in relpaths:
+                event_id = self._record_one_external(relpath)
+                if event_id is not None:
+                    ids.append(event_id)
+        return ids
+
+    def _record_one_external(self, relpath: str) -> int | None:
+        """Compare one file with its last known state; record the difference, if any."""
+        virtual = "/memories/" + relpath.strip("/")
+        checked = check_path(self.root, virtual)
+        if isinstance(checked, PathRefusal) or checked.real.is_dir():
+            return None
+        current = capture(checked.real)
+        known_kind, known_hash = self._known_state(checked.virtual)
+        if (known_kind, known_hash) == current.pair:
+            return None
+        before = MISSING
+        if known_kind == KIND_FILE and known_hash is not None:
+            data = self.history.blob(known_hash)
+            before = State(KIND_FILE, known_hash, {known_hash: data} if data is not None else {})
+        if current.kind is None:
+            result = f"{checked.virtual} was deleted outside memtui"
+        elif before.kind is None:
+            result = f"{checked.virtual} was created outside memtui"
+        else:
+            result = f"{checked.virtual} was changed outside memtui"
+        return self.history.record(
+            time=self.clock(),
+            actor=EXTERNAL_ACTOR,
+            session=None,
+            command="external",
+            path=checked.virtual,
+            args={"path": checked.virtual},
+            result=result,
+            is_error=False,
+            before=before.pair,
+            after=current.pair,
+            blobs={**before.blobs, **current.blobs},
+        )
+
+    def _known_state(self, virtual: str) -> tuple[str | None, str | None]:
+        """The (kind, hash) the history says `virtual` was left in, by it or a parent folder."""
+        candidates = [virtual]
+        parent = virtual
+        while parent.count("/") > 2:
+            parent = parent.rsplit("/", 1)[0]
+            candidates.append(parent)
+        event = self.history.last_change(candidates)
+        if event is None:
+            return (None, None)
+        if event.new_path is not None:
+            if _at_or_below(virtual, event.new_path):
+                return self._state_below(
+                    event.new_path, event.after_kind, event.after_hash, virtual
+                )
+            return (None, None)
+        return self._state_below(event.path or "", event.after_kind, event.after_hash, virtual)
+
+    def _state_below(
+        self, base: str, kind: str | None, key: str | None, virtual: str
+    ) -> tuple[str | None, str | None]:
+        """The state of `virtual` inside `base`'s state (itself, or an entry of a folder)."""
+        if virtual == base:
+            return (kind, key)
+        if kind != KIND_DIR or key is None:
+            return (None, None)
+        manifest = self.history.manifest(key)
+        if manifest is None:
+            return (None, None)
+        relative = virtual[len(base) + 1 :]
+        if relative in manifest.files:
+            return (KIND_FILE, manifest.files[relative])
+        return (None, None)
+
+
+def _at_or_below(virtual: str, base: str) -> bool:
+    """True if `virtual` is `base` or inside it."""
+    return virtual == base or virtual.startswith(base + "/")
+
+
+def _encoded_length(value: object) -> int:
+    """The UTF-8 length of a string argument (0 for anything else)."""
+    if not isinstance(value, str):
+        return 0
+    return len(value.encode("utf-8", errors="surrogatepass"))
+
+
+def _args_of(tool_input: object) -> dict[str, Any]:
+    """The raw input arguments as a JSON-able dict."""
+    if isinstance(tool_input, Mapping):
+        return {str(key): value for key, value in tool_input.items()}
+    return {"input": repr(tool_input)}
+
+
+def _write_conflict(path: str, current: str | None, expected: str | None) -> str | None:
+    """The conflict message when the file is not at the expected revision, else None."""
+    if current == expected:
+        return None
+    if expected is None:
+        return f"Conflict: {path} already exists (revision {current[:12] if current else ''}); reload it before saving."
+    if current is None:
+        return f"Conflict: {path} was deleted since revision {expected[:12]} was loaded."
+    return (
+        f"Conflict: {path} changed since revision {expected[:12]} was loaded "
+        f"(now {current[:12]}); reload it or merge before saving."
+    )
+
+
+def _describe(state: State) -> str:
+    """`missing`, `a file (abc123...)` or `a folder`, for conflict messages."""
+    if state.kind is None:
+        return "missing"
+    if state.kind == KIND_DIR:
+        return "a different folder"
+    return f"a file at revision {(state.hash or '')[:12]}"
+
+
+def _restore_failed(event: Event, error: Exception) -> CommandOutcome:
+    """The error for a revert that could not put the old state back."""
+    reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+    return CommandOutcome(f"Cannot revert event {event.id}: {reason}", True)
+
+
+__all__ = ["MemoryStore", "StoreError", "human_actor"]
