@@ -1,16 +1,139 @@
-"""`memtui search`: not built yet."""
+"""`memtui search`: fuzzy search over a memory store's notes from the command line."""
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
+from pathlib import Path
 from typing import Any
+
+from memtui.notes.search import SearchFilters, SearchHit
+
+HIGHLIGHT = "bold yellow"
 
 
 def register(subparsers: Any) -> None:
     """Add the `search` subcommand."""
-    subparsers.add_parser("search", help="(not built yet)")
+    parser = subparsers.add_parser(
+        "search",
+        help="fuzzy search titles, paths, observations, relations and text",
+        description=(
+            "Fuzzy search every note of a memory folder: titles, paths, observations, relations "
+            "and body lines. Typos are tolerated; exact words and phrases rank first. "
+            "Exit status: 0 with matches, 1 without, 2 on error."
+        ),
+    )
+    parser.add_argument("path", metavar="PATH", help="the memory folder (what /memories maps to)")
+    parser.add_argument("query", metavar="QUERY", help="words to look for, in any order")
+    parser.add_argument("--limit", type=int, default=20, metavar="N", help="at most N hits (20)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object per hit")
+    parser.add_argument("--folder", metavar="F", help="only notes under folder F (e.g. projects)")
+    parser.add_argument(
+        "--tag", metavar="T", help="only notes tagged T (frontmatter or observation)"
+    )
+    parser.add_argument(
+        "--category", metavar="C", help="only notes with an observation of category C"
+    )
+    parser.add_argument("--type", dest="note_type", metavar="T", help="only notes whose type is T")
+    parser.add_argument(
+        "--actor",
+        metavar="A",
+        help="only notes last changed by A: human, agent, external, or e.g. agent:claude",
+    )
+    parser.add_argument(
+        "--max-age", type=float, metavar="DAYS", help="only notes modified in the last DAYS days"
+    )
+
+
+def progress_printer() -> Any:
+    """A load-progress callback that draws on stderr when it is a terminal, else None."""
+    if not sys.stderr.isatty():
+        return None
+
+    def report(done: int, total: int) -> None:
+        end = "\n" if done >= total else ""
+        print(f"\rindexing {done}/{total} notes", end=end, file=sys.stderr, flush=True)
+
+    return report
+
+
+def open_history(root: Path) -> Any | None:
+    """The store's history if it has one (never creates it), else None."""
+    if not (root / ".memtui" / "history.db").is_file():
+        return None
+    from memtui.core.history import History
+
+    return History(root)
+
+
+def hit_json(hit: SearchHit) -> str:
+    """One hit as a JSON line."""
+    return json.dumps(
+        {
+            "path": hit.path,
+            "line": hit.line,
+            "kind": hit.kind,
+            "text": hit.text,
+            "score": hit.score,
+            "spans": [list(span) for span in hit.spans],
+        },
+        ensure_ascii=False,
+    )
+
+
+def print_hits(hits: list[SearchHit]) -> None:
+    """Hits as `path:line  kind  text`, with the matched characters highlighted on a terminal."""
+    from rich.console import Console
+    from rich.text import Text
+
+    console = Console(highlight=False, soft_wrap=True)
+    for hit in hits:
+        line = Text(f"{hit.path}:{hit.line}", style="cyan")
+        line.append(f"  {hit.kind:<11} ", style="dim")
+        body = Text(hit.text)
+        for start, end in hit.spans:
+            body.stylize(HIGHLIGHT, start, end)
+        line.append_text(body)
+        console.print(line)
 
 
 def run(args: argparse.Namespace) -> int:
     """Run `memtui search`."""
-    raise SystemExit("memtui search: not built yet")
+    from memtui.notes.index import NoteIndex
+    from memtui.notes.search import Searcher
+
+    root = Path(args.path)
+    if not root.is_dir():
+        print(f"memtui search: {root} is not a folder", file=sys.stderr)
+        return 2
+    if args.limit < 1:
+        print("memtui search: --limit must be at least 1", file=sys.stderr)
+        return 2
+    filters = SearchFilters(
+        folder=args.folder,
+        tag=args.tag,
+        category=args.category,
+        note_type=args.note_type,
+        actor=args.actor,
+        max_age_days=args.max_age,
+    )
+    try:
+        history = open_history(root) if args.actor else None
+        index = NoteIndex.load(root, progress=progress_printer())
+        hits = Searcher(index, history).search(args.query, limit=args.limit, filters=filters)
+    except Exception as exc:  # a one-line message, never a traceback
+        print(f"memtui search: {exc}", file=sys.stderr)
+        return 2
+    for problem in index.problems:
+        print(f"memtui search: skipped {problem}", file=sys.stderr)
+    if args.json:
+        for hit in hits:
+            print(hit_json(hit))
+    else:
+        print_hits(hits)
+    if not hits:
+        if not args.json:
+            print("no matches", file=sys.stderr)
+        return 1
+    return 0

@@ -1,16 +1,74 @@
-"""`memtui stale`: not built yet."""
+"""`memtui stale`: the review queue of notes that may be out of date, with the reasons."""
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
+from pathlib import Path
 from typing import Any
+
+from memtui.cli.search_cmd import open_history, progress_printer
 
 
 def register(subparsers: Any) -> None:
     """Add the `stale` subcommand."""
-    subparsers.add_parser("stale", help="(not built yet)")
+    parser = subparsers.add_parser(
+        "stale",
+        help="list notes that may be stale, with the reasons",
+        description=(
+            "Rank the notes of a memory folder that may be out of date: not read by an agent "
+            "for long, unchanged, expired or unverified frontmatter dates, no links, unresolved "
+            "links, near-duplicates, very large. Only proposes; never changes a file."
+        ),
+    )
+    parser.add_argument("path", metavar="PATH", help="the memory folder (what /memories maps to)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object per note")
+    parser.add_argument(
+        "--limit", type=int, default=50, metavar="N", help="at most N notes (50; 0 for all)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     """Run `memtui stale`."""
-    raise SystemExit("memtui stale: not built yet")
+    from memtui.notes.index import NoteIndex
+    from memtui.notes.stale import review
+
+    root = Path(args.path)
+    if not root.is_dir():
+        print(f"memtui stale: {root} is not a folder", file=sys.stderr)
+        return 2
+    if args.limit < 0:
+        print("memtui stale: --limit must be 0 or more", file=sys.stderr)
+        return 2
+    try:
+        history = open_history(root)
+        index = NoteIndex.load(root, progress=progress_printer())
+        candidates = review(index, history)
+    except Exception as exc:  # a one-line message, never a traceback
+        print(f"memtui stale: {exc}", file=sys.stderr)
+        return 2
+    if args.limit:
+        candidates = candidates[: args.limit]
+    for candidate in candidates:
+        if args.json:
+            print(
+                json.dumps(
+                    {
+                        "path": candidate.path,
+                        "score": candidate.score,
+                        "reasons": [
+                            {"kind": r.kind, "text": r.text, "weight": r.weight}
+                            for r in candidate.reasons
+                        ],
+                    },
+                    ensure_ascii=False,
+                )
+            )
+        else:
+            print(f"{candidate.score:5.1f}  {candidate.path}")
+            for reason in candidate.reasons:
+                print(f"       - {reason.text}")
+    if not candidates and not args.json:
+        print("nothing to review")
+    return 0

@@ -1,0 +1,91 @@
+"""`memtui search` and `memtui stale` as a user runs them: output, JSON lines, errors, help."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from memtui.cli import main
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Path:
+    (tmp_path / "projects").mkdir()
+    (tmp_path / "projects" / "memtui.md").write_text(
+        "---\ntitle: Memtui\ntype: project\n---\n\n- [decision] Write it in Python #lang\n"
+    )
+    (tmp_path / "old.md").write_text(
+        "---\ntitle: Old plan\nexpires: 2020-01-01\n---\n\nA python script, see [[Nowhere]].\n"
+    )
+    past = time.time() - 400 * 86400
+    os.utime(tmp_path / "old.md", (past, past))
+    return tmp_path
+
+
+def test_search_prints_hits(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["search", str(store), "python"]) == 0
+    assert capsys.readouterr().out == (
+        "old.md:6  relation    A python script, see [[Nowhere]].\n"
+        "projects/memtui.md:6  observation - [decision] Write it in Python #lang\n"
+    )
+
+
+def test_search_json_lines_and_filters(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["search", str(store), "pyhton", "--json", "--folder", "projects"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [json.loads(line) for line in lines] == [
+        {
+            "path": "projects/memtui.md",
+            "line": 6,
+            "kind": "observation",
+            "text": "- [decision] Write it in Python #lang",
+            "score": 71.83,
+            "spans": [[25, 31]],
+        }
+    ]
+    assert (
+        main(["search", str(store), "python", "--json", "--type", "project", "--limit", "1"]) == 0
+    )
+    assert [json.loads(x)["path"] for x in capsys.readouterr().out.splitlines()] == [
+        "projects/memtui.md"
+    ]
+    assert main(["search", str(store), "python", "--json", "--max-age", "30"]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == 1
+
+
+def test_search_without_matches_and_errors(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["search", str(store), "zzyzx"]) == 1
+    assert capsys.readouterr() == ("", "no matches\n")
+    assert main(["search", str(store / "missing"), "x"]) == 2
+    assert capsys.readouterr().err == f"memtui search: {store / 'missing'} is not a folder\n"
+    assert main(["search", str(store), "x", "--limit", "0"]) == 2
+    assert capsys.readouterr().err == "memtui search: --limit must be at least 1\n"
+
+
+def test_stale_lists_reasons(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["stale", str(store), "--limit", "1"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "  6.0  old.md"
+    assert out[1:] == [
+        "       - unchanged for 400 days",
+        "       - expired on 2020-01-01",
+        "       - no links in or out",
+        "       - 1 unresolved link: Nowhere",
+    ]
+    assert main(["stale", str(store), "--json"]) == 0
+    rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [(r["path"], r["score"]) for r in rows] == [("old.md", 6.0), ("projects/memtui.md", 0.5)]
+    assert rows[1]["reasons"] == [{"kind": "orphan", "text": "no links in or out", "weight": 0.5}]
+    assert sorted(os.listdir(store)) == [".memtui", "old.md", "projects"]
+
+
+def test_help_for_both_commands(capsys: pytest.CaptureFixture[str]) -> None:
+    for command in ("search", "stale"):
+        with pytest.raises(SystemExit) as exit_info:
+            main([command, "--help"])
+        assert exit_info.value.code == 0
+        assert f"usage: memtui {command} [-h]" in capsys.readouterr().out
