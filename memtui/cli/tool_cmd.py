@@ -1,16 +1,112 @@
-"""`memtui tool`: not built yet."""
+"""`memtui tool`: run memory-tool inputs from stdin through the core, one JSON result per line."""
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
 from typing import Any
+
+_DESCRIPTION = """\
+Run memory-tool commands (the memory_20250818 tool's inputs) against the folder PATH, which is
+what /memories maps to (created if missing). stdin holds either one JSON array of tool inputs or
+one JSON object per line, for example:
+
+  {"command": "view", "path": "/memories"}
+  {"command": "create", "path": "/memories/notes.md", "file_text": "hello\\n"}
+
+Each input goes through memtui's command core in order (same validation, lock and history as the
+app) and one line {"is_error": false, "content": "..."} is printed per input, flushed at once.
+Malformed JSON is reported on stderr with its line and column and exits 2 before anything runs.
+The exit status is 0 even when some commands returned is_error.
+"""
+
+
+class InputError(Exception):
+    """stdin is not a JSON array nor JSON lines; the message says where."""
+
+
+def agent_actor(name: str) -> str:
+    """`agent:<name>`, keeping a value that already has a kind prefix."""
+    return name if ":" in name else f"agent:{name}"
 
 
 def register(subparsers: Any) -> None:
     """Add the `tool` subcommand."""
-    subparsers.add_parser("tool", help="(not built yet)")
+    parser = subparsers.add_parser(
+        "tool",
+        help="run memory-tool JSON inputs from stdin against a memory folder",
+        description=_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("path", metavar="PATH", help="the real folder /memories maps to")
+    parser.add_argument(
+        "--actor",
+        default="cli",
+        metavar="NAME",
+        help='who is acting, recorded as "agent:NAME" (default: cli; a value with ":" is kept)',
+    )
+    parser.add_argument(
+        "--session", metavar="ID", default=None, help="a session id to record with every event"
+    )
+
+
+def parse_inputs(text: str) -> list[object]:
+    """The tool inputs in `text`: a JSON array, or one JSON value per non-blank line."""
+    stripped = text.lstrip()
+    if stripped.startswith("["):
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise InputError(f"line {error.lineno}, column {error.colno}: {error.msg}") from error
+        if not isinstance(value, list):
+            raise InputError("line 1, column 1: expected a JSON array of tool inputs")
+        return value
+    inputs: list[object] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            inputs.append(json.loads(line))
+        except json.JSONDecodeError as error:
+            raise InputError(f"line {number}, column {error.colno}: {error.msg}") from error
+    return inputs
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run `memtui tool`."""
-    raise SystemExit("memtui tool: not built yet")
+    """Run `memtui tool`: parse all of stdin first, then execute and print each result."""
+    from memtui.core.config import ConfigError, load_settings
+    from memtui.core.history import HistoryCorrupt
+    from memtui.core.store import MemoryStore
+
+    try:
+        text = sys.stdin.buffer.read().decode("utf-8")
+    except UnicodeDecodeError as error:
+        print(f"memtui tool: stdin is not UTF-8 (byte {error.start})", file=sys.stderr)
+        return 2
+    try:
+        inputs = parse_inputs(text)
+    except InputError as error:
+        print(f"memtui tool: malformed JSON on stdin: {error}", file=sys.stderr)
+        return 2
+    try:
+        settings = load_settings()
+        store = MemoryStore(
+            args.path, actor=agent_actor(args.actor), session=args.session, settings=settings
+        )
+        store.history  # noqa: B018 - open now so a broken history is reported before any command
+    except (ConfigError, HistoryCorrupt) as error:
+        print(f"memtui tool: {error}", file=sys.stderr)
+        return 2
+    except OSError as error:
+        print(f"memtui tool: {args.path}: {error.strerror or error}", file=sys.stderr)
+        return 2
+    out = sys.stdout.buffer
+    for tool_input in inputs:
+        result = store.execute(tool_input)
+        line = json.dumps(
+            {"is_error": result.is_error, "content": result.content}, ensure_ascii=False
+        )
+        out.write(line.encode("utf-8", errors="replace") + b"\n")
+        out.flush()
+    return 0

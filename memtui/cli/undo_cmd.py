@@ -1,16 +1,64 @@
-"""`memtui undo`: not built yet."""
+"""`memtui undo`: revert one history event through the core, as a human."""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 from typing import Any
+
+_DESCRIPTION = """\
+Undo one event of PATH's history (see `memtui log PATH`): restore what the event changed to how
+it was before (an edit, a create, a rename, a delete of a file or a whole folder, a save, an
+outside change, or an earlier undo). Refused with a "Conflict:" message if the file changed
+since the event, unless --force. The undo is itself recorded, so it can be undone too.
+"""
 
 
 def register(subparsers: Any) -> None:
     """Add the `undo` subcommand."""
-    subparsers.add_parser("undo", help="(not built yet)")
+    parser = subparsers.add_parser(
+        "undo",
+        help="undo one history event (restore its before-state)",
+        description=_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("path", metavar="PATH", help="the memory folder")
+    parser.add_argument("event_id", metavar="EVENT_ID", type=int, help="the event id to undo")
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="restore the before-state even if the file changed since the event",
+    )
+    parser.add_argument(
+        "--actor",
+        metavar="NAME",
+        default=None,
+        help='who is undoing, recorded as "human:NAME" (default: the configured or login name)',
+    )
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run `memtui undo`."""
-    raise SystemExit("memtui undo: not built yet")
+    """Run `memtui undo`: print the result; exit 1 on a conflict or error."""
+    from memtui.core.config import ConfigError, human_actor, load_settings
+    from memtui.core.history import DB_NAME, HistoryCorrupt
+    from memtui.core.lock import META_DIR_NAME
+    from memtui.core.store import MemoryStore
+
+    root = Path(args.path)
+    if not (root / META_DIR_NAME / DB_NAME).is_file():
+        print(f"memtui undo: {args.path}: no memtui history here", file=sys.stderr)
+        return 2
+    try:
+        settings = load_settings()
+        actor = human_actor(args.actor or settings.actor)
+        store = MemoryStore(root, actor=actor, settings=settings)
+        result = store.revert(args.event_id, force=args.force)
+    except (ConfigError, HistoryCorrupt) as error:
+        print(f"memtui undo: {error}", file=sys.stderr)
+        return 2
+    if result.is_error:
+        print(result.content, file=sys.stderr)
+        return 1
+    print(result.content)
+    return 0
