@@ -169,9 +169,10 @@ class _Replay:
 
 def _make_stores(dest: Path, clock: Callable[[], float]) -> dict[str, MemoryStore]:
     """One store per demo actor, sharing one history and the scripted clock."""
+    from memtui.core.config import Settings
     from memtui.core.store import MemoryStore
 
-    agent = MemoryStore(dest, actor=AGENT, session="demo-1", clock=clock)
+    agent = MemoryStore(dest, actor=AGENT, session="demo-1", settings=Settings(), clock=clock)
     return {
         AGENT: agent,
         SECOND_AGENT: agent.with_actor(SECOND_AGENT, session="demo-cursor"),

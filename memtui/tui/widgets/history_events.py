@@ -48,15 +48,16 @@ def event_path_text(event: Event) -> str:
 
 def event_flags(event: Event) -> str:
     """The flags column: security and secret flags, errors, and whether it was undone."""
-    flags = list(event.flags)
+    flags = [f.removeprefix("security:") for f in event.flags]
     if event.is_error:
-        flags.insert(0, "refused" if any(f.startswith("security") for f in flags) else "error")
+        security = any(f.startswith("security:") for f in event.flags)
+        flags.insert(0, "refused" if security else "error")
     if event.reverted_by is not None:
         flags.append(f"undone by #{event.reverted_by}")
     return " ".join(flags)
 
 
-def first_line(text: str, limit: int = 48) -> str:
+def first_line(text: str, limit: int = 40) -> str:
     """The first line of a result, cut to `limit` characters."""
     line = text.strip().splitlines()[0] if text.strip() else ""
     return line if len(line) <= limit else line[: limit - 1] + "…"
@@ -132,13 +133,13 @@ class EventTable(DataTable[Text | str]):
         self.cursor_type = "row"
         self.zebra_stripes = True
         for label, key, width in (
-            ("#", "id", 4),
+            ("#", "id", 3),
             ("When (UTC)", "when", 16),
-            ("Actor", "actor", 14),
+            ("Actor", "actor", 12),
             ("Command", "command", 11),
-            ("Path", "path", 34),
-            ("Result", "result", 30),
-            ("Flags", "flags", 18),
+            ("Path", "path", 27),
+            ("Result", "result", 18),
+            ("Flags", "flags", 15),
         ):
             self.add_column(label, key=key, width=width)
 
@@ -214,7 +215,11 @@ def describe_event(event: Event, before: str | None, after: str | None) -> Text:
     before_name = short_path(event.path) or "before"
     after_name = short_path(event.new_path or event.path) or "after"
     if event.command == "delete" and after is None and before is not None:
-        header.append(f"Deleted; undo restores:\n{before}", style="red")
+        if getattr(event, "before_kind", None) == "dir":
+            header.append("Deleted folder; undo restores these files:\n", style="bold red")
+        else:
+            header.append("Deleted; undo restores:\n", style="bold red")
+        header.append(before, style="red")
         return header
     diff = unified_diff(before or "", after or "", before_name, after_name)
     if not diff.plain:

@@ -1,0 +1,165 @@
+"""Regenerate the SVG screenshots of every memtui screen on the demo store at 120x40.
+
+Run from the repository root: `python screenshots/make_screenshots.py` (uses the installed
+memtui). The demo store is rebuilt in a temporary folder named `memories`, its history is
+backdated to fixed times, and screens that show ages are given the demo's fixed present, so the
+images only change when the app does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import tempfile
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from textual.pilot import Pilot
+from textual.widgets import Input
+
+from memtui.demo import DEMO_NOW, create_demo_store
+from memtui.tui.app import MemtuiApp
+
+OUT = Path(__file__).resolve().parent
+SIZE = (120, 40)
+NOTE = "projects/memtui.md"
+
+Step = Callable[[Pilot[None]], Awaitable[None]]
+
+
+def demo_clock() -> float:
+    """The demo store's fixed present."""
+    return DEMO_NOW
+
+
+async def settle(pilot: Pilot[None], delay: float = 0.6) -> None:
+    """Wait for pending workers, timers (preview delay) and messages, and stop cursor blink."""
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause(delay)
+    await pilot.app.workers.wait_for_complete()
+    for field in pilot.app.screen.query(Input):
+        field.cursor_blink = False
+    await pilot.pause()
+
+
+async def open_note(pilot: Pilot[None]) -> None:
+    """Wait for the index and show the memtui project note."""
+    app: MemtuiApp = pilot.app  # type: ignore[assignment]
+    for _ in range(100):
+        if app.ctx.index is not None:
+            break
+        await pilot.pause(0.1)
+    app.open_note(NOTE)
+    await settle(pilot, 1.0)
+
+
+async def main_screen(pilot: Pilot[None]) -> None:
+    """The main screen on a note."""
+    await open_note(pilot)
+
+
+async def raw_view(pilot: Pilot[None]) -> None:
+    """The raw view: exactly what the agent's `view` returns."""
+    await open_note(pilot)
+    await pilot.press("v")
+    await settle(pilot)
+
+
+async def search(pilot: Pilot[None]) -> None:
+    """Search with results for a query."""
+    await open_note(pilot)
+    await pilot.press("slash")
+    await pilot.press(*"retry")
+    await settle(pilot, 1.0)
+
+
+async def graph(pilot: Pilot[None]) -> None:
+    """The graph around the memtui note at depth 2."""
+    await open_note(pilot)
+    await pilot.press("g")
+    await settle(pilot)
+    await pilot.press("plus", "right")
+    await settle(pilot)
+
+
+async def history(pilot: Pilot[None]) -> None:
+    """The history with the diff of an agent edit selected."""
+    from memtui.tui.screens.history import HistoryScreen
+
+    await open_note(pilot)
+    await pilot.app.push_screen(HistoryScreen())
+    await settle(pilot)
+    await pilot.press("down", "down")
+    await settle(pilot)
+
+
+async def review(pilot: Pilot[None]) -> None:
+    """The review queue with two notes selected."""
+    from memtui.tui.screens.review import ReviewScreen
+
+    await open_note(pilot)
+    await pilot.app.push_screen(ReviewScreen(clock=demo_clock))
+    await settle(pilot)
+    await pilot.press("space", "space")
+    await settle(pilot)
+
+
+async def editor(pilot: Pilot[None]) -> None:
+    """The in-app editor on the note."""
+    await open_note(pilot)
+    await pilot.press("e")
+    await settle(pilot, 1.0)
+
+
+async def help_screen(pilot: Pilot[None]) -> None:
+    """The keys of the main screen."""
+    await open_note(pilot)
+    await pilot.press("f1")
+    await settle(pilot)
+
+
+SHOTS: dict[str, tuple[str, Step]] = {
+    "main": ("Main screen: tree, preview, links and history", main_screen),
+    "raw": ("Raw view: what the agent's view returns", raw_view),
+    "search": ("Search as you type, matches highlighted", search),
+    "graph": ("Graph: the neighbourhood at depth 2", graph),
+    "history": ("History with the diff of an agent edit", history),
+    "review": ("Review: stale notes with reasons", review),
+    "editor": ("In-app editor", editor),
+    "help": ("Keys of the current screen (F1)", help_screen),
+}
+
+
+async def shoot(root: Path, name: str, step: Step) -> Path:
+    """Run the app on `root`, drive it with `step` and save `<name>.svg`."""
+    app = MemtuiApp(root, actor="human:dana", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await step(pilot)
+        svg = app.export_screenshot(title=f"memtui · {name}")
+    target = OUT / f"{name}.svg"
+    target.write_text(svg, encoding="utf-8")
+    return target
+
+
+async def make_all(names: list[str]) -> None:
+    """Build a fresh demo store per screenshot and save each one."""
+    for name in names:
+        with tempfile.TemporaryDirectory(prefix="memtui-shots-") as scratch:
+            root = create_demo_store(Path(scratch) / "memories")
+            target = await shoot(root, name, SHOTS[name][1])
+            print(f"{target.relative_to(OUT.parent)}  {SHOTS[name][0]}")
+
+
+def main(argv: list[str]) -> int:
+    """Make every screenshot, or only those named on the command line."""
+    names = argv or list(SHOTS)
+    unknown = [n for n in names if n not in SHOTS]
+    if unknown:
+        print(f"unknown screenshot(s): {', '.join(unknown)}; choose from {', '.join(SHOTS)}")
+        return 2
+    asyncio.run(make_all(names))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,185 @@
+"""The history screen: listing, filters, toggles, diffs, and undo (with confirmation and force)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import Checkbox, Input, Static
+
+from memtui.tui.screens.history import HistoryScreen
+from memtui.tui.widgets.confirm import ConfirmScreen
+from memtui.tui.widgets.history_events import DiffView, EventTable, parse_filter
+from tests.tui.screens_harness import ScreenHarness, demo_clock, demo_context, demo_copy
+
+SIZE = (120, 40)
+ROOT_EVENT_COUNT = 57
+
+
+@pytest.fixture
+def store_root(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return demo_copy(tmp_path, tmp_path_factory.getbasetemp())
+
+
+def history_app(root: Path, path: str | None = None) -> ScreenHarness:
+    return ScreenHarness(demo_context(root), lambda: HistoryScreen(path, clock=demo_clock))
+
+
+def shown_ids(app: ScreenHarness) -> list[int]:
+    screen = app.screen
+    assert isinstance(screen, HistoryScreen)
+    return [event.id for event in screen.events]
+
+
+def title(app: ScreenHarness) -> str:
+    return str(app.screen.query_one("#history-title", Static).render())
+
+
+def diff_text(app: ScreenHarness) -> str:
+    return str(app.screen.query_one(DiffView).render())
+
+
+def select(app: ScreenHarness, event_id: int) -> None:
+    table = app.screen.query_one(EventTable)
+    table.move_cursor(row=table.get_row_index(str(event_id)), animate=False)
+
+
+async def test_lists_every_event_newest_first_with_refusals_flagged(store_root: Path) -> None:
+    app = history_app(store_root)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert title(app) == f"History · {ROOT_EVENT_COUNT} events, newest first"
+        ids = shown_ids(app)
+        assert ids == sorted(ids, reverse=True) and len(ids) == ROOT_EVENT_COUNT
+        table = app.screen.query_one(EventTable)
+        row = table.get_row("47")
+        assert [str(cell) for cell in row] == [
+            "47",
+            "2026-11-17 12:00",
+            "agent:cursor",
+            "view",
+            "../../etc/passwd",
+            "Path /memories/../../etc/passwd would e…",
+            "refused traversal",
+        ]
+
+
+async def test_filter_row_narrows_by_actor_command_path_and_time(store_root: Path) -> None:
+    app = history_app(store_root)
+    async with app.run_test(size=SIZE) as pilot:
+        field = app.screen.query_one("#history-filter", Input)
+        field.value = "actor:human"
+        await pilot.pause()
+        assert shown_ids(app) == [43, 42]
+        field.value = "actor:agent cmd:str_replace path:projects/"
+        await pilot.pause()
+        assert shown_ids(app) == [56, 45, 19]
+        field.value = "since:36h"
+        await pilot.pause()
+        assert shown_ids(app) == [57, 56, 55]
+        field.value = "since:soon"
+        await pilot.pause()
+        assert title(app).endswith("since:soon is not a duration like 30m, 12h, 7d, 2w")
+
+
+async def test_toggles_hide_reads_and_show_errors_only(store_root: Path) -> None:
+    app = history_app(store_root)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        screen.query_one("#errors-only", Checkbox).value = True
+        await pilot.pause()
+        assert shown_ids(app) == [56, 47]
+        screen.query_one("#errors-only", Checkbox).value = False
+        screen.query_one("#show-reads", Checkbox).value = False
+        screen.query_one("#show-agent", Checkbox).value = False
+        await pilot.pause()
+        assert shown_ids(app) == [43]
+
+
+async def test_note_scope_and_diff_of_an_agent_edit(store_root: Path) -> None:
+    app = history_app(store_root, "/memories/user/profile.md")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert title(app) == "History of user/profile.md · 3 events, newest first"
+        assert shown_ids(app) == [55, 50, 1]
+        assert diff_text(app).splitlines()[:5] == [
+            "#55 2026-11-19 12:00 agent:claude str_replace user/profile.md",
+            "--- user/profile.md",
+            "+++ user/profile.md",
+            "@@ -16,6 +16,7 @@",
+            " - [timezone] Europe/Lisbon, usually online 09:00-18:00 local #schedule",
+        ]
+        assert "+- [editor] Uses Neovim with a tmux split #tools" in diff_text(app).splitlines()
+
+
+async def test_undo_restores_a_deleted_folder(store_root: Path) -> None:
+    app = history_app(store_root)
+    assert not (store_root / "scratch").exists()
+    async with app.run_test(size=SIZE) as pilot:
+        select(app, 46)
+        await pilot.pause()
+        assert diff_text(app).splitlines()[1:] == [
+            "Deleted folder; undo restores these files:",
+            "links.md",
+            "todo.md",
+        ]
+        await pilot.press("u")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(app.screen, HistoryScreen)
+        assert (store_root / "scratch/todo.md").read_text() == (
+            "# Scratch todo\n\n- [todo] Ask Dana about the Q1 freeze dates\n"
+            "- [todo] Check whether the runbook covers the dedupe job\n"
+        )
+        assert (store_root / "scratch/links.md").exists()
+        newest = app.ctx.history.events(limit=1)[0]
+        assert (newest.command, newest.actor, newest.is_error) == ("revert", "human:tester", False)
+        assert app.ctx.history.event(46).reverted_by == newest.id  # type: ignore[union-attr]
+        assert shown_ids(app)[0] == newest.id
+
+
+async def test_undo_conflict_offers_to_force(store_root: Path) -> None:
+    ctx = demo_context(store_root)
+    profile = "/memories/user/profile.md"
+    edited = ctx.store.read(profile)[0].replace("Staff engineer", "Principal engineer", 1)
+    assert not ctx.store.write(profile, edited, ctx.store.revision(profile)).is_error
+    app = ScreenHarness(ctx, lambda: HistoryScreen(clock=demo_clock))
+    async with app.run_test(size=SIZE) as pilot:
+        select(app, 55)
+        await pilot.press("u")
+        await pilot.pause()
+        await pilot.press("y")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        assert app.screen.title_text == "Undo conflicts"
+        await pilot.press("y")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+    text = (store_root / "user/profile.md").read_text()
+    assert "- [editor] Uses Neovim" not in text
+    assert "Staff engineer" in text
+
+
+async def test_undo_of_a_read_changes_nothing(store_root: Path) -> None:
+    app = history_app(store_root)
+    async with app.run_test(size=SIZE) as pilot:
+        select(app, 57)
+        await pilot.press("u")
+        await pilot.pause()
+        assert isinstance(app.screen, HistoryScreen)
+        assert len(app.ctx.history.events()) == ROOT_EVENT_COUNT
+
+
+def test_parse_filter_understands_paths_aliases_and_words() -> None:
+    wanted = parse_filter(
+        'path:/memories/projects/ cmd:edit "retry storm" since:12h', 1000.0 * 3600
+    )
+    assert (wanted.path, wanted.command, wanted.text, wanted.since) == (
+        "/memories/projects",
+        "str_replace",
+        ["retry storm"],
+        988.0 * 3600,
+    )
