@@ -21,6 +21,7 @@ _EMPTY_CATEGORY_LINE = re.compile(r"^\[\]\s+(.+)")
 _WHOLE_MD_LINK = re.compile(r"^\[.*?\]\(.*?\)$")
 _WHOLE_WIKILINK = re.compile(r"^\[\[.*?\]\]$")
 _TASK_PREFIXES = ("[ ]", "[x]", "[-]")
+_HASH_WORD = re.compile(r"(?:^|\s)#")
 _PATH_PREFIXES = ("/", "./", "../")
 
 
@@ -202,6 +203,8 @@ def markdown_link_target(href: str) -> str | None:
 
 def _strip_directive(content: str) -> str:
     """Content without a terminal ` #bm:links_to`."""
+    if "#bm:links_to" not in content:
+        return content
     match = _LINKS_TO_DIRECTIVE.search(content)
     return content if match is None else content[: match.start()].rstrip()
 
@@ -221,13 +224,15 @@ def _category_match(content: str) -> re.Match[str] | None:
 
 def _observation_text(content: str) -> tuple[str, re.Match[str] | None] | None:
     """The stripped text and category match when a block is an observation, else None."""
+    if "#" not in content and "[" not in content:
+        return None
     text = _strip_directive(content.strip())
     if not text or text.startswith(_TASK_PREFIXES):
         return None
     if _WHOLE_MD_LINK.match(text) or _WHOLE_WIKILINK.match(text):
         return None
     match = _category_match(text)
-    if match is None and not any(part.startswith("#") for part in text.split()):
+    if match is None and not _HASH_WORD.search(text):
         return None
     return text, match
 

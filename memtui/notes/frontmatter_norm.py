@@ -73,8 +73,68 @@ def _expanded_size(root: yaml.Node) -> int:
     return sizes[id(root)]
 
 
+_SIMPLE_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: +(.*?))? *$")
+_SIMPLE_SCALAR = re.compile(r"[\w/(][\w .,/()+'!?@-]*")
+_STR_TAG = "tag:yaml.org,2002:str"
+_RESOLVER = yaml.resolver.Resolver()
+_NOT_SIMPLE = object()
+_TYPED_FIRST_CHARS = frozenset(key for key in _RESOLVER.yaml_implicit_resolvers if key)
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def _simple_string(value: str) -> bool:
+    """Whether a plain YAML scalar certainly reads as this exact string."""
+    return (
+        _SIMPLE_SCALAR.fullmatch(value) is not None
+        and ": " not in value
+        and " #" not in value
+        and not value.endswith((":", " "))
+        and (
+            value[0] not in _TYPED_FIRST_CHARS
+            or _RESOLVER.resolve(yaml.ScalarNode, value, (True, False)) == _STR_TAG
+        )
+    )
+
+
+def _load_simple_yaml(text: str) -> Any:
+    """Read `key: word`, `key:` and `key: [a, b]` lines without PyYAML, or return `_NOT_SIMPLE`."""
+    if "\r" in text or "\t" in text:
+        return _NOT_SIMPLE
+    data: dict[str, Any] = {}
+    for line in text.split("\n"):
+        if not line:
+            continue
+        match = _SIMPLE_LINE.fullmatch(line)
+        if match is None:
+            return _NOT_SIMPLE
+        key, value = match.group(1), match.group(2)
+        if key in data or not _simple_string(key):
+            return _NOT_SIMPLE
+        if not value:
+            data[key] = None
+        elif value.startswith("[") and value.endswith("]"):
+            inner = value[1:-1].strip()
+            items = [item.strip() for item in inner.split(",")] if inner else []
+            if any("[" in item or "]" in item or not _simple_string(item) for item in items):
+                return _NOT_SIMPLE
+            data[key] = items
+        elif _simple_string(value):
+            data[key] = value
+        elif _ISO_DATE.fullmatch(value):
+            try:
+                data[key] = date.fromisoformat(value)
+            except ValueError:
+                return _NOT_SIMPLE
+        else:
+            return _NOT_SIMPLE
+    return data or None
+
+
 def load_yaml(text: str) -> Any:
     """`yaml.safe_load`, but refusing alias bombs and self-references with `YamlRefused`."""
+    simple = _load_simple_yaml(text)
+    if simple is not _NOT_SIMPLE:
+        return simple
     if "*" not in text:
         return yaml.load(text, Loader=_FastSafeLoader)
     loader = yaml.SafeLoader(text)
@@ -151,23 +211,24 @@ def parse_tags(tags: Any) -> list[str]:
     return parse_tags(str(tags))
 
 
-def _block_state(text: str) -> tuple[str, str | None]:
-    """Basic Memory's classification: ("absent" | "present" | "malformed", reason if malformed)."""
+def _block_state(text: str) -> tuple[str, str | None, str, Any]:
+    """Basic Memory's classification ("absent" | "present" | "malformed"), why, the block, its data."""
     block = bm_frontmatter_block(text)
     if block is None:
-        return "absent", None
+        return "absent", None, "", None
     try:
         data = load_yaml(block)
     except YamlRefused as error:
-        return "malformed", f"frontmatter YAML {error}"
+        return "malformed", f"frontmatter YAML {error}", block, None
     except Exception as error:  # any YAML, value or recursion error means "not YAML" to BM
         first_line = (
             str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         )
-        return "malformed", f"frontmatter is not valid YAML ({first_line})"
+        return "malformed", f"frontmatter is not valid YAML ({first_line})", block, None
     if data is None or isinstance(data, dict):
-        return "present", None
-    return "malformed", f"frontmatter is a YAML {type(data).__name__}, not a mapping"
+        return "present", None, block, data
+    kind = type(data).__name__
+    return "malformed", f"frontmatter is a YAML {kind}, not a mapping", block, None
 
 
 def _split_present(text: str) -> tuple[str | None, str, int]:
@@ -202,7 +263,7 @@ def _fill_defaults(metadata: dict[str, Any], stem: str) -> None:
 
 def read_frontmatter(text: str, stem: str) -> Frontmatter:
     """Split and normalise frontmatter; a bad block becomes body with a warning, never an exception."""
-    state, reason = _block_state(text)
+    state, reason, block, block_data = _block_state(text)
     warnings: list[str] = []
     raw: dict[Any, Any] = {}
     body, body_start = text, 0
@@ -212,7 +273,8 @@ def read_frontmatter(text: str, stem: str) -> Frontmatter:
         yaml_text, body, body_start = _split_present(text)
         if yaml_text is not None:
             try:
-                loaded = load_yaml(yaml_text)
+                same = yaml_text.lstrip("\r\n") == block.lstrip("\r\n")
+                loaded = block_data if same else load_yaml(yaml_text)
             except Exception as error:
                 message = f"frontmatter YAML could not be read ({type(error).__name__})"
                 return Frontmatter({"title": stem, "type": "note"}, text, 0, [message], message)
