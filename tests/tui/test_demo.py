@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from memtui.core.store import MemoryStore
 
+from memtui.core.store import MemoryStore
 from memtui.demo import DEMO_NOTES_DIR, DEMO_NOW, create_demo_store, demo_note_paths
 
 DAY = 86_400.0

@@ -153,10 +153,11 @@ class ReviewScreen(Screen[None]):
         if candidate is None:
             detail.update(Text("Nothing to review: no note looks stale.", style="italic"))
             return
-        text = Text(f"{candidate.path}  score {candidate.score:.2f}\n", style="bold")
+        text = Text()
+        text.append(f"{candidate.path}  score {candidate.score:.2f}\n", style="bold")
         for reason in sorted(candidate.reasons, key=lambda r: (-r.weight, r.text)):
             text.append(f"  {reason.weight:4.2f}  ", style="dim")
-            text.append(f"[{reason.kind}] ", style="cyan")
+            text.append(f"{reason.kind:<12} ", style="cyan")
             text.append(f"{reason.text}\n")
         detail.update(text)
 
