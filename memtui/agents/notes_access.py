@@ -9,7 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from memtui.core.store import MemoryStore
+from memtui.notes.context import build_context, recent_activity
 from memtui.notes.index import NoteIndex
+from memtui.notes.scan import scan_notes
 from memtui.notes.search import Searcher, SearchFilters, SearchHit
 
 FILTER_FIELDS: tuple[str, ...] = ("folder", "tag", "category", "note_type", "actor", "max_age_days")
@@ -36,23 +38,8 @@ def relpath_of(virtual: object) -> str | None:
 
 
 def scan_markdown(root: Path) -> dict[str, StatKey]:
-    """Every `.md` file below `root` (dot-folders skipped) with its mtime and size."""
-    found: dict[str, StatKey] = {}
-    for folder, dirnames, filenames in os.walk(root):
-        dirnames[:] = [name for name in dirnames if not name.startswith(".")]
-        for name in filenames:
-            if not name.endswith(".md") or name.startswith("."):
-                continue
-            full = os.path.join(folder, name)
-            try:
-                info = os.stat(full)
-            except OSError:
-                continue
-            found[os.path.relpath(full, root).replace(os.sep, "/")] = (
-                info.st_mtime_ns,
-                info.st_size,
-            )
-    return found
+    """Every note file below `root`, as the index sees them, with its mtime and size."""
+    return {file.relpath: (file.mtime_ns, file.size) for file in scan_notes(root).files}
 
 
 def parse_filters(filters: dict[str, Any] | None) -> SearchFilters | None:
@@ -197,20 +184,20 @@ class NotesAccess:
 
     def context_text(self, target: str, depth: int = 1, timeframe: str | None = None) -> str:
         """build_context: a note, its observations and its neighbourhood as text."""
-        from memtui.notes.context import build_context
-
         index = self.index()
-        context = build_context(
-            index, target, depth=depth, timeframe=timeframe, history=self.store.history
-        )
+        try:
+            context = build_context(
+                index, target, depth=depth, timeframe=timeframe or "7d", history=self.store.history
+            )
+        except (LookupError, ValueError) as exc:
+            raise NotesError(str(exc)) from exc
         return context.to_text()
 
     def activity_text(self, timeframe: str = "7d", limit: int = 20) -> str:
         """recent_activity: what changed recently, newest first."""
-        from memtui.notes.context import recent_activity
-
         index = self.index()
-        activity = recent_activity(
-            index, timeframe=timeframe, limit=limit, history=self.store.history
-        )
+        try:
+            activity = recent_activity(index, self.store.history, timeframe=timeframe, limit=limit)
+        except ValueError as exc:
+            raise NotesError(str(exc)) from exc
         return activity.to_text()

@@ -1,0 +1,79 @@
+"""`memtui mcp --http`: streamable HTTP on 127.0.0.1 with the MCP SDK's HTTP client."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from mcp.client.session import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+from mcp.types import Implementation
+
+from memtui.core.store import MemoryStore
+from tests.agents.mcp_client import result_text
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def wait_for_port(port: int, process: subprocess.Popen[bytes], timeout: float = 20.0) -> None:
+    """Block until the server accepts connections (or fail with its stderr)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise AssertionError(process.stderr.read().decode() if process.stderr else "exited")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise AssertionError("memtui mcp --http did not start listening")
+
+
+async def test_http_round_trip(tmp_path: Path) -> None:
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "memtui", "mcp", str(tmp_path), "--http", "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        wait_for_port(port, process)
+        url = f"http://127.0.0.1:{port}/mcp"
+        client_info = Implementation(name="http-agent", version="1.0")
+        async with (
+            streamable_http_client(url) as (read, write),
+            ClientSession(read, write, client_info=client_info) as session,
+        ):
+            await session.initialize()
+            created = await session.call_tool(
+                "memory", {"command": "create", "path": "/memories/h.md", "file_text": "web\n"}
+            )
+            refused = await session.call_tool(
+                "memory", {"command": "create", "path": "/memories/h.md", "file_text": "web\n"}
+            )
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+    assert (result_text(created), created.is_error) == (
+        "File created successfully at: /memories/h.md",
+        False,
+    )
+    assert (result_text(refused), refused.is_error) == (
+        "Error: File /memories/h.md already exists",
+        True,
+    )
+    assert (tmp_path / "h.md").read_bytes() == b"web\n"
+    events = MemoryStore(tmp_path).history.events(newest_first=False)
+    assert [(event.actor, event.command, event.is_error) for event in events] == [
+        ("agent:http-agent", "create", False),
+        ("agent:http-agent", "create", True),
+    ]
+    assert events[0].session == events[1].session

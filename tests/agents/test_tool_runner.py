@@ -1,0 +1,126 @@
+"""The full SDK tool runner with MemtuiMemoryTool against a scripted fake API (no network)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import anthropic
+import httpx2
+
+from memtui.agents.example import BETAS, CONTEXT_MANAGEMENT, build_runner
+from memtui.core.store import MemoryStore
+from tests.agents.sequences import reference_results
+
+TOOL_CALLS: list[dict[str, Any]] = [
+    {"command": "view", "path": "/memories"},
+    {"command": "create", "path": "/memories/user/prefs.md", "file_text": "- [preference] tea\n"},
+    {"command": "create", "path": "/memories/user/prefs.md", "file_text": "- [preference] tea\n"},
+    {
+        "command": "str_replace",
+        "path": "/memories/user/prefs.md",
+        "old_str": "tea",
+        "new_str": "coffee",
+    },
+    {"command": "insert", "path": "/memories/user/prefs.md", "insert_line": 7, "insert_text": "x"},
+    {"command": "rename", "old_path": "/memories/nope.md", "new_path": "/memories/b.md"},
+]
+
+
+class FakeMessagesAPI:
+    """Answers /v1/messages with scripted assistant turns and records every request."""
+
+    def __init__(self, turns: list[list[dict[str, Any]]]) -> None:
+        self.turns = turns
+        self.requests: list[tuple[dict[str, str], dict[str, Any]]] = []
+
+    def __call__(self, request: httpx2.Request) -> httpx2.Response:
+        body = json.loads(request.content)
+        self.requests.append((dict(request.headers), body))
+        number = len(self.requests)
+        content = self.turns[number - 1]
+        uses_tools = any(block["type"] == "tool_use" for block in content)
+        return httpx2.Response(
+            200,
+            json={
+                "id": f"msg_{number}",
+                "type": "message",
+                "role": "assistant",
+                "model": "claude-sonnet-5-5",
+                "content": content,
+                "stop_reason": "tool_use" if uses_tools else "end_turn",
+                "stop_sequence": None,
+                "usage": {"input_tokens": 100, "output_tokens": 20},
+            },
+        )
+
+
+def scripted_turns() -> list[list[dict[str, Any]]]:
+    """Two turns of memory tool calls, then a final text answer."""
+    first = [
+        {"type": "tool_use", "id": f"toolu_{index}", "name": "memory", "input": tool_input}
+        for index, tool_input in enumerate(TOOL_CALLS[:3])
+    ]
+    second = [
+        {"type": "tool_use", "id": f"toolu_{index}", "name": "memory", "input": tool_input}
+        for index, tool_input in enumerate(TOOL_CALLS[3:], start=3)
+    ]
+    return [first, second, [{"type": "text", "text": "Saved your preference."}]]
+
+
+def sent_tool_results(api: FakeMessagesAPI) -> list[dict[str, Any]]:
+    """Every tool_result block the runner sent back, in order."""
+    results = []
+    for _, body in api.requests:
+        for message in body["messages"]:
+            if message["role"] == "user" and isinstance(message["content"], list):
+                results += [block for block in message["content"] if block["type"] == "tool_result"]
+    return results
+
+
+def test_tool_runner_round_trip(tmp_path: Path) -> None:
+    api = FakeMessagesAPI(scripted_turns())
+    client = anthropic.Anthropic(
+        api_key="test", http_client=httpx2.Client(transport=httpx2.MockTransport(api))
+    )
+    runner = build_runner(client, tmp_path / "store", "Remember that I like coffee.")
+    messages = list(runner)
+
+    assert messages[-1].content[0].text == "Saved your preference."
+    assert len(api.requests) == 3
+    first_body = api.requests[0][1]
+    assert first_body["tools"] == [{"type": "memory_20250818", "name": "memory"}]
+    assert first_body["context_management"] == CONTEXT_MANAGEMENT
+    assert first_body["system"].startswith("IMPORTANT: ALWAYS VIEW YOUR MEMORY DIRECTORY")
+    for request_headers, body in api.requests:
+        betas = request_headers["anthropic-beta"].split(",")
+        assert set(BETAS) <= set(betas)
+        assert body["context_management"] == CONTEXT_MANAGEMENT
+
+    expected = reference_results(tmp_path / "reference", TOOL_CALLS)
+    results = sent_tool_results(api)
+    assert [block["tool_use_id"] for block in results] == [f"toolu_{i}" for i in range(6)]
+    assert [(block["content"], block.get("is_error", False)) for block in results] == expected
+    assert [(block["content"], block.get("is_error", False)) for block in results][1:] == [
+        ("File created successfully at: /memories/user/prefs.md", False),
+        ("Error: File /memories/user/prefs.md already exists", True),
+        (
+            "The memory file has been edited. Here is the snippet showing the change "
+            "(with line numbers):\n     1\t- [preference] coffee\n     2\t",
+            False,
+        ),
+        (
+            "Error: Invalid `insert_line` parameter: 7. It should be within the range of lines "
+            "of the file: [0, 1]",
+            True,
+        ),
+        ("Error: The path /memories/nope.md does not exist", True),
+    ]
+
+    assert (tmp_path / "store/user/prefs.md").read_bytes() == b"- [preference] coffee\n"
+    events = MemoryStore(tmp_path / "store").history.events(newest_first=False)
+    assert [(event.actor, event.command, event.is_error) for event in events] == [
+        ("agent:example", tool_input["command"], is_error)
+        for tool_input, (_, is_error) in zip(TOOL_CALLS, expected, strict=True)
+    ]
