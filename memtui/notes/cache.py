@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import importlib
 import os
 import pickle
 import sys
@@ -33,7 +34,10 @@ def _code_stamp() -> tuple[Any, ...]:
     """A stamp of the parser and model code, so a changed parser never serves stale results."""
     stamp: list[Any] = [CACHE_VERSION]
     for module_name in ("memtui.notes.parser", "memtui.notes.model", __name__):
-        module = sys.modules.get(module_name)
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:
+            module = None
         file = getattr(module, "__file__", None)
         if file:
             try:

@@ -61,7 +61,6 @@ class NoteIndex:
         self._unresolved_of_source: dict[str, set[str]] = {}
         self._sources_by_key: dict[str, set[str]] = {}
         self._sources_by_alias: dict[str, set[str]] = {}
-        self._cache_entries: dict[str, note_cache.CacheEntry] = {}
 
     # ----- loading -------------------------------------------------------------------------
 
@@ -94,7 +93,7 @@ class NoteIndex:
         read_time = parse_time = 0.0
         try:
             for done, file in enumerate(scan.files, 1):
-                entry = cached.get(file.relpath)
+                entry = cached.pop(file.relpath, None)
                 if not (
                     entry is not None
                     and entry[0] == file.size
@@ -122,7 +121,7 @@ class NoteIndex:
                 gc.enable()
         started = time.perf_counter()
         if use_cache and dirty:
-            note_cache.save_cache(self.root, self._cache_entries)
+            self.save_cache()
         self.timings["save"] = time.perf_counter() - started
 
     def _use_cached(self, file: FileStat, entry: note_cache.CacheEntry) -> bool:
@@ -134,7 +133,6 @@ class NoteIndex:
         self.notes[file.relpath] = note
         self.texts[file.relpath] = entry[3]
         self._stats[file.relpath] = (file.size, file.mtime_ns)
-        self._cache_entries[file.relpath] = entry
         return True
 
     def _read_and_parse(self, file: FileStat) -> tuple[float, float]:
@@ -155,12 +153,6 @@ class NoteIndex:
         self.notes[file.relpath] = note
         self.texts[file.relpath] = text
         self._stats[file.relpath] = (file.size, file.mtime_ns)
-        self._cache_entries[file.relpath] = (
-            file.size,
-            file.mtime_ns,
-            note_cache.note_to_tuple(note),
-            text,
-        )
         return read_done - started, parsed - read_done
 
     # ----- incremental updates ---------------------------------------------------------------
@@ -168,7 +160,8 @@ class NoteIndex:
     def update_paths(self, relpaths: Iterable[str]) -> set[str]:
         """Re-read the given paths (added, changed, deleted or renamed) and re-resolve what they affect.
 
-        Returns the relpaths whose note was added, changed or removed. Other notes are not re-read.
+        Returns the relpaths whose note was added, changed or removed. Other notes are not re-read;
+        the cache is not rewritten (the next `load` re-reads just the changed files).
         """
         changed: set[str] = set()
         affected_keys: set[str] = set()
@@ -210,8 +203,15 @@ class NoteIndex:
             self._unresolve_source(source)
             if source in self.notes:
                 self._resolve_source(source)
-        note_cache.save_cache(self.root, self._cache_entries)
         return changed
+
+    def save_cache(self) -> bool:
+        """Write every parsed note to the cache (load does this when anything was re-read)."""
+        entries = {
+            relpath: (*self._stats[relpath], note_cache.note_to_tuple(note), self.texts[relpath])
+            for relpath, note in self.notes.items()
+        }
+        return note_cache.save_cache(self.root, entries)
 
     def _collect_keys(self, note: Note, keys: set[str], aliases: set[str]) -> None:
         """Add every lookup key a note answers to (permalink, title, paths, aliases)."""
@@ -227,7 +227,6 @@ class NoteIndex:
         self.notes.pop(relpath, None)
         self.texts.pop(relpath, None)
         self._stats.pop(relpath, None)
-        self._cache_entries.pop(relpath, None)
 
     # ----- lookup tables -----------------------------------------------------------------------
 
