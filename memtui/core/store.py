@@ -43,6 +43,7 @@ class _Shared:
         self.root = root
         self.lock = MutationLock(root)
         self._history: History | None = None
+        self.recovered = False
         self._guard = threading.Lock()
 
     @property
@@ -95,8 +96,23 @@ class MemoryStore:
 
     @property
     def history(self) -> History:
-        """The audit history shared by every copy of this store."""
-        return self._shared.history
+        """The audit history shared by every copy of this store; recovered on first use."""
+        history = self._shared.history
+        self._ensure_recovered()
+        return history
+
+    def _ensure_recovered(self) -> None:
+        """Run start-up recovery once per process, before this store's first change or query."""
+        if not self._shared.recovered:
+            self._shared.recovered = True
+            from memtui.core.recovery import recover
+
+            recover(self)
+
+    @property
+    def lock(self) -> MutationLock:
+        """The cross-process mutation lock every change (and start-up recovery) holds."""
+        return self._shared.lock
 
     def with_actor(self, actor: str, session: str | None = None) -> MemoryStore:
         """The same store recording as another actor; shares history, lock, settings and clock."""
@@ -113,6 +129,7 @@ class MemoryStore:
 
     def execute(self, tool_input: object) -> CommandResult:
         """Run one raw memory-tool input (any object) and record it."""
+        self._ensure_recovered()
         parsed = parse_command(self.root, tool_input)
         if isinstance(parsed, CommandOutcome):
             return self._record_refused(tool_input, parsed)
@@ -362,6 +379,7 @@ class MemoryStore:
 
     def write(self, path: str, text: str, expected_revision: str | None) -> CommandResult:
         """Replace a whole file if it is still at `expected_revision` (None: must not exist)."""
+        self._ensure_recovered()
         args = {"path": path, "expected_revision": expected_revision}
         checked = check_path(self.root, path)
         if isinstance(checked, PathRefusal):
@@ -406,6 +424,7 @@ class MemoryStore:
 
     def revert(self, event_id: int, force: bool = False) -> CommandResult:
         """Undo one event by restoring its before-state; refused on conflict unless forced."""
+        self._ensure_recovered()
         args = {"event_id": event_id, "force": force}
         with self._shared.lock.hold():
             event = self.history.event(event_id)
