@@ -10,9 +10,14 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memtui.core.atomic import TEMP_PREFIX
-from memtui.core.paths import RESERVED_NAME
+from memtui.core.history import KIND_DIR, History
+from memtui.core.paths import RESERVED_NAME, VIRTUAL_ROOT
+
+if TYPE_CHECKING:
+    from memtui.core.store import MemoryStore
 
 STALE_TEMP_AGE = 60.0
 """Seconds after which a temp file is stale even if a process with its writer's pid is alive."""
@@ -108,3 +113,54 @@ def remove_stale_temp_files(
                 os.unlink(entry.path)
                 removed.append(relative)
     return removed
+
+
+def history_paths(history: History) -> set[str]:
+    """Every virtual path the history ever saw changed, including files inside recorded folders."""
+    paths: set[str] = set()
+    for event in history.events(newest_first=False):
+        if not event.changed:
+            continue
+        for path in (event.path, event.new_path):
+            if path:
+                paths.add(path)
+        base = event.new_path or event.path
+        for kind, key in (
+            (event.before_kind, event.before_hash),
+            (event.after_kind, event.after_hash),
+        ):
+            if kind != KIND_DIR or key is None or not base:
+                continue
+            manifest = history.manifest(key)
+            if manifest is not None:
+                paths.update(f"{base}/{relative}" for relative in manifest.files)
+    return paths
+
+
+def disk_paths(root: Path) -> set[str]:
+    """The virtual path of every non-folder entry in the store (links and specials included)."""
+    return {VIRTUAL_ROOT + "/" + relative for relative, _entry in walk_store_files(root)}
+
+
+def record_unrecorded_changes(store: MemoryStore) -> tuple[list[str], list[int]]:
+    """Record `external` events for files whose content differs from the history's last state.
+
+    Checks every file on disk and every path the history knows, so edits, creations and
+    deletions made while no memtui process was recording (or by a killed one) are all found.
+    """
+    candidates = sorted(disk_paths(store.root) | history_paths(store.history))
+    relpaths = [
+        path[len(VIRTUAL_ROOT) + 1 :] for path in candidates if path.startswith(VIRTUAL_ROOT + "/")
+    ]
+    event_ids = store.record_external(relpaths)
+    changed = [event.path or "" for event in (store.history.event(i) for i in event_ids) if event]
+    return changed, event_ids
+
+
+def recover(store: MemoryStore) -> RecoveryReport:
+    """Start-up recovery under the store's lock: drop stale temp files, log unrecorded changes."""
+    report = RecoveryReport()
+    with store.lock.hold():
+        report.removed_temp_files = remove_stale_temp_files(store.root)
+        report.external_paths, report.external_event_ids = record_unrecorded_changes(store)
+    return report
