@@ -22,6 +22,10 @@ _SETEXT_UNDERLINE = re.compile(r" *(?:=+|-+) *$")
 _LEADING_MARKERS = re.compile(r"(?: *(?:[-*+]|\d{1,9}[.)]) +)*")
 
 
+_BLOCK_STARTERS = frozenset("#*-_`~+0123456789 ")
+_ITEM_TEXT_STARTERS = frozenset("#*-_`~+0123456789 ") | {""}
+
+
 class Unsupported(Exception):
     """The note has a construct the fast path does not reproduce exactly."""
 
@@ -89,8 +93,32 @@ class _Scanner:
             self.bm_in_list_item = False
 
     def run(self) -> list[InlineBlock]:
-        """Scan every line and return the inline blocks."""
+        """Scan every line and return the inline blocks.
+
+        Unindented plain text lines and `- text` items are handled inline (they are most
+        lines of a note); everything else goes through `line`.
+        """
         for number, line in enumerate(self.lines):
+            if self.fence is not None or not line:
+                self.line(number, line)
+                continue
+            first = line[0]
+            if first not in _BLOCK_STARTERS:
+                para = self.paragraph
+                if para is not None:
+                    para.lines.append(line)
+                    continue
+                if not self.items:
+                    self.paragraph = _Paragraph(number, 0, [line], False, self.bm_in_list_item)
+                    continue
+            elif first == "-" and line[1:2] == " " and line[2:3] not in _ITEM_TEXT_STARTERS:
+                self.close_paragraph()
+                if self.items:
+                    self.items.clear()
+                self.items.append(_Item(0, 2, 0))
+                self.bm_in_list_item = True
+                self.paragraph = _Paragraph(number, 2, [line[2:]], True, True)
+                continue
             self.line(number, line)
         self.close_paragraph()
         return self.blocks

@@ -22,6 +22,7 @@ _WHOLE_MD_LINK = re.compile(r"^\[.*?\]\(.*?\)$")
 _WHOLE_WIKILINK = re.compile(r"^\[\[.*?\]\]$")
 _TASK_PREFIXES = ("[ ]", "[x]", "[-]")
 _HASH_WORD = re.compile(r"(?:^|\s)#")
+_TAG_WORD = re.compile(r"(?:^|(?<=\s))#(\S*)")
 _PATH_PREFIXES = ("/", "./", "../")
 
 
@@ -239,13 +240,14 @@ def _observation_text(content: str) -> tuple[str, re.Match[str] | None] | None:
 
 def _tags_of(content: str) -> list[str]:
     """Every `#word` of the content, `#a#b` giving `a` and `b`."""
+    if "#" not in content:
+        return []
     tags: list[str] = []
-    for part in content.split():
-        if part.startswith("#"):
-            if "#" in part[1:]:
-                tags.extend(piece for piece in part.split("#") if piece)
-            else:
-                tags.append(part[1:])
+    for word in _TAG_WORD.findall(content):
+        if "#" in word:
+            tags.extend(piece for piece in word.split("#") if piece)
+        else:
+            tags.append(word)
     return tags
 
 
