@@ -1,0 +1,251 @@
+"""Reverting every kind of event restores the exact bytes on disk, refuses conflicts, and is undoable."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from memtui.core.config import Settings
+from memtui.core.store import MemoryStore
+
+
+def make_store(root: Path, actor: str = "agent:test") -> MemoryStore:
+    """A store on `root` with default settings (no user config)."""
+    return MemoryStore(root, actor=actor, settings=Settings(actor="tester"))
+
+
+def tree(root: Path) -> dict[str, bytes | None]:
+    """Every file (bytes) and folder (None) below `root`, except memtui's own `.memtui`."""
+    found: dict[str, bytes | None] = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [name for name in dirnames if name != ".memtui"]
+        for name in dirnames:
+            found[os.path.relpath(os.path.join(dirpath, name), root)] = None
+        for name in filenames:
+            path = os.path.join(dirpath, name)
+            found[os.path.relpath(path, root)] = Path(path).read_bytes()
+    return found
+
+
+def test_revert_str_replace_restores_exact_bytes(tmp_path: Path) -> None:
+    store = make_store(tmp_path)
+    store.create("/memories/a.md", "one\r\ntwo\nthree")
+    edit = store.str_replace("/memories/a.md", "two", "TWO")
+    assert (tmp_path / "a.md").read_bytes() == b"one\r\nTWO\nthree"
+
+    result = store.revert(edit.event_id)
+
+    assert result.is_error is False
+    assert result.content == f"Reverted event {edit.event_id} (str_replace /memories/a.md)"
+    assert (tmp_path / "a.md").read_bytes() == b"one\r\ntwo\nthree"
+    original = store.history.event(edit.event_id)
+    assert original is not None and original.reverted_by == result.event_id
+    revert_event = store.history.event(result.event_id)
+    assert revert_event is not None and revert_event.command == "revert"
+    assert revert_event.args == {"event_id": edit.event_id, "force": False}
+
+
+def test_revert_insert_restores_missing_final_newline(tmp_path: Path) -> None:
+    store = make_store(tmp_path)
+    store.create("/memories/a.md", "a\nb")
+    edit = store.insert("/memories/a.md", 2, "c")
+    assert (tmp_path / "a.md").read_bytes() == b"a\nb\nc\n"
+    assert store.revert(edit.event_id).is_error is False
+    assert (tmp_path / "a.md").read_bytes() == b"a\nb"
+
+
+def test_revert_create_removes_the_file(tmp_path: Path) -> None:
+    store = make_store(tmp_path)
+    created = store.create("/memories/notes/a.md", "hello\n")
+    assert store.revert(created.event_id).is_error is False
+    assert not (tmp_path / "notes" / "a.md").exists()
+
+
+def test_revert_delete_file(tmp_path: Path) -> None:
+    store = make_store(tmp_path)
+    store.create("/memories/a.md", "keep me\n")
+    deleted = store.delete("/memories/a.md")
+    assert not (tmp_path / "a.md").exists()
+    assert store.revert(deleted.event_id).is_error is False
+    assert (tmp_path / "a.md").read_bytes() == b"keep me\n"
+    assert oct((tmp_path / "a.md").stat().st_mode & 0o777) == "0o600"
+
+
+def test_revert_delete_folder_with_nested_files_and_empty_dirs(tmp_path: Path) -> None:
+    store = make_store(tmp_path)
+    store.create("/memories/proj/a.md", "A\n")
+    store.create("/memories/proj/deep/er/b.md", "B\n")
+    store.create("/memories/proj/.hidden", "H")
+    (tmp_path / "proj" / "empty").mkdir()
+    before = tree(tmp_path)
+    deleted = store.delete("/memories/proj")
+    assert not (tmp_path / "proj").exists()
+    event = store.history.event(deleted.event_id)
+    assert event is not None and event.before_kind == "dir" and event.after_kind is None
+
+    assert store.revert(deleted.event_id).is_error is False
+
+    assert tree(tmp_path) == before
+    assert before["proj/deep/er/b.md"] == b"B\n"
+
+
+def test_revert_rename_file(tmp_path: Path) -> None:
+    store = make_store(tmp_path)
+    store.create("/memories/a.md", "x\n")
+    renamed = store.rename("/memories/a.md", "/memories/sub/b.md")
+    result = store.revert(renamed.event_id)
+    assert result.content == (
+        f"Reverted event {renamed.event_id} (rename /memories/a.md to /memories/sub/b.md)"
+    )
+    assert tree(tmp_path) == {"a.md": b"x\n", "sub": None}
+    event = store.history.event(result.event_id)
+    assert event is not None
+    assert (event.path, event.new_path) == ("/memories/sub/b.md", "/memories/a.md")
+
+
+def test_revert_rename_folder_and_revert_of_that_revert(tmp_path: Path) -> None:
+    store = make_store(tmp_path)
+    store.create("/memories/old/a.md", "a\n")
+    store.create("/memories/old/x/b.md", "b\n")
+    renamed = store.rename("/memories/old", "/memories/new")
+    after_rename = tree(tmp_path)
+
+    undo = store.revert(renamed.event_id)
+    assert undo.is_error is False
+    assert tree(tmp_path) == {"old": None, "old/a.md": b"a\n", "old/x": None, "old/x/b.md": b"b\n"}
+
+    redo = store.revert(undo.event_id)
+    assert redo.is_error is False
+    assert tree(tmp_path) == after_rename
+
+
+def test_revert_of_a_revert_reapplies_the_edit(tmp_path: Path) -> None:
+    store = make_store(tmp_path)
+    store.create("/memories/a.md", "v1\n")
+    edit = store.str_replace("/memories/a.md", "v1", "v2")
+    undo = store.revert(edit.event_id)
+    assert (tmp_path / "a.md").read_bytes() == b"v1\n"
+    redo = store.revert(undo.event_id)
+    assert redo.is_error is False
+    assert redo.content == f"Reverted event {undo.event_id} (revert /memories/a.md)"
+    assert (tmp_path / "a.md").read_bytes() == b"v2\n"
+
+
+def test_revert_write(tmp_path: Path) -> None:
+    store = make_store(tmp_path, actor="human:ann")
+    store.write("/memories/a.md", "first\n", None)
+    saved = store.write("/memories/a.md", "second\n", store.revision("/memories/a.md"))
+    assert store.revert(saved.event_id).is_error is False
+    assert (tmp_path / "a.md").read_bytes() == b"first\n"
+
+
+def test_revert_external_change(tmp_path: Path) -> None:
+    store = make_store(tmp_path)
+    store.create("/memories/a.md", "mine\n")
+    (tmp_path / "a.md").write_bytes(b"theirs\n")
+    (event_id,) = store.record_external(["a.md"])
+    assert store.revert(event_id).is_error is False
+    assert (tmp_path / "a.md").read_bytes() == b"mine\n"
+
+
+def test_revert_external_delete(tmp_path: Path) -> None:
+    store = make_store(tmp_path)
+    store.create("/memories/a.md", "mine\n")
+    (tmp_path / "a.md").unlink()
+    (event_id,) = store.record_external(["a.md"])
+    assert store.revert(event_id).is_error is False
+    assert (tmp_path / "a.md").read_bytes() == b"mine\n"
+
+
+def test_conflict_when_file_changed_since_event(tmp_path: Path) -> None:
+    store = make_store(tmp_path)
+    store.create("/memories/a.md", "v1\n")
+    edit = store.str_replace("/memories/a.md", "v1", "v2")
+    store.str_replace("/memories/a.md", "v2", "v3")
+
+    result = store.revert(edit.event_id)
+
+    assert result.is_error is True
+    assert result.content.startswith("Conflict: /memories/a.md changed since event 2 (str_replace)")
+    assert (tmp_path / "a.md").read_bytes() == b"v3\n"
+    original = store.history.event(edit.event_id)
+    assert original is not None and original.reverted_by is None
+    refused = store.history.event(result.event_id)
+    assert refused is not None and refused.is_error and refused.before_hash is None
+
+
+def test_force_overrides_conflict_and_keeps_overwritten_content(tmp_path: Path) -> None:
+    store = make_store(tmp_path)
+    store.create("/memories/a.md", "v1\n")
+    edit = store.str_replace("/memories/a.md", "v1", "v2")
+    store.str_replace("/memories/a.md", "v2", "v3")
+
+    forced = store.revert(edit.event_id, force=True)
+
+    assert forced.is_error is False
+    assert (tmp_path / "a.md").read_bytes() == b"v1\n"
+    assert store.revert(forced.event_id).is_error is False
+    assert (tmp_path / "a.md").read_bytes() == b"v3\n"
+
+
+def test_conflict_reverting_delete_when_path_recreated(tmp_path: Path) -> None:
+    store = make_store(tmp_path)
+    store.create("/memories/a.md", "old\n")
+    deleted = store.delete("/memories/a.md")
+    store.create("/memories/a.md", "new\n")
+    result = store.revert(deleted.event_id)
+    assert result.is_error and result.content.startswith("Conflict: ")
+    assert (tmp_path / "a.md").read_bytes() == b"new\n"
+
+
+def test_conflict_reverting_rename_when_source_exists_again(tmp_path: Path) -> None:
+    store = make_store(tmp_path)
+    store.create("/memories/a.md", "x\n")
+    renamed = store.rename("/memories/a.md", "/memories/b.md")
+    store.create("/memories/a.md", "other\n")
+    result = store.revert(renamed.event_id, force=True)
+    assert result.is_error is True
+    assert result.content == (
+        "Conflict: /memories/a.md exists again, so /memories/b.md cannot move back; "
+        "move or delete it first."
+    )
+    assert tree(tmp_path) == {"a.md": b"other\n", "b.md": b"x\n"}
+
+
+def test_conflict_reverting_rename_when_destination_edited(tmp_path: Path) -> None:
+    store = make_store(tmp_path)
+    store.create("/memories/a.md", "x\n")
+    renamed = store.rename("/memories/a.md", "/memories/b.md")
+    store.str_replace("/memories/b.md", "x", "y")
+    result = store.revert(renamed.event_id)
+    assert result.is_error and result.content.startswith("Conflict: /memories/b.md changed")
+    forced = store.revert(renamed.event_id, force=True)
+    assert forced.is_error is False
+    assert tree(tmp_path) == {"a.md": b"x\n"}
+
+
+def test_already_reverted_is_a_conflict(tmp_path: Path) -> None:
+    store = make_store(tmp_path)
+    store.create("/memories/a.md", "x\n")
+    edit = store.str_replace("/memories/a.md", "x", "x")
+    first = store.revert(edit.event_id)
+    second = store.revert(edit.event_id)
+    assert second.is_error is True
+    assert second.content == (
+        f"Conflict: event {edit.event_id} was already reverted by event {first.event_id}. "
+        "Use force to restore its before-state anyway."
+    )
+
+
+def test_refused_failed_and_read_events_have_nothing_to_revert(tmp_path: Path) -> None:
+    store = make_store(tmp_path)
+    failed = store.str_replace("/memories/missing.md", "a", "b")
+    read = store.view("/memories")
+    refused = store.view("/memories/../etc")
+    for event_id, command in ((failed.event_id, "str_replace"), (read.event_id, "view")):
+        result = store.revert(event_id)
+        assert result.is_error is True
+        assert result.content == f"Nothing to revert: event {event_id} ({command}) changed nothing"
+    assert store.revert(refused.event_id).content.startswith("Nothing to revert")
+    assert store.revert(999).content == "There is no event 999 to revert"
+    assert tree(tmp_path) == {}
