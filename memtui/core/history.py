@@ -18,6 +18,7 @@ from memtui.core.lock import META_DIR_NAME, meta_dir
 DB_NAME = "history.db"
 SCHEMA_VERSION = 1
 BUSY_TIMEOUT_MS = 30_000
+SQLITE_HEADER = b"SQLite format 3\x00"
 KIND_FILE = "file"
 KIND_DIR = "dir"
 
@@ -168,6 +169,7 @@ class History:
 
     def _open(self) -> sqlite3.Connection:
         """Connect with WAL, NORMAL sync and a busy timeout; create the schema on first use."""
+        self._check_header()
         try:
             conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
         except sqlite3.Error as error:
@@ -188,6 +190,18 @@ class History:
         if mode & 0o077:
             os.chmod(self.path, 0o600)
         return conn
+
+    def _check_header(self) -> None:
+        """Refuse a non-empty file that is not SQLite before SQLite touches it (or its -wal)."""
+        try:
+            with open(self.path, "rb") as handle:
+                header = handle.read(16)
+        except FileNotFoundError:
+            return
+        except OSError as error:
+            raise HistoryCorrupt(self.path, f"cannot read: {error.strerror or error}") from error
+        if header and header != SQLITE_HEADER:
+            raise HistoryCorrupt(self.path, "file is not a database")
 
     def _create_schema(self, conn: sqlite3.Connection, version: int) -> None:
         """Create the tables (once, racing processes serialised by a write transaction)."""

@@ -1,0 +1,163 @@
+"""History: indexed queries, compressed deduplicated blobs, threads, corruption handling."""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import threading
+import zlib
+from pathlib import Path
+
+import pytest
+
+from memtui.core.config import Settings
+from memtui.core.history import History, HistoryCorrupt
+from memtui.core.store import MemoryStore
+
+
+def make_store(root: Path, actor: str, clock_value: list[float]) -> MemoryStore:
+    """A store whose clock reads `clock_value[0]`."""
+    return MemoryStore(root, actor=actor, settings=Settings(), clock=lambda: clock_value[0])
+
+
+def test_database_is_wal_with_private_folder(tmp_path: Path) -> None:
+    History(tmp_path)
+    assert oct((tmp_path / ".memtui").stat().st_mode & 0o777) == "0o700"
+    conn = sqlite3.connect(tmp_path / ".memtui" / "history.db")
+    assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+    indexes = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='index'")}
+    assert {"events_path", "events_actor", "events_time"} <= indexes
+
+
+def test_query_filters(tmp_path: Path) -> None:
+    now = [1000.0]
+    agent = make_store(tmp_path, "agent:claude", now)
+    other = agent.with_actor("agent:cursor")
+    human = agent.with_actor("human:ann")
+    agent.create("/memories/p/a.md", "a\n")  # 1 @1000
+    now[0] = 2000.0
+    other.view("/memories/p/a.md")  # 2 @2000
+    human.rename("/memories/p/a.md", "/memories/q.md")  # 3 @2000
+    now[0] = 3000.0
+    agent.create("/memories/pp.md", "not below p\n")  # 4 @3000
+    h = agent.history
+
+    def ids(**filters: object) -> list[int]:
+        return [event.id for event in h.events(**filters)]  # type: ignore[arg-type]
+
+    assert ids() == [4, 3, 2, 1]
+    assert ids(newest_first=False) == [1, 2, 3, 4]
+    assert ids(path="/memories/p") == [3, 2, 1]
+    assert ids(path="/memories/q.md") == [3]
+    assert ids(actor="agent") == [4, 2, 1]
+    assert ids(actor="agent:claude") == [4, 1]
+    assert ids(actor="human") == [3]
+    assert ids(command="view") == [2]
+    assert ids(since=2000.0) == [4, 3, 2]
+    assert ids(until=2000.0) == [3, 2, 1]
+    assert ids(since=1500.0, until=2500.0, actor="agent") == [2]
+    assert ids(limit=2) == [4, 3]
+
+
+def test_agent_reads_and_change_actors(tmp_path: Path) -> None:
+    now = [10.0]
+    agent = make_store(tmp_path, "agent:claude", now)
+    human = agent.with_actor("human:ann")
+    human.create("/memories/a.md", "a\n")
+    agent.view("/memories/a.md")
+    now[0] = 20.0
+    agent.view("/memories/a.md")
+    human.view("/memories/b.md")
+    agent.view("/memories/missing.md")
+    agent.create("/memories/d/x.md", "x")
+    agent.rename("/memories/d", "/memories/e")
+    h = agent.history
+    assert h.last_agent_read("/memories/a.md") == 20.0
+    assert h.last_agent_read("/memories/b.md") is None
+    assert h.last_agent_read("/memories/missing.md") is None
+    assert h.last_agent_reads() == {"/memories/a.md": 20.0}
+    assert h.last_change_actors() == {
+        "/memories/a.md": "human:ann",
+        "/memories/e": "agent:claude",
+        "/memories/e/x.md": "agent:claude",
+    }
+
+
+def test_blobs_are_compressed_and_deduplicated(tmp_path: Path) -> None:
+    store = MemoryStore(tmp_path, actor="agent:a", settings=Settings())
+    text = "same content " * 200 + "\n"
+    store.create("/memories/a.md", text)
+    store.create("/memories/b.md", text)
+    edit = store.str_replace("/memories/a.md", "same content \n", "end\n")
+    assert edit.is_error is False
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    conn = sqlite3.connect(tmp_path / ".memtui" / "history.db")
+    rows = conn.execute("SELECT hash, size, data FROM blobs").fetchall()
+    assert len(rows) == 2
+    stored = dict((row[0], row) for row in rows)[digest]
+    assert stored[1] == len(text)
+    assert len(stored[2]) < len(text) // 10
+    assert zlib.decompress(stored[2]) == text.encode()
+    assert store.history.blob(digest) == text.encode()
+    assert store.history.blob("0" * 64) is None
+
+
+def test_folder_delete_keeps_manifest_and_texts(tmp_path: Path) -> None:
+    store = MemoryStore(tmp_path, actor="agent:a", settings=Settings())
+    store.create("/memories/f/a.md", "A")
+    store.create("/memories/f/sub/b.md", "B")
+    deleted = store.delete("/memories/f")
+    event = store.history.event(deleted.event_id)
+    assert event is not None and event.before_hash is not None
+    manifest = store.history.manifest(event.before_hash)
+    assert manifest is not None
+    assert manifest.dirs == ("sub",)
+    assert manifest.files == {
+        "a.md": hashlib.sha256(b"A").hexdigest(),
+        "sub/b.md": hashlib.sha256(b"B").hexdigest(),
+    }
+    assert store.history.texts(event) == ("a.md\nsub/\nsub/b.md\n", None)
+
+
+def test_history_is_usable_from_many_threads(tmp_path: Path) -> None:
+    store = MemoryStore(tmp_path, actor="agent:a", settings=Settings())
+    store.create("/memories/a.md", "0\n")
+    errors: list[BaseException] = []
+
+    def worker(n: int) -> None:
+        try:
+            for i in range(10):
+                store.with_actor(f"agent:t{n}").insert("/memories/a.md", 0, f"{n}-{i}")
+                store.history.events(limit=5)
+        except BaseException as error:  # pragma: no cover - reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    lines = (tmp_path / "a.md").read_text().splitlines()
+    assert len(lines) == 41
+    assert len(store.history.events(command="insert")) == 40
+
+
+def test_corrupt_database_raises_and_can_be_set_aside(tmp_path: Path) -> None:
+    meta = tmp_path / ".memtui"
+    meta.mkdir()
+    garbage = b"this is not a database" * 100
+    (meta / "history.db").write_bytes(garbage)
+    (meta / "history.db-wal").write_bytes(b"wal")
+    with pytest.raises(HistoryCorrupt) as caught:
+        History(tmp_path)
+    assert caught.value.path == meta / "history.db"
+    assert str(caught.value) == f"{meta / 'history.db'}: file is not a database"
+
+    moved = History.set_aside(tmp_path)
+
+    assert moved.name.startswith("history.db.corrupt-")
+    assert moved.read_bytes() == garbage
+    assert Path(str(moved) + "-wal").read_bytes() == b"wal"
+    assert not (meta / "history.db").exists()
+    assert History(tmp_path).events() == []
