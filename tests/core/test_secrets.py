@@ -1,0 +1,109 @@
+"""Secret scanning of agent writes: realistic fake credentials are caught, near misses are not."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memtui.core.config import Settings
+from memtui.core.secrets import scan
+from memtui.core.store import MemoryStore
+
+FAKE_PEM = (
+    "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA1c7+9z5Pad7OejecsQ0bu3aozN3tihPmljnnudb9G3HECdnH\n"
+    "-----END RSA PRIVATE KEY-----\n"
+)
+JWT = (
+    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ"
+    ".SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        (FAKE_PEM, "private-key"),
+        ("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n", "private-key"),
+        ("aws_access_key_id = AKIAIOSFODNN7EXAMPLE", "aws-access-key"),
+        ("token ghp_16C7e42F292c6912E7710c838347Ae178B4a in CI", "github-token"),
+        ("github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEF", "github-token"),
+        ("SLACK=xoxb-2048-1024-abcdefghijklmnopqrstuvwx", "slack-token"),
+        ("stripe sk_live_4eC39HqLyjWDarjtT1zdp7dc", "stripe-key"),
+        ("OPENAI_API_KEY: sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z", "openai-key"),
+        ("key sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-_abc", "anthropic-key"),
+        ("maps AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q here", "google-api-key"),
+        (f"Authorization: Bearer {JWT}", "jwt"),
+        ("db password=hunter2x", "assignment"),
+        ('api_key = "9f8e7d6c5b4a"', "assignment"),
+        ("secret: 'Zq7!mR2#'", "assignment"),
+    ],
+)
+def test_realistic_fake_secrets_are_found(text: str, kind: str) -> None:
+    assert kind in [finding.kind for finding in scan(text)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password=",
+        'password = ""',
+        "The secret to good memory is repetition.",
+        "api_key = <your-key>",
+        'api_key = "..."',
+        "password: ********",
+        "password = ${DB_PASSWORD}",
+        "Uses sk-learn and sk-ant for nothing; sk-1234.",
+        "AKIA is the prefix of AWS keys",
+        "ghp_short",
+        "secret: remember",
+        "password: changeme",
+        "eyJhbGciOi.x.y",
+        "The user prefers tabs over spaces.",
+    ],
+)
+def test_near_misses_are_not_flagged(text: str) -> None:
+    assert scan(text) == []
+
+
+def test_agent_write_warns_by_default_and_flags_event(tmp_path: Path) -> None:
+    store = MemoryStore(tmp_path, actor="agent:claude", settings=Settings())
+    result = store.create("/memories/creds.md", "aws AKIAIOSFODNN7EXAMPLE\n")
+    assert (result.content, result.is_error) == (
+        "File created successfully at: /memories/creds.md",
+        False,
+    )
+    event = store.history.event(result.event_id)
+    assert event is not None and event.flags == ("secret:aws-access-key",)
+    edit = store.str_replace("/memories/creds.md", "aws", "pw password=S3cr3t!x")
+    event = store.history.event(edit.event_id)
+    assert event is not None and event.flags == ("secret:assignment",)
+
+
+def test_agent_write_blocked_when_configured(tmp_path: Path) -> None:
+    store = MemoryStore(tmp_path, actor="agent:claude", settings=Settings(secrets="block"))
+    store.create("/memories/a.md", "line\n")
+    for result in (
+        store.create("/memories/creds.md", "aws AKIAIOSFODNN7EXAMPLE\n"),
+        store.insert("/memories/a.md", 1, "AKIAIOSFODNN7EXAMPLE"),
+        store.str_replace("/memories/a.md", "line", "AKIAIOSFODNN7EXAMPLE"),
+    ):
+        assert result.is_error is True
+        assert result.content == (
+            "Refused: the text looks like it contains a secret (AWS access key). "
+            "Nothing was written; store a reference to where the secret is kept instead."
+        )
+        event = store.history.event(result.event_id)
+        assert event is not None and event.flags == ("secret:aws-access-key",)
+        assert event.after_hash is None
+    assert not (tmp_path / "creds.md").exists()
+    assert (tmp_path / "a.md").read_bytes() == b"line\n"
+
+
+def test_human_writes_are_not_scanned(tmp_path: Path) -> None:
+    store = MemoryStore(tmp_path, actor="human:ann", settings=Settings(secrets="block"))
+    assert store.create("/memories/a.md", "AKIAIOSFODNN7EXAMPLE").is_error is False
+    result = store.write("/memories/b.md", "AKIAIOSFODNN7EXAMPLE", None)
+    assert result.is_error is False
+    event = store.history.event(result.event_id)
+    assert event is not None and event.flags == ()
