@@ -1,0 +1,127 @@
+"""Settings: config.toml location, validation messages naming file and key, env overrides."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memtui.core.config import (
+    DEFAULT_MAX_FILE_SIZE,
+    ConfigError,
+    Settings,
+    config_path,
+    default_human_actor,
+    load_settings,
+)
+
+
+def write_config(tmp_path: Path, text: str) -> tuple[Path, dict[str, str]]:
+    """A config file and the environment pointing at it."""
+    path = tmp_path / "config.toml"
+    path.write_text(text, encoding="utf-8")
+    return path, {"MEMTUI_CONFIG_FILE": str(path)}
+
+
+def test_location_follows_xdg_and_override(tmp_path: Path) -> None:
+    assert config_path({"XDG_CONFIG_HOME": "/x"}) == Path("/x/memtui/config.toml")
+    assert config_path({"HOME": str(tmp_path)}).name == "config.toml"
+    assert config_path({"MEMTUI_CONFIG_FILE": "/y/c.toml", "XDG_CONFIG_HOME": "/x"}) == Path(
+        "/y/c.toml"
+    )
+
+
+def test_defaults_without_a_file(tmp_path: Path) -> None:
+    settings = load_settings({"XDG_CONFIG_HOME": str(tmp_path)})
+    assert settings.root is None
+    assert settings.secrets == "warn"
+    assert settings.max_file_size == DEFAULT_MAX_FILE_SIZE == 10 * 1024 * 1024
+    assert settings.keymap == {}
+    assert settings.theme is None
+    assert settings.actor
+
+
+def test_full_file(tmp_path: Path) -> None:
+    path, env = write_config(
+        tmp_path,
+        'root = "~/mem"\nactor = "ann"\nsecrets = "block"\nmax_file_size = "2MiB"\n'
+        'theme = "nord"\n[keymap]\nsearch = "ctrl+f,/"\n',
+    )
+    settings = load_settings(env)
+    assert settings == Settings(
+        root=Path("~/mem").expanduser(),
+        actor="ann",
+        secrets="block",
+        max_file_size=2 * 1024 * 1024,
+        keymap={"search": "ctrl+f,/"},
+        theme="nord",
+        source=path,
+    )
+
+
+def test_environment_overrides_file(tmp_path: Path) -> None:
+    _path, env = write_config(tmp_path, 'actor = "ann"\nsecrets = "warn"\n')
+    env |= {
+        "MEMTUI_ROOT": "/data/mem",
+        "MEMTUI_ACTOR": "bob",
+        "MEMTUI_SECRETS": "block",
+        "MEMTUI_MAX_FILE_SIZE": "1024",
+    }
+    settings = load_settings(env)
+    assert (settings.root, settings.actor, settings.secrets, settings.max_file_size) == (
+        Path("/data/mem"),
+        "bob",
+        "block",
+        1024,
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('secrets = "maybe"\n', 'key "secrets" must be "warn" or "block", got "maybe"'),
+        ("max_file_size = -3\n", 'key "max_file_size" must be a positive number of bytes, got -3'),
+        (
+            'max_file_size = "lots"\n',
+            'key "max_file_size" must be a number of bytes (like 10485760 or "10MiB"), got \'lots\'',
+        ),
+        ("actor = 3\n", 'key "actor" must be a non-empty string, got 3'),
+        ("keymap = 1\n", 'key "keymap" must be a table of binding id = "keys" strings'),
+        ('colour = "red"\n', 'unknown key "colour"'),
+    ],
+)
+def test_bad_values_name_file_and_key(tmp_path: Path, text: str, message: str) -> None:
+    path, env = write_config(tmp_path, text)
+    with pytest.raises(ConfigError) as caught:
+        load_settings(env)
+    assert str(caught.value) == f"{path}: {message}"
+
+
+def test_toml_syntax_error_names_file_and_line(tmp_path: Path) -> None:
+    path, env = write_config(tmp_path, 'actor = "ann"\nsecrets = \n')
+    with pytest.raises(ConfigError) as caught:
+        load_settings(env)
+    assert str(caught.value) == f"{path}: invalid TOML: Invalid value (at line 2, column 11)"
+
+
+def test_bad_environment_values(tmp_path: Path) -> None:
+    env = {"XDG_CONFIG_HOME": str(tmp_path)}
+    with pytest.raises(ConfigError) as caught:
+        load_settings(env | {"MEMTUI_SECRETS": "off"})
+    assert str(caught.value) == 'MEMTUI_SECRETS must be "warn" or "block", got "off"'
+    with pytest.raises(ConfigError) as caught:
+        load_settings(env | {"MEMTUI_MAX_FILE_SIZE": "big"})
+    assert str(caught.value).startswith("MEMTUI_MAX_FILE_SIZE must be a number of bytes")
+
+
+def test_default_human_actor(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMTUI_ACTOR", "carol")
+    assert default_human_actor() == "human:carol"
+    monkeypatch.delenv("MEMTUI_ACTOR")
+    assert default_human_actor().startswith("human:")
+
+
+def test_settings_are_frozen() -> None:
+    settings = Settings()
+    with pytest.raises(AttributeError):
+        settings.secrets = "block"  # type: ignore[misc]
