@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import re
 import stat
@@ -13,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memtui.core.atomic import TEMP_PREFIX
-from memtui.core.history import KIND_DIR, History
+from memtui.core.history import KIND_DIR, KIND_FILE, History
 from memtui.core.paths import RESERVED_NAME, VIRTUAL_ROOT
 
 if TYPE_CHECKING:
@@ -115,43 +116,73 @@ def remove_stale_temp_files(
     return removed
 
 
-def history_paths(history: History) -> set[str]:
-    """Every virtual path the history ever saw changed, including files inside recorded folders."""
-    paths: set[str] = set()
+def _drop_below(state: dict[str, str], base: str, *, folder: bool) -> None:
+    """Forget `base`, and everything recorded below it when the event concerned a folder."""
+    state.pop(base, None)
+    if folder:
+        prefix = base + "/"
+        for path in [path for path in state if path.startswith(prefix)]:
+            del state[path]
+
+
+def _place(
+    history: History, state: dict[str, str], base: str, kind: str | None, key: str | None
+) -> None:
+    """Record what an event left at `base`: a file's hash, or every file of a folder's manifest."""
+    if kind == KIND_FILE and key is not None:
+        state[base] = key
+    elif kind == KIND_DIR and key is not None:
+        manifest = history.manifest(key)
+        if manifest is not None:
+            for relative, digest in manifest.files.items():
+                state[f"{base}/{relative}"] = digest
+
+
+def known_files(history: History) -> dict[str, str]:
+    """Virtual path -> sha256 of every file the history says exists now, by replaying its changes."""
+    state: dict[str, str] = {}
     for event in history.events(newest_first=False):
-        if not event.changed:
+        if not event.changed or not event.path:
             continue
-        for path in (event.path, event.new_path):
-            if path:
-                paths.add(path)
+        folder = KIND_DIR in (event.before_kind, event.after_kind)
+        _drop_below(state, event.path, folder=folder)
         base = event.new_path or event.path
-        for kind, key in (
-            (event.before_kind, event.before_hash),
-            (event.after_kind, event.after_hash),
-        ):
-            if kind != KIND_DIR or key is None or not base:
-                continue
-            manifest = history.manifest(key)
-            if manifest is not None:
-                paths.update(f"{base}/{relative}" for relative in manifest.files)
-    return paths
+        if event.new_path:
+            _drop_below(state, event.new_path, folder=folder)
+        _place(history, state, base, event.after_kind, event.after_hash)
+    return state
 
 
-def disk_paths(root: Path) -> set[str]:
-    """The virtual path of every non-folder entry in the store (links and specials included)."""
-    return {VIRTUAL_ROOT + "/" + relative for relative, _entry in walk_store_files(root)}
+def disk_files(root: Path) -> dict[str, str | None]:
+    """Virtual path -> sha256 of every regular file in the store (None for links and specials)."""
+    found: dict[str, str | None] = {}
+    for relative, entry in walk_store_files(root):
+        digest: str | None = None
+        try:
+            if entry.is_file(follow_symlinks=False):
+                with open(entry.path, "rb") as handle:
+                    digest = hashlib.sha256(handle.read()).hexdigest()
+        except OSError:
+            digest = None
+        found[VIRTUAL_ROOT + "/" + relative] = digest
+    return found
 
 
 def record_unrecorded_changes(store: MemoryStore) -> tuple[list[str], list[int]]:
     """Record `external` events for files whose content differs from the history's last state.
 
-    Checks every file on disk and every path the history knows, so edits, creations and
-    deletions made while no memtui process was recording (or by a killed one) are all found.
+    Compares every file on disk with the history's replayed state in one pass, then lets the
+    store record each difference (edits, creations, deletions made while no memtui process was
+    recording, or by one that was killed between writing and recording).
     """
-    candidates = sorted(disk_paths(store.root) | history_paths(store.history))
-    relpaths = [
-        path[len(VIRTUAL_ROOT) + 1 :] for path in candidates if path.startswith(VIRTUAL_ROOT + "/")
-    ]
+    known = known_files(store.history)
+    on_disk = disk_files(store.root)
+    suspects = sorted(
+        path
+        for path in set(known) | set(on_disk)
+        if on_disk.get(path, "") != known.get(path, "") or path not in on_disk
+    )
+    relpaths = [path[len(VIRTUAL_ROOT) + 1 :] for path in suspects]
     event_ids = store.record_external(relpaths)
     changed = [event.path or "" for event in (store.history.event(i) for i in event_ids) if event]
     return changed, event_ids
