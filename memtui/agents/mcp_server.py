@@ -12,10 +12,9 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.mcpserver.utilities.func_metadata import func_metadata
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import Field
-from typing_extensions import TypedDict
+from pydantic import Field, WithJsonSchema
 
-from memtui.agents.notes_access import NotesAccess, NotesError
+from memtui.agents.notes_access import FILTERS_SCHEMA, NotesAccess, NotesError
 from memtui.agents.prompts import PROMPTS, load_prompt
 from memtui.agents.worker import SerialWorker
 from memtui.core.store import MemoryStore
@@ -90,19 +89,6 @@ to it, up to `depth` hops. `target` is a path (projects/memtui.md), a permalink 
 RECENT_ACTIVITY_DESCRIPTION = """\
 What changed in /memories recently, newest first: which notes, when and by whom. \
 `timeframe` is like "7d", "24h" or "2 weeks"."""
-
-
-class SearchFilterArgs(TypedDict, total=False):
-    """Optional filters of search_memories."""
-
-    folder: Annotated[str, Field(description="Only notes below this folder, e.g. projects/.")]
-    tag: Annotated[str, Field(description="Only notes with this tag.")]
-    category: Annotated[str, Field(description="Only notes with an observation of this category.")]
-    note_type: Annotated[str, Field(description="Only notes of this frontmatter type.")]
-    actor: Annotated[
-        str, Field(description='Only notes last changed by this actor or kind ("agent", "human").')
-    ]
-    max_age_days: Annotated[float, Field(description="Only notes changed within this many days.")]
 
 
 def agent_actor(name: str) -> str:
@@ -253,7 +239,7 @@ def build_server(service: MemoryService) -> MCPServer:
     async def search_memories(
         query: Annotated[str, Field(description="Words to look for (fuzzy).")],
         limit: Annotated[int, Field(description="Most matches to return.", ge=1, le=200)] = 10,
-        filters: SearchFilterArgs | None = None,
+        filters: Annotated[dict[str, Any] | None, WithJsonSchema(FILTERS_SCHEMA)] = None,
     ) -> CallToolResult:
         return await service.notes_result(service.notes.search_text, query, limit, filters)
 

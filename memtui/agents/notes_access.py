@@ -42,22 +42,61 @@ def scan_markdown(root: Path) -> dict[str, StatKey]:
     return {file.relpath: (file.mtime_ns, file.size) for file in scan_notes(root).files}
 
 
-def parse_filters(filters: dict[str, Any] | None) -> SearchFilters | None:
-    """SearchFilters from the tool's `filters` object; unknown keys are an error the agent sees."""
-    if not filters:
+FILTERS_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "folder": {"type": "string", "description": "Only notes below this folder, e.g. projects"},
+        "tag": {"type": "string", "description": "Only notes with this tag"},
+        "category": {
+            "type": "string",
+            "description": "Only notes with an observation of this category, e.g. decision",
+        },
+        "note_type": {"type": "string", "description": "Only notes of this frontmatter type"},
+        "actor": {
+            "type": "string",
+            "description": 'Only notes last changed by this actor or kind ("agent", "human")',
+        },
+        "max_age_days": {
+            "type": "number",
+            "description": "Only notes changed within this many days",
+        },
+    },
+    "additionalProperties": False,
+}
+"""JSON schema of the `filters` argument of search_memories."""
+
+
+def parse_filters(filters: object) -> SearchFilters | None:
+    """SearchFilters from the tool's `filters` object; a bad key or value is a one-line error."""
+    if filters is None:
         return None
-    unknown = sorted(set(filters) - set(FILTER_FIELDS))
+    if not isinstance(filters, dict):
+        raise NotesError('filters must be an object, e.g. {"folder": "projects"}')
+    unknown = sorted(str(key) for key in set(filters) - set(FILTER_FIELDS))
     if unknown:
         raise NotesError(
             f"Unknown filter {', '.join(unknown)}. Expected some of: {', '.join(FILTER_FIELDS)}"
         )
-    values = {key: value for key, value in filters.items() if value is not None}
-    if "max_age_days" in values:
-        try:
-            values["max_age_days"] = float(values["max_age_days"])
-        except (TypeError, ValueError) as exc:
-            raise NotesError("Filter max_age_days must be a number of days") from exc
-    return SearchFilters(**{key: values[key] for key in values})
+    values: dict[str, Any] = {}
+    for key, value in filters.items():
+        if value is None:
+            continue
+        if key == "max_age_days":
+            if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+                raise NotesError("Filter max_age_days must be a number of days (0 or more)")
+            values[key] = float(value)
+        elif isinstance(value, str):
+            values[key] = value
+        else:
+            raise NotesError(f"Filter {key} must be a string")
+    return SearchFilters(**values) if values else None
+
+
+def _plural(count: int, word: str) -> str:
+    """`1 match`, `2 matches`, `1 note`, `3 notes`."""
+    if count == 1:
+        return f"1 {word}"
+    return f"{count} {word}es" if word.endswith("ch") else f"{count} {word}s"
 
 
 def format_hits(query: str, hits: list[SearchHit], index: NoteIndex) -> str:
@@ -67,7 +106,7 @@ def format_hits(query: str, hits: list[SearchHit], index: NoteIndex) -> str:
     by_path: dict[str, list[SearchHit]] = {}
     for hit in hits:
         by_path.setdefault(hit.path, []).append(hit)
-    lines = [f'{len(hits)} matches in {len(by_path)} notes for "{query}":']
+    lines = [f'{_plural(len(hits), "match")} in {_plural(len(by_path), "note")} for "{query}":']
     for path, note_hits in by_path.items():
         note = index.notes.get(path)
         title = note.title if note is not None else posixpath.basename(path)

@@ -1,11 +1,14 @@
-"""Representative memory-command sequences and a reference run on the real core."""
+"""Representative memory-command sequences and reference runs on the real core and notes layer."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
+from memtui.agents.notes_access import format_hits
 from memtui.core.store import MemoryStore
+from memtui.notes.index import NoteIndex
+from memtui.notes.search import Searcher
 
 NOTE = "/memories/projects/memtui.md"
 NOTE_TEXT = "# memtui\n- [fact] A terminal app #tui\n- [fact] A command core\n"
@@ -85,3 +88,10 @@ def reference_results(root: Path, sequence: list[dict[str, Any]]) -> list[tuple[
         result = store.execute(tool_input)
         results.append((result.content, result.is_error))
     return results
+
+
+def fresh_search(root: Path, query: str, limit: int = 10) -> str:
+    """What the notes layer finds for `query` on a freshly loaded index."""
+    index = NoteIndex.load(root, use_cache=False)
+    searcher = Searcher(index, MemoryStore(root).history)
+    return format_hits(query, searcher.search(query, limit=limit), index)

@@ -8,7 +8,13 @@ from memtui.agents.mcp_server import MEMORY_TOOL_SCHEMA
 from memtui.agents.prompts import load_prompt
 from memtui.core.store import MemoryStore
 from tests.agents.mcp_client import call_memory, mcp_session, result_text
-from tests.agents.sequences import EXPECTED_FINAL_NOTE, EXPECTED_TEXTS, SEQUENCE, reference_results
+from tests.agents.sequences import (
+    EXPECTED_FINAL_NOTE,
+    EXPECTED_TEXTS,
+    SEQUENCE,
+    fresh_search,
+    reference_results,
+)
 
 
 async def test_memory_tool_session(tmp_path: Path) -> None:
@@ -33,6 +39,8 @@ async def test_memory_tool_session(tmp_path: Path) -> None:
         assert "Basic Memory" in (memory.description or "")
 
         results = [await call_memory(session, tool_input) for tool_input in SEQUENCE]
+        searched = await session.call_tool("search_memories", {"query": "command core"})
+        context = await session.call_tool("build_context", {"target": "projects/memtui.md"})
 
         prompts = (await session.list_prompts()).prompts
         assert [prompt.name for prompt in prompts] == ["memory_guide", "memory_protocol"]
@@ -46,6 +54,17 @@ async def test_memory_tool_session(tmp_path: Path) -> None:
     for step, text_and_flag in EXPECTED_TEXTS.items():
         assert results[step] == text_and_flag, step
     assert (root / "projects/memtui.md").read_bytes() == EXPECTED_FINAL_NOTE
+
+    assert searched.is_error is False
+    assert result_text(searched) == (
+        '1 match in 1 note for "command core":\n\n'
+        "/memories/projects/memtui.md (memtui)\n"
+        "  3: - [fact] A command core"
+    )
+    assert result_text(searched) == fresh_search(root, "command core")
+    assert context.is_error is False
+    assert result_text(context).startswith("# memtui (projects/memtui.md)\n")
+    assert "- [status] Tested" in result_text(context)
 
     events = MemoryStore(root).history.events(newest_first=False)
     assert len(events) == len(SEQUENCE)
