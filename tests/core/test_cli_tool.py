@@ -1,0 +1,99 @@
+"""`memtui tool` end to end as a subprocess: JSON lines in, one result line per input out."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from memtui.core.config import Settings
+from memtui.core.store import MemoryStore
+
+MEMTUI = str(Path(sys.executable).with_name("memtui"))
+
+
+def run_tool(args: list[str], stdin: str, tmp_path: Path) -> subprocess.CompletedProcess[bytes]:
+    """Run `memtui tool` with an isolated config."""
+    env = {"PATH": "/usr/bin:/bin", "MEMTUI_CONFIG_FILE": str(tmp_path / "none.toml")}
+    return subprocess.run(
+        [MEMTUI, "tool", *args], input=stdin.encode(), capture_output=True, env=env, timeout=60
+    )
+
+
+def test_json_lines_in_results_out(tmp_path: Path) -> None:
+    root = tmp_path / "mem"
+    stdin = "\n".join(
+        json.dumps(item)
+        for item in (
+            {"command": "create", "path": "/memories/a.md", "file_text": "héllo\n"},
+            {"command": "view", "path": "/memories/a.md"},
+            {"command": "view", "path": "/memories/../x"},
+        )
+    )
+    done = run_tool([str(root), "--actor", "claude", "--session", "s9"], stdin + "\n\n", tmp_path)
+    assert done.returncode == 0
+    assert done.stderr == b""
+    assert done.stdout.decode() == (
+        '{"is_error": false, "content": "File created successfully at: /memories/a.md"}\n'
+        '{"is_error": false, "content": "Here\'s the content of /memories/a.md with line numbers:'
+        '\\n     1\\théllo\\n     2\\t"}\n'
+        '{"is_error": true, "content": "Path /memories/../x would escape /memories directory"}\n'
+    )
+    assert (root / "a.md").read_bytes() == "héllo\n".encode()
+    events = MemoryStore(root, settings=Settings()).history.events(newest_first=False)
+    assert [(e.actor, e.session, e.command) for e in events] == [
+        ("agent:claude", "s9", "create"),
+        ("agent:claude", "s9", "view"),
+        ("agent:claude", "s9", "view"),
+    ]
+
+
+def test_json_array_and_default_actor(tmp_path: Path) -> None:
+    root = tmp_path / "mem"
+    stdin = json.dumps(
+        [
+            {"command": "create", "path": "/memories/a.md", "file_text": "x"},
+            {"command": "delete", "path": "/memories/nope"},
+        ],
+        indent=2,
+    )
+    done = run_tool([str(root)], stdin, tmp_path)
+    assert done.returncode == 0
+    assert done.stdout.decode().splitlines() == [
+        '{"is_error": false, "content": "File created successfully at: /memories/a.md"}',
+        '{"is_error": true, "content": "Error: The path /memories/nope does not exist"}',
+    ]
+    events = MemoryStore(root, settings=Settings()).history.events()
+    assert {e.actor for e in events} == {"agent:cli"}
+    run_tool([str(root), "--actor", "human:ann"], stdin, tmp_path)
+    assert MemoryStore(root, settings=Settings()).history.events(limit=1)[0].actor == "human:ann"
+
+
+def test_malformed_json_lines_runs_nothing(tmp_path: Path) -> None:
+    root = tmp_path / "mem"
+    stdin = '{"command": "create", "path": "/memories/a.md", "file_text": "x"}\n{"command": \n'
+    done = run_tool([str(root)], stdin, tmp_path)
+    assert done.returncode == 2
+    assert done.stdout == b""
+    assert done.stderr.decode() == (
+        "memtui tool: malformed JSON on stdin: line 2, column 13: Expecting value\n"
+    )
+    assert not (root / "a.md").exists()
+
+
+def test_malformed_json_array_reports_line_and_column(tmp_path: Path) -> None:
+    done = run_tool([str(tmp_path / "mem")], '[\n  {"command": "view",}\n]', tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.decode() == (
+        "memtui tool: malformed JSON on stdin: line 2, column 22: "
+        "Expecting property name enclosed in double quotes\n"
+    )
+
+
+def test_help_describes_the_command(tmp_path: Path) -> None:
+    done = subprocess.run([MEMTUI, "tool", "--help"], capture_output=True, timeout=60)
+    assert done.returncode == 0
+    text = done.stdout.decode()
+    for expected in ("PATH", "--actor NAME", "--session ID", "one JSON object per line"):
+        assert expected in text
