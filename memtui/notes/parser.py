@@ -54,15 +54,16 @@ def parse_note(
         size=len(raw),
         mtime=mtime,
         content_hash=hashlib.sha256(raw).hexdigest(),
-        permalink=generate_permalink(path),
     )
     if decode_error is not None:
+        note.permalink = generate_permalink(path)
         note.warnings.append(decode_error)
         note.index_error = decode_error
         return note
     try:
         _fill(note, text, stem, use_fast_path)
     except Exception as error:  # a parser bug must not take the app down
+        note.permalink = note.permalink or generate_permalink(path)
         note.warnings.append(f"could not parse this note ({type(error).__name__}: {error})")
     return note
 
@@ -81,8 +82,9 @@ def _fill(note: Note, text: str, stem: str, use_fast_path: bool) -> None:
     tags = metadata.get("tags")
     note.tags = [str(tag) for tag in tags] if isinstance(tags, list) else []
     permalink = metadata.get("permalink")
-    if isinstance(permalink, str) and permalink:
-        note.permalink = permalink
+    note.permalink = (
+        permalink if isinstance(permalink, str) and permalink else generate_permalink(note.path)
+    )
     note.warnings.extend(front.warnings)
     note.index_error = front.index_error
     if not front.body or not _semantics_enabled(metadata):
