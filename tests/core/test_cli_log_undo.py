@@ -1,0 +1,131 @@
+"""`memtui log` and `memtui undo` end to end as subprocesses."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from memtui.cli.log_cmd import parse_when
+from memtui.core.config import Settings
+from memtui.core.store import MemoryStore
+
+MEMTUI = str(Path(sys.executable).with_name("memtui"))
+
+
+def run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run `memtui ARGS` with an isolated config and a wide terminal."""
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "MEMTUI_CONFIG_FILE": str(tmp_path / "none.toml"),
+        "COLUMNS": "200",
+        "MEMTUI_ACTOR": "ann",
+    }
+    return subprocess.run([MEMTUI, *args], capture_output=True, text=True, env=env, timeout=60)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> MemoryStore:
+    """A store with a few agent and human events at fixed times."""
+    root = tmp_path / "mem"
+    now = [time.time() - 3 * 86400]
+    agent = MemoryStore(root, actor="agent:claude", settings=Settings(), clock=lambda: now[0])
+    agent.create("/memories/a.md", "one\n")  # 1
+    now[0] = time.time() - 3600
+    agent.str_replace("/memories/a.md", "one", "two")  # 2
+    agent.view("/memories/../x")  # 3
+    agent.with_actor("human:bob").create("/memories/b.md", "b\n")  # 4
+    return agent
+
+
+def test_log_json_lines_with_filters(tmp_path: Path, store: MemoryStore) -> None:
+    done = run(tmp_path, "log", str(store.root), "--json", "--actor", "agent", "--since", "1d")
+    assert done.returncode == 0, done.stderr
+    records = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [(r["id"], r["command"], r["is_error"]) for r in records] == [
+        (3, "view", True),
+        (2, "str_replace", False),
+    ]
+    assert records[0]["flags"] == ["security:traversal"]
+    assert records[1]["path"] == "/memories/a.md"
+    assert records[1]["args"] == {
+        "command": "str_replace",
+        "path": "/memories/a.md",
+        "old_str": "one",
+        "new_str": "two",
+    }
+    by_path = run(tmp_path, "log", str(store.root), "--json", "--path", "a.md")
+    assert [json.loads(line)["id"] for line in by_path.stdout.splitlines()] == [2, 1]
+    by_command = run(
+        tmp_path, "log", str(store.root), "--json", "--command", "create", "--limit", "1"
+    )
+    assert [json.loads(line)["id"] for line in by_command.stdout.splitlines()] == [4]
+
+
+def test_log_table(tmp_path: Path, store: MemoryStore) -> None:
+    done = run(tmp_path, "log", str(store.root))
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    header = next(line for line in lines if "command" in line)
+    for column in ("id", "time", "actor", "command", "path", "result", "flags"):
+        assert column in header
+    row = next(line for line in lines if "security:traversal" in line)
+    assert "agent:claude" in row and "/memories/../x" in row and "would escape" in row
+    assert any("human:bob" in line and "create" in line for line in lines)
+
+
+def test_undo_reverts_and_reports_conflict(tmp_path: Path, store: MemoryStore) -> None:
+    root = store.root
+    done = run(tmp_path, "undo", str(root), "2")
+    assert (done.returncode, done.stdout, done.stderr) == (
+        0,
+        "Reverted event 2 (str_replace /memories/a.md)\n",
+        "",
+    )
+    assert (root / "a.md").read_bytes() == b"one\n"
+    event = store.history.event(5)
+    assert event is not None and event.actor == "human:ann" and event.command == "revert"
+
+    again = run(tmp_path, "undo", str(root), "2")
+    assert again.returncode == 1
+    assert again.stdout == ""
+    assert again.stderr.startswith("Conflict: event 2 was already reverted by event 5.")
+
+    forced = run(tmp_path, "undo", str(root), "2", "--force", "--actor", "carol")
+    assert forced.returncode == 0
+    assert store.history.events(limit=1)[0].actor == "human:carol"
+
+    missing = run(tmp_path, "undo", str(root), "99")
+    assert (missing.returncode, missing.stderr) == (1, "There is no event 99 to revert\n")
+
+
+def test_log_and_undo_without_history(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    log = run(tmp_path, "log", str(tmp_path / "empty"))
+    assert (log.returncode, log.stdout) == (0, "")
+    assert log.stderr == f"memtui log: {tmp_path / 'empty'}: no history yet\n"
+    undo = run(tmp_path, "undo", str(tmp_path / "empty"), "1")
+    assert undo.returncode == 2
+    assert not (tmp_path / "empty" / ".memtui").exists()
+
+
+def test_parse_when() -> None:
+    assert parse_when("7d", now=1_000_000.0) == 1_000_000.0 - 7 * 86400
+    assert parse_when("12h", now=100_000.0) == 100_000.0 - 12 * 3600
+    assert parse_when("30m", now=10_000.0) == 10_000.0 - 1800
+    assert parse_when("2026-11-01T00:00:00+00:00") == 1_793_491_200.0
+    bad = run(Path("/tmp"), "log", "/tmp", "--since", "soon")
+    assert bad.returncode == 2
+    assert "'soon' is not a time: use 7d, 12h, 30m or an ISO date" in bad.stderr
+
+
+def test_help_texts() -> None:
+    for command, expected in (("log", "--since WHEN"), ("undo", "--force")):
+        done = subprocess.run(
+            [MEMTUI, command, "--help"], capture_output=True, text=True, timeout=60
+        )
+        assert done.returncode == 0 and expected in done.stdout
