@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from memtui.notes.search import SearchFilters, SearchHit
+from memtui.notes.search import Searcher, SearchFilters, SearchHit
 
 HIGHLIGHT = "bold yellow"
 
@@ -98,11 +98,28 @@ def print_hits(hits: list[SearchHit]) -> None:
         console.print(line)
 
 
-def run(args: argparse.Namespace) -> int:
-    """Run `memtui search`."""
+def load_searcher(root: Path, history: Any | None) -> tuple[Searcher, list[str]]:
+    """A searcher from the saved snapshot when no note changed since, else from a fresh index.
+
+    Returns the searcher and the problems found while scanning the folder.
+    """
     from memtui.notes.index import NoteIndex
+    from memtui.notes.scan import scan_notes
     from memtui.notes.search import Searcher
 
+    scan = scan_notes(root)
+    stats = {f.relpath: (f.size, f.mtime_ns) for f in scan.files}
+    searcher = Searcher.from_snapshot(root, stats, history)
+    if searcher is not None:
+        return searcher, scan.problems
+    index = NoteIndex.load(root, progress=progress_printer())
+    searcher = Searcher(index, history)
+    searcher.save_snapshot(root, index.file_stats())
+    return searcher, index.problems
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run `memtui search`."""
     root = Path(args.path)
     if not root.is_dir():
         print(f"memtui search: {root} is not a folder", file=sys.stderr)
@@ -120,12 +137,12 @@ def run(args: argparse.Namespace) -> int:
     )
     try:
         history = open_history(root) if args.actor else None
-        index = NoteIndex.load(root, progress=progress_printer())
-        hits = Searcher(index, history).search(args.query, limit=args.limit, filters=filters)
+        searcher, problems = load_searcher(root, history)
+        hits = searcher.search(args.query, limit=args.limit, filters=filters)
     except Exception as exc:  # a one-line message, never a traceback
         print(f"memtui search: {exc}", file=sys.stderr)
         return 2
-    for problem in index.problems:
+    for problem in problems:
         print(f"memtui search: skipped {problem}", file=sys.stderr)
     if args.json:
         for hit in hits:

@@ -33,7 +33,12 @@ def cache_path(root: Path) -> Path:
 def _code_stamp() -> tuple[Any, ...]:
     """A stamp of the parser and model code, so a changed parser never serves stale results."""
     stamp: list[Any] = [CACHE_VERSION]
-    for module_name in ("memtui.notes.parser", "memtui.notes.model", __name__):
+    for module_name in (
+        "memtui.notes.parser",
+        "memtui.notes.model",
+        "memtui.notes.search",
+        __name__,
+    ):
         try:
             module = importlib.import_module(module_name)
         except ImportError:
@@ -102,38 +107,33 @@ def note_from_tuple(path: str, data: NoteTuple) -> Note:
     return Note(path=path, **values)
 
 
-def load_cache(root: Path) -> dict[str, CacheEntry]:
-    """The cached entries by relpath, or {} when the cache is missing, corrupt or from other code."""
+def read_payload(root: Path, name: str) -> Any:
+    """The payload pickled under `.memtui/name` by the same code, or None (missing or corrupt)."""
     try:
-        with open(cache_path(root), "rb") as handle:
+        with open(Path(root) / ".memtui" / name, "rb") as handle:
             gc_was_enabled = gc.isenabled()
             gc.disable()
             try:
-                payload = pickle.load(handle)
+                stamped = pickle.load(handle)
             finally:
                 if gc_was_enabled:
                     gc.enable()
     except Exception:
-        return {}
-    if (
-        not isinstance(payload, tuple)
-        or len(payload) != 2
-        or payload[0] != _code_stamp()
-        or not isinstance(payload[1], dict)
-    ):
-        return {}
-    return payload[1]
+        return None
+    if not isinstance(stamped, tuple) or len(stamped) != 2 or stamped[0] != _code_stamp():
+        return None
+    return stamped[1]
 
 
-def save_cache(root: Path, entries: dict[str, CacheEntry]) -> bool:
-    """Write the cache atomically (temp file + rename); False when the store is not writable."""
-    target = cache_path(root)
+def write_payload(root: Path, name: str, payload: Any) -> bool:
+    """Pickle `payload` to `.memtui/name` atomically (temp + rename); False if not writable."""
+    target = Path(root) / ".memtui" / name
     tmp_name = ""
     try:
         target.parent.mkdir(mode=0o700, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(prefix=".notes-cache-", dir=target.parent)
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{name}-", dir=target.parent)
         with os.fdopen(fd, "wb") as handle:
-            pickle.dump((_code_stamp(), entries), handle, protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.dump((_code_stamp(), payload), handle, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(tmp_name, target)
         return True
     except OSError:
@@ -141,3 +141,14 @@ def save_cache(root: Path, entries: dict[str, CacheEntry]) -> bool:
             with contextlib.suppress(OSError):
                 os.unlink(tmp_name)
         return False
+
+
+def load_cache(root: Path) -> dict[str, CacheEntry]:
+    """The cached entries by relpath, or {} when the cache is missing, corrupt or from other code."""
+    payload = read_payload(root, CACHE_NAME)
+    return payload if isinstance(payload, dict) else {}
+
+
+def save_cache(root: Path, entries: dict[str, CacheEntry]) -> bool:
+    """Write the cache atomically (temp file + rename); False when the store is not writable."""
+    return write_payload(root, CACHE_NAME, entries)

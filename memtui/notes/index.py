@@ -205,6 +205,10 @@ class NoteIndex:
                 self._resolve_source(source)
         return changed
 
+    def file_stats(self) -> dict[str, tuple[int, int]]:
+        """relpath -> (size, mtime_ns) of every indexed note as it was read."""
+        return dict(self._stats)
+
     def save_cache(self) -> bool:
         """Write every parsed note to the cache (load does this when anything was re-read)."""
         entries = {

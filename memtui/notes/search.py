@@ -14,10 +14,13 @@ import time
 from array import array
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 from rapidfuzz import fuzz, process
 
+from memtui.notes import cache as note_cache
 from memtui.notes.index import NoteIndex
+from memtui.notes.model import Note
 
 WORD_RE = re.compile(r"\w+")
 
@@ -32,6 +35,7 @@ PATH_BOOST = 4.0
 LINE_KIND_BOOST = {"observation": 1.0, "relation": 1.0, "body": 0.0}
 PHRASE_BONUS = 15.0
 MAX_VARIANTS = 200
+SNAPSHOT_NAME = "search-snapshot.pickle"
 CHUNK = 32
 """Notes scored between two checks of `cancelled()`."""
 
@@ -76,6 +80,36 @@ class _Variant:
     """Where the query word starts inside `word` (substring matches), else 0."""
     length: int
     """How many chars of `word` from `offset` are highlighted."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Doc:
+    """What search needs of one note besides its text: title, line kinds and filter fields."""
+
+    title: str
+    note_type: str
+    tags: frozenset[str]
+    categories: frozenset[str]
+    mtime: float
+    observation_lines: frozenset[int]
+    relation_lines: frozenset[int]
+
+
+def _doc_of(note: Note) -> _Doc:
+    """The search view of a parsed note."""
+    tags = set(note.tags)
+    for observation in note.observations:
+        if observation.tags:
+            tags.update(t for t in observation.tags if t)
+    return _Doc(
+        note.title,
+        note.note_type,
+        frozenset(tags),
+        frozenset(o.category for o in note.observations if o.category is not None),
+        note.mtime,
+        frozenset(o.line for o in note.observations),
+        frozenset(r.line for r in note.relations),
+    )
 
 
 def _lower_same_length(text: str) -> str:
@@ -174,28 +208,74 @@ class _WordIndex:
 class Searcher:
     """Fuzzy search over one NoteIndex; call `invalidate` after the index updated some paths."""
 
-    def __init__(self, index: NoteIndex, history: object | None = None) -> None:
+    def __init__(self, index: NoteIndex | None, history: object | None = None) -> None:
         """Build the word index of every note (a few seconds at 50k notes; run it in a worker)."""
         self.index = index
         self.history = history
+        self.texts: dict[str, str] = index.texts if index is not None else {}
+        self._docs: dict[str, _Doc] = {}
         self._words = _WordIndex()
-        for relpath, note in index.notes.items():
-            self._words.add(relpath, index.texts.get(relpath, ""), note.title)
-        self._words.refresh_vocab()
         self._filter_cache: dict[SearchFilters, set[str]] = {}
+        if index is not None:
+            for relpath, note in index.notes.items():
+                self._docs[relpath] = _doc_of(note)
+                self._words.add(relpath, self.texts.get(relpath, ""), note.title)
+            self._words.refresh_vocab()
 
     def invalidate(self, relpaths: Iterable[str]) -> None:
         """Re-index the given paths from the (already updated) NoteIndex."""
+        if self.index is None:
+            raise RuntimeError("a searcher loaded from a snapshot cannot follow index updates")
         for relpath in relpaths:
             note = self.index.notes.get(relpath)
             if note is None:
                 self._words.remove(relpath)
+                self._docs.pop(relpath, None)
             else:
-                self._words.add(relpath, self.index.texts.get(relpath, ""), note.title)
+                self._docs[relpath] = _doc_of(note)
+                self._words.add(relpath, self.texts.get(relpath, ""), note.title)
         self._words.refresh_vocab()
         self._filter_cache.clear()
         if len(self._words.dead) > max(1000, len(self._words.paths) // 4):
             self.__init__(self.index, self.history)  # type: ignore[misc]
+
+    # ----- snapshot ----------------------------------------------------------------------------
+
+    def save_snapshot(self, root: Path, stats: dict[str, tuple[int, int]]) -> bool:
+        """Persist everything search needs, valid while every note's (size, mtime_ns) is `stats`."""
+        payload = (
+            stats,
+            {p: tuple(getattr(d, f) for f in _Doc.__slots__) for p, d in self._docs.items()},
+            self.texts,
+            self._words.paths,
+            self._words.ids,
+            self._words.dead,
+            self._words.body,
+            self._words.title,
+            self._words.path,
+        )
+        return note_cache.write_payload(root, SNAPSHOT_NAME, payload)
+
+    @classmethod
+    def from_snapshot(
+        cls, root: Path, stats: dict[str, tuple[int, int]], history: object | None = None
+    ) -> Searcher | None:
+        """A searcher from the saved snapshot if it matches `stats` exactly, else None."""
+        payload = note_cache.read_payload(root, SNAPSHOT_NAME)
+        if not isinstance(payload, tuple) or len(payload) != 9 or payload[0] != stats:
+            return None
+        searcher = cls(None, history)
+        try:
+            _, docs, texts, paths, ids, dead, body, title, path = payload
+            searcher._docs = {p: _Doc(*values) for p, values in docs.items()}
+            searcher.texts = texts
+            words = searcher._words
+            words.paths, words.ids, words.dead = paths, ids, dead
+            words.body, words.title, words.path = body, title, path
+            words.refresh_vocab()
+        except (TypeError, ValueError):
+            return None
+        return searcher
 
     # ----- filters -----------------------------------------------------------------------------
 
@@ -206,7 +286,7 @@ class Searcher:
         cached = self._filter_cache.get(filters)
         if cached is not None and filters.max_age_days is None:
             return cached
-        allowed = matching_notes(self.index, filters, self.history)
+        allowed = _matching(self._docs, filters, self.history)
         self._filter_cache[filters] = allowed
         return allowed
 
@@ -237,11 +317,11 @@ class Searcher:
     def _search_titles(self, needle: str, limit: int, allowed: set[str] | None) -> list[SearchHit]:
         """Very short queries: substring matches in titles and paths only."""
         hits: list[SearchHit] = []
-        for relpath, note in self.index.notes.items():
+        for relpath, doc in self._docs.items():
             if allowed is not None and relpath not in allowed:
                 continue
             for kind, text, boost in (
-                ("title", note.title, TITLE_BOOST),
+                ("title", doc.title, TITLE_BOOST),
                 ("path", relpath, PATH_BOOST),
             ):
                 lowered = _lower_same_length(text)
@@ -346,7 +426,7 @@ class Searcher:
             if note_id in wi.dead:
                 continue
             relpath = wi.paths[note_id]
-            note = self.index.notes.get(relpath)
+            note = self._docs.get(relpath)
             if note is None or (allowed is not None and relpath not in allowed):
                 continue
             if note_id in title_ids:
@@ -380,7 +460,7 @@ class Searcher:
             if (
                 maybe_phrase
                 and phrase is not None
-                and phrase not in _lower_same_length(self.index.texts.get(relpath, ""))
+                and phrase not in _lower_same_length(self.texts.get(relpath, ""))
             ):
                 heapq.heappush(heap, (neg_bound + PHRASE_BONUS, relpath, note_id, False))
                 continue
@@ -406,10 +486,10 @@ class Searcher:
         phrase: str | None,
     ) -> list[SearchHit]:
         """Every body line of one note that contains a variant word, scored."""
-        note = self.index.notes.get(relpath)
-        if note is None:
+        doc = self._docs.get(relpath)
+        if doc is None:
             return []
-        text = self.index.texts.get(relpath, "")
+        text = self.texts.get(relpath, "")
         lowered = _lower_same_length(text)
         body_start = _body_start(text)
         lines: dict[int, tuple[list[float], list[tuple[int, int]]]] = {}
@@ -435,11 +515,6 @@ class Searcher:
                 pos = lowered.find(word, end)
         if not lines:
             return []
-        kinds: dict[int, str] = {}
-        for relation in note.relations:
-            kinds[relation.line] = "relation"
-        for observation in note.observations:
-            kinds[observation.line] = "observation"
         hits: list[SearchHit] = []
         line_no = 1
         counted_to = 0
@@ -449,7 +524,12 @@ class Searcher:
             counted_to = offset
             end = text.find("\n", offset)
             line_text = text[offset:] if end < 0 else text[offset:end]
-            kind = kinds.get(line_no, "body")
+            if line_no in doc.observation_lines:
+                kind = "observation"
+            elif line_no in doc.relation_lines:
+                kind = "relation"
+            else:
+                kind = "body"
             score = 100 * sum(qualities) / n_words + LINE_KIND_BOOST.get(kind, 0.0)
             if phrase is not None and min(qualities) >= 1.0:
                 line_lower = lowered[offset : offset + len(line_text)]
@@ -507,6 +587,11 @@ def _actor_matches(wanted: str, actor: str) -> bool:
 
 
 def matching_notes(index: NoteIndex, filters: SearchFilters, history: object | None) -> set[str]:
+    """Relpaths of the index's notes that pass every filter."""
+    return _matching({p: _doc_of(n) for p, n in index.notes.items()}, filters, history)
+
+
+def _matching(docs: dict[str, _Doc], filters: SearchFilters, history: object | None) -> set[str]:
     """Relpaths of the notes that pass every filter."""
     folder = filters.folder.strip("/") if filters.folder else None
     tag = filters.tag.lstrip("#") if filters.tag else None
@@ -518,18 +603,16 @@ def matching_notes(index: NoteIndex, filters: SearchFilters, history: object | N
         time.time() - filters.max_age_days * 86400 if filters.max_age_days is not None else None
     )
     allowed: set[str] = set()
-    for relpath, note in index.notes.items():
+    for relpath, doc in docs.items():
         if folder and not (relpath == folder or relpath.startswith(folder + "/")):
             continue
-        if filters.note_type is not None and note.note_type != filters.note_type:
+        if filters.note_type is not None and doc.note_type != filters.note_type:
             continue
-        if tag is not None and tag not in index.note_tags(relpath):
+        if tag is not None and tag not in doc.tags:
             continue
-        if filters.category is not None and not any(
-            o.category == filters.category for o in note.observations
-        ):
+        if filters.category is not None and filters.category not in doc.categories:
             continue
-        if oldest is not None and note.mtime < oldest:
+        if oldest is not None and doc.mtime < oldest:
             continue
         if filters.actor:
             actor = actors.get("/memories/" + relpath)
