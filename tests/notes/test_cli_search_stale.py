@@ -89,3 +89,28 @@ def test_help_for_both_commands(capsys: pytest.CaptureFixture[str]) -> None:
             main([command, "--help"])
         assert exit_info.value.code == 0
         assert f"usage: memtui {command} [-h]" in capsys.readouterr().out
+
+
+def test_search_reuses_its_snapshot_until_a_note_changes(
+    store: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memtui.notes.index import NoteIndex
+
+    assert main(["search", str(store), "python", "--json"]) == 0
+    first = capsys.readouterr().out
+    assert (store / ".memtui" / "search-snapshot.pickle").is_file()
+
+    def no_index(*args: object, **kwargs: object) -> NoteIndex:
+        raise AssertionError("the index was loaded although the snapshot was fresh")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(NoteIndex, "load", no_index)
+        assert main(["search", str(store), "python", "--json"]) == 0
+        assert capsys.readouterr().out == first
+        assert main(["search", str(store), "python", "--json", "--tag", "lang"]) == 0
+        assert [json.loads(x)["path"] for x in capsys.readouterr().out.splitlines()] == [
+            "projects/memtui.md"
+        ]
+    (store / "new.md").write_text("---\ntitle: New\n---\n\nmore python\n")
+    assert main(["search", str(store), "python", "--json"]) == 0
+    assert "new.md" in {json.loads(x)["path"] for x in capsys.readouterr().out.splitlines()}
