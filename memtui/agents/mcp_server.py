@@ -295,10 +295,12 @@ def _prompt_function(name: str) -> Any:
 def serve_stdio(root: str | os.PathLike[str], *, actor: str | None = None) -> None:
     """Serve the store at `root` over stdio until the client disconnects."""
     service = MemoryService(root, actor=actor)
+    service.notes.start_loading()
     build_server(service).run("stdio")
 
 
 def serve_http(root: str | os.PathLike[str], *, port: int, actor: str | None = None) -> None:
     """Serve the store at `root` over streamable HTTP on 127.0.0.1:`port` (path /mcp)."""
     service = MemoryService(root, actor=actor)
+    service.notes.start_loading()
     build_server(service).run("streamable-http", host="127.0.0.1", port=port)

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import os
 import posixpath
+import threading
 from collections.abc import Iterable
+from concurrent.futures import Future
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -122,8 +125,31 @@ def format_hits(query: str, hits: list[SearchHit], index: NoteIndex) -> str:
     return "\n".join(lines)
 
 
+@dataclass(frozen=True)
+class LoadedNotes:
+    """A loaded index with its searcher and the file stats it was loaded from."""
+
+    index: NoteIndex
+    searcher: Searcher
+    seen: dict[str, StatKey]
+
+
+def load_notes(root: Path) -> LoadedNotes:
+    """Stat every note, then load the index and build the searcher (seconds on big stores).
+
+    The stats are taken first, so a file changed during the load looks changed to the next
+    refresh and is read again.
+    """
+    seen = scan_markdown(root)
+    index = NoteIndex.load(root)
+    return LoadedNotes(index, Searcher(index), seen)
+
+
 class NotesAccess:
-    """Lazily loaded NoteIndex and Searcher over a store, refreshed only for changed files."""
+    """A NoteIndex and Searcher over a store, loaded once and refreshed only for changed files.
+
+    Call it from one thread (the server's store worker); only `start_loading` uses another.
+    """
 
     def __init__(self, root: Path, store: MemoryStore) -> None:
         self.root = root
@@ -131,20 +157,36 @@ class NotesAccess:
         self._index: NoteIndex | None = None
         self._searcher: Searcher | None = None
         self._seen: dict[str, StatKey] = {}
+        self._loading: Future[LoadedNotes] | None = None
 
     @property
     def loaded(self) -> bool:
         """Whether the index has been loaded yet."""
         return self._index is not None
 
+    def start_loading(self) -> None:
+        """Load the index on a background thread now, so the first search does not wait for it."""
+        if self._index is not None or self._loading is not None:
+            return
+        future: Future[LoadedNotes] = Future()
+
+        def load() -> None:
+            try:
+                future.set_result(load_notes(self.root))
+            except BaseException as exc:
+                future.set_exception(exc)
+
+        self._loading = future
+        threading.Thread(target=load, name="memtui-index-load", daemon=True).start()
+
     def index(self) -> NoteIndex:
         """The index, loaded on first use and refreshed for files changed behind our back."""
         if self._index is None:
-            self._seen = scan_markdown(self.root)
-            self._index = NoteIndex.load(self.root)
-            self._searcher = Searcher(self._index, self.store.history)
-        else:
-            self.refresh()
+            loading, self._loading = self._loading, None
+            loaded = loading.result() if loading is not None else load_notes(self.root)
+            self._index, self._searcher, self._seen = loaded.index, loaded.searcher, loaded.seen
+            self._searcher.history = self.store.history
+        self.refresh()
         return self._index
 
     def searcher(self) -> Searcher:

@@ -180,3 +180,20 @@ def test_parse_filters() -> None:
         parse_filters({"max_age_days": "old"})
     with pytest.raises(NotesError, match=r"^filters must be an object"):
         parse_filters(["folder"])
+
+
+def test_background_load_then_writes_are_seen(tmp_path: Path) -> None:
+    store = MemoryStore(tmp_path, actor="agent:loader")
+    store.execute(
+        {"command": "create", "path": "/memories/a.md", "file_text": "# a\nalpha token\n"}
+    )
+    service = MemoryService(tmp_path, actor="loader")
+    service.notes.start_loading()
+    service.memory(
+        {"command": "create", "path": "/memories/b.md", "file_text": "# b\nbeta token\n"},
+        "agent:loader",
+        "s",
+    )
+    text = service.notes.search_text("token")
+    assert text == fresh_search(tmp_path, "token")
+    assert text.startswith('2 matches in 2 notes for "token":\n')
