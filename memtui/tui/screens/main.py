@@ -93,12 +93,12 @@ class MainScreen(Screen[None]):
         app.notes_changed_signal.subscribe(self, self.on_notes_changed_signal)
         app.index_ready_signal.subscribe(self, lambda _none: self.on_index_ready_signal())
         app.progress_signal.subscribe(self, lambda _progress: self.update_status())
-        app.badges_signal.subscribe(self, lambda _none: self.tree.set_badges(app.badges))
-        self.tree.focus()
+        app.badges_signal.subscribe(self, lambda _none: self.note_tree.set_badges(app.badges))
+        self.note_tree.focus()
         self.update_status()
 
     @property
-    def tree(self) -> NoteTree:
+    def note_tree(self) -> NoteTree:
         """The note tree."""
         return self.query_one(NoteTree)
 
@@ -127,15 +127,15 @@ class MainScreen(Screen[None]):
     def on_index_ready_signal(self) -> None:
         """Index ready: refresh the status and the current note's links."""
         self.update_status()
-        self.tree.set_badges(self.memtui.badges)
+        self.note_tree.set_badges(self.memtui.badges)
         self.schedule_preview(keep_mode=True)
 
     def on_notes_changed_signal(self, paths: frozenset[str]) -> None:
         """Re-list changed folders and reload the shown note."""
-        self.tree.refresh_paths(paths)
+        self.note_tree.refresh_paths(paths)
         self.update_status()
         shown = self.preview.relpath
-        if shown is None or shown in paths or self.tree.cursor_relpath != shown:
+        if shown is None or shown in paths or self.note_tree.cursor_relpath != shown:
             self.schedule_preview()
         else:
             self.refresh_side(shown)
@@ -162,20 +162,22 @@ class MainScreen(Screen[None]):
 
     def show_path(self, relpath: str, line: int | None = None) -> None:
         """Put the tree cursor on `relpath` and show it, scrolled to `line`."""
-        self.tree.select_path(relpath)
+        self.note_tree.select_path(relpath)
         self.raw = False
-        self.tree.focus()
+        self.note_tree.focus()
         self.call_after_refresh(self.load_preview, line)
 
     async def load_preview(self, line: int | None = None) -> None:
         """Show the note under the cursor (read without recording an agent read)."""
-        entry = self.tree.cursor_entry
+        entry = self.note_tree.cursor_entry
         if entry is None:
             self.preview.show_message("This store is empty: press n to create a note.")
             self.side.show_nothing()
             return
         if entry.is_dir:
-            self.preview.show_message(f"{entry.relpath}/  ·  folder  ·  d deletes it, n adds a note")
+            self.preview.show_message(
+                f"{entry.relpath}/  ·  folder  ·  d deletes it, n adds a note"
+            )
             self.side.show_nothing()
             return
         if self.raw:
@@ -200,7 +202,9 @@ class MainScreen(Screen[None]):
         relations = getattr(note, "relations", [])
         if index is None:
             return [(relation.target, None) for relation in relations]
-        return [(relation.target, index.resolve(relation.target, relpath)) for relation in relations]
+        return [
+            (relation.target, index.resolve(relation.target, relpath)) for relation in relations
+        ]
 
     def refresh_side(self, relpath: str, note: object | None = None) -> None:
         """Fill the side panel for `relpath`."""
@@ -252,7 +256,7 @@ class MainScreen(Screen[None]):
 
     def selected_note(self) -> str | None:
         """The relative path of the note under the cursor (None for a folder or nothing)."""
-        entry = self.tree.cursor_entry
+        entry = self.note_tree.cursor_entry
         if entry is None or entry.is_dir:
             self.notify("Select a note first.", severity="warning")
             return None
@@ -260,7 +264,7 @@ class MainScreen(Screen[None]):
 
     def selected_folder(self) -> str:
         """The folder under the cursor, or the folder of the note under it."""
-        entry = self.tree.cursor_entry
+        entry = self.note_tree.cursor_entry
         if entry is None:
             return ""
         return entry.relpath if entry.is_dir else entry.relpath.rpartition("/")[0]
@@ -269,7 +273,7 @@ class MainScreen(Screen[None]):
         """After a change made here: update the index and widgets now, then show `show`."""
         await self.memtui.apply_changes(frozenset(paths))
         if show is not None:
-            self.tree.refresh_paths(frozenset(paths))
+            self.note_tree.refresh_paths(frozenset(paths))
             self.show_path(show)
 
     def action_search(self) -> None:
@@ -291,7 +295,7 @@ class MainScreen(Screen[None]):
 
     def action_reload(self) -> None:
         """Re-list every open folder."""
-        self.tree.reload()
+        self.note_tree.reload()
         self.schedule_preview()
 
     @work(exclusive=True, group="main-action")
@@ -341,7 +345,7 @@ class MainScreen(Screen[None]):
         """Rename or move the note or folder, optionally rewriting links to it."""
         from memtui.tui.screens.dialogs import RenameScreen, rename_with_links
 
-        entry = self.tree.cursor_entry
+        entry = self.note_tree.cursor_entry
         if entry is None:
             return
         index = self.ctx.index
@@ -352,7 +356,9 @@ class MainScreen(Screen[None]):
         if answer is None:
             return
         new_relpath, rewrite = answer
-        outcome = rename_with_links(self.ctx, entry.relpath, new_relpath, inbound if rewrite else [])
+        outcome = rename_with_links(
+            self.ctx, entry.relpath, new_relpath, inbound if rewrite else []
+        )
         for event_id in outcome.event_ids:
             self.memtui.remember_event(event_id)
         if outcome.error:
@@ -364,7 +370,7 @@ class MainScreen(Screen[None]):
     @work(exclusive=True, group="main-action")
     async def action_delete(self) -> None:
         """Delete the note or folder under the cursor after confirmation (undo with u)."""
-        entry = self.tree.cursor_entry
+        entry = self.note_tree.cursor_entry
         if entry is None:
             return
         kind = "folder and everything in it" if entry.is_dir else "note"
@@ -398,7 +404,8 @@ class MainScreen(Screen[None]):
             return
         paths = {
             p.removeprefix("/memories/").strip("/")
-            for p in (event.path, event.new_path) if event is not None and p
+            for p in (event.path, event.new_path)
+            if event is not None and p
         }
         await self.changed(paths)
         if event is not None and event.path:
@@ -407,7 +414,7 @@ class MainScreen(Screen[None]):
 
     def _current_relpath(self) -> str:
         """The path under the cursor, or the whole store."""
-        return self.tree.cursor_relpath or ""
+        return self.note_tree.cursor_relpath or ""
 
     def action_graph(self) -> None:
         """Open the graph around the note."""

@@ -85,7 +85,7 @@ class NoteTree(Tree[TreeEntry]):
         self.show_root = False
         self.guide_depth = 3
         self.badges: dict[str, frozenset[str]] = {}
-        self._nodes: dict[str, TreeNode[TreeEntry]] = {"": self.root}
+        self._path_nodes: dict[str, TreeNode[TreeEntry]] = {"": self.root}
         self._loaded: set[str] = set()
 
     def on_mount(self) -> None:
@@ -115,7 +115,7 @@ class NoteTree(Tree[TreeEntry]):
 
     def node_for(self, relpath: str) -> TreeNode[TreeEntry] | None:
         """The node of a listed path, or None if it is not listed (yet)."""
-        return self._nodes.get(relpath)
+        return self._path_nodes.get(relpath)
 
     def _sync_folder(self, node: TreeNode[TreeEntry]) -> None:
         """Make a folder node's children match the disk, keeping nodes that still exist."""
@@ -138,7 +138,7 @@ class NoteTree(Tree[TreeEntry]):
                 child = node.add(label, entry, before=before, allow_expand=True)
             else:
                 child = node.add_leaf(label, entry, before=before)
-            self._nodes[entry.relpath] = child
+            self._path_nodes[entry.relpath] = child
         self._loaded.add(relpath)
 
     def _forget(self, node: TreeNode[TreeEntry]) -> None:
@@ -147,7 +147,7 @@ class NoteTree(Tree[TreeEntry]):
         while stack:
             current = stack.pop()
             if current.data is not None:
-                self._nodes.pop(current.data.relpath, None)
+                self._path_nodes.pop(current.data.relpath, None)
                 self._loaded.discard(current.data.relpath)
             stack.extend(current.children)
 
@@ -160,7 +160,7 @@ class NoteTree(Tree[TreeEntry]):
             for depth in range(len(parts)):
                 folders.add("/".join(parts[:depth]))
         for folder in sorted(folders, key=lambda f: f.count("/") if f else -1):
-            node = self._nodes.get(folder)
+            node = self._path_nodes.get(folder)
             if node is not None and folder in self._loaded:
                 self._sync_folder(node)
         self._clear_line_cache()
@@ -177,17 +177,17 @@ class NoteTree(Tree[TreeEntry]):
         parts = relpath.split("/")
         for depth in range(1, len(parts)):
             folder = "/".join(parts[:depth])
-            node = self._nodes.get(folder)
+            node = self._path_nodes.get(folder)
             if node is None:
                 break
             if folder not in self._loaded:
                 self._sync_folder(node)
             node.expand()
-        target = self._nodes.get(relpath)
+        target = self._path_nodes.get(relpath)
         if target is None and fallback_to_parent:
             while target is None and parts:
                 parts.pop()
-                target = self._nodes.get("/".join(parts))
+                target = self._path_nodes.get("/".join(parts))
             if target is self.root:
                 target = self.root.children[0] if self.root.children else None
         if target is None or target is self.root:
@@ -229,4 +229,3 @@ class NoteTree(Tree[TreeEntry]):
             node.collapse()
         elif node.parent is not None and node.parent is not self.root:
             self.move_cursor(node.parent)
-

@@ -72,7 +72,7 @@ def frontmatter_text(note: Note) -> Text:
         if position:
             text.append("\n")
         shown = ", ".join(str(v) for v in value) if isinstance(value, list) else str(value)
-        text.append(f"{str(key):>{width}}  ", style="bold")
+        text.append(f"{key!s:>{width}}  ", style="bold")
         text.append(shown)
     return text
 
@@ -206,7 +206,7 @@ class Preview(Vertical):
         """Show exactly what the agent's `view` returns, with its token estimate."""
         self.relpath = relpath
         self.query_one("#preview-header", Static).update(
-            f"raw view of /memories/{relpath}  ·  ≈ {estimate_tokens(view_text):,} tokens"
+            f"≈ {estimate_tokens(view_text):,} tokens  ·  raw view of /memories/{relpath}"
         )
         self._show_plain(view_text, None, title="raw")
 

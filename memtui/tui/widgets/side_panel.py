@@ -39,6 +39,7 @@ class SidePanel(OptionList):
         """Create an empty panel."""
         super().__init__(id=id)
         self.border_title = "Links & history"
+        self._items: dict[str, tuple[str, str]] = {}
 
     def show_note(
         self,
@@ -51,17 +52,17 @@ class SidePanel(OptionList):
     ) -> None:
         """Fill the sections for one note; `outgoing` is (target, resolved relpath or None)."""
         now = time.time() if now is None else now
-        self.clear_options()
+        self.show_nothing()
         resolved = [(label, path) for label, path in outgoing if path is not None]
         unresolved = [label for label, path in outgoing if path is None]
         self._section(f"Links out ({len(resolved)})")
         for label, path in resolved:
-            self.add_option(Option(f"  → {label}", id=f"note:{path}"))
+            self._item(f"  → {label}", "note", path)
         if not index_ready:
             self.add_option(Option(Text("  indexing…", style="dim"), disabled=True))
         self._section(f"Backlinks ({len(backlinks)})")
         for source, relation_type in backlinks:
-            self.add_option(Option(f"  ← {source} ({relation_type})", id=f"note:{source}"))
+            self._item(f"  ← {source} ({relation_type})", "note", source)
         self._section(f"Unresolved ({len(unresolved)})")
         for label in unresolved:
             self.add_option(Option(Text(f"  ? {label}", style="italic"), disabled=True))
@@ -72,11 +73,18 @@ class SidePanel(OptionList):
             line = Text(f"  {ago(now - event.time):>4} ")
             line.append(event.actor, style="bold cyan" if event.actor.startswith("agent") else "")
             line.append(f" {event.command}", style="red" if event.is_error else "")
-            self.add_option(Option(line, id=f"history:{event.id}"))
+            self._item(line, "history", str(event.id))
 
     def show_nothing(self) -> None:
         """Empty the panel."""
+        self._items.clear()
         self.clear_options()
+
+    def _item(self, prompt: str | Text, kind: str, value: str) -> None:
+        """Add a followable item."""
+        option_id = f"item-{len(self._items)}"
+        self._items[option_id] = (kind, value)
+        self.add_option(Option(prompt, id=option_id))
 
     def _section(self, title: str) -> None:
         """Add a disabled section heading."""
@@ -85,6 +93,6 @@ class SidePanel(OptionList):
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         """Turn a chosen option into a `SideItemChosen` message."""
         event.stop()
-        kind, _, value = (event.option_id or "").partition(":")
-        if kind:
-            self.post_message(SideItemChosen(kind, value))
+        item = self._items.get(event.option_id or "")
+        if item is not None:
+            self.post_message(SideItemChosen(*item))

@@ -1,0 +1,117 @@
+"""Fixtures for app tests: a small store at a fixed path, no cursor blink, waiting on workers."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Input, TextArea
+
+FIXTURE_ROOT = Path(tempfile.gettempdir()) / "memtui-tui-fixture" / "memories"
+"""Where the fixture store is copied, always the same path so snapshots are stable."""
+
+FIXTURE_NOTES: dict[str, str] = {
+    "projects/memtui.md": (
+        "---\n"
+        "title: memtui\n"
+        "type: project\n"
+        "tags: [tui, memory]\n"
+        "permalink: projects/memtui\n"
+        "---\n"
+        "\n"
+        "# memtui\n"
+        "\n"
+        "## Observations\n"
+        "- [goal] Show what agents remember #memory\n"
+        "- [decision] Build the tree from a folder walk #performance\n"
+        "\n"
+        "## Relations\n"
+        "- uses [[Textual]]\n"
+        "- depends_on [[Ghost Note]]\n"
+    ),
+    "tools/textual.md": (
+        "---\n"
+        "title: Textual\n"
+        "type: tool\n"
+        "tags: [python]\n"
+        "permalink: tools/textual\n"
+        "---\n"
+        "\n"
+        "# Textual\n"
+        "\n"
+        "## Observations\n"
+        "- [fact] A TUI framework for Python #python\n"
+        "- [tip] Workers never touch widgets #workers\n"
+    ),
+    "user/preferences.md": (
+        "---\n"
+        "title: Preferences\n"
+        "type: note\n"
+        "permalink: user/preferences\n"
+        "---\n"
+        "\n"
+        "# Preferences\n"
+        "\n"
+        "- [style] Prefers short answers #style\n"
+        "- likes [[memtui]]\n"
+    ),
+}
+
+
+def write_fixture_store(root: Path = FIXTURE_ROOT) -> Path:
+    """(Re)create the fixture store at `root` with the fixture notes and no history."""
+    if root.exists():
+        shutil.rmtree(root)
+    for relpath, text in FIXTURE_NOTES.items():
+        path = root / relpath
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def store_root(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
+    """A fresh fixture store at the fixed path, with user config discovery pointed away."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    for name in ("MEMTUI_ROOT", "MEMTUI_THEME", "MEMTUI_ACTOR", "EDITOR", "VISUAL"):
+        monkeypatch.delenv(name, raising=False)
+    yield write_fixture_store()
+
+
+@pytest.fixture(autouse=True)
+def no_cursor_blink(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Cursors never blink in app tests, so screenshots are deterministic."""
+    monkeypatch.setattr(Input, "_toggle_cursor", lambda self: None, raising=False)
+    monkeypatch.setattr(TextArea, "_toggle_cursor_blink_visible", lambda self: None, raising=False)
+
+
+async def wait_idle(pilot: Pilot[None]) -> None:
+    """Wait for the index and every finite worker (not the file watcher), then for messages."""
+    app = pilot.app
+    for _ in range(200):
+        finite = [w for w in app.workers if w.group != "watch" and not w.is_finished]
+        ready = getattr(getattr(app, "ctx", None), "index", None) is not None
+        if not finite and ready:
+            break
+        if finite:
+            await app.workers.wait_for_complete(finite)
+        else:
+            await pilot.pause(0.02)
+    await pilot.pause()
+    await pilot.pause(0.1)
+    await pilot.pause()
+
+
+async def wait_for(pilot: Pilot[None], condition: object, timeout: float = 5.0) -> bool:
+    """Pause until `condition()` is true or `timeout` seconds passed; returns the last value."""
+    steps = int(timeout / 0.05)
+    for _ in range(steps):
+        if condition():  # type: ignore[operator]
+            return True
+        await pilot.pause(0.05)
+    return bool(condition())  # type: ignore[operator]

@@ -1,0 +1,63 @@
+"""Start-up: the CLI's path handling, the first frame from a folder walk, the index filling in."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from textual.widgets import Static
+
+from memtui.cli.app_cmd import main as app_main
+from memtui.cli.app_cmd import resolve_root
+from memtui.tui.app import MemtuiApp
+from memtui.tui.screens.main import MainScreen
+from memtui.tui.widgets.note_tree import NoteTree, list_folder
+from tests.tui.conftest import wait_idle
+
+
+def test_a_file_as_path_exits_2_with_one_line(tmp_path: Path, capsys: object) -> None:
+    """A file is not a store: exit status 2 and a one-line message, no traceback."""
+    file = tmp_path / "note.md"
+    file.write_text("x", encoding="utf-8")
+    assert app_main([str(file)]) == 2
+    err = capsys.readouterr().err  # type: ignore[attr-defined]
+    assert err == f"memtui: {file} is not a folder\n"
+
+
+def test_a_missing_folder_is_created_with_a_note(tmp_path: Path) -> None:
+    """A missing folder is created (0700) and the app is told to say so."""
+    root, notice = resolve_root(str(tmp_path / "new" / "memories"))
+    assert root.is_dir()
+    assert oct(root.stat().st_mode & 0o777) == "0o700"
+    assert notice == f"Created an empty memory folder at {root}."
+
+
+def test_help_lists_the_options() -> None:
+    """`memtui --help` documents PATH, --demo and --actor."""
+    out = subprocess.run(
+        [sys.executable, "-m", "memtui", "--help"], capture_output=True, text=True, check=True
+    ).stdout
+    assert "--demo" in out and "--actor NAME" in out and "path" in out
+
+
+def test_folder_listing_hides_state_and_temp_files(store_root: Path) -> None:
+    """The walk lists folders first and never shows `.memtui/` or `.tmp-*` files."""
+    (store_root / ".memtui").mkdir()
+    (store_root / "projects" / ".tmp-123").write_text("x", encoding="utf-8")
+    assert [e.relpath for e in list_folder(store_root, "")] == ["projects", "tools", "user"]
+    assert [e.relpath for e in list_folder(store_root, "projects")] == ["projects/memtui.md"]
+
+
+async def test_first_frame_shows_the_tree_then_the_index_fills_in(store_root: Path) -> None:
+    """The tree is there from the walk; the status line counts the notes once indexed."""
+    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        tree = app.screen.query_one(NoteTree)
+        assert isinstance(app.screen, MainScreen)
+        assert [child.label.plain for child in tree.root.children] == ["projects", "tools", "user"]
+        await wait_idle(pilot)
+        assert app.ctx.index is not None and len(app.ctx.index.notes) == 3
+        status = str(app.screen.query_one("#status", Static).render())
+        assert status == f" {store_root}  ·  3 notes  ·  F1 keys"
+        assert app.actor == "human:tester"

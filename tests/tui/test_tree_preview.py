@@ -1,0 +1,143 @@
+"""The tree and the preview: rendered note, raw view, links, backlinks, big notes, badges."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Markdown, OptionList, Static, TextArea
+
+from memtui.tui.app import MemtuiApp
+from memtui.tui.screens.main import MainScreen
+from memtui.tui.widgets.note_tree import NoteTree
+from memtui.tui.widgets.preview import estimate_tokens
+from tests.tui.conftest import wait_for, wait_idle
+
+
+def rendered(widget: Static) -> str:
+    """The plain text a Static shows."""
+    return str(widget.render())
+
+
+async def open_app(store_root: Path) -> MemtuiApp:
+    """An app on the fixture store without the watcher."""
+    return MemtuiApp(store_root, actor="human:tester", watch=False)
+
+
+async def test_preview_shows_frontmatter_observations_and_links(store_root: Path) -> None:
+    """Selecting a note shows its frontmatter, observations by category and relations."""
+    app = await open_app(store_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_idle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        screen.show_path("projects/memtui.md")
+        await wait_for(pilot, lambda: screen.preview.relpath == "projects/memtui.md")
+        await pilot.pause(0.2)
+        frontmatter = rendered(screen.query_one("#preview-frontmatter", Static))
+        assert frontmatter.splitlines()[:2] == ["    title  memtui", "     type  project"]
+        observations = rendered(screen.query_one("#preview-observations", Static))
+        assert observations.splitlines() == [
+            "[goal]",
+            "  • Show what agents remember #memory",
+            "[decision]",
+            "  • Build the tree from a folder walk #performance",
+        ]
+        relations = screen.query_one("#preview-relations", OptionList)
+        prompts = [str(relations.get_option_at_index(i).prompt) for i in range(relations.option_count)]
+        assert prompts == ["→ Textual", "→ Ghost Note  (unresolved)"]
+        side = screen.side
+        side_lines = [str(side.get_option_at_index(i).prompt) for i in range(side.option_count)]
+        assert side_lines[:6] == [
+            "Links out (1)",
+            "  → Textual",
+            "Backlinks (1)",
+            "  ← user/preferences.md (likes)",
+            "Unresolved (1)",
+            "  ? Ghost Note",
+        ]
+
+
+async def test_following_a_relation_opens_its_note(store_root: Path) -> None:
+    """Enter on a relation in the preview moves the tree and preview to the target."""
+    app = await open_app(store_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_idle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        screen.show_path("projects/memtui.md")
+        await wait_for(pilot, lambda: screen.preview.relpath == "projects/memtui.md")
+        relations = screen.query_one("#preview-relations", OptionList)
+        relations.focus()
+        await pilot.pause()
+        relations.highlighted = 0
+        await pilot.press("enter")
+        assert await wait_for(pilot, lambda: screen.preview.relpath == "tools/textual.md")
+        assert screen.note_tree.cursor_relpath == "tools/textual.md"
+
+
+async def test_raw_view_is_the_agent_view_and_records_one_human_view(store_root: Path) -> None:
+    """`v` shows exactly `view`'s output with its token estimate; browsing records nothing."""
+    app = await open_app(store_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_idle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        screen.show_path("tools/textual.md")
+        await wait_for(pilot, lambda: screen.preview.relpath == "tools/textual.md")
+        await pilot.press("down", "up", "down")
+        await pilot.pause(0.2)
+        assert app.ctx.history.events(command="view") == []
+        screen.show_path("tools/textual.md")
+        await pilot.pause(0.2)
+        await pilot.press("v")
+        await pilot.pause(0.1)
+        expected = app.ctx.store.with_actor("agent:probe").view("/memories/tools/textual.md").content
+        plain = screen.query_one("#preview-plain", TextArea)
+        assert plain.text == expected
+        assert plain.text.splitlines()[1] == "     1\t---"
+        header = rendered(screen.query_one("#preview-header", Static))
+        assert header == f"≈ {estimate_tokens(expected):,} tokens  ·  raw view of /memories/tools/textual.md"
+        views = app.ctx.history.events(command="view", actor="human")
+        assert [(e.actor, e.path) for e in views] == [("human:tester", "/memories/tools/textual.md")]
+        await pilot.press("v")
+        await pilot.pause(0.2)
+        assert screen.preview.mode == "rendered"
+
+
+async def test_a_big_note_is_shown_as_plain_text(store_root: Path) -> None:
+    """Notes over the Markdown limit go to the read-only text area, not the Markdown widget."""
+    big = "---\ntitle: Big\n---\n\n" + "".join(f"- [fact] line {n} #bulk\n" for n in range(600))
+    (store_root / "tools" / "big.md").write_text(big, encoding="utf-8")
+    app = await open_app(store_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_idle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        screen.show_path("tools/big.md")
+        await wait_for(pilot, lambda: screen.preview.relpath == "tools/big.md")
+        await pilot.pause(0.1)
+        assert screen.preview.mode == "plain"
+        assert screen.query_one("#preview-plain", TextArea).text == big
+        assert screen.query_one("#preview-rendered").display is False
+        assert screen.query_one("#preview-body", Markdown).source == ""
+
+
+async def test_tree_keeps_cursor_and_expansion_across_changes(store_root: Path) -> None:
+    """Adding a note above the cursor keeps the cursor on the same note and folders open."""
+    app = await open_app(store_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_idle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        tree = screen.query_one(NoteTree)
+        screen.show_path("projects/memtui.md")
+        screen.show_path("tools/textual.md")
+        await pilot.pause(0.1)
+        (store_root / "projects" / "alpha.md").write_text("# Alpha\n", encoding="utf-8")
+        tree.refresh_paths(frozenset({"projects/alpha.md"}))
+        await pilot.pause(0.1)
+        assert tree.cursor_relpath == "tools/textual.md"
+        projects = tree.node_for("projects")
+        assert projects is not None
+        assert [c.label.plain for c in projects.children] == ["alpha", "memtui"]
+        assert tree.node_for("tools") is not None and tree.node_for("tools").is_expanded  # type: ignore[union-attr]
