@@ -272,8 +272,7 @@ class History:
         args_json = json.dumps(dict(args or {}), ensure_ascii=True, default=repr)
         conn.execute("BEGIN IMMEDIATE")
         try:
-            if blobs:
-                self._put_blobs(conn, blobs)
+            stored = self._put_blobs(conn, blobs) if blobs else []
             cursor = conn.execute(
                 "INSERT INTO events (time, actor, actor_kind, session, command, path, new_path,"
                 " args, result, is_error, before_kind, before_hash, after_kind, after_hash,"
@@ -303,10 +302,15 @@ class History:
         except BaseException:
             conn.execute("ROLLBACK")
             raise
+        self._known_blobs.update(stored)
         return event_id
 
-    def _put_blobs(self, conn: sqlite3.Connection, blobs: Mapping[str, bytes]) -> None:
-        """Insert the blobs not stored yet, compressed (inside the caller's transaction)."""
+    def _put_blobs(self, conn: sqlite3.Connection, blobs: Mapping[str, bytes]) -> list[str]:
+        """Insert the blobs not stored yet, compressed (inside the caller's transaction).
+
+        Returns the digests now known to be stored once the transaction commits.
+        """
+        stored: list[str] = []
         for digest, data in blobs.items():
             if digest in self._known_blobs:
                 continue
@@ -316,7 +320,8 @@ class History:
                     "INSERT INTO blobs (hash, size, data) VALUES (?, ?, ?)",
                     (digest, len(data), zlib.compress(data, 6)),
                 )
-            self._known_blobs.add(digest)
+            stored.append(digest)
+        return stored
 
     # Reading.
 

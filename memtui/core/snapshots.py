@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memtui.core.atomic import atomic_write, fsync_dir, make_dirs
+from memtui.core.atomic import TEMP_PREFIX, atomic_write, fsync_dir, make_dirs
 from memtui.core.hashing import digest
 from memtui.core.history import KIND_DIR, KIND_FILE, Manifest
 
@@ -57,7 +57,10 @@ def capture(path: Path) -> State:
 
 
 def _capture_dir(path: Path) -> State:
-    """A folder's manifest state: every subfolder, regular file and symlink below it."""
+    """A folder's manifest state: every subfolder, regular file and symlink below it.
+
+    Temp files of in-flight or crashed atomic writes are not part of the folder's content.
+    """
     dirs: list[str] = []
     files: dict[str, str] = {}
     links: dict[str, str] = {}
@@ -67,6 +70,8 @@ def _capture_dir(path: Path) -> State:
         prefix, directory = pending.pop()
         with os.scandir(directory) as entries:
             for entry in entries:
+                if entry.name.startswith(TEMP_PREFIX):
+                    continue
                 relative = prefix + entry.name
                 if entry.is_symlink():
                     links[relative] = os.readlink(entry.path)
