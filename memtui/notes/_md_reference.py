@@ -216,7 +216,7 @@ def _category_match(content: str) -> re.Match[str] | None:
     if match is None:
         return None
     category = match.group(1).strip()
-    if _CLOCK_CATEGORY.match(category):
+    if category[:1].isdecimal() and _CLOCK_CATEGORY.match(category):
         return None
     if len(category) == 1 and (category in "xX" or not category.isalnum()):
         return None
@@ -228,11 +228,15 @@ def _observation_text(content: str) -> tuple[str, re.Match[str] | None] | None:
     if "#" not in content and "[" not in content:
         return None
     text = _strip_directive(content.strip())
-    if not text or text.startswith(_TASK_PREFIXES):
+    if not text:
         return None
-    if _WHOLE_MD_LINK.match(text) or _WHOLE_WIKILINK.match(text):
-        return None
-    match = _category_match(text)
+    match = None
+    if text[0] == "[":
+        if text.startswith(_TASK_PREFIXES):
+            return None
+        if _WHOLE_MD_LINK.match(text) or _WHOLE_WIKILINK.match(text):
+            return None
+        match = _category_match(text)
     if match is None and not _HASH_WORD.search(text):
         return None
     return text, match

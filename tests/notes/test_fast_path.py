@@ -67,12 +67,23 @@ _SPECIAL = [
 ]
 
 
+_TRICKY_STARTS = [
+    "*emph* start", "**bold** start", "_under_ start", "+ plus text", "2024 was good",
+    "1.5 version", "#hashtag start", "# real heading", "text   ", "   ", "x\u00a0y",
+    "``` inline", "~~~ x", "\\- escaped", "-- dashes", "--- three", "- - -", "***bold***",
+    "1.", "2)", "##", "#\u00a0x", "= eq", "a\\", "[a]( b )", "[a][b]", "123456789. nine",
+    "1234567890. ten",
+]  # fmt: skip
+
+
 def _generated_note(rng: random.Random) -> str:
     """A random note mixing common and awkward block shapes."""
     lines: list[str] = []
     for _ in range(rng.randint(1, 25)):
         roll = rng.random()
-        if roll < 0.25:
+        if roll < 0.1:
+            lines.append(rng.choice(_INDENTS) + rng.choice(_MARKERS) + rng.choice(_TRICKY_STARTS))
+        elif roll < 0.25:
             lines.append(rng.choice(_SPECIAL))
         elif roll < 0.7:
             lines.append(rng.choice(_INDENTS) + rng.choice(_MARKERS) + rng.choice(_TEXTS))
@@ -128,7 +139,7 @@ def test_corpus_identical() -> None:
 def test_generated_awkward_notes_identical() -> None:
     rng = random.Random(20261122)
     fast = 0
-    for index in range(400):
+    for index in range(600):
         text = _generated_note(rng)
         assert _outputs(text, f"g{index}.md", True) == _outputs(text, f"g{index}.md", False), text
         blocks = fast_blocks(text)
