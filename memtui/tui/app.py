@@ -14,7 +14,12 @@ from textual.binding import Binding, BindingType
 from textual.signal import Signal
 
 from memtui.tui.commands import ActionProvider, NoteProvider
-from memtui.tui.context import AppContext, compute_badges, default_settings, load_index, thread_history
+from memtui.tui.context import (
+    AppContext,
+    compute_badges,
+    default_settings,
+    load_index,
+)
 from memtui.tui.messages import BadgesReady, IndexProgress, IndexReady, NotesChanged
 from memtui.tui.watcher import apply_changes, watch_store
 
@@ -93,7 +98,7 @@ class MemtuiApp(App[None]):
     def load_index(self) -> None:
         """Load the index in a thread, posting progress, then `IndexReady`."""
         index, error = load_index(
-            self.ctx.root, lambda done, total: self.post_message(IndexProgress(done, total))
+            self.ctx.store, lambda done, total: self.post_message(IndexProgress(done, total))
         )
         self.post_message(IndexReady(index, error))
 
@@ -112,7 +117,7 @@ class MemtuiApp(App[None]):
         if message.index is None:
             return
         self.ctx.index = message.index
-        self.ctx.searcher = Searcher(message.index, thread_history(self.ctx.root))
+        self.ctx.searcher = Searcher(message.index(self.ctx.root))
         self.index_ready_signal.publish(None)
         self.compute_badges()
 
@@ -121,7 +126,7 @@ class MemtuiApp(App[None]):
         """Compute tree badges in a thread."""
         index = self.ctx.index
         if index is not None:
-            self.post_message(BadgesReady(compute_badges(self.ctx.root, index)))
+            self.post_message(BadgesReady(compute_badges(self.ctx.history, index)))
 
     def on_badges_ready(self, message: BadgesReady) -> None:
         """Install new badges and tell the screens."""

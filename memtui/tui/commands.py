@@ -44,7 +44,9 @@ class ActionProvider(Provider):
         for verb, action, help_text in self._entries():
             score = matcher.match(verb)
             if score > 0:
-                yield Hit(score, matcher.highlight(verb), partial(self._run, action), help=help_text)
+                yield Hit(
+                    score, matcher.highlight(verb), partial(self._run, action), help=help_text
+                )
 
     async def _run(self, action: str) -> None:
         """Run an action on the screen (or the app for `app.` actions)."""

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from memtui.core.config import Settings
@@ -41,34 +40,6 @@ class AppContext:
         return "/memories/" + relpath if relpath else "/memories"
 
 
-class PerThread:
-    """Forwards attribute access to one instance per thread (SQLite connections are per thread)."""
-
-    def __init__(self, factory: Callable[[], Any]) -> None:
-        """Build instances with `factory`, lazily, once per thread."""
-        self._factory = factory
-        self._local = threading.local()
-
-    def get(self) -> Any:
-        """This thread's instance."""
-        instance = getattr(self._local, "instance", None)
-        if instance is None:
-            instance = self._factory()
-            self._local.instance = instance
-        return instance
-
-    def __getattr__(self, name: str) -> Any:
-        """Forward to this thread's instance."""
-        return getattr(self.get(), name)
-
-
-def thread_history(root: Path) -> PerThread:
-    """A `History` of the store usable from any thread."""
-    from memtui.core.history import History
-
-    return PerThread(lambda: History(root))
-
-
 def default_settings() -> Settings | None:
     """The user's settings, or None if they cannot be loaded."""
     try:
@@ -80,7 +51,7 @@ def default_settings() -> Settings | None:
 
 
 def load_index(
-    root: Path, progress: Callable[[int, int], None]
+    store: MemoryStore, progress: Callable[[int, int], None]
 ) -> tuple[NoteIndex | None, str | None]:
     """Load the index (run in a worker thread) and log notes changed while memtui was closed."""
     from memtui.notes.index import NoteIndex
@@ -94,49 +65,42 @@ def load_index(
             progress(done, total)
 
     try:
-        index = NoteIndex.load(root, progress=throttled)
+        index = NoteIndex.load(store.root, progress=throttled)
     except Exception as error:
-        return None, f"Could not index {root}: {error}"
+        return None, f"Could not index {store.root}: {error}"
     try:
-        record_startup_changes(root, index)
+        record_startup_changes(store, index)
     except Exception as error:
         return index, f"Could not check for outside changes: {error}"
     return index, None
 
 
-def record_startup_changes(root: Path, index: NoteIndex) -> list[int]:
+def record_startup_changes(store: MemoryStore, index: NoteIndex) -> list[int]:
     """Log as `external` the notes modified after the last recorded event."""
-    from memtui.core.history import History
-    from memtui.core.store import MemoryStore
-
-    history = History(root)
-    last = history.events(limit=1)
+    last = store.history.events(limit=1)
     if not last:
         return []
     since = last[0].time
     changed = sorted(path for path, note in index.notes.items() if note.mtime > since)
     if not changed:
         return []
-    return MemoryStore(root, actor="external").record_external(changed)
+    return store.record_external(changed)
 
 
-def compute_badges(root: Path, index: NoteIndex) -> dict[str, frozenset[str]]:
+def compute_badges(history: History, index: NoteIndex) -> dict[str, frozenset[str]]:
     """Tree badges per note: stale, changed by an agent, secret flagged, parse warnings."""
-    from memtui.core.history import History
-
     badges: dict[str, set[str]] = {}
     for path, note in list(index.notes.items()):
         if note.warnings:
             badges.setdefault(path, set()).add("warning")
-    history = History(root)
     prefix = "/memories/"
     for virtual, actor in history.last_change_actors().items():
         if actor.startswith("agent") and virtual.startswith(prefix):
             badges.setdefault(virtual[len(prefix) :], set()).add("agent")
     for event in history.events(limit=5000):
-        if event.path and event.path.startswith(prefix):
-            if any(flag.startswith("secret") for flag in event.flags):
-                badges.setdefault(event.path[len(prefix) :], set()).add("secret")
+        secret = any(flag.startswith("secret") for flag in event.flags)
+        if secret and event.path and event.path.startswith(prefix):
+            badges.setdefault(event.path[len(prefix) :], set()).add("secret")
     try:
         from memtui.notes.stale import review
 

@@ -77,8 +77,6 @@ async def watch_store(
 
 def apply_changes(ctx: AppContext, paths: frozenset[str]) -> set[str]:
     """Update the index for changed paths and log outside edits (run in a worker thread)."""
-    from memtui.core.store import MemoryStore
-
     changed: set[str] = set(paths)
     if ctx.index is not None:
         changed = ctx.index.update_paths(paths) | set(paths)
@@ -86,5 +84,5 @@ def apply_changes(ctx: AppContext, paths: frozenset[str]) -> set[str]:
             ctx.searcher.invalidate(changed)
     files = sorted(p for p in paths if not (ctx.root / p).is_dir())
     if files:
-        MemoryStore(ctx.root, actor="external").record_external(files)
+        ctx.store.record_external(files)
     return changed

@@ -43,7 +43,9 @@ async def test_preview_shows_frontmatter_observations_and_links(store_root: Path
             "  • Build the tree from a folder walk #performance",
         ]
         relations = screen.query_one("#preview-relations", OptionList)
-        prompts = [str(relations.get_option_at_index(i).prompt) for i in range(relations.option_count)]
+        prompts = [
+            str(relations.get_option_at_index(i).prompt) for i in range(relations.option_count)
+        ]
         assert prompts == ["→ Textual", "→ Ghost Note  (unresolved)"]
         side = screen.side
         side_lines = [str(side.get_option_at_index(i).prompt) for i in range(side.option_count)]
@@ -91,14 +93,21 @@ async def test_raw_view_is_the_agent_view_and_records_one_human_view(store_root:
         await pilot.pause(0.2)
         await pilot.press("v")
         await pilot.pause(0.1)
-        expected = app.ctx.store.with_actor("agent:probe").view("/memories/tools/textual.md").content
+        expected = (
+            app.ctx.store.with_actor("agent:probe").view("/memories/tools/textual.md").content
+        )
         plain = screen.query_one("#preview-plain", TextArea)
         assert plain.text == expected
         assert plain.text.splitlines()[1] == "     1\t---"
         header = rendered(screen.query_one("#preview-header", Static))
-        assert header == f"≈ {estimate_tokens(expected):,} tokens  ·  raw view of /memories/tools/textual.md"
+        assert (
+            header
+            == f"≈ {estimate_tokens(expected):,} tokens  ·  raw view of /memories/tools/textual.md"
+        )
         views = app.ctx.history.events(command="view", actor="human")
-        assert [(e.actor, e.path) for e in views] == [("human:tester", "/memories/tools/textual.md")]
+        assert [(e.actor, e.path) for e in views] == [
+            ("human:tester", "/memories/tools/textual.md")
+        ]
         await pilot.press("v")
         await pilot.pause(0.2)
         assert screen.preview.mode == "rendered"

@@ -113,7 +113,9 @@ def _link_target_for(ctx: AppContext, relpath: str) -> str:
     return relpath.removesuffix(".md")
 
 
-def _rewrite_links(ctx: AppContext, source: str, old_target: str, new_target: str) -> tuple[bool, list[int]]:
+def _rewrite_links(
+    ctx: AppContext, source: str, old_target: str, new_target: str
+) -> tuple[bool, list[int]]:
     """Replace `[[old_target]]` with `[[new_target]]` in `source`, line by line via str_replace."""
     virtual = ctx.virtual(source)
     try:
@@ -134,9 +136,7 @@ def _rewrite_links(ctx: AppContext, source: str, old_target: str, new_target: st
 class NewNoteScreen(ModalScreen[tuple[str, str] | None]):
     """Ask for the folder and title of a new note."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", id="new.cancel")
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", id="new.cancel")]
 
     def __init__(self, folder: str) -> None:
         """Prefill the folder."""
@@ -258,7 +258,7 @@ class HelpScreen(ModalScreen[None]):
         """Key, description and binding id of every active binding, then the screen's help."""
         text = Text()
         seen: set[str] = set()
-        for key, active in self.described.active_bindings.items():
+        for _key, active in self.described.active_bindings.items():
             binding = active.binding
             if binding.action in seen or binding.action.startswith("_"):
                 continue

@@ -64,9 +64,7 @@ class ConflictScreen(ModalScreen[Choice]):
     def compose(self) -> ComposeResult:
         """Both versions side by side, the diff, and the three choices."""
         with Vertical(classes="dialog conflict-dialog"):
-            yield Label(
-                f"{self.relpath} changed while you were editing it", classes="dialog-title"
-            )
+            yield Label(f"{self.relpath} changed while you were editing it", classes="dialog-title")
             with Horizontal(id="conflict-versions"):
                 with VerticalScroll(classes="conflict-side"):
                     yield Label("Theirs (on disk now)", classes="conflict-label")
@@ -79,7 +77,9 @@ class ConflictScreen(ModalScreen[Choice]):
                     yield Label("Mine", classes="conflict-label")
                     yield Static(self.mine, markup=False, id="conflict-mine")
             with VerticalScroll(id="conflict-diff-scroll"):
-                yield Static(unified_diff(self.theirs or "", self.mine, self.relpath), id="conflict-diff")
+                yield Static(
+                    unified_diff(self.theirs or "", self.mine, self.relpath), id="conflict-diff"
+                )
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Keep editing", id="edit")
                 yield Button("Take theirs", id="theirs")
@@ -94,7 +94,9 @@ class ConflictScreen(ModalScreen[Choice]):
         self.dismiss(choice)
 
 
-async def save_checked(app: MemtuiApp, relpath: str, text: str, revision: str | None) -> SaveOutcome:
+async def save_checked(
+    app: MemtuiApp, relpath: str, text: str, revision: str | None
+) -> SaveOutcome:
     """Write `text` if the note is still at `revision`; on a conflict let the user decide."""
     store = app.ctx.store
     virtual = app.ctx.virtual(relpath)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
@@ -23,7 +25,7 @@ class ConfirmScreen(ModalScreen[bool]):
     ConfirmScreen Button { margin-left: 1; }
     """
 
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="confirm.cancel"),
         Binding("y", "confirm", "Yes", show=False, id="confirm.yes"),
         Binding("n", "cancel", "No", show=False, id="confirm.no"),
