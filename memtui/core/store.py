@@ -380,11 +380,13 @@ class MemoryStore:
     def write(self, path: str, text: str, expected_revision: str | None) -> CommandResult:
         """Replace a whole file if it is still at `expected_revision` (None: must not exist)."""
         self._ensure_recovered()
-        args = {"path": path, "expected_revision": expected_revision}
+        args: dict[str, Any] = {"path": path, "expected_revision": expected_revision}
         checked = check_path(self.root, path)
         if isinstance(checked, PathRefusal):
-            refusal = CommandOutcome(checked.message, True, (checked.flag,) if checked.flag else ())
-            return self._record_human("write", _clean(path), args, refusal)
+            flags = (checked.flag,) if checked.flag else ()
+            return self._record_human(
+                "write", _clean(path), args, CommandOutcome(checked.message, True, flags)
+            )
         virtual = checked.virtual
         try:
             data = text.encode("utf-8")
@@ -396,11 +398,11 @@ class MemoryStore:
                 CommandOutcome(f"The text for {path} is not valid Unicode", True),
             )
         args["size"] = len(data)
-        refusal = self._size_limit_refusal(path, len(data)) or self._secret_refusal(
+        policy_refusal = self._size_limit_refusal(path, len(data)) or self._secret_refusal(
             self._secret_findings("write", text)
         )
-        if refusal is not None:
-            return self._record_human("write", virtual, args, refusal)
+        if policy_refusal is not None:
+            return self._record_human("write", virtual, args, policy_refusal)
         with self._shared.lock.hold():
             before = capture(checked.real)
             if before.kind == KIND_DIR:
@@ -416,8 +418,8 @@ class MemoryStore:
                 reason = error.strerror or str(error)
                 outcome = CommandOutcome(f"Cannot write {path}: {reason}", True)
                 return self._record_human("write", virtual, args, outcome)
-            flags = tuple(f"secret:{f.kind}" for f in self._secret_findings("write", text))
-            outcome = CommandOutcome(f"Saved {path}", False, flags)
+            secret_flags = tuple(f"secret:{f.kind}" for f in self._secret_findings("write", text))
+            outcome = CommandOutcome(f"Saved {path}", False, secret_flags)
             return self._record_human(
                 "write", virtual, args, outcome, before=before, after=file_state(data)
             )
