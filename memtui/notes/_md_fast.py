@@ -216,8 +216,9 @@ class _Scanner:
             raise Unsupported("an empty list item")
         if spaces > 4:
             raise Unsupported("a list item starting with indented code")
+        nested = _LIST_MARKER.match(rest)
         if (
-            _LIST_MARKER.match(rest)
+            (nested is not None and (nested.end() == len(rest) or nested.group(2)))
             or _HEADING.match(rest)
             or _THEMATIC_BREAK.match(rest)
             or rest.startswith(("```", "~~~"))
