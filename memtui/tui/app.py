@@ -117,7 +117,7 @@ class MemtuiApp(App[None]):
         if message.index is None:
             return
         self.ctx.index = message.index
-        self.ctx.searcher = Searcher(message.index(self.ctx.root))
+        self.ctx.searcher = Searcher(message.index, self.ctx.history)
         self.index_ready_signal.publish(None)
         self.compute_badges()
 
