@@ -37,11 +37,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args_list and args_list[0] in SUBCOMMANDS:
         parser = build_parser()
         args = parser.parse_args(args_list)
+        problem = config_problem() if args.subcommand in USES_CONFIG else None
+        if problem is not None:
+            print(f"memtui {args.subcommand}: {problem}", file=sys.stderr)
+            return 2
         module = importlib.import_module(SUBCOMMANDS[args.subcommand])
         return int(module.run(args) or 0)
+    problem = None if {"-h", "--help"} & set(args_list) else config_problem()
+    if problem is not None:
+        print(f"memtui: {problem}", file=sys.stderr)
+        return 2
     from memtui.cli import app_cmd
 
     return app_cmd.main(args_list)
+
+
+USES_CONFIG = frozenset({"tool", "log", "undo", "search", "stale", "mcp"})
+"""Subcommands that read the config file, so a broken one stops them with its error."""
+
+
+def config_problem() -> str | None:
+    """The config file's error as one line, or None if it loads (or there is none)."""
+    from memtui.core.config import ConfigError, load_settings
+
+    try:
+        load_settings()
+    except ConfigError as error:
+        return str(error)
+    return None
 
 
 if __name__ == "__main__":
