@@ -1,0 +1,239 @@
+"""Bad input everywhere: malformed JSON, wrong argument types, a corrupt history, a broken config."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.reliability.hostile import snapshot
+
+REPO = Path(__file__).resolve().parents[2]
+CORRUPT = b"this is not a SQLite database, it was overwritten by something else\n" * 64
+
+
+def memtui(
+    *args: str, stdin: bytes = b"", env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    """Run the `memtui` CLI with this interpreter."""
+    return subprocess.run(
+        [sys.executable, "-m", "memtui", *args],
+        input=stdin,
+        capture_output=True,
+        cwd=REPO,
+        timeout=60,
+        env={**os.environ, **(env or {})},
+    )
+
+
+def one_line(stream: bytes) -> str:
+    """A stream that must be exactly one line, without a traceback; the line."""
+    text = stream.decode("utf-8")
+    assert "Traceback" not in text
+    assert text.count("\n") == 1 and text.endswith("\n"), text
+    return text.rstrip("\n")
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Path:
+    """A store with one note written through memtui."""
+    from memtui.core.store import MemoryStore
+
+    root = tmp_path / "store"
+    assert not MemoryStore(root, actor="human:t").create("/memories/a.md", "keep me\n").is_error
+    return root
+
+
+def event_count(root: Path) -> int:
+    """How many events the store's history holds."""
+    from memtui.core.history import History
+
+    return len(History(root).events())
+
+
+def test_tool_refuses_malformed_json_before_running_anything(store: Path) -> None:
+    before = snapshot(store)
+    events = event_count(store)
+    batch = (
+        b'{"command": "create", "path": "/memories/b.md", "file_text": "x"}\n{"command": "view"\n'
+    )
+    process = memtui("tool", str(store), stdin=batch)
+    assert process.returncode == 2
+    assert process.stdout == b""
+    assert one_line(process.stderr) == (
+        "memtui tool: malformed JSON on stdin: line 2, column 19: Expecting ',' delimiter"
+    )
+    assert snapshot(store) == before
+    assert event_count(store) == events
+
+
+def test_tool_refuses_stdin_that_is_not_utf8(store: Path) -> None:
+    before = snapshot(store)
+    process = memtui("tool", str(store), stdin=b'{"command": "view", "path": "/memories/\xff"}\n')
+    assert process.returncode == 2
+    assert one_line(process.stderr) == "memtui tool: stdin is not UTF-8 (byte 39)"
+    assert snapshot(store) == before
+
+
+def test_tool_answers_every_wrongly_shaped_input_and_records_it(store: Path) -> None:
+    before = snapshot(store)
+    events = event_count(store)
+    batch = b'[3, "view", null, [], {"command": 5}, {"command": "view", "path": 7},' + (
+        b' {"command": "insert", "path": "/memories/a.md", "insert_line": "two",'
+        b' "insert_text": "x"}, {"command": "view", "path": "/memories/a.md",'
+        b' "view_range": "1-2"}]'
+    )
+    process = memtui("tool", str(store), stdin=batch)
+    assert process.returncode == 0
+    assert process.stdout.decode("utf-8").splitlines() == [
+        '{"is_error": true, "content": "Unknown command: None. Expected one of: view, create, '
+        'str_replace, insert, delete, rename"}',
+        '{"is_error": true, "content": "Unknown command: None. Expected one of: view, create, '
+        'str_replace, insert, delete, rename"}',
+        '{"is_error": true, "content": "Unknown command: None. Expected one of: view, create, '
+        'str_replace, insert, delete, rename"}',
+        '{"is_error": true, "content": "Unknown command: None. Expected one of: view, create, '
+        'str_replace, insert, delete, rename"}',
+        '{"is_error": true, "content": "Unknown command: 5. Expected one of: view, create, '
+        'str_replace, insert, delete, rename"}',
+        '{"is_error": true, "content": "Invalid input for view: `path` must be a string"}',
+        '{"is_error": true, "content": "Invalid input for insert: `insert_line` must be an '
+        'integer"}',
+        '{"is_error": true, "content": "Invalid input for view: `view_range` must be a list of '
+        'two integers"}',
+    ]
+    assert snapshot(store) == before
+    assert event_count(store) == events + 8
+
+
+MCP_BAD_CALLS: list[tuple[str, dict[str, Any]]] = [
+    ("memory", {}),
+    ("memory", {"command": ["view"]}),
+    ("memory", {"command": "view", "path": 7}),
+    ("memory", {"command": "view", "path": "/memories", "view_range": {"a": 1}}),
+    ("memory", {"command": "create", "path": "/memories/n.md", "file_text": 12}),
+    ("memory", {"command": "str_replace", "path": "/memories/a.md", "old_str": None}),
+    ("memory", {"command": "insert", "path": "/memories/a.md", "insert_line": 1.5}),
+    ("memory", {"command": "rename", "old_path": "/memories/a.md", "new_path": False}),
+    ("memory", {"command": "delete", "path": {"path": "/memories/a.md"}}),
+    ("search_memories", {}),
+    ("search_memories", {"query": 5}),
+    ("search_memories", {"query": "x", "limit": "many"}),
+    ("search_memories", {"query": "x", "limit": 0}),
+    ("search_memories", {"query": "x", "filters": "folder=a"}),
+    ("search_memories", {"query": "x", "filters": {"max_age_days": "old"}}),
+    ("build_context", {}),
+    ("build_context", {"target": ["a.md"]}),
+    ("build_context", {"target": "a.md", "depth": 99}),
+    ("build_context", {"target": "a.md", "timeframe": "since forever"}),
+    ("recent_activity", {"timeframe": 7}),
+    ("recent_activity", {"timeframe": "soon"}),
+    ("recent_activity", {"limit": -1}),
+]
+
+
+def test_every_mcp_tool_answers_wrong_argument_types_with_a_clear_error(store: Path) -> None:
+    from mcp import Client
+
+    from memtui.agents.mcp_server import MemoryService, build_server
+
+    before = snapshot(store)
+    answers: list[tuple[str, bool, str]] = []
+
+    async def drive() -> None:
+        service = MemoryService(store, actor="bad-input")
+        async with Client(build_server(service)) as client:
+            for name, arguments in MCP_BAD_CALLS:
+                result = await client.call_tool(name, arguments)
+                text = "".join(getattr(block, "text", "") for block in result.content)
+                answers.append((name, bool(result.is_error), text))
+            check = await client.call_tool("memory", {"command": "view", "path": "/memories/a.md"})
+            answers.append(("after", bool(check.is_error), check.content[0].text))
+
+    asyncio.run(drive())
+    for (name, arguments), (_, is_error, text) in zip(MCP_BAD_CALLS, answers, strict=False):
+        assert is_error, (name, arguments, text)
+        assert "Traceback" not in text and text.strip(), (name, arguments)
+        assert len(text) < 600, (name, arguments, text)
+    assert answers[-1] == (
+        "after",
+        False,
+        "Here's the content of /memories/a.md with line numbers:\n     1\tkeep me\n     2\t",
+    )
+    assert snapshot(store) == before
+
+
+def corrupt_history(root: Path) -> Path:
+    """Overwrite the store's history database with garbage; returns its path."""
+    database = root / ".memtui" / "history.db"
+    for companion in (Path(f"{database}-wal"), Path(f"{database}-shm")):
+        companion.unlink(missing_ok=True)
+    database.write_bytes(CORRUPT)
+    return database
+
+
+@pytest.mark.parametrize(
+    ("args", "stdin"),
+    [
+        (("tool",), b'{"command": "create", "path": "/memories/b.md", "file_text": "x"}\n'),
+        (("log",), b""),
+        (("undo",), b""),
+    ],
+)
+def test_commands_refuse_a_corrupt_history_and_keep_it(
+    store: Path, args: tuple[str, ...], stdin: bytes
+) -> None:
+    database = corrupt_history(store)
+    before = snapshot(store)
+    extra = ("1",) if args == ("undo",) else ()
+    process = memtui(*args, str(store), *extra, stdin=stdin)
+    assert process.returncode != 0
+    message = one_line(process.stderr)
+    assert message.startswith(f"memtui {args[0]}: ")
+    assert "history.db" in message
+    assert snapshot(store) == before
+    assert database.read_bytes() == CORRUPT
+
+
+CONFIG_COMMANDS = [
+    ("tool", b'{"command": "view", "path": "/memories"}\n'),
+    ("log", b""),
+    ("stale", b""),
+    ("search", b""),
+    ("mcp", b""),
+]
+
+
+@pytest.mark.parametrize(("command", "stdin"), CONFIG_COMMANDS)
+def test_commands_refuse_a_broken_config_with_one_clear_line(
+    store: Path, tmp_path: Path, command: str, stdin: bytes
+) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('secrets = "block"\nmax_file_size = \n', encoding="utf-8")
+    before = snapshot(store)
+    extra = ("query",) if command == "search" else ()
+    process = memtui(
+        command, str(store), *extra, stdin=stdin, env={"MEMTUI_CONFIG_FILE": str(config)}
+    )
+    assert process.returncode == 2
+    message = one_line(process.stderr)
+    assert message.startswith(f"memtui {command}: {config}: invalid TOML")
+    assert process.stdout == b""
+    assert snapshot(store) == before
+    assert config.read_text(encoding="utf-8") == 'secrets = "block"\nmax_file_size = \n'
+
+
+def test_the_app_refuses_a_broken_config_before_taking_the_terminal(
+    store: Path, tmp_path: Path
+) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text("theme = [\n", encoding="utf-8")
+    process = memtui(str(store), env={"MEMTUI_CONFIG_FILE": str(config)})
+    assert process.returncode == 2
+    assert one_line(process.stderr).startswith(f"memtui: {config}: invalid TOML")
+    assert process.stdout == b""
