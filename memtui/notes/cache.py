@@ -58,53 +58,44 @@ _OBSERVATION_FIELDS = tuple(f.name for f in fields(Observation))
 _RELATION_FIELDS = tuple(f.name for f in fields(Relation))
 
 
+_OBSERVATIONS = _NOTE_FIELDS.index("observations")
+_RELATIONS = _NOTE_FIELDS.index("relations")
+
+
 def note_to_tuple(note: Note) -> NoteTuple:
-    """A note as plain tuples in field order (fast to pickle, no class lookups on load)."""
-    values: list[Any] = []
-    for name in _NOTE_FIELDS:
-        value = getattr(note, name)
-        if name == "observations":
-            value = tuple(tuple(getattr(o, f) for f in _OBSERVATION_FIELDS) for o in value)
-        elif name == "relations":
-            value = tuple(tuple(getattr(r, f) for f in _RELATION_FIELDS) for r in value)
-        elif isinstance(value, list):
-            value = tuple(value)
-        values.append(value)
+    """A note as plain tuples in field order, repeated small strings interned.
+
+    Interned strings are pickled once and shared again on load, so thousands of observations
+    with the same category or tag cost one string.
+    """
+    intern = sys.intern
+    values: list[Any] = [getattr(note, name) for name in _NOTE_FIELDS]
+    values[_OBSERVATIONS] = tuple(
+        (
+            intern(o.category) if o.category else o.category,
+            o.content,
+            [intern(t) for t in o.tags] if o.tags is not None else None,
+            o.context,
+            o.line,
+        )
+        if _OBSERVATION_FIELDS == ("category", "content", "tags", "context", "line")
+        else tuple(getattr(o, f) for f in _OBSERVATION_FIELDS)
+        for o in note.observations
+    )
+    values[_RELATIONS] = tuple(
+        tuple(getattr(r, f) for f in _RELATION_FIELDS) for r in note.relations
+    )
     return tuple(values)
 
 
-def _intern_tags(tags: Any) -> Any:
-    """Tags with their strings interned (tags repeat across thousands of observations)."""
-    if tags is None:
-        return None
-    return [sys.intern(t) if isinstance(t, str) else t for t in tags]
-
-
 def note_from_tuple(path: str, data: NoteTuple) -> Note:
-    """Rebuild a note from `note_to_tuple` output, interning the small repeated strings."""
-    intern = sys.intern
-    values = dict(zip(_NOTE_FIELDS, data, strict=True))
-    observations = []
-    for row in values["observations"]:
-        obs = dict(zip(_OBSERVATION_FIELDS, row, strict=True))
-        if isinstance(obs.get("category"), str):
-            obs["category"] = intern(obs["category"])
-        obs["tags"] = _intern_tags(obs.get("tags"))
-        observations.append(Observation(**obs))
-    relations = []
-    for row in values["relations"]:
-        rel = dict(zip(_RELATION_FIELDS, row, strict=True))
-        rel["relation_type"] = intern(rel["relation_type"])
-        relations.append(Relation(**rel))
-    values["observations"] = observations
-    values["relations"] = relations
-    for name, value in values.items():
-        if isinstance(value, tuple):
-            values[name] = list(value)
-    values["tags"] = _intern_tags(values["tags"])
-    if isinstance(values.get("note_type"), str):
-        values["note_type"] = intern(values["note_type"])
-    return Note(path=path, **values)
+    """Rebuild a note from `note_to_tuple` output (positional, so it is cheap)."""
+    if len(data) != len(_NOTE_FIELDS):
+        raise ValueError("cached note has a different layout")
+    values = list(data)
+    values[_OBSERVATIONS] = [Observation(*row) for row in data[_OBSERVATIONS]]
+    values[_RELATIONS] = [Relation(*row) for row in data[_RELATIONS]]
+    return Note(path=path, **dict(zip(_NOTE_FIELDS, values, strict=True)))
 
 
 def read_payload(root: Path, name: str) -> Any:

@@ -211,11 +211,21 @@ class NoteIndex:
 
     def save_cache(self) -> bool:
         """Write every parsed note to the cache (load does this when anything was re-read)."""
-        entries = {
-            relpath: (*self._stats[relpath], note_cache.note_to_tuple(note), self.texts[relpath])
-            for relpath, note in self.notes.items()
-        }
-        return note_cache.save_cache(self.root, entries)
+        gc_was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            entries = {
+                relpath: (
+                    *self._stats[relpath],
+                    note_cache.note_to_tuple(note),
+                    self.texts[relpath],
+                )
+                for relpath, note in self.notes.items()
+            }
+            return note_cache.save_cache(self.root, entries)
+        finally:
+            if gc_was_enabled:
+                gc.enable()
 
     def _collect_keys(self, note: Note, keys: set[str], aliases: set[str]) -> None:
         """Add every lookup key a note answers to (permalink, title, paths, aliases)."""
