@@ -172,3 +172,21 @@ def test_non_ascii_text_keeps_spans_aligned(tmp_path: Path) -> None:
     hits = searcher_for(tmp_path).search("café")
     assert hits[0].text == "İstanbul café meeting"
     assert [hits[0].text[s:e] for s, e in hits[0].spans] == ["café"]
+
+
+def test_snapshot_round_trip_and_staleness(tmp_path: Path) -> None:
+    write(tmp_path, "a.md", "---\ntitle: A\ntags: [fruit]\n---\n\n- [fact] kiwi is green\n")
+    index = NoteIndex.load(tmp_path)
+    searcher = Searcher(index)
+    stats = index.file_stats()
+    assert searcher.save_snapshot(tmp_path, stats)
+    restored = Searcher.from_snapshot(tmp_path, stats)
+    assert restored is not None
+    assert restored.search("kiwi") == searcher.search("kiwi")
+    assert brief(restored.search("kiwi", filters=SearchFilters(tag="fruit"))) == [
+        ("a.md", 6, "observation", "- [fact] kiwi is green")
+    ]
+    changed = {"a.md": (stats["a.md"][0] + 1, stats["a.md"][1])}
+    assert Searcher.from_snapshot(tmp_path, changed) is None
+    (tmp_path / ".memtui" / "search-snapshot.pickle").write_bytes(b"garbage")
+    assert Searcher.from_snapshot(tmp_path, stats) is None

@@ -6,6 +6,9 @@ import os
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+
+from memtui.notes import stale as stale_module
 from memtui.notes.index import NoteIndex
 from memtui.notes.stale import StaleReason, near_duplicates, parse_date, review
 
@@ -97,3 +100,20 @@ def test_parse_date_accepts_iso_dates_and_datetimes() -> None:
     assert parse_date("2026-06-01T02:00:00+02:00") == NOW
     assert parse_date("next week") is None
     assert parse_date(None) is None
+
+
+def test_duplicate_check_skips_blocks_of_common_title_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for i in range(80):
+        write(tmp_path, f"m{i:02}.md", f"---\ntitle: Meeting {i}\n---\n\nAgenda item {i * 7919}.\n")
+    calls: list[tuple[str, str]] = []
+    real = stale_module.fuzz.token_sort_ratio
+
+    def counting(a: str, b: str, **kwargs: float) -> float:
+        calls.append((a, b))
+        return real(a, b, **kwargs)
+
+    monkeypatch.setattr(stale_module.fuzz, "token_sort_ratio", counting)
+    assert near_duplicates(NoteIndex.load(tmp_path)) == {}
+    assert calls == []
