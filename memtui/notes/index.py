@@ -160,13 +160,14 @@ class NoteIndex:
     def update_paths(self, relpaths: Iterable[str]) -> set[str]:
         """Re-read the given paths (added, changed, deleted or renamed) and re-resolve what they affect.
 
+        A folder path stands for every note below it (a folder added, deleted or renamed).
         Returns the relpaths whose note was added, changed or removed. Other notes are not re-read;
         the cache is not rewritten (the next `load` re-reads just the changed files).
         """
         changed: set[str] = set()
         affected_keys: set[str] = set()
         affected_aliases: set[str] = set()
-        for relpath in dict.fromkeys(p.strip("/") for p in relpaths):
+        for relpath in self._expand_folders(p.strip("/") for p in relpaths):
             if not relpath.endswith(".md") or any(
                 part.startswith(".") for part in relpath.split("/")
             ):
@@ -226,6 +227,24 @@ class NoteIndex:
         finally:
             if gc_was_enabled:
                 gc.enable()
+
+    def _expand_folders(self, relpaths: Iterable[str]) -> list[str]:
+        """The given paths, with each folder replaced by the notes indexed or present below it."""
+        expanded: dict[str, None] = {}
+        for relpath in relpaths:
+            if relpath.endswith(".md") or not relpath:
+                expanded[relpath] = None
+                continue
+            prefix = relpath + "/"
+            for known in self.notes:
+                if known.startswith(prefix):
+                    expanded[known] = None
+            folder = self.root / relpath
+            if folder.is_dir() and not folder.is_symlink():
+                sub = scan_notes(folder)
+                for file in sub.files:
+                    expanded[prefix + file.relpath] = None
+        return list(expanded)
 
     def _collect_keys(self, note: Note, keys: set[str], aliases: set[str]) -> None:
         """Add every lookup key a note answers to (permalink, title, paths, aliases)."""

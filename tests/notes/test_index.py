@@ -225,3 +225,19 @@ def test_progress_reports_done_and_total(tmp_path: Path) -> None:
 
 def test_normalise_text_matches_parser_line_breaks() -> None:
     assert index_module.normalise_text(b"a\r\nb\rc\n\xff") == "a\nb\nc\n\ufffd"
+
+
+def test_update_with_a_folder_path_covers_every_note_below(tmp_path: Path) -> None:
+    write(tmp_path, "a.md", note("A", "- needs [[Deep]]\n"))
+    write(tmp_path, "old/deep.md", note("Deep"))
+    write(tmp_path, "old/more/x.md", note("X"))
+    index = NoteIndex.load(tmp_path)
+    (tmp_path / "old").rename(tmp_path / "new")
+    assert index.update_paths(["old", "new"]) == {
+        "old/deep.md",
+        "old/more/x.md",
+        "new/deep.md",
+        "new/more/x.md",
+    }
+    assert sorted(index.notes) == ["a.md", "new/deep.md", "new/more/x.md"]
+    assert index.outgoing("a.md")[0][1] == "new/deep.md"
