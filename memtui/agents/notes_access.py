@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import posixpath
 import threading
 from collections.abc import Iterable
@@ -11,10 +10,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from memtui.agents.watcher import ChangeWatcher
 from memtui.core.store import MemoryStore
 from memtui.notes.context import build_context, recent_activity
 from memtui.notes.index import NoteIndex
-from memtui.notes.scan import scan_notes
+from memtui.notes.scan import scan_notes, stat_note
 from memtui.notes.search import Searcher, SearchFilters, SearchHit
 
 FILTER_FIELDS: tuple[str, ...] = ("folder", "tag", "category", "note_type", "actor", "max_age_days")
@@ -158,16 +158,30 @@ class NotesAccess:
         self._searcher: Searcher | None = None
         self._seen: dict[str, StatKey] = {}
         self._loading: Future[LoadedNotes] | None = None
+        self._watcher: ChangeWatcher | None = None
+        self._walked_since_watching = False
 
     @property
     def loaded(self) -> bool:
         """Whether the index has been loaded yet."""
         return self._index is not None
 
-    def start_loading(self) -> None:
-        """Load the index on a background thread now, so the first search does not wait for it."""
+    @property
+    def watching(self) -> bool:
+        """Whether refreshes come from the file watcher instead of a full stat walk."""
+        return self._watcher is not None and self._watcher.ready
+
+    def start_loading(self, *, watch: bool = True) -> None:
+        """Load the index on a background thread now, so the first search does not wait for it.
+
+        With `watch`, a file watcher starts first and later refreshes re-read only what it saw
+        change, instead of walking the whole store.
+        """
         if self._index is not None or self._loading is not None:
             return
+        if watch:
+            self._watcher = ChangeWatcher(self.root)
+            self._watcher.start()
         future: Future[LoadedNotes] = Future()
 
         def load() -> None:
@@ -196,13 +210,27 @@ class NotesAccess:
         return self._searcher
 
     def refresh(self) -> set[str]:
-        """Re-read just the notes whose mtime or size changed since the last look; returns them."""
+        """Re-read just the notes that changed on disk since the last look; returns them.
+
+        Once the watcher is ready (after one last full walk, which covers changes from before it
+        started) it says which paths to look at; until then every note is stat-ed.
+        """
         if self._index is None:
             return set()
-        current = scan_markdown(self.root)
-        changed = {path for path, key in current.items() if self._seen.get(path) != key}
-        changed |= set(self._seen) - set(current)
-        self._seen = current
+        watched = self._watcher.take() if self._watcher is not None else None
+        if watched is not None and not self._walked_since_watching:
+            self._walked_since_watching = True
+            watched = None
+        if watched is None:
+            current = scan_markdown(self.root)
+            changed = {path for path, key in current.items() if self._seen.get(path) != key}
+            changed |= set(self._seen) - set(current)
+            self._seen = current
+            return self._update(changed)
+        candidates: set[str] = set()
+        for relpath in watched:
+            candidates |= self._paths_at(relpath)
+        changed = {path for path in candidates if self._restat(path)}
         return self._update(changed)
 
     def note_changed_by_command(self, arguments: object) -> set[str]:
@@ -232,14 +260,16 @@ class NotesAccess:
             paths.add(relpath)
         return paths
 
-    def _restat(self, relpath: str) -> None:
-        """Record the current stat of one note so the next refresh does not re-read it."""
-        try:
-            info = os.stat(self.root / relpath)
-        except OSError:
+    def _restat(self, relpath: str) -> bool:
+        """Record the current stat of one note; True if it differs from what was recorded."""
+        found, _ = stat_note(self.root, relpath)
+        before = self._seen.get(relpath)
+        if found is None:
             self._seen.pop(relpath, None)
-            return
-        self._seen[relpath] = (info.st_mtime_ns, info.st_size)
+            return before is not None
+        key = (found.mtime_ns, found.size)
+        self._seen[relpath] = key
+        return before != key
 
     def _update(self, relpaths: Iterable[str]) -> set[str]:
         """Tell the index and the searcher that these notes changed."""

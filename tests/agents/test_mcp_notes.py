@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -13,6 +14,7 @@ from mcp.types import Implementation
 
 from memtui.agents.mcp_server import MemoryService, build_server
 from memtui.agents.notes_access import NotesError, parse_filters, relpath_of
+from memtui.agents.watcher import ChangeWatcher
 from memtui.core.store import MemoryStore
 from memtui.notes.context import build_context, recent_activity
 from memtui.notes.index import NoteIndex
@@ -197,3 +199,45 @@ def test_background_load_then_writes_are_seen(tmp_path: Path) -> None:
     text = service.notes.search_text("token")
     assert text == fresh_search(tmp_path, "token")
     assert text.startswith('2 matches in 2 notes for "token":\n')
+
+
+def test_watcher_refresh_sees_outside_changes(tmp_path: Path) -> None:
+    (tmp_path / "projects").mkdir()
+    (tmp_path / "projects/a.md").write_text("# a\nalpha token\n")
+    service = MemoryService(tmp_path, actor="watcher")
+    service.notes.start_loading(watch=True)
+    deadline = time.monotonic() + 10
+    while not service.notes.watching and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert service.notes.watching
+    assert service.notes.search_text("token").startswith('1 match in 1 note for "token":\n')
+
+    def wait_for(expected: str) -> str:
+        deadline = time.monotonic() + 10
+        while True:
+            text = service.notes.search_text("token")
+            if text == expected or time.monotonic() > deadline:
+                return text
+            time.sleep(0.05)
+
+    (tmp_path / "projects/b.md").write_text("# b\nbeta token\n")
+    (tmp_path / ".hidden.md").write_text("hidden token\n")
+    expected = fresh_search(tmp_path, "token")
+    assert "/memories/projects/b.md (b)\n  2: beta token" in expected
+    assert wait_for(expected) == expected
+
+    (tmp_path / "projects").rename(tmp_path / "archive")
+    expected = fresh_search(tmp_path, "token")
+    assert "/memories/archive/a.md (a)" in expected and "projects/" not in expected
+    assert wait_for(expected) == expected
+    assert set(service.notes.index().notes) == {"archive/a.md", "archive/b.md"}
+
+
+def test_watcher_ignores_dot_folders(tmp_path: Path) -> None:
+    watcher = ChangeWatcher(tmp_path)
+    assert watcher.relpath(str(tmp_path / "a/b.md")) == "a/b.md"
+    assert watcher.relpath(str(tmp_path / ".memtui/history.db")) is None
+    assert watcher.relpath(str(tmp_path / "a/.tmp-1-x")) is None
+    assert watcher.relpath(str(tmp_path)) is None
+    assert watcher.relpath(str(tmp_path.parent / "other.md")) is None
+    assert watcher.take() is None
