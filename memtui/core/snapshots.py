@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import stat
@@ -48,6 +49,10 @@ def capture(path: Path) -> State:
         info = os.stat(path)
     except (FileNotFoundError, NotADirectoryError):
         return MISSING
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            return MISSING
+        raise
     if stat.S_ISREG(info.st_mode):
         with open(path, "rb") as handle:
             return file_state(handle.read())
