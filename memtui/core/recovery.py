@@ -154,14 +154,18 @@ def known_files(history: History) -> dict[str, str]:
 
 
 def disk_files(root: Path) -> dict[str, str | None]:
-    """Virtual path -> sha256 of every regular file in the store (None for links and specials)."""
+    """Virtual path -> sha256 of every regular file in the store (None if it cannot be read).
+
+    Symlinks, FIFOs and other special files are left out: memtui never writes them, and a
+    change through an in-root link shows up at its target, which is a regular file here.
+    """
     found: dict[str, str | None] = {}
     for relative, entry in walk_store_files(root):
-        digest: str | None = None
         try:
-            if entry.is_file(follow_symlinks=False):
-                with open(entry.path, "rb") as handle:
-                    digest = hashlib.sha256(handle.read()).hexdigest()
+            if not entry.is_file(follow_symlinks=False):
+                continue
+            with open(entry.path, "rb") as handle:
+                digest: str | None = hashlib.sha256(handle.read()).hexdigest()
         except OSError:
             digest = None
         found[VIRTUAL_ROOT + "/" + relative] = digest

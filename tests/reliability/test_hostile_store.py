@@ -131,3 +131,28 @@ def test_full_size_hostile_store(tmp_path: Path) -> None:
         f"index load {index_seconds:.1f} s, export {export_seconds:.1f} s (bound {bound:.0f} s), "
         f"0 bytes changed"
     )
+
+
+def test_start_up_recovery_records_only_regular_files_and_changes_nothing(
+    hostile: HostileStore, baseline: tuple
+) -> None:
+    from memtui.core.recovery import recover
+    from memtui.core.store import MemoryStore
+
+    store = MemoryStore(hostile.root, actor="human:t")
+    recorded = sorted(event.path or "" for event in store.history.events(command="external"))
+    assert recorded == sorted(
+        "/memories/" + name
+        for name in [
+            *hostile.good,
+            *hostile.bad_text,
+            *hostile.big,
+            *hostile.bad_yaml,
+            "unreadable.md",
+            hostile.deep_note,
+            "new\nline.md",
+            "tab\there.md",
+        ]
+    )
+    assert recover(store).external_event_ids == []
+    assert_untouched(hostile, baseline)
