@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import subprocess
 import sys
 from pathlib import Path
@@ -58,5 +59,5 @@ def test_concurrent_processes_lose_no_update(tmp_path: Path) -> None:
     assert len(history.events()) == 2 + 2 * PROCESSES * EDITS
     assert all(not event.is_error for event in history.events())
     inserts = history.events(path="/memories/log.md", command="insert", newest_first=False)
-    for earlier, later in zip(inserts, inserts[1:], strict=False):
+    for earlier, later in itertools.pairwise(inserts):
         assert later.before_hash == earlier.after_hash

@@ -51,16 +51,17 @@ def test_write_replaces_when_revision_matches(tmp_path: Path) -> None:
 
 def test_write_conflict_when_file_changed(tmp_path: Path) -> None:
     store = make_store(tmp_path)
-    (tmp_path / "a.md").write_bytes(b"loaded\n")
+    loaded, theirs = b"loaded\n", b"agent edit\n"
+    (tmp_path / "a.md").write_bytes(loaded)
     revision = store.revision("/memories/a.md")
-    (tmp_path / "a.md").write_bytes(b"agent edit\n")
+    (tmp_path / "a.md").write_bytes(theirs)
     result = store.write("/memories/a.md", "mine\n", revision)
     assert result.is_error is True
     assert result.content == (
-        f"Conflict: /memories/a.md changed since revision {sha(b'loaded' + bytes([10]))[:12]} was "
-        f"loaded (now {sha(b'agent edit' + bytes([10]))[:12]}); reload it or merge before saving."
+        f"Conflict: /memories/a.md changed since revision {sha(loaded)[:12]} was "
+        f"loaded (now {sha(theirs)[:12]}); reload it or merge before saving."
     )
-    assert (tmp_path / "a.md").read_bytes() == b"agent edit\n"
+    assert (tmp_path / "a.md").read_bytes() == theirs
     event = store.history.event(result.event_id)
     assert event is not None and event.is_error and event.after_hash is None
 
