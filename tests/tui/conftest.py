@@ -11,8 +11,8 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 
-FIXTURE_ROOT = Path(tempfile.gettempdir()) / "memtui-tui-fixture" / "memories"
-"""Where the fixture store is copied, always the same path so snapshots are stable."""
+FIXTURE_BASE = Path(tempfile.gettempdir()) / "memtui-tui-fixture"
+"""Fixture stores live at `FIXTURE_BASE/<test name>/memories`: the same path on every run."""
 
 FIXTURE_NOTES: dict[str, str] = {
     "projects/memtui.md": (
@@ -62,7 +62,7 @@ FIXTURE_NOTES: dict[str, str] = {
 }
 
 
-def write_fixture_store(root: Path = FIXTURE_ROOT) -> Path:
+def write_fixture_store(root: Path) -> Path:
     """(Re)create the fixture store at `root` with the fixture notes and no history."""
     if root.exists():
         shutil.rmtree(root)
@@ -74,13 +74,16 @@ def write_fixture_store(root: Path = FIXTURE_ROOT) -> Path:
 
 
 @pytest.fixture
-def store_root(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
-    """A fresh fixture store at the fixed path, with user config discovery pointed away."""
+def store_root(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> Iterator[Path]:
+    """A fresh fixture store at a fixed path per test, with user config discovery pointed away."""
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     for name in ("MEMTUI_ROOT", "MEMTUI_THEME", "MEMTUI_ACTOR", "EDITOR", "VISUAL"):
         monkeypatch.delenv(name, raising=False)
-    yield write_fixture_store()
+    name = request.node.name.replace("[", "-").replace("]", "").replace("/", "-")
+    yield write_fixture_store(FIXTURE_BASE / name / "memories")
 
 
 @pytest.fixture(autouse=True)

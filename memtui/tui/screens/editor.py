@@ -127,7 +127,7 @@ class EditorScreen(Screen[bool]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "save", "Save", id="editor.save", priority=True),
-        Binding("escape", "close", "Close", id="editor.close"),
+        Binding("escape", "close", "Close", id="editor.close", priority=True),
     ]
     PALETTE: ClassVar[list[tuple[str, str, str]]] = [
         ("editor: save", "save", "Save the note (ctrl+s)"),

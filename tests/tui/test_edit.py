@@ -1,0 +1,203 @@
+"""Editing through the app: save, conflicts both ways, discard, new, rename with links, delete and undo."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Input, TextArea
+
+from memtui.tui.app import MemtuiApp
+from memtui.tui.screens.dialogs import note_template
+from memtui.tui.screens.editor import ConflictScreen, EditorScreen
+from memtui.tui.screens.main import MainScreen
+from memtui.tui.widgets.confirm import ConfirmScreen
+from tests.tui.conftest import FIXTURE_NOTES, wait_for, wait_idle
+
+NOTE = "tools/textual.md"
+
+
+async def start_editing(app: MemtuiApp, pilot: object, relpath: str = NOTE) -> EditorScreen:
+    """Select `relpath` and press `e`."""
+    await wait_idle(pilot)  # type: ignore[arg-type]
+    screen = app.screen
+    assert isinstance(screen, MainScreen)
+    screen.show_path(relpath)
+    await pilot.pause(0.1)  # type: ignore[attr-defined]
+    await pilot.press("e")  # type: ignore[attr-defined]
+    await pilot.pause(0.2)  # type: ignore[attr-defined]
+    assert isinstance(app.screen, EditorScreen)
+    return app.screen
+
+
+async def test_save_writes_through_the_store_as_the_human(store_root: Path) -> None:
+    """ctrl+s writes the exact text and records a human `write` event."""
+    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        editor = await start_editing(app, pilot)
+        area = editor.query_one(TextArea)
+        area.text = FIXTURE_NOTES[NOTE] + "- [fact] Edited in the app #edit\n"
+        await pilot.press("ctrl+s")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, MainScreen))
+        expected = FIXTURE_NOTES[NOTE] + "- [fact] Edited in the app #edit\n"
+        assert (store_root / NOTE).read_bytes() == expected.encode()
+        event = app.ctx.history.events(limit=1)[0]
+        assert (event.actor, event.command, event.path) == (
+            "human:tester",
+            "write",
+            "/memories/" + NOTE,
+        )
+
+
+async def test_conflict_keep_mine_overwrites_the_agent_change(store_root: Path) -> None:
+    """The agent changed the note meanwhile: the conflict shows, keep mine writes mine."""
+    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        editor = await start_editing(app, pilot)
+        agent = app.ctx.store.with_actor("agent:claude")
+        assert not agent.str_replace("/memories/" + NOTE, "#python\n", "#python #agent\n").is_error
+        mine = FIXTURE_NOTES[NOTE].replace("# Textual", "# Textual (mine)")
+        editor.query_one(TextArea).text = mine
+        await pilot.press("ctrl+s")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, ConflictScreen))
+        conflict = app.screen
+        assert isinstance(conflict, ConflictScreen)
+        assert conflict.theirs is not None and "#python #agent" in conflict.theirs
+        await pilot.click("#mine")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, MainScreen))
+        assert (store_root / NOTE).read_text(encoding="utf-8") == mine
+        changes = [e for e in app.ctx.history.events(limit=3) if e.command != "view"]
+        assert [(e.actor, e.command, e.is_error) for e in changes] == [
+            ("human:tester", "write", False),
+            ("human:tester", "write", True),
+            ("agent:claude", "str_replace", False),
+        ]
+        assert changes[1].result.startswith("Conflict")
+
+
+async def test_conflict_take_theirs_keeps_the_agent_version(store_root: Path) -> None:
+    """Take theirs leaves the agent's bytes on disk and records no human write."""
+    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        editor = await start_editing(app, pilot)
+        agent = app.ctx.store.with_actor("agent:claude")
+        agent.str_replace("/memories/" + NOTE, "#python\n", "#python #agent\n")
+        theirs = (store_root / NOTE).read_bytes()
+        editor.query_one(TextArea).text = "mine\n"
+        await pilot.press("ctrl+s")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, ConflictScreen))
+        await pilot.click("#theirs")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, MainScreen))
+        assert (store_root / NOTE).read_bytes() == theirs
+        writes = app.ctx.history.events(command="write")
+        assert [(e.is_error, e.result.startswith("Conflict")) for e in writes] == [(True, True)]
+
+
+async def test_escape_with_changes_asks_before_discarding(store_root: Path) -> None:
+    """Escape on a changed buffer asks; cancel keeps editing, confirm discards without writing."""
+    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        editor = await start_editing(app, pilot)
+        editor.query_one(TextArea).text = "changed\n"
+        await pilot.press("escape")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("escape")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, EditorScreen))
+        await pilot.press("escape")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, MainScreen))
+        assert (store_root / NOTE).read_text(encoding="utf-8") == FIXTURE_NOTES[NOTE]
+
+
+async def test_new_note_from_the_template(store_root: Path) -> None:
+    """`n`, a title, Enter: the template is written in the selected folder and selected."""
+    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_idle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        screen.show_path(NOTE)
+        await pilot.pause(0.1)
+        await pilot.press("n")
+        await pilot.pause(0.1)
+        assert app.screen.query_one("#new-folder", Input).value == "tools"
+        await pilot.press(*"Rich Text", "enter")
+        assert await wait_for(pilot, lambda: (store_root / "tools" / "Rich Text.md").exists())
+        text = (store_root / "tools" / "Rich Text.md").read_text(encoding="utf-8")
+        assert text == note_template("Rich Text", "tools/Rich Text.md")
+        assert text.startswith("---\ntitle: Rich Text\ntype: note\ntags: []\npermalink: ")
+        assert "\n## Observations\n" in text and "\n## Relations\n" in text
+        assert await wait_for(
+            pilot, lambda: screen.note_tree.cursor_relpath == "tools/Rich Text.md"
+        )
+
+
+async def test_rename_rewrites_inbound_links(store_root: Path) -> None:
+    """Moving a note offers to rewrite links; each rewrite is a str_replace through the core."""
+    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_idle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        source = store_root / "projects" / "memtui.md"
+        source.write_text(
+            source.read_text(encoding="utf-8").replace("[[Textual]]", "[[tools/textual]]"),
+            encoding="utf-8",
+        )
+        target = store_root / NOTE
+        target.write_text(
+            target.read_text(encoding="utf-8").replace("permalink: tools/textual\n", ""),
+            encoding="utf-8",
+        )
+        await screen.changed({"projects/memtui.md", NOTE})
+        screen.show_path(NOTE)
+        await pilot.pause(0.1)
+        await pilot.press("m")
+        await pilot.pause(0.1)
+        app.screen.query_one("#rename-path", Input).value = "libs/textual.md"
+        await pilot.press("enter")
+        assert await wait_for(pilot, lambda: "[[Textual]]" in source.read_text(encoding="utf-8"))
+        assert not target.exists() and (store_root / "libs" / "textual.md").exists()
+        assert source.read_text(encoding="utf-8") == FIXTURE_NOTES["projects/memtui.md"]
+        changes = [(e.actor, e.command, e.path) for e in app.ctx.history.events(limit=2)]
+        assert changes == [
+            ("human:tester", "str_replace", "/memories/projects/memtui.md"),
+            ("human:tester", "rename", "/memories/tools/textual.md"),
+        ]
+        assert await wait_for(pilot, lambda: screen.note_tree.cursor_relpath == "libs/textual.md")
+
+
+async def test_delete_then_undo_restores_the_note(store_root: Path) -> None:
+    """`d` asks, deletes through the core; `u` reverts the delete with the exact bytes."""
+    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_idle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        screen.show_path(NOTE)
+        await pilot.pause(0.1)
+        await pilot.press("d")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        assert await wait_for(pilot, lambda: not (store_root / NOTE).exists())
+        assert app.ctx.history.events(limit=1)[0].command == "delete"
+        await pilot.press("u")
+        assert await wait_for(pilot, lambda: (store_root / NOTE).exists())
+        assert (store_root / NOTE).read_text(encoding="utf-8") == FIXTURE_NOTES[NOTE]
+        assert app.ctx.history.events(limit=1)[0].command == "revert"
+
+
+async def test_delete_a_folder(store_root: Path) -> None:
+    """Folders can be deleted too, after confirmation."""
+    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_idle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        screen.show_path("user")
+        await pilot.pause(0.1)
+        await pilot.press("d")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        assert await wait_for(pilot, lambda: not (store_root / "user").exists())
+        assert screen.note_tree.node_for("user") is None

@@ -1,0 +1,78 @@
+"""The search screen: query syntax, results as you type, highlighting, opening at the line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import OptionList, Static
+
+from memtui.notes.search import SearchFilters
+from memtui.tui.app import MemtuiApp
+from memtui.tui.screens.main import MainScreen
+from memtui.tui.screens.search import SearchScreen, highlight, parse_query
+from tests.tui.conftest import wait_for, wait_idle
+
+
+def test_query_syntax_splits_words_and_filters() -> None:
+    """`tag:`, `cat:`, `type:`, `in:`/`folder:`, `actor:` and `age:` become filters."""
+    words, filters = parse_query(
+        "deploy tag:#infra cat:fact type:tool in:projects/ actor:agent age:7d now"
+    )
+    assert words == "deploy now"
+    assert filters == SearchFilters(
+        folder="projects",
+        tag="infra",
+        category="fact",
+        note_type="tool",
+        actor="agent",
+        max_age_days=7.0,
+    )
+    assert parse_query("plain words") == ("plain words", SearchFilters())
+
+
+def test_highlight_marks_exactly_the_spans() -> None:
+    """Matched characters get the highlight style and nothing else does."""
+    text = highlight("Workers never touch widgets", ((0, 7), (20, 27)))
+    assert [(s.start, s.end) for s in text.spans] == [(0, 7), (20, 27)]
+
+
+async def test_results_update_as_you_type_and_enter_opens_the_line(store_root: Path) -> None:
+    """Typing shows highlighted hits; Enter opens the note in the main screen at the hit's line."""
+    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_idle(pilot)
+        await pilot.press("slash")
+        assert isinstance(app.screen, SearchScreen)
+        screen = app.screen
+        await pilot.press(*"widgets")
+        assert await wait_for(pilot, lambda: bool(screen.hits))
+        assert screen.hits[0].path == "tools/textual.md"
+        assert screen.hits[0].line == 12
+        status = str(screen.query_one("#search-status", Static).render())
+        assert status.endswith("result") or status.endswith("results")
+        first = str(screen.query_one("#search-results", OptionList).get_option_at_index(0).prompt)
+        assert first.startswith("tools/textual.md:12")
+        await pilot.press("enter")
+        await pilot.pause(0.3)
+        assert isinstance(app.screen, MainScreen)
+        assert app.screen.note_tree.cursor_relpath == "tools/textual.md"
+        assert app.screen.preview.relpath == "tools/textual.md"
+
+
+async def test_a_filter_limits_results_to_matching_notes(store_root: Path) -> None:
+    """`folder:user` keeps only hits from that folder."""
+    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_idle(pilot)
+        await pilot.press("slash")
+        screen = app.screen
+        assert isinstance(screen, SearchScreen)
+        await pilot.press(*"memtui")
+        assert await wait_for(pilot, lambda: bool(screen.hits))
+        assert {hit.path for hit in screen.hits} == {"projects/memtui.md", "user/preferences.md"}
+        await pilot.press(*" folder:user")
+        assert await wait_for(
+            pilot, lambda: {hit.path for hit in screen.hits} == {"user/preferences.md"}
+        )
+        await pilot.press("escape")
+        assert isinstance(app.screen, MainScreen)
