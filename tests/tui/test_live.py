@@ -1,0 +1,99 @@
+"""Live updates: outside writes and agent writes appear on screen and in the history."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Static
+
+from memtui.tui.app import MemtuiApp
+from memtui.tui.screens.main import MainScreen
+from memtui.tui.watcher import is_ignored, relative_paths
+from tests.tui.conftest import FIXTURE_NOTES, wait_for, wait_idle
+
+NOTE = "tools/textual.md"
+
+
+def observations(screen: MainScreen) -> str:
+    """The observation panel's text."""
+    return str(screen.query_one("#preview-observations", Static).render())
+
+
+def test_state_and_temp_files_are_ignored(tmp_path: Path) -> None:
+    """`.memtui/` and `.tmp-*` never reach the index; other paths become relative."""
+    from watchfiles import Change
+
+    changes = {
+        (Change.modified, f"{tmp_path}/a/b.md"),
+        (Change.added, f"{tmp_path}/.memtui/history.db"),
+        (Change.added, f"{tmp_path}/a/.tmp-123"),
+    }
+    assert relative_paths(tmp_path, changes) == frozenset({"a/b.md"})
+    assert is_ignored(".memtui/x") and is_ignored("a/.tmp-1") and not is_ignored("a/b.md")
+
+
+async def test_an_outside_write_appears_live_and_is_recorded(store_root: Path) -> None:
+    """Editing the file behind memtui's back updates the preview and logs an `external` event."""
+    app = MemtuiApp(store_root, actor="human:tester")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_idle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        screen.show_path(NOTE)
+        assert await wait_for(pilot, lambda: screen.preview.relpath == NOTE)
+        await pilot.pause(0.3)
+        (store_root / NOTE).write_text(
+            FIXTURE_NOTES[NOTE] + "- [fact] Written by another tool #outside\n", encoding="utf-8"
+        )
+        assert await wait_for(
+            pilot, lambda: "Written by another tool #outside" in observations(screen)
+        )
+        external = app.ctx.history.events(command="external", path="/memories/" + NOTE, limit=1)
+        assert external and external[0].actor == "external"
+        assert external[0].result == "/memories/tools/textual.md was changed outside memtui"
+        assert app.ctx.index is not None
+        assert "outside" in app.ctx.index.notes[NOTE].tags or any(
+            "#outside" in o.content for o in app.ctx.index.notes[NOTE].observations
+        )
+
+
+async def test_an_agent_write_is_visible_and_not_double_counted(store_root: Path) -> None:
+    """An agent's create shows in the tree within a second, with no extra `external` event."""
+    app = MemtuiApp(store_root, actor="human:tester")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_idle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        screen.show_path(NOTE)
+        await pilot.pause(0.3)
+        agent = app.ctx.store.with_actor("agent:claude")
+        result = agent.create("/memories/tools/rich.md", "# Rich\n- [fact] Renders text #python\n")
+        assert not result.is_error
+        assert await wait_for(
+            pilot, lambda: screen.note_tree.node_for("tools/rich.md") is not None, 2.0
+        )
+        assert await wait_for(
+            pilot, lambda: "tools/rich.md" in (app.ctx.index.notes if app.ctx.index else {})
+        )
+        await pilot.pause(0.3)
+        events = app.ctx.history.events(path="/memories/tools/rich.md")
+        assert [(e.actor, e.command) for e in events] == [("agent:claude", "create")]
+        assert "agent" in app.badges.get("tools/rich.md", frozenset()) or await wait_for(
+            pilot, lambda: "agent" in app.badges.get("tools/rich.md", frozenset())
+        )
+
+
+async def test_a_burst_of_writes_becomes_few_refreshes(store_root: Path) -> None:
+    """Twenty quick writes arrive as far fewer batches than writes."""
+    app = MemtuiApp(store_root, actor="human:tester")
+    batches: list[frozenset[str]] = []
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_idle(pilot)
+        app.notes_changed_signal.subscribe(app.screen, batches.append)
+        await pilot.pause(0.3)
+        for n in range(20):
+            (store_root / "tools" / f"burst-{n}.md").write_text(f"# Burst {n}\n", encoding="utf-8")
+        assert await wait_for(
+            pilot, lambda: len(set().union(*batches)) >= 20 if batches else False, 5.0
+        )
+        assert len(batches) <= 4
