@@ -17,6 +17,7 @@ from pydantic import Field, WithJsonSchema
 from memtui.agents.notes_access import FILTERS_SCHEMA, NotesAccess, NotesError
 from memtui.agents.prompts import PROMPTS, load_prompt
 from memtui.agents.worker import SerialWorker
+from memtui.core.config import Settings
 from memtui.core.store import MemoryStore
 
 MEMORY_COMMANDS: tuple[str, ...] = ("view", "create", "str_replace", "insert", "delete", "rename")
@@ -119,12 +120,16 @@ class MemoryService:
         *,
         actor: str | None = None,
         session: str | None = None,
+        settings: Settings | None = None,
     ) -> None:
         self.root = Path(root).expanduser()
         self.session = session or uuid.uuid4().hex
         self.fixed_actor = agent_actor(actor) if actor else None
         self.store = MemoryStore(
-            self.root, actor=self.fixed_actor or "agent:mcp", session=self.session
+            self.root,
+            actor=self.fixed_actor or "agent:mcp",
+            session=self.session,
+            settings=settings,
         )
         self.root = self.store.root
         self.notes = NotesAccess(self.root, self.store)
@@ -292,15 +297,13 @@ def _prompt_function(name: str) -> Any:
     return render
 
 
-def serve_stdio(root: str | os.PathLike[str], *, actor: str | None = None) -> None:
-    """Serve the store at `root` over stdio until the client disconnects."""
-    service = MemoryService(root, actor=actor)
+def serve_stdio(service: MemoryService) -> None:
+    """Serve over stdio until the client disconnects."""
     service.notes.start_loading()
     build_server(service).run("stdio")
 
 
-def serve_http(root: str | os.PathLike[str], *, port: int, actor: str | None = None) -> None:
-    """Serve the store at `root` over streamable HTTP on 127.0.0.1:`port` (path /mcp)."""
-    service = MemoryService(root, actor=actor)
+def serve_http(service: MemoryService, *, port: int) -> None:
+    """Serve streamable HTTP on 127.0.0.1:`port` (path /mcp) until interrupted."""
     service.notes.start_loading()
     build_server(service).run("streamable-http", host="127.0.0.1", port=port)

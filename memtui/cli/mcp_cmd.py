@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import socket
 import sys
 from pathlib import Path
 from typing import Any
@@ -56,6 +57,17 @@ def register(subparsers: Any) -> None:
     )
 
 
+def port_is_free(port: int) -> bool:
+    """Whether a server could listen on 127.0.0.1:`port` right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
 def run(args: argparse.Namespace) -> int:
     """Run `memtui mcp`."""
     root = Path(args.path).expanduser()
@@ -77,11 +89,26 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    from memtui.core.config import ConfigError, load_settings
+    from memtui.core.history import HistoryCorrupt
+
+    try:
+        service = mcp_server.MemoryService(root, actor=args.actor, settings=load_settings())
+        service.store.history  # noqa: B018 - open now so a broken history is reported at start
+    except (ConfigError, HistoryCorrupt) as exc:
+        print(f"memtui mcp: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"memtui mcp: {args.path}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    if args.http and not port_is_free(args.port):
+        print(f"memtui mcp: port {args.port} on 127.0.0.1 is already in use", file=sys.stderr)
+        return 2
     try:
         if args.http:
-            mcp_server.serve_http(root, port=args.port, actor=args.actor)
+            mcp_server.serve_http(service, port=args.port)
         else:
-            mcp_server.serve_stdio(root, actor=args.actor)
+            mcp_server.serve_stdio(service)
     except KeyboardInterrupt:
         return 0
     except OSError as exc:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -90,3 +91,20 @@ def test_example_compacts_when_the_context_is_large(capsys: pytest.CaptureFixtur
     assert example.run_agent(runner) == "working"
     assert runner.compactions == [example.COMPACTION]
     assert capsys.readouterr().out == "working\n"
+
+
+def test_mcp_reports_a_bad_config(tmp_path: Path) -> None:
+    env = {**os.environ, "MEMTUI_SECRETS": "bogus"}
+    done = run_memtui("mcp", str(tmp_path / "store"), env=env)
+    assert done.returncode == 2
+    assert done.stderr == 'memtui mcp: MEMTUI_SECRETS must be "warn" or "block", got "bogus"\n'
+
+
+def test_mcp_reports_a_busy_port(tmp_path: Path) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        done = run_memtui("mcp", str(tmp_path), "--http", "--port", str(port))
+    assert done.returncode == 2
+    assert done.stderr == f"memtui mcp: port {port} on 127.0.0.1 is already in use\n"
