@@ -8,7 +8,9 @@ from typing import Any
 
 import anthropic
 import httpx2
+import pytest
 
+from memtui.agents import example
 from memtui.agents.example import BETAS, CONTEXT_MANAGEMENT, build_runner
 from memtui.core.store import MemoryStore
 from tests.agents.sequences import reference_results
@@ -124,3 +126,41 @@ def test_tool_runner_round_trip(tmp_path: Path) -> None:
         ("agent:example", tool_input["command"], is_error)
         for tool_input, (_, is_error) in zip(TOOL_CALLS, expected, strict=True)
     ]
+
+
+def test_example_main_runs_the_agent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    api = FakeMessagesAPI(
+        [
+            [
+                {
+                    "type": "tool_use",
+                    "id": "toolu_a",
+                    "name": "memory",
+                    "input": {
+                        "command": "create",
+                        "path": "/memories/projects/memtui.md",
+                        "file_text": "# memtui\n- [status] Example ran\n",
+                    },
+                }
+            ],
+            [{"type": "text", "text": "Noted the project."}],
+        ]
+    )
+    real_client = anthropic.Anthropic
+
+    def fake_client() -> anthropic.Anthropic:
+        return real_client(
+            api_key="test", http_client=httpx2.Client(transport=httpx2.MockTransport(api))
+        )
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test")
+    monkeypatch.setattr(anthropic, "Anthropic", fake_client)
+    assert example.main([str(tmp_path), "--task", "Remember the project."]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == "Noted the project.\n"
+    assert api.requests[0][1]["messages"] == [{"role": "user", "content": "Remember the project."}]
+    assert (tmp_path / "projects/memtui.md").read_bytes() == b"# memtui\n- [status] Example ran\n"
+    (event,) = MemoryStore(tmp_path).history.events()
+    assert (event.actor, event.command, event.is_error) == ("agent:example", "create", False)
