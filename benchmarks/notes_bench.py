@@ -130,7 +130,10 @@ def typing_latencies(searcher: Searcher, query: str) -> float:
 
 
 def child_rss_mb(root: Path, with_searcher: bool) -> float:
-    """Peak resident memory (MB) of a fresh process that loads the index (warm cache)."""
+    """Peak resident memory (MB) of a fresh process that loads the index (warm cache).
+
+    A first child run makes sure the cache is valid (it is rebuilt if the parser changed).
+    """
     code = (
         "import resource, sys\n"
         "from memtui.notes.index import NoteIndex\n"
@@ -138,9 +141,9 @@ def child_rss_mb(root: Path, with_searcher: bool) -> float:
         + ("from memtui.notes.search import Searcher\nSearcher(index)\n" if with_searcher else "")
         + "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code, str(root)], capture_output=True, text=True, check=True
-    )
+    command = [sys.executable, "-c", code, str(root)]
+    subprocess.run(command, capture_output=True, text=True, check=True)
+    out = subprocess.run(command, capture_output=True, text=True, check=True)
     return int(out.stdout.strip()) / 1024
 
 
@@ -207,7 +210,8 @@ def main() -> None:
     parser.add_argument("--sizes", default="1000,10000,50000", help="comma-separated note counts")
     parser.add_argument("--repeat", type=int, default=3, help="runs per median (default 3)")
     args = parser.parse_args()
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus")
+    load = os.getloadavg()[0]
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, load average {load:.1f}")
     for count in (int(x) for x in args.sizes.split(",")):
         bench_size(count, args.repeat)
 
