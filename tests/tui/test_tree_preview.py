@@ -53,7 +53,7 @@ async def test_preview_shows_frontmatter_observations_and_links(store_root: Path
             "Links out (1)",
             "  → Textual",
             "Backlinks (1)",
-            "  ← user/preferences.md (likes)",
+            "  ← Preferences (likes)",
             "Unresolved (1)",
             "  ? Ghost Note",
         ]

@@ -212,11 +212,12 @@ class MainScreen(Screen[None]):
         if note is None:
             note = index.notes.get(relpath) if index is not None else None
         outgoing = self.outgoing(relpath, note) if note is not None else []
-        backlinks = (
-            [(source, rel.relation_type) for source, rel in index.backlinks(relpath)]
-            if index is not None
-            else []
-        )
+        backlinks = []
+        if index is not None:
+            for source, relation in index.backlinks(relpath):
+                source_note = index.notes.get(source)
+                title = source_note.title if source_note is not None else source
+                backlinks.append((title, source, relation.relation_type))
         try:
             events = self.ctx.history.events(path=self.ctx.virtual(relpath), limit=HISTORY_ROWS)
         except Exception:

@@ -45,12 +45,12 @@ class SidePanel(OptionList):
         self,
         *,
         outgoing: list[tuple[str, str | None]],
-        backlinks: list[tuple[str, str]],
+        backlinks: list[tuple[str, str, str]],
         events: list[Event],
         now: float | None = None,
         index_ready: bool = True,
     ) -> None:
-        """Fill the sections for one note; `outgoing` is (target, resolved relpath or None)."""
+        """Fill the sections; `outgoing` is (target, relpath or None), `backlinks` (title, relpath, type)."""
         now = time.time() if now is None else now
         self.show_nothing()
         resolved = [(label, path) for label, path in outgoing if path is not None]
@@ -61,8 +61,8 @@ class SidePanel(OptionList):
         if not index_ready:
             self.add_option(Option(Text("  indexing…", style="dim"), disabled=True))
         self._section(f"Backlinks ({len(backlinks)})")
-        for source, relation_type in backlinks:
-            self._item(f"  ← {source} ({relation_type})", "note", source)
+        for title, source, relation_type in backlinks:
+            self._item(f"  ← {title} ({relation_type})", "note", source)
         self._section(f"Unresolved ({len(unresolved)})")
         for label in unresolved:
             self.add_option(Option(Text(f"  ? {label}", style="italic"), disabled=True))
