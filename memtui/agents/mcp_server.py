@@ -225,6 +225,7 @@ def build_server(service: MemoryService) -> MCPServer:
         parameters=MEMORY_TOOL_SCHEMA,
         fn_metadata=func_metadata(_no_arguments, structured_output=False),
         is_async=True,
+        context_kwarg=None,
         annotations=ToolAnnotations(destructive_hint=True, open_world_hint=False),
     )
     server: MCPServer = MCPServer(

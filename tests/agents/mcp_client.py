@@ -10,7 +10,7 @@ from typing import Any
 
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
-from mcp.types import CallToolResult, Implementation
+from mcp.types import CallToolResult, Implementation, TextContent
 
 
 def server_command(root: Path, *extra: str) -> StdioServerParameters:
@@ -37,7 +37,7 @@ async def mcp_session(
 def result_text(result: CallToolResult) -> str:
     """The single text block of a tool result."""
     (block,) = result.content
-    assert block.type == "text"
+    assert isinstance(block, TextContent)
     return block.text
 
 

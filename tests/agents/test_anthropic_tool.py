@@ -11,6 +11,7 @@ import pytest
 from anthropic.lib.tools import BetaAbstractMemoryTool, BetaAsyncAbstractMemoryTool, ToolError
 
 from memtui.agents.anthropic import AsyncMemtuiMemoryTool, MemtuiMemoryTool
+from memtui.core.result import CommandResult
 from memtui.core.store import MemoryStore
 from tests.agents.sequences import (
     EXPECTED_FINAL_NOTE,
@@ -23,10 +24,12 @@ from tests.agents.sequences import (
 def call_tool(tool: MemtuiMemoryTool, tool_input: object) -> tuple[str, bool]:
     """One call as the runner makes it: a return value, or a ToolError with is_error."""
     try:
-        return tool.call(tool_input), False
+        content = tool.call(tool_input)
     except ToolError as exc:
         assert isinstance(exc.content, str)
         return exc.content, True
+    assert isinstance(content, str)
+    return content, False
 
 
 def test_is_the_sdk_memory_tool() -> None:
@@ -96,7 +99,7 @@ def test_typed_commands_take_the_same_path(tmp_path: Path) -> None:
 def test_unexpected_failure_becomes_a_tool_error(tmp_path: Path) -> None:
     tool = MemtuiMemoryTool(tmp_path)
 
-    def explode(tool_input: object) -> None:
+    def explode(tool_input: object) -> CommandResult:
         raise OSError(28, "No space left on device")
 
     tool.store.execute = explode  # type: ignore[method-assign]
@@ -111,8 +114,8 @@ def test_async_tool_matches_the_core(tmp_path: Path) -> None:
     expected = reference_results(tmp_path / "reference", SEQUENCE)
     tool = AsyncMemtuiMemoryTool(tmp_path / "store", actor="agent:async")
 
-    async def run_all() -> list[tuple[str, bool]]:
-        results = []
+    async def run_all() -> list[tuple[object, bool]]:
+        results: list[tuple[object, bool]] = []
         for tool_input in SEQUENCE:
             try:
                 results.append((await tool.call(tool_input), False))

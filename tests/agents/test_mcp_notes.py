@@ -19,6 +19,7 @@ from memtui.core.store import MemoryStore
 from memtui.notes.context import build_context, recent_activity
 from memtui.notes.index import NoteIndex
 from memtui.notes.search import SearchFilters
+from tests.agents.mcp_client import result_text
 from tests.agents.sequences import fresh_search
 
 SEARCH_NOTE = """---
@@ -52,8 +53,7 @@ async def in_process_client(root: Path) -> AsyncIterator[Client]:
 async def call_text(client: Client, tool: str, arguments: dict[str, Any]) -> tuple[str, bool]:
     """Call a tool; its single text block and error flag."""
     result = await client.call_tool(tool, arguments)
-    (block,) = result.content
-    return block.text, bool(result.is_error)
+    return result_text(result), bool(result.is_error)
 
 
 async def create(client: Client, path: str, text: str) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from mcp.types import TextContent
+
 from memtui.agents.mcp_server import MEMORY_TOOL_SCHEMA
 from memtui.agents.prompts import load_prompt
 from memtui.core.store import MemoryStore
@@ -48,6 +50,7 @@ async def test_memory_tool_session(tmp_path: Path) -> None:
             rendered = await session.get_prompt(name)
             (message,) = rendered.messages
             assert message.role == "user"
+            assert isinstance(message.content, TextContent)
             assert message.content.text == load_prompt(name)
 
     assert results == expected
