@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -145,11 +146,17 @@ def make_batch(count: int, seed: int) -> list[dict[str, object]]:
     return batch
 
 
-def run_once(argv: list[str], stdin: bytes) -> tuple[float, bytes]:
-    """Wall time of one whole process fed `stdin`, and its stdout."""
+def run_once(argv: list[str], stdin: bytes) -> tuple[float, float, bytes]:
+    """Wall time and CPU time (user + sys) of one whole process fed `stdin`, and its stdout."""
+    usage_before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(argv, input=stdin, capture_output=True, check=True)
-    return time.perf_counter() - started, done.stdout
+    wall = time.perf_counter() - started
+    usage_after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (usage_after.ru_utime - usage_before.ru_utime) + (
+        usage_after.ru_stime - usage_before.ru_stime
+    )
+    return wall, cpu, done.stdout
 
 
 def main() -> None:
@@ -166,30 +173,32 @@ def main() -> None:
         counts[str(item["command"])] = counts.get(str(item["command"]), 0) + 1
     print(f"batch: {len(batch)} commands {dict(sorted(counts.items()))}")
     memtui_bin = str(Path(sys.executable).with_name("memtui"))
-    memtui_times: list[float] = []
-    sdk_times: list[float] = []
+    times: dict[str, list[float]] = {"memtui": [], "sdk": []}
+    cpu_times: dict[str, list[float]] = {"memtui": [], "sdk": []}
+    commands = {
+        "memtui": lambda work: [memtui_bin, "tool", str(Path(work) / "m")],
+        "sdk": lambda work: [sys.executable, "-c", SDK_RUNNER, work],
+    }
     for run in range(args.runs):
-        with tempfile.TemporaryDirectory() as work:
-            seconds, out = run_once([memtui_bin, "tool", str(Path(work) / "m")], stdin)
-            memtui_times.append(seconds)
-            memtui_errors = out.count(b'"is_error": true')
-        with tempfile.TemporaryDirectory() as work:
-            seconds, out = run_once([sys.executable, "-c", SDK_RUNNER, work], stdin)
-            sdk_times.append(seconds)
-            sdk_errors = out.count(b'"is_error": true')
+        line = f"run {run + 1}:"
+        for name, argv in commands.items():
+            with tempfile.TemporaryDirectory() as work:
+                wall, cpu, out = run_once(argv(work), stdin)
+            times[name].append(wall)
+            cpu_times[name].append(cpu)
+            errors = out.count(b'"is_error": true')
+            line += f" {name} {wall:.3f} s wall, {cpu:.3f} s cpu ({errors} errors);"
+        print(line)
+    for name in commands:
+        wall = statistics.median(times[name])
+        cpu = statistics.median(cpu_times[name])
         print(
-            f"run {run + 1}: memtui {memtui_times[-1]:.3f} s ({memtui_errors} errors), "
-            f"sdk {sdk_times[-1]:.3f} s ({sdk_errors} errors)"
+            f"median {name:<6}: {wall:.3f} s wall ({wall / len(batch) * 1e3:.3f} ms/command), "
+            f"{cpu:.3f} s cpu"
         )
-    memtui_median = statistics.median(memtui_times)
-    sdk_median = statistics.median(sdk_times)
-    print(
-        f"median memtui tool: {memtui_median:.3f} s ({memtui_median / len(batch) * 1e3:.3f} ms/command)"
-    )
-    print(
-        f"median SDK tool:    {sdk_median:.3f} s ({sdk_median / len(batch) * 1e3:.3f} ms/command)"
-    )
-    print(f"ratio memtui / SDK: {memtui_median / sdk_median:.2f}x (goal <= 1.5x)")
+    wall_ratio = statistics.median(times["memtui"]) / statistics.median(times["sdk"])
+    cpu_ratio = statistics.median(cpu_times["memtui"]) / statistics.median(cpu_times["sdk"])
+    print(f"ratio memtui / SDK: {wall_ratio:.2f}x wall (goal <= 1.5x), {cpu_ratio:.2f}x cpu")
 
 
 if __name__ == "__main__":
