@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -25,9 +26,12 @@ from memtui.tui.watcher import apply_changes, watch_store
 
 if TYPE_CHECKING:
     from memtui.core.config import Settings
+    from memtui.core.history import HistoryCorrupt
 
 FIRST_FRAME_ENV = "MEMTUI_FIRST_FRAME_FILE"
 """If set, the app writes the wall-clock time of its first frame to this file (benchmarks)."""
+SKIPPED_SHOWN = 8
+"""How many skipped entries the start-up warning lists by name."""
 
 
 class MemtuiApp(App[None]):
@@ -49,24 +53,23 @@ class MemtuiApp(App[None]):
         settings: Settings | None = None,
         notice: str | None = None,
         watch: bool = True,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         """Open the store at `root` as `actor`; `notice` is shown once the screen is up."""
         super().__init__()
         from memtui.core.store import MemoryStore
 
         settings = settings if settings is not None else default_settings()
-        store = (
-            MemoryStore(root, actor=actor, settings=settings)
-            if actor
-            else MemoryStore(root, settings=settings)
-        )
+        store = MemoryStore(root, actor=actor or None, settings=settings, clock=clock)
         self.ctx = AppContext(root=store.root, settings=settings, store=store)
         self.actor = store.actor
+        self.clock = clock
         self.notice = notice
         self.watch_enabled = watch
         self.index_progress: tuple[int, int] | None = None
         self.badges: dict[str, frozenset[str]] = {}
         self.undo_stack: list[int] = []
+        self.history_problem: HistoryCorrupt | None = None
         self.notes_changed_signal: Signal[frozenset[str]] = Signal(self, "notes-changed")
         self.index_ready_signal: Signal[None] = Signal(self, "index-ready")
         self.progress_signal: Signal[tuple[int, int]] = Signal(self, "index-progress")
@@ -90,9 +93,53 @@ class MemtuiApp(App[None]):
             self.notify(self.notice, timeout=8)
         for problem in self.ctx.problems:
             self.notify(problem, severity="warning", timeout=10)
+        if self.history_readable():
+            self.start_background_work()
+
+    def start_background_work(self) -> None:
+        """Index the notes and watch the store."""
         self.load_index()
         if self.watch_enabled:
             self.watch_files()
+
+    def history_readable(self) -> bool:
+        """True if the history opens; otherwise say what is wrong and offer a fresh one."""
+        from memtui.core.history import History, HistoryCorrupt
+        from memtui.tui.widgets.confirm import ConfirmScreen
+
+        try:
+            History(self.ctx.root).close()
+        except HistoryCorrupt as error:
+            self.history_problem = error
+            body = (
+                f"The history at {error.path} cannot be read: {error.reason}.\n\n"
+                "Start a fresh history? The old file is kept beside it as "
+                f"{error.path.name}.corrupt-<time>; your notes are not touched. "
+                "Cancel quits and leaves everything as it is."
+            )
+            self.push_screen(
+                ConfirmScreen("The history cannot be read", body, "Start a fresh history"),
+                self.fresh_history_chosen,
+            )
+            return False
+        return True
+
+    def fresh_history_chosen(self, confirmed: bool | None) -> None:
+        """Set the unreadable history aside and carry on, or quit without touching anything."""
+        from memtui.core.history import History
+
+        error = self.history_problem
+        if error is None:
+            return
+        if not confirmed:
+            self.exit(
+                message=f"memtui: the history at {error.path} cannot be read ({error.reason}); "
+                "nothing was changed."
+            )
+            return
+        kept = History.set_aside(self.ctx.root)
+        self.notify(f"Started a fresh history. The old one is kept as {kept}.", timeout=12)
+        self.start_background_work()
 
     @work(thread=True, exclusive=True, group="index", exit_on_error=False)
     def load_index(self) -> None:
@@ -120,13 +167,25 @@ class MemtuiApp(App[None]):
         self.ctx.searcher = Searcher(message.index, self.ctx.history)
         self.index_ready_signal.publish(None)
         self.compute_badges()
+        self.report_skipped(message.index.problems)
+
+    def report_skipped(self, problems: list[str]) -> None:
+        """Warn once about entries the index skipped (links out, loops, FIFOs, unreadable)."""
+        if not problems:
+            return
+        shown = "\n".join(problems[:SKIPPED_SHOWN])
+        more = len(problems) - SKIPPED_SHOWN
+        tail = f"\n... and {more} more" if more > 0 else ""
+        self.notify(
+            f"Skipped {len(problems)} entries:\n{shown}{tail}", severity="warning", timeout=20
+        )
 
     @work(thread=True, exclusive=True, group="badges", exit_on_error=False)
     def compute_badges(self) -> None:
         """Compute tree badges in a thread."""
         index = self.ctx.index
         if index is not None:
-            self.post_message(BadgesReady(compute_badges(self.ctx.history, index)))
+            self.post_message(BadgesReady(compute_badges(self.ctx.history, index, self.clock())))
 
     def on_badges_ready(self, message: BadgesReady) -> None:
         """Install new badges and tell the screens."""
