@@ -45,7 +45,9 @@ def store(tmp_path: Path) -> Path:
     from memtui.core.store import MemoryStore
 
     root = tmp_path / "store"
-    assert not MemoryStore(root, actor="human:t").create("/memories/a.md", "keep me\n").is_error
+    store = MemoryStore(root, actor="human:t")
+    assert not store.create("/memories/a.md", "keep me\n").is_error
+    store.history.close()
     return root
 
 
