@@ -87,7 +87,7 @@ def record_startup_changes(store: MemoryStore, index: NoteIndex) -> list[int]:
     return store.record_external(changed)
 
 
-def compute_badges(history: History, index: NoteIndex) -> dict[str, frozenset[str]]:
+def compute_badges(history: History, index: NoteIndex, now: float) -> dict[str, frozenset[str]]:
     """Tree badges per note: stale, changed by an agent, secret flagged, parse warnings."""
     badges: dict[str, set[str]] = {}
     for path, note in list(index.notes.items()):
@@ -104,7 +104,7 @@ def compute_badges(history: History, index: NoteIndex) -> dict[str, frozenset[st
     try:
         from memtui.notes.stale import review
 
-        for candidate in review(index, history):
+        for candidate in review(index, history, now=now):
             badges.setdefault(candidate.path, set()).add("stale")
     except ImportError:
         pass

@@ -223,7 +223,11 @@ class MainScreen(Screen[None]):
         except Exception:
             events = []
         self.side.show_note(
-            outgoing=outgoing, backlinks=backlinks, events=events, index_ready=index is not None
+            outgoing=outgoing,
+            backlinks=backlinks,
+            events=events,
+            now=self.memtui.clock(),
+            index_ready=index is not None,
         )
 
     def show_raw(self, relpath: str) -> None:
