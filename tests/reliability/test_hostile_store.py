@@ -117,6 +117,90 @@ def test_note_index_loads_the_hostile_store(hostile: HostileStore, baseline: tup
     assert_untouched(hostile, baseline)
 
 
+def check_search_cli(hostile: HostileStore, bound: float) -> float:
+    """`memtui search` on the store: exit 0, the good notes found, each skipped entry named."""
+    process, seconds = run_memtui("search", str(hostile.root), "well-formed note", timeout=bound)
+    out = process.stdout.decode("utf-8", "replace")
+    err = process.stderr.decode("utf-8", "replace")
+    assert process.returncode == 0, err
+    assert "Traceback" not in err + out
+    assert OUTSIDE_MARKER not in out + err
+    assert "good.md:9  observation - [fact] this store still has one well-formed note #ok" in out
+    assert "memtui search: skipped fifo.md: not a regular file, skipped" in err
+    assert "memtui search: skipped link-out.md: symlink points outside the store, skipped" in err
+    return seconds
+
+
+def test_search_cli_opens_the_hostile_store(hostile: HostileStore, baseline: tuple) -> None:
+    check_search_cli(hostile, NORMAL_BOUND)
+    assert_untouched(hostile, baseline)
+
+
+def mcp_calls(hostile: HostileStore) -> list[tuple[str, dict[str, object]]]:
+    """Every MCP tool on the store, the memory tool on each hostile entry."""
+    names = [
+        *hostile.bad_text,
+        *hostile.big,
+        *hostile.bad_yaml,
+        *hostile.links_out,
+        *hostile.loops,
+        *hostile.special,
+        "new\nline.md",
+    ]
+    calls: list[tuple[str, dict[str, object]]] = [
+        ("memory", {"command": "view", "path": "/memories"}),
+        ("memory", {"command": "view", "path": "/memories/notes"}),
+        ("memory", {"command": "view", "path": "/memories/" + hostile.deep_note}),
+    ]
+    calls += [("memory", {"command": "view", "path": "/memories/" + name}) for name in names]
+    calls += [
+        ("search_memories", {"query": "well-formed note"}),
+        ("build_context", {"target": "good"}),
+        ("recent_activity", {"timeframe": "30d"}),
+    ]
+    return calls
+
+
+def check_mcp(hostile: HostileStore, bound: float) -> tuple[float, dict[str, str]]:
+    """Every MCP tool on the store within `bound` seconds; answers never leak or trace back."""
+    import asyncio
+
+    from mcp import Client
+
+    from memtui.agents.mcp_server import MemoryService, build_server
+
+    answers: dict[str, str] = {}
+
+    async def drive() -> None:
+        service = MemoryService(hostile.root, actor="hostile")
+        async with Client(build_server(service)) as client:
+            for name, arguments in mcp_calls(hostile):
+                result = await client.call_tool(name, arguments)
+                text = "".join(getattr(block, "text", "") for block in result.content)
+                answers[f"{name} {arguments.get('path', '')}".strip()] = text
+
+    started = time.perf_counter()
+    asyncio.run(asyncio.wait_for(drive(), bound))
+    seconds = time.perf_counter() - started
+    joined = "\n".join(answers.values())
+    assert "Traceback" not in joined
+    assert OUTSIDE_MARKER not in joined
+    assert answers["memory /memories/link-out.md"] == (
+        "Path /memories/link-out.md would escape /memories directory"
+    )
+    assert answers["memory /memories/fifo.md"] == "Unsupported file type for /memories/fifo.md"
+    assert answers["memory /memories/invalid-utf8.md"] == (
+        "The file /memories/invalid-utf8.md is not valid UTF-8 text"
+    )
+    assert "good.md" in answers["search_memories"]
+    return seconds, answers
+
+
+def test_mcp_tools_open_the_hostile_store(hostile: HostileStore, baseline: tuple) -> None:
+    check_mcp(hostile, NORMAL_BOUND)
+    assert_untouched(hostile, baseline)
+
+
 @pytest.mark.slow
 def test_full_size_hostile_store(tmp_path: Path) -> None:
     """The issue's sizes: a 20 MB note, a million lines, a 5 MB line; bounded, untouched."""
@@ -125,11 +209,14 @@ def test_full_size_hostile_store(tmp_path: Path) -> None:
     bound = 120.0
     index_seconds = check_index(store, bound)
     export_seconds = check_export(store, bound)
+    search_seconds = check_search_cli(store, bound)
+    mcp_seconds, _answers = check_mcp(store, bound)
     assert_untouched(store, before)
     print(
         f"\nhostile store (20 MB note, 1M lines, 5 MB line, 200-deep folders, links, FIFO): "
-        f"index load {index_seconds:.1f} s, export {export_seconds:.1f} s (bound {bound:.0f} s), "
-        f"0 bytes changed"
+        f"index load {index_seconds:.1f} s, export {export_seconds:.1f} s, "
+        f"search {search_seconds:.1f} s, MCP tools {mcp_seconds:.1f} s "
+        f"(bound {bound:.0f} s each), 0 bytes changed"
     )
 
 
