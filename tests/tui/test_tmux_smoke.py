@@ -1,0 +1,60 @@
+"""Smoke test: the installed `memtui` in a real terminal (tmux): open, search, quit, no traceback."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.tui.conftest import write_fixture_store
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+
+MEMTUI = Path(sys.executable).parent / "memtui"
+
+
+def tmux(*args: str) -> str:
+    """Run a tmux command and return its output."""
+    return subprocess.run(["tmux", *args], capture_output=True, text=True, check=True).stdout
+
+
+def wait_for_screen(session: str, needle: str, timeout: float = 15.0) -> str:
+    """Capture the pane until `needle` shows up; returns the last capture."""
+    deadline = time.monotonic() + timeout
+    screen = ""
+    while time.monotonic() < deadline:
+        screen = tmux("capture-pane", "-t", session, "-p")
+        if needle in screen:
+            return screen
+        time.sleep(0.1)
+    return screen
+
+
+def test_search_in_a_real_terminal(tmp_path: Path) -> None:
+    """Type a search in the running app, see the hit, quit cleanly."""
+    root = write_fixture_store(tmp_path / "memories")
+    log = tmp_path / "exit.txt"
+    session = f"memtui-smoke-{tmp_path.name}"
+    command = f"HOME={tmp_path} {MEMTUI} {root}; echo exit=$? > {log}; sleep 5"
+    tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "40", command)
+    try:
+        first = wait_for_screen(session, "3 notes")
+        assert "projects" in first and "3 notes" in first
+        tmux("send-keys", "-t", session, "-l", "/")
+        wait_for_screen(session, "search")
+        tmux("send-keys", "-t", session, "-l", "widgets")
+        screen = wait_for_screen(session, "tools/textual.md:12")
+        assert "Workers never touch widgets #workers" in screen
+        tmux("send-keys", "-t", session, "C-q")
+        deadline = time.monotonic() + 10
+        while not log.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert log.read_text(encoding="utf-8") == "exit=0\n"
+        after = tmux("capture-pane", "-t", session, "-p")
+        assert "Traceback" not in after and "Traceback" not in screen
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True, check=False)
