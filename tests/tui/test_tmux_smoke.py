@@ -42,6 +42,7 @@ def test_search_in_a_real_terminal(tmp_path: Path) -> None:
     command = f"HOME={tmp_path} {MEMTUI} {root}; echo exit=$? > {log}; sleep 5"
     tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "40", command)
     try:
+        tmux("resize-window", "-t", session, "-x", "120", "-y", "40")
         first = wait_for_screen(session, "3 notes")
         assert "projects" in first and "3 notes" in first
         tmux("send-keys", "-t", session, "-l", "/")
