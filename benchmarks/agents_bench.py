@@ -29,6 +29,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 from mcp.types import Implementation  # noqa: E402
 from notes_bench import QUERIES, corpus  # noqa: E402
 
+from memtui.agents.notes_access import NotesAccess  # noqa: E402
 from memtui.core.store import MemoryStore  # noqa: E402
 from memtui.notes.scan import scan_notes  # noqa: E402
 
@@ -118,6 +119,26 @@ def measure_core(root: Path, calls: int) -> dict[str, float]:
     }
 
 
+def measure_watcher(root: Path, changes: int = 10) -> float:
+    """Median time from an outside write to the server's index seeing it (file watcher path)."""
+    notes = NotesAccess(root, MemoryStore(root, actor="agent:bench-watch"))
+    notes.start_loading(watch=True)
+    notes.index()
+    while not notes.watching:
+        time.sleep(0.01)
+    notes.refresh()
+    times = []
+    for number in range(changes):
+        relpath = f"bench/outside-{number}.md"
+        (root / "bench").mkdir(exist_ok=True)
+        started = time.perf_counter()
+        (root / relpath).write_text(f"# outside {number}\n")
+        while relpath not in notes.refresh():
+            time.sleep(0.002)
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
 def run_size(count: int, calls: int) -> None:
     """Measure one corpus size and print the medians and ratios."""
     source = corpus(count)
@@ -128,6 +149,7 @@ def run_size(count: int, calls: int) -> None:
         shutil.copytree(source, core_root, ignore=shutil.ignore_patterns(".*"))
         server = asyncio.run(measure_server(server_root, calls))
         core = measure_core(core_root, calls)
+        core["outside write seen by index"] = measure_watcher(core_root)
     print(f"\n{count} notes, {calls} calls per median")
     for name, seconds in {**server, **core}.items():
         print(f"  {name:34} {ms(seconds)}")
