@@ -93,8 +93,8 @@ What changed in /memories recently, newest first: which notes, when and by whom.
 
 
 def agent_actor(name: str) -> str:
-    """`agent:<name>` for a bare name; a name that already has the `agent:` kind is kept."""
-    name = name.strip()
+    """`agent:<name>` for a bare name (blanks become `-`); an `agent:` prefix is kept."""
+    name = "-".join(name.split())
     return name if name.startswith("agent:") else f"agent:{name}"
 
 

@@ -234,7 +234,10 @@ class NotesAccess:
         return self._update(changed)
 
     def note_changed_by_command(self, arguments: object) -> set[str]:
-        """Update the index for the paths a successful memory command changed."""
+        """Update the index for the paths a successful memory command changed.
+
+        If that fails, the paths are forgotten so the next refresh (a full walk) re-reads them.
+        """
         if self._index is None or not isinstance(arguments, dict):
             return set()
         if arguments.get("command") not in MUTATING_COMMANDS:
@@ -247,7 +250,13 @@ class NotesAccess:
             affected |= self._paths_at(target)
         for path in affected:
             self._restat(path)
-        return self._update(affected)
+        try:
+            return self._update(affected)
+        except Exception:
+            for path in affected:
+                self._seen.pop(path, None)
+            self._walked_since_watching = False
+            return set()
 
     def _paths_at(self, relpath: str) -> set[str]:
         """The note paths at or below `relpath`: known to the index, or on disk now."""

@@ -32,12 +32,12 @@ def call_tool(tool: MemtuiMemoryTool, tool_input: object) -> tuple[str, bool]:
     return content, False
 
 
-def test_is_the_sdk_memory_tool() -> None:
-    tool = MemtuiMemoryTool("/tmp/unused-memtui-root")
+def test_is_the_sdk_memory_tool(tmp_path: Path) -> None:
+    tool = MemtuiMemoryTool(tmp_path)
     assert isinstance(tool, BetaAbstractMemoryTool)
     assert tool.to_dict() == {"type": "memory_20250818", "name": "memory"}
     assert tool.name == "memory"
-    assert isinstance(AsyncMemtuiMemoryTool("/tmp/unused-memtui-root"), BetaAsyncAbstractMemoryTool)
+    assert isinstance(AsyncMemtuiMemoryTool(tmp_path), BetaAsyncAbstractMemoryTool)
 
 
 def test_sequence_matches_the_core_exactly(tmp_path: Path) -> None:

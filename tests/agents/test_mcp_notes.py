@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -12,7 +12,7 @@ import pytest
 from mcp.client import Client
 from mcp.types import Implementation
 
-from memtui.agents.mcp_server import MemoryService, build_server
+from memtui.agents.mcp_server import MemoryService, agent_actor, build_server
 from memtui.agents.notes_access import NotesError, parse_filters, relpath_of
 from memtui.agents.watcher import ChangeWatcher
 from memtui.core.store import MemoryStore
@@ -241,3 +241,39 @@ def test_watcher_ignores_dot_folders(tmp_path: Path) -> None:
     assert watcher.relpath(str(tmp_path)) is None
     assert watcher.relpath(str(tmp_path.parent / "other.md")) is None
     assert watcher.take() is None
+
+
+def test_failed_index_update_is_repaired_by_the_next_refresh(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service = MemoryService(tmp_path, actor="repair")
+    assert service.notes.search_text("token") == 'No notes match "token".'
+    index = service.notes.index()
+    real_update = index.update_paths
+    calls: list[set[str]] = []
+
+    def failing_once(relpaths: Iterable[str]) -> set[str]:
+        calls.append(set(relpaths))
+        if len(calls) == 1:
+            raise OSError("disk hiccup")
+        return real_update(relpaths)
+
+    monkeypatch.setattr(index, "update_paths", failing_once)
+    created = service.memory(
+        {"command": "create", "path": "/memories/n.md", "file_text": "# n\nnew token\n"},
+        "agent:repair",
+        "s",
+    )
+    assert created.is_error is False
+    assert service.notes.search_text("token") == fresh_search(tmp_path, "token")
+    assert calls == [{"n.md"}, {"n.md"}]
+
+
+def test_agent_actor_names(tmp_path: Path) -> None:
+    assert agent_actor("claude-code") == "agent:claude-code"
+    assert agent_actor("  Claude  Desktop ") == "agent:Claude-Desktop"
+    assert agent_actor("agent:bob") == "agent:bob"
+    service = MemoryService(tmp_path)
+    assert service.actor_for(None) == "agent:mcp"
+    assert service.actor_for(" ") == "agent:mcp"
+    assert service.actor_for("cursor") == "agent:cursor"
