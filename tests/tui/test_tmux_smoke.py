@@ -48,7 +48,8 @@ def test_search_in_a_real_terminal(tmp_path: Path) -> None:
         first = wait_for_screen(session, "3 notes")
         assert "projects" in first and "3 notes" in first
         tmux("send-keys", "-t", session, "-l", "/")
-        wait_for_screen(session, "search")
+        wait_for_screen(session, "Type to search")
+        time.sleep(0.2)
         tmux("send-keys", "-t", session, "-l", "widgets")
         screen = wait_for_screen(session, "tools/textual.md:12")
         assert "Workers never touch widgets #workers" in screen

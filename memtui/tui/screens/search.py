@@ -92,6 +92,7 @@ class SearchScreen(Screen[None]):
     """Search every note as you type; Enter opens a result at its line."""
 
     HELP = SEARCH_HELP
+    AUTO_FOCUS = "#search-input"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Back", id="search.close"),
         Binding("down", "focus_results", "Results", show=False, id="search.results"),
