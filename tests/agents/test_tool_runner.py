@@ -11,6 +11,7 @@ import httpx2
 import pytest
 
 from memtui.agents import example
+from memtui.agents.anthropic import AsyncMemtuiMemoryTool
 from memtui.agents.example import BETAS, CONTEXT_MANAGEMENT, build_runner
 from memtui.core.store import MemoryStore
 from tests.agents.sequences import reference_results
@@ -164,3 +165,26 @@ def test_example_main_runs_the_agent(
     assert (tmp_path / "projects/memtui.md").read_bytes() == b"# memtui\n- [status] Example ran\n"
     (event,) = MemoryStore(tmp_path).history.events()
     assert (event.actor, event.command, event.is_error) == ("agent:example", "create", False)
+
+
+async def test_async_tool_runner_round_trip(tmp_path: Path) -> None:
+    api = FakeMessagesAPI(scripted_turns())
+    client = anthropic.AsyncAnthropic(
+        api_key="test", http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(api))
+    )
+    runner = client.beta.messages.tool_runner(
+        model="claude-sonnet-5-5",
+        max_tokens=1024,
+        messages=[{"role": "user", "content": "Remember that I like coffee."}],
+        tools=[AsyncMemtuiMemoryTool(tmp_path / "store", actor="agent:async-runner")],
+        betas=["context-management-2025-06-27"],
+    )
+    messages = [message async for message in runner]
+    assert messages[-1].content[0].text == "Saved your preference."
+    expected = reference_results(tmp_path / "reference", TOOL_CALLS)
+    results = sent_tool_results(api)
+    assert [(block["content"], block.get("is_error", False)) for block in results] == expected
+    assert (tmp_path / "store/user/prefs.md").read_bytes() == b"- [preference] coffee\n"
+    events = MemoryStore(tmp_path / "store").history.events()
+    assert {event.actor for event in events} == {"agent:async-runner"}
+    assert len(events) == len(TOOL_CALLS)
