@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 import heapq
+import math
 import re
 import time
 from array import array
@@ -35,6 +36,8 @@ PATH_BOOST = 4.0
 LINE_KIND_BOOST = {"observation": 1.0, "relation": 1.0, "body": 0.0}
 PHRASE_BONUS = 15.0
 MAX_VARIANTS = 200
+BODY, BODY_MAYBE_PHRASE, LINE_TITLE, LINE_PATH = 0, 1, 2, 3
+"""What a heap entry stands for: a note's body lines (maybe holding the phrase), title or path."""
 SNAPSHOT_NAME = "search-snapshot.pickle"
 CHUNK = 32
 """Notes scored between two checks of `cancelled()`."""
@@ -395,79 +398,79 @@ class Searcher:
         allowed: set[str] | None,
         cancelled: Callable[[], bool] | None,
     ) -> list[SearchHit]:
-        """Score lines of candidate notes, best upper bound first, stopping when none can win."""
+        """Score lines of candidate notes, best upper bound first, stopping when none can win.
+
+        Notes are grouped by how well they can match each query word (set algebra, no per-note
+        Python work), groups are opened best bound first, and notes inside them in path order.
+        """
         wi = self._words
         n_words = len(words)
         phrase = query_lower if n_words > 1 else None
         by_word: dict[str, list[_Variant]] = {}
         for variant in variants:
             by_word.setdefault(variant.word, []).append(variant)
-        best: dict[int, list[float]] = {}
-        present: dict[int, list[str]] = {}
-        title_ids: set[int] = set()
-        path_ids: set[int] = set()
+        note_sets: dict[str, set[int]] = {}
+        level_sets: list[dict[float, set[int]]] = [{} for _ in words]
+        title_words: list[set[int]] = [set() for _ in words]
+        path_words: list[set[int]] = [set() for _ in words]
         for word, word_variants in by_word.items():
-            for note_id in wi.body.get(word, ()):
-                qualities = best.get(note_id)
-                if qualities is None:
-                    qualities = best[note_id] = [0.0] * n_words
-                    present[note_id] = []
+            postings = wi.body.get(word)
+            if postings:
+                ids = note_sets[word] = set(postings)
                 for variant in word_variants:
-                    if variant.quality > qualities[variant.word_index]:
-                        qualities[variant.word_index] = variant.quality
-                present[note_id].append(word)
-            for table, ids in ((wi.title, title_ids), (wi.path, path_ids)):
-                postings = table.get(word)
-                if postings is not None:
-                    ids.update(postings)
+                    level = math.ceil(variant.quality * 100) / 100
+                    level_sets[variant.word_index].setdefault(level, set()).update(ids)
+            for table, per_word in ((wi.title, title_words), (wi.path, path_words)):
+                line_postings = table.get(word)
+                if line_postings is not None:
+                    for variant in word_variants:
+                        per_word[variant.word_index].update(line_postings)
         hits: list[SearchHit] = []
-        heap: list[tuple[float, str, int, bool]] = []
-        for note_id in title_ids | path_ids:
-            if note_id in wi.dead:
-                continue
-            relpath = wi.paths[note_id]
-            note = self._docs.get(relpath)
-            if note is None or (allowed is not None and relpath not in allowed):
-                continue
-            if note_id in title_ids:
-                hit = self._score_line(relpath, 0, "title", note.title, by_word, n_words, phrase)
-                if hit is not None:
-                    hits.append(hit)
-            if note_id in path_ids:
-                hit = self._score_line(relpath, 0, "path", relpath, by_word, n_words, phrase)
-                if hit is not None:
-                    hits.append(hit)
-        for note_id, qualities in best.items():
-            if note_id in wi.dead:
-                continue
-            relpath = wi.paths[note_id]
-            if allowed is not None and relpath not in allowed:
-                continue
-            bound = 100 * sum(qualities) / n_words + LINE_KIND_BOOST["observation"]
-            maybe_phrase = phrase is not None and min(qualities) >= 1.0
-            if maybe_phrase:
-                bound += PHRASE_BONUS
-            heap.append((-bound, relpath, note_id, maybe_phrase))
-        heapq.heapify(heap)
+        groups = _bound_groups(level_sets, n_words, phrase is not None)
+        groups += _line_groups(title_words, n_words, TITLE_BOOST, LINE_TITLE)
+        groups += _line_groups(path_words, n_words, PATH_BOOST, LINE_PATH)
+        groups.sort(key=lambda group: -group[0])
         threshold = -1.0
-        if len(hits) >= limit:
-            hits.sort(key=_hit_order)
-            del hits[limit:]
-            threshold = hits[-1].score
+        heap: list[tuple[float, str, int, int]] = []
+        next_group = 0
         visited = 0
-        while heap and -heap[0][0] > threshold:
-            neg_bound, relpath, note_id, maybe_phrase = heapq.heappop(heap)
-            if (
-                maybe_phrase
-                and phrase is not None
-                and phrase not in _lower_same_length(self.texts.get(relpath, ""))
-            ):
-                heapq.heappush(heap, (neg_bound + PHRASE_BONUS, relpath, note_id, False))
-                continue
+        while True:
+            while next_group < len(groups) and (not heap or groups[next_group][0] >= -heap[0][0]):
+                bound, members, what = groups[next_group]
+                next_group += 1
+                if bound <= threshold:
+                    next_group = len(groups)
+                    break
+                for note_id in members:
+                    if note_id in wi.dead:
+                        continue
+                    relpath = wi.paths[note_id]
+                    if allowed is None or relpath in allowed:
+                        heap.append((-bound, relpath, note_id, what))
+                heapq.heapify(heap)
+            if not heap or -heap[0][0] <= threshold:
+                break
+            neg_bound, relpath, note_id, what = heapq.heappop(heap)
             visited += 1
             if visited % CHUNK == 0 and cancelled is not None and cancelled():
                 return []
-            hits.extend(self._note_hits(relpath, present[note_id], by_word, n_words, phrase))
+            if what in (LINE_TITLE, LINE_PATH):
+                doc = self._docs.get(relpath)
+                if doc is not None:
+                    kind, text = ("title", doc.title) if what == LINE_TITLE else ("path", relpath)
+                    hit = self._score_line(relpath, 0, kind, text, by_word, n_words, phrase)
+                    if hit is not None:
+                        hits.append(hit)
+                continue
+            if (
+                what == BODY_MAYBE_PHRASE
+                and phrase is not None
+                and phrase not in self.texts.get(relpath, "").lower()
+            ):
+                heapq.heappush(heap, (neg_bound + PHRASE_BONUS, relpath, note_id, BODY))
+                continue
+            present = [w for w, ids in note_sets.items() if note_id in ids]
+            hits.extend(self._note_hits(relpath, present, by_word, n_words, phrase))
             if len(hits) >= limit * 2:
                 hits.sort(key=_hit_order)
                 del hits[limit:]
@@ -476,6 +479,34 @@ class Searcher:
             return []
         hits.sort(key=_hit_order)
         return hits[:limit]
+
+    def _title_and_path_hits(
+        self,
+        title_ids: set[int],
+        path_ids: set[int],
+        allowed: set[str] | None,
+        by_word: dict[str, list[_Variant]],
+        n_words: int,
+        phrase: str | None,
+    ) -> list[SearchHit]:
+        """Score the titles and paths that contain a variant word."""
+        hits: list[SearchHit] = []
+        for note_id in title_ids | path_ids:
+            if note_id in self._words.dead:
+                continue
+            relpath = self._words.paths[note_id]
+            doc = self._docs.get(relpath)
+            if doc is None or (allowed is not None and relpath not in allowed):
+                continue
+            if note_id in title_ids:
+                hit = self._score_line(relpath, 0, "title", doc.title, by_word, n_words, phrase)
+                if hit is not None:
+                    hits.append(hit)
+            if note_id in path_ids:
+                hit = self._score_line(relpath, 0, "path", relpath, by_word, n_words, phrase)
+                if hit is not None:
+                    hits.append(hit)
+        return hits
 
     def _note_hits(
         self,
@@ -577,6 +608,71 @@ class Searcher:
         else:
             score += LINE_KIND_BOOST.get(kind, 0.0)
         return SearchHit(relpath, line_no, kind, text, round(score, 2), _merge_spans(spans))
+
+
+def _line_groups(
+    per_word: list[set[int]], n_words: int, boost: float, what: int
+) -> list[tuple[float, set[int], int]]:
+    """Title (or path) candidates grouped by how many query words they contain, with bounds."""
+    counts: dict[int, int] = {}
+    for ids in per_word:
+        for note_id in ids:
+            counts[note_id] = counts.get(note_id, 0) + 1
+    by_count: dict[int, set[int]] = {}
+    for note_id, count in counts.items():
+        by_count.setdefault(count, set()).add(note_id)
+    return [
+        (
+            100 * count / n_words
+            + boost
+            + (PHRASE_BONUS if n_words > 1 and count == n_words else 0),
+            members,
+            what,
+        )
+        for count, members in by_count.items()
+    ]
+
+
+def _bound_groups(
+    level_sets: list[dict[float, set[int]]], n_words: int, multi_word: bool
+) -> list[tuple[float, set[int], int]]:
+    """Notes grouped by the best quality they can reach for each query word, best bound first.
+
+    Each group is (upper bound of any line score, note ids, whether the exact phrase may occur).
+    """
+    per_word: list[tuple[list[tuple[float, set[int]]], set[int]]] = []
+    universe: set[int] = set()
+    for levels in level_sets:
+        seen: set[int] = set()
+        exclusive: list[tuple[float, set[int]]] = []
+        for quality in sorted(levels, reverse=True):
+            only_here = levels[quality] - seen
+            if only_here:
+                exclusive.append((quality, only_here))
+                seen |= only_here
+        per_word.append((exclusive, seen))
+        universe |= seen
+    groups: list[tuple[float, set[int], int]] = []
+
+    def split(i: int, members: set[int], qualities: list[float]) -> None:
+        if not members:
+            return
+        if i == n_words:
+            if max(qualities) <= 0:
+                return
+            exact_all = multi_word and min(qualities) >= 1.0
+            bound = 100 * sum(qualities) / n_words + LINE_KIND_BOOST["observation"]
+            what = BODY_MAYBE_PHRASE if exact_all else BODY
+            groups.append((bound + (PHRASE_BONUS if exact_all else 0.0), members, what))
+            return
+        exclusive, seen = per_word[i]
+        for quality, ids in exclusive:
+            split(i + 1, members & ids, [*qualities, quality])
+        split(i + 1, members - seen, [*qualities, 0.0])
+
+    split(0, universe, [])
+    groups.sort(key=lambda group: -group[0])
+    return groups
 
 
 def _actor_matches(wanted: str, actor: str) -> bool:
