@@ -50,7 +50,7 @@ def capture(path: Path) -> State:
     except (FileNotFoundError, NotADirectoryError):
         return MISSING
     except OSError as error:
-        if error.errno == errno.ELOOP:
+        if error.errno in (errno.ELOOP, errno.ENAMETOOLONG):
             return MISSING
         raise
     if stat.S_ISREG(info.st_mode):
