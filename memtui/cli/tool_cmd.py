@@ -77,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
     """Run `memtui tool`: parse all of stdin first, then execute and print each result."""
     from memtui.core.config import ConfigError, load_settings
     from memtui.core.history import HistoryCorrupt
+    from memtui.core.result import CommandResult
     from memtui.core.store import MemoryStore
 
     try:
@@ -103,7 +104,11 @@ def run(args: argparse.Namespace) -> int:
         return 2
     out = sys.stdout.buffer
     for tool_input in inputs:
-        result = store.execute(tool_input)
+        try:
+            result = store.execute(tool_input)
+        except Exception as error:
+            content = f"memtui could not run the command: {type(error).__name__}: {error}"
+            result = CommandResult(content, True)
         line = json.dumps(
             {"is_error": result.is_error, "content": result.content}, ensure_ascii=False
         )
