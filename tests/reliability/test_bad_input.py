@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import subprocess
 import sys
@@ -239,3 +240,24 @@ def test_the_app_refuses_a_broken_config_before_taking_the_terminal(
     assert process.returncode == 2
     assert one_line(process.stderr).startswith(f"memtui: {config}: invalid TOML")
     assert process.stdout == b""
+
+
+def test_tool_answers_names_too_long_for_the_filesystem(store: Path) -> None:
+    before = snapshot(store)
+    long = "/memories/" + "x" * 300
+    commands = [
+        {"command": "view", "path": long},
+        {"command": "create", "path": long, "file_text": "a"},
+        {"command": "str_replace", "path": long, "old_str": "a", "new_str": "b"},
+        {"command": "insert", "path": long, "insert_line": 0, "insert_text": "a"},
+        {"command": "delete", "path": long},
+        {"command": "rename", "old_path": long, "new_path": "/memories/y.md"},
+        {"command": "rename", "old_path": "/memories/a.md", "new_path": long},
+    ]
+    batch = "".join(json.dumps(command) + "\n" for command in commands).encode()
+    process = memtui("tool", str(store), stdin=batch)
+    assert process.returncode == 0, process.stderr
+    results = [json.loads(line) for line in process.stdout.decode().splitlines()]
+    assert [result["is_error"] for result in results] == [True] * 7
+    assert all(result["content"].endswith(": File name too long") for result in results)
+    assert snapshot(store) == before
