@@ -135,7 +135,10 @@ class MainScreen(Screen[None]):
         self.note_tree.refresh_paths(paths)
         self.update_status()
         shown = self.preview.relpath
-        if shown is None or shown in paths or self.note_tree.cursor_relpath != shown:
+        if shown is not None and shown in paths and self.note_tree.cursor_relpath == shown:
+            if not self.raw:
+                self.call_later(self.load_preview)
+        elif shown is None or self.note_tree.cursor_relpath != shown:
             self.schedule_preview()
         else:
             self.refresh_side(shown)

@@ -120,7 +120,7 @@ class Preview(Vertical):
             yield Static("", id="preview-observations", classes="panel")
             yield OptionList(id="preview-relations", classes="panel")
             yield Markdown("", id="preview-body", open_links=False)
-        yield TextArea("", id="preview-plain", read_only=True, soft_wrap=True)
+        yield TextArea("", id="preview-plain", read_only=True, soft_wrap=False)
 
     def on_mount(self) -> None:
         """Start empty."""
@@ -196,6 +196,7 @@ class Preview(Vertical):
         """Show text in the read-only text area, cursor on `line`."""
         self._set_mode("plain" if title is None else "raw")
         plain = self.query_one("#preview-plain", TextArea)
+        plain.soft_wrap = title is not None
         plain.load_text(text)
         row = 0 if line is None else max(0, line - 1)
         plain.move_cursor((row, 0), center=line is not None)

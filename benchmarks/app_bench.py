@@ -1,0 +1,211 @@
+"""App benchmarks: first frame vs an empty Textual app, key echo, opening a note, live update.
+
+Usage: python benchmarks/app_bench.py [--sizes 10000 50000] [--runs 5] [--work DIR]
+
+Public tools only: time.perf_counter/time.time, statistics, subprocess and tmux. Corpora come
+from benchmarks/gen_corpus.py (same seed, so every run measures the same notes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+PYTHON = sys.executable
+MEMTUI = str(Path(PYTHON).parent / "memtui")
+EMPTY_APP = """
+import os, time
+from pathlib import Path
+from textual.app import App
+from textual.widgets import Static
+
+class Empty(App):
+    def compose(self):
+        yield Static("empty")
+    def on_mount(self):
+        self.call_after_refresh(Path(os.environ["MEMTUI_FIRST_FRAME_FILE"]).write_text, f"{time.time():.6f}\\n")
+        self.set_timer(0.5, self.exit)
+
+Empty().run()
+"""
+
+
+def corpus(size: int, work: Path) -> Path:
+    """A generated store of `size` notes (made once, reused)."""
+    out = work / f"notes-{size}"
+    if not out.exists():
+        subprocess.run([PYTHON, str(HERE / "gen_corpus.py"), str(size), str(out)], check=True)
+    return out
+
+
+def fresh_copy(source: Path, work: Path) -> Path:
+    """A copy of a corpus without memtui state, so every launch starts cold."""
+    dest = work / "run" / source.name
+    if dest.exists():
+        shutil.rmtree(dest)
+    shutil.copytree(source, dest, ignore=shutil.ignore_patterns(".memtui"))
+    return dest
+
+
+def first_frame(command: str, work: Path) -> float:
+    """Seconds from starting `command` in tmux to the first frame it reports."""
+    marker = work / "first-frame.txt"
+    marker.unlink(missing_ok=True)
+    session = f"bench-{os.getpid()}"
+    env = f"env -u COLUMNS -u LINES MEMTUI_FIRST_FRAME_FILE={marker} HOME={work}/home"
+    start = time.time()
+    subprocess.run(
+        ["tmux", "new-session", "-d", "-s", session, "-x", "120", "-y", "40", f"{env} {command}"],
+        check=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            text = marker.read_text() if marker.exists() else ""
+            if text.endswith("\n"):
+                return float(text) - start
+            time.sleep(0.005)
+        raise RuntimeError(f"no first frame from {command}")
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True, check=False)
+        time.sleep(0.3)
+
+
+def p95(values: list[float]) -> float:
+    """The 95th percentile."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
+
+
+async def echo(app: object, field: object, key: str, character: str | None) -> float:
+    """Seconds from a key event reaching the app to the search field showing it."""
+    from textual import events
+
+    before = field.value  # type: ignore[attr-defined]
+    start = time.perf_counter()
+    app.post_message(events.Key(key, character))  # type: ignore[attr-defined]
+    while field.value == before:  # type: ignore[attr-defined]
+        await asyncio.sleep(0)
+    return time.perf_counter() - start
+
+
+async def in_app(root: Path, runs: int) -> dict[str, list[float]]:
+    """Key echo while indexing and searching, opening a 10 KB note, outside write to screen."""
+    from textual.widgets import Input, Static
+
+    from memtui.tui.app import MemtuiApp
+    from memtui.tui.screens.main import MainScreen
+
+    results: dict[str, list[float]] = {
+        "echo_indexing": [],
+        "echo_search": [],
+        "open": [],
+        "live": [],
+    }
+    note = root / "bench" / "ten-kb.md"
+    note.parent.mkdir(exist_ok=True)
+    body = "".join(f"- [fact] benchmark line {n} with some words #bench\n" for n in range(220))
+    note.write_text(f"---\ntitle: Ten KB\n---\n\n{body}"[:10_240], encoding="utf-8")
+    app = MemtuiApp(root, actor="human:bench")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("slash")
+        search_input = app.screen.query_one(Input)
+        await pilot.pause()
+        for char in "indexing echo test":
+            key = "space" if char == " " else char
+            results["echo_indexing"].append(await echo(app, search_input, key, char))
+        indexing_seen = app.ctx.index is None
+        while app.ctx.index is None:
+            await pilot.pause(0.05)
+        await pilot.press("ctrl+l")
+        await pilot.pause()
+        for char in "benchmark words fact":
+            key = "space" if char == " " else char
+            results["echo_search"].append(await echo(app, search_input, key, char))
+            await asyncio.sleep(0.03)
+        assert search_input.value == "benchmark words fact"
+        await pilot.press("escape")
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        for _ in range(runs):
+            screen.note_tree.select_path("bench/ten-kb.md")
+            start = time.perf_counter()
+            await screen.load_preview()
+            await pilot.pause()
+            results["open"].append(time.perf_counter() - start)
+            screen.preview.show_message("reset")
+        screen.show_path("bench/ten-kb.md")
+        await pilot.pause(0.3)
+        header = screen.query_one("#preview-header", Static)
+        for n in range(runs):
+            marker = f"{n} B"
+            start = time.perf_counter()
+            note.write_text(note.read_text(encoding="utf-8") + "x" * (n + 1), encoding="utf-8")
+            expected = f"{note.stat().st_size:,} B"
+            while expected not in str(header.render()) and time.perf_counter() - start < 5:
+                await pilot.pause(0.002)
+            results["live"].append(time.perf_counter() - start)
+            del marker
+            await pilot.pause(0.3)
+    print(f"  (index was still loading while typing: {indexing_seen})")
+    return results
+
+
+def main() -> None:
+    """Run every measurement and print medians (and p95 for key echo)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 50_000])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument(
+        "--work", type=Path, default=Path(tempfile.gettempdir()) / "memtui-app-bench"
+    )
+    args = parser.parse_args()
+    if shutil.which("tmux") is None:
+        sys.exit("app_bench needs tmux")
+    work: Path = args.work
+    (work / "home").mkdir(parents=True, exist_ok=True)
+    empty = work / "empty_app.py"
+    empty.write_text(EMPTY_APP, encoding="utf-8")
+    baseline = [first_frame(f"{PYTHON} {empty}", work) for _ in range(args.runs)]
+    base = statistics.median(baseline)
+    print(f"empty Textual app, first frame: median {base * 1000:.0f} ms ({args.runs} runs)")
+    for size in args.sizes:
+        source = corpus(size, work)
+        frames = []
+        for _ in range(args.runs):
+            root = fresh_copy(source, work)
+            frames.append(first_frame(f"{MEMTUI} {root}", work))
+        median = statistics.median(frames)
+        print(
+            f"{size:>6} notes, first frame (cold, no cache): median {median * 1000:.0f} ms"
+            f" = {median / base:.2f}x the empty app (goal <= 1.3x)"
+        )
+        root = fresh_copy(source, work)
+        measured = asyncio.run(in_app(root, args.runs))
+        for key, goal in (("echo_indexing", 25), ("echo_search", 25)):
+            values = measured[key]
+            print(
+                f"{size:>6} notes, key echo {key[5:]}: p95 {p95(values) * 1000:.1f} ms, "
+                f"median {statistics.median(values) * 1000:.1f} ms ({len(values)} keys, goal p95 <= {goal} ms)"
+            )
+        print(
+            f"{size:>6} notes, open a 10 KB note: median {statistics.median(measured['open']) * 1000:.1f} ms"
+            " (goal <= 50 ms)"
+        )
+        print(
+            f"{size:>6} notes, outside write to screen: p50 {statistics.median(measured['live']) * 1000:.0f} ms"
+            " (goal <= 150 ms)"
+        )
+
+
+if __name__ == "__main__":
+    main()
