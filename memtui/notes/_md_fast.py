@@ -12,13 +12,39 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from memtui.notes._md_reference import _BLOCK_PARSER, InlineBlock
+from memtui.notes._md_reference import (
+    _BLOCK_PARSER,
+    _CATEGORY_LINE,
+    _CLOCK_CATEGORY,
+    _EMPTY_CATEGORY_LINE,
+    _HASH_WORD,
+    _TASK_PREFIXES,
+    _WHOLE_MD_LINK,
+    _WHOLE_WIKILINK,
+    Extraction,
+    InlineBlock,
+    _explicit_relation,
+    _inline_relations,
+    _tags_of,
+    block_relations,
+    markdown_link_target,
+    parse_observation,
+    peel_temporal_qualifier,
+)
+from memtui.notes.model import Observation, Relation
+
+BlockTuple = tuple[str, int, str, bool, bool]
+"""An inline block as the scanner records it: content, 0-based line, kind, in_list, BM's flag."""
 
 _LIST_MARKER = re.compile(r"([-*+]|\d{1,9}[.)])( *)")
 _HEADING = re.compile(r"#{1,6}(?: |$)")
 _THEMATIC_BREAK = re.compile(r"(?:\*[ ]*){3,}$|(?:-[ ]*){3,}$|(?:_[ ]*){3,}$")
 _FENCE_OPEN = re.compile(r"(`{3,}|~{3,})(.*)$")
-_SETEXT_UNDERLINE = re.compile(r" *(?:=+|-+) *$")
+_QUOTE_OR_HTML_FIRST = re.compile(r" *[<>]")
+_QUOTE_OR_HTML_LATER = re.compile(r"\n *[<>]")
+_UNDERLINE_AFTER_LINE = re.compile(r"\n *(?:=+|-+) *(?=\n|\Z)")
+_TAG_AFTER_SPACE = re.compile(r"(?<!\S)#(\S*)")
+"""What `_md_reference._TAG_WORD` finds: a `#` at the start or after whitespace, and its word."""
 _LEADING_MARKERS = re.compile(r"(?: *(?:[-*+]|\d{1,9}[.)]) +)*")
 
 
@@ -55,7 +81,7 @@ class _Scanner:
     """Walks the lines once, keeping the open list items, paragraph and fence."""
 
     lines: list[str]
-    blocks: list[InlineBlock] = field(default_factory=list)
+    blocks: list[BlockTuple] = field(default_factory=list)
     items: list[_Item] = field(default_factory=list)
     paragraph: _Paragraph | None = None
     fence: tuple[str, int] | None = None
@@ -65,26 +91,15 @@ class _Scanner:
         """Content column of the innermost open list item (0 outside lists)."""
         return self.items[-1].content_indent if self.items else 0
 
-    def emit(self, content: str, line: int, kind: str, in_list: bool, bm_flag: bool) -> None:
-        """Record one inline block, with its links' hrefs when it has any."""
-        hrefs: list[str] = []
-        if "](" in content:
-            tokens = _BLOCK_PARSER.parseInline(content, {})
-            hrefs = [
-                str(child.attrGet("href") or "")
-                for child in tokens[0].children or []
-                if child.type == "link_open"
-            ]
-        self.blocks.append(InlineBlock(content, line, kind, in_list, bm_flag, False, hrefs))
-
     def close_paragraph(self) -> None:
         """Emit the open paragraph, if any."""
         para = self.paragraph
         if para is None:
             return
         self.paragraph = None
-        content = "\n".join(para.lines).strip()
-        self.emit(content, para.start, "paragraph", para.in_list, para.bm_in_list_item)
+        lines = para.lines
+        content = (lines[0] if len(lines) == 1 else "\n".join(lines)).strip()
+        self.blocks.append((content, para.start, "paragraph", para.in_list, para.bm_in_list_item))
 
     def close_items_above(self, indent: int) -> None:
         """Close list items the line at `indent` does not belong to."""
@@ -92,7 +107,7 @@ class _Scanner:
             self.items.pop()
             self.bm_in_list_item = False
 
-    def run(self) -> list[InlineBlock]:
+    def run(self) -> list[BlockTuple]:
         """Scan every line and return the inline blocks.
 
         Unindented plain text lines and `- text` items are handled inline (they are most
@@ -239,39 +254,161 @@ class _Scanner:
             cut -= 1
         if cut > start and stripped[cut - 1] == " ":
             end = cut
-        self.emit(
-            stripped[start:end].strip(), number, "heading", bool(self.items), self.bm_in_list_item
+        self.blocks.append(
+            (stripped[start:end].strip(), number, "heading", bool(self.items), self.bm_in_list_item)
         )
 
 
-def _needs_reference(lines: list[str]) -> bool:
+def _needs_reference(body: str) -> bool:
     """Whether any line holds a construct the fast path leaves to markdown-it."""
-    previous_blank = True
-    for line in lines:
-        stripped = line.lstrip(" ")
-        if stripped.startswith((">", "<")):
+    if ("<" in body or ">" in body) and (
+        _QUOTE_OR_HTML_FIRST.match(body) or _QUOTE_OR_HTML_LATER.search(body)
+    ):
+        return True
+    for underline in _UNDERLINE_AFTER_LINE.finditer(body):
+        previous_start = body.rfind("\n", 0, underline.start()) + 1
+        if body[previous_start : underline.start()].strip(" "):
             return True
-        if not previous_blank and _SETEXT_UNDERLINE.match(line):
-            return True
+    if "]:" not in body:
+        return False
+    for line in body.split("\n"):
         if "]:" in line:
             markers = _LEADING_MARKERS.match(line)
             content = line[markers.end() if markers else 0 :].lstrip(" ")
             if content.startswith("["):
                 return True
-        previous_blank = not stripped
     return False
 
 
-def fast_blocks(body: str) -> list[InlineBlock] | None:
-    """The inline blocks of `body`, or None when the reference parser must decide."""
+def _scan(body: str) -> list[BlockTuple] | None:
+    """The blocks of `body` as tuples, or None when the reference parser must decide."""
     if "\t" in body:
         return None
     if "\r" in body:
         body = body.replace("\r\n", "\n").replace("\r", "\n")
-    lines = body.split("\n")
-    if _needs_reference(lines):
+    if _needs_reference(body):
         return None
     try:
-        return _Scanner(lines).run()
+        return _Scanner(body.split("\n")).run()
     except Unsupported:
         return None
+
+
+def _hrefs(content: str) -> list[str]:
+    """The href of every link among the content's inline tokens (none without a `](`)."""
+    if "](" not in content:
+        return []
+    tokens = _BLOCK_PARSER.parseInline(content, {})
+    return [
+        str(child.attrGet("href") or "")
+        for child in tokens[0].children or []
+        if child.type == "link_open"
+    ]
+
+
+def fast_blocks(body: str) -> list[InlineBlock] | None:
+    """The inline blocks of `body`, or None when the reference parser must decide."""
+    blocks = _scan(body)
+    if blocks is None:
+        return None
+    return [
+        InlineBlock(content, line, kind, in_list, bm_flag, False, _hrefs(content))
+        for content, line, kind, in_list, bm_flag in blocks
+    ]
+
+
+def _observation(
+    content: str, kind: str, in_list: bool, line: int, warnings: list[str]
+) -> Observation | None:
+    """`parse_observation` for a block outside block quotes, with its helpers inlined."""
+    if "#bm:links_to" in content:
+        block = InlineBlock(content, 0, kind, in_list, False, False)
+        return parse_observation(block, line, warnings)
+    text = content.strip()
+    if not text:
+        return None
+    match = None
+    if text[0] == "[":
+        if text.startswith(_TASK_PREFIXES):
+            return None
+        last = text[-1]
+        if (last == ")" and _WHOLE_MD_LINK.match(text)) or (
+            last == "]" and _WHOLE_WIKILINK.match(text)
+        ):
+            return None
+        match = _CATEGORY_LINE.match(text)
+        if match is not None:
+            category = match.group(1).strip()
+            if (category[:1].isdecimal() and _CLOCK_CATEGORY.match(category)) or (
+                len(category) == 1 and (category in "xX" or not category.isalnum())
+            ):
+                match = None
+    if match is None:
+        if "#" not in text or _HASH_WORD.search(text) is None:
+            return None
+        category = None
+        empty = _EMPTY_CATEGORY_LINE.match(text) if text.startswith("[]") else None
+        body = empty.group(1).strip() if empty else text
+    else:
+        body = match.group(2).strip()
+    if body[:1] == "@":
+        body = peel_temporal_qualifier(body)
+    context: str | None = None
+    if body[-1:] == ")":
+        start = body.rfind("(")
+        if start != -1:
+            context = body[start + 1 : -1].strip()
+            body = body[:start].strip()
+    if not body:
+        return None
+    tags = _TAG_AFTER_SPACE.findall(body) if "#" in body else []
+    if tags and body.count("#") != len(tags):
+        tags = _tags_of(body)
+    if match is not None and "\n" in text[match.start(2) :]:
+        warnings.append(
+            f"line {line}: observation [{category}] keeps only its first line; "
+            "the wrapped lines after it (and their tags) are dropped"
+        )
+    if category is None and not in_list:
+        warnings.append(
+            f"line {line}: this {kind} became an observation without a category "
+            "only because it contains a #word"
+        )
+    if "" in tags:
+        warnings.append(f"line {line}: an observation has an empty tag (a lone '#')")
+    return Observation(category, body, tags or None, context, line)
+
+
+def _wikilink_relations(content: str, bm_flag: bool, line: int) -> list[Relation]:
+    """`block_relations` for a block, skipping the masking when it has no code or directive."""
+    if "`" in content or "#bm:links_to" in content:
+        return block_relations(InlineBlock(content, 0, "paragraph", False, bm_flag, False), line)
+    if bm_flag:
+        explicit = _explicit_relation(content, content, line)
+        if explicit is not None:
+            return [explicit]
+    return _inline_relations(content, content, line)
+
+
+def fast_extract(body: str, line_offset: int) -> Extraction | None:
+    """What `extract(reference_blocks(body), line_offset)` gives, or None to use that instead."""
+    blocks = _scan(body)
+    if blocks is None:
+        return None
+    observations: list[Observation] = []
+    relations: list[Relation] = []
+    warnings: list[str] = []
+    for content, block_line, kind, in_list, bm_flag in blocks:
+        line = line_offset + block_line + 1
+        if "](" in content:
+            for href in _hrefs(content):
+                target = markdown_link_target(href) if href else None
+                if target is not None:
+                    relations.append(Relation("links_to", target, None, line))
+        if "#" in content or "[" in content:
+            observation = _observation(content, kind, in_list, line, warnings)
+            if observation is not None:
+                observations.append(observation)
+            if "[[" in content:
+                relations.extend(_wikilink_relations(content, bm_flag, line))
+    return Extraction(observations, relations, warnings)

@@ -6,6 +6,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from functools import lru_cache
 from typing import Any
 
 import yaml
@@ -20,6 +21,8 @@ MAX_YAML_NODES = 10_000
 
 _BM_FENCE = re.compile(r"^---[ \t]*$")
 _PF_BOUNDARY = re.compile(r"^-{3,}\s*$", re.MULTILINE)
+_OTHER_LINE_BREAK = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+"""Line breaks `str.splitlines` knows besides `\\n`."""
 
 
 class YamlRefused(ValueError):
@@ -82,6 +85,7 @@ _TYPED_FIRST_CHARS = frozenset(key for key in _RESOLVER.yaml_implicit_resolvers 
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
+@lru_cache(maxsize=4096)
 def _simple_string(value: str) -> bool:
     """Whether a plain YAML scalar certainly reads as this exact string."""
     return (
@@ -148,8 +152,29 @@ def load_yaml(text: str) -> Any:
         loader.dispose()
 
 
+def _simple_fenced_block(text: str) -> str | None:
+    """`bm_frontmatter_block` for text starting `---\\n` with only `\\n` line breaks, else None."""
+    search = 3
+    while True:
+        fence = text.find("\n---", search)
+        if fence == -1:
+            return None
+        line_end = text.find("\n", fence + 1)
+        if line_end == -1:
+            line_end = len(text)
+        if not text[fence + 4 : line_end].strip(" \t"):
+            if _OTHER_LINE_BREAK.search(text, 0, line_end):
+                return None
+            return text[4 : fence + 1]
+        search = fence + 1
+
+
 def bm_frontmatter_block(text: str) -> str | None:
     """The YAML between Basic Memory's fences (first non-blank line `---` to the next `---`), if any."""
+    if text.startswith("---\n"):
+        block = _simple_fenced_block(text)
+        if block is not None:
+            return block
     lines = text.splitlines(keepends=True)
     start = 0
     while start < len(lines) and lines[start].strip() == "":

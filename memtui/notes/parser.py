@@ -89,11 +89,10 @@ def _fill(note: Note, text: str, stem: str, use_fast_path: bool) -> None:
     note.index_error = front.index_error
     if not front.body or not _semantics_enabled(metadata):
         return
-    blocks = _md_fast.fast_blocks(front.body) if use_fast_path else None
-    if blocks is None:
-        blocks = _md_reference.reference_blocks(front.body)
     offset = _count_newlines(text[: front.body_start])
-    extraction = _md_reference.extract(blocks, offset)
+    extraction = _md_fast.fast_extract(front.body, offset) if use_fast_path else None
+    if extraction is None:
+        extraction = _md_reference.extract(_md_reference.reference_blocks(front.body), offset)
     note.observations = extraction.observations
     note.relations = extraction.relations
     note.warnings.extend(extraction.warnings)
