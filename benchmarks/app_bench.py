@@ -83,7 +83,7 @@ def first_frame(command: str, work: Path) -> float:
 def p95(values: list[float]) -> float:
     """The 95th percentile."""
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
 
 
 async def echo(app: object, field: object, key: str, character: str | None) -> float:

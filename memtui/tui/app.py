@@ -94,14 +94,10 @@ class MemtuiApp(App[None]):
         for problem in self.ctx.problems:
             self.notify(problem, severity="warning", timeout=10)
         if self.history_readable():
-            self.start_background_work()
+            self.call_after_refresh(self.start_background_work)
 
     def start_background_work(self) -> None:
-        """Index the notes and watch the store."""
-        self.call_after_refresh(self.start_background_work)
-
-    def start_background_work(self) -> None:
-        """Index and watch once the first frame is on screen."""
+        """Index the notes and watch the store (once the first frame is on screen)."""
         self.load_index()
         if self.watch_enabled:
             self.watch_files()
