@@ -62,6 +62,8 @@ async def test_http_round_trip(tmp_path: Path) -> None:
     finally:
         process.terminate()
         process.wait(timeout=10)
+        if process.stderr is not None:
+            process.stderr.close()
     assert (result_text(created), created.is_error) == (
         "File created successfully at: /memories/h.md",
         False,
