@@ -188,3 +188,59 @@ async def test_async_tool_runner_round_trip(tmp_path: Path) -> None:
     events = MemoryStore(tmp_path / "store").history.events()
     assert {event.actor for event in events} == {"agent:async-runner"}
     assert len(events) == len(TOOL_CALLS)
+
+
+class UsageScriptedAPI(FakeMessagesAPI):
+    """FakeMessagesAPI whose first reply reports a big context, and whose second is a compaction."""
+
+    def __call__(self, request: httpx2.Request) -> httpx2.Response:
+        body = json.loads(super().__call__(request).content)
+        number = len(self.requests)
+        body["usage"]["input_tokens"] = example.COMPACT_AT_INPUT_TOKENS if number == 1 else 100
+        if number == 2:
+            body["stop_reason"] = "compaction"
+        return httpx2.Response(200, json=body)
+
+
+def test_saved_memory_survives_compaction(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    api = UsageScriptedAPI(
+        [
+            [
+                {
+                    "type": "tool_use",
+                    "id": "toolu_p",
+                    "name": "memory",
+                    "input": {
+                        "command": "create",
+                        "path": "/memories/sessions/progress.md",
+                        "file_text": "- [status] step 1 done\n",
+                    },
+                }
+            ],
+            [{"type": "compaction", "content": "Progress: /memories/sessions/progress.md"}],
+            [{"type": "text", "text": "Continuing from step 2."}],
+        ]
+    )
+    client = anthropic.Anthropic(
+        api_key="test", http_client=httpx2.Client(transport=httpx2.MockTransport(api))
+    )
+    runner = build_runner(client, tmp_path, "Do the three steps.")
+    assert example.run_agent(runner) == "Continuing from step 2."
+    assert capsys.readouterr().out == "Continuing from step 2.\n"
+
+    compaction_request = api.requests[1][1]
+    assert compaction_request["compaction"] == example.COMPACTION
+    assert "context_management" not in compaction_request
+    after = api.requests[2][1]
+    assert after["messages"] == [
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "compaction", "content": "Progress: /memories/sessions/progress.md"}
+            ],
+        }
+    ]
+    assert after["context_management"] == CONTEXT_MANAGEMENT
+    assert (tmp_path / "sessions/progress.md").read_bytes() == b"- [status] step 1 done\n"
