@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import importlib
 import os
 import pickle
 import sys
@@ -31,25 +30,20 @@ def cache_path(root: Path) -> Path:
 
 
 def _code_stamp() -> tuple[Any, ...]:
-    """A stamp of the parser and model code, so a changed parser never serves stale results."""
+    """A stamp of the notes layer's code (parser, model, search...), so changed code never serves
+    stale results: the size and mtime of every module file in the package."""
     stamp: list[Any] = [CACHE_VERSION]
-    for module_name in (
-        "memtui.notes.parser",
-        "memtui.notes.model",
-        "memtui.notes.search",
-        __name__,
-    ):
+    package = Path(__file__).resolve().parent
+    try:
+        names = sorted(n for n in os.listdir(package) if n.endswith(".py"))
+    except OSError:
+        names = []
+    for name in names:
         try:
-            module = importlib.import_module(module_name)
-        except ImportError:
-            module = None
-        file = getattr(module, "__file__", None)
-        if file:
-            try:
-                st = os.stat(file)
-                stamp.append((module_name, st.st_size, st.st_mtime_ns))
-            except OSError:
-                stamp.append((module_name, None))
+            st = os.stat(package / name)
+        except OSError:
+            continue
+        stamp.append((name, st.st_size, st.st_mtime_ns))
     return tuple(stamp)
 
 
