@@ -30,8 +30,7 @@ def cache_path(root: Path) -> Path:
 
 
 def _code_stamp() -> tuple[Any, ...]:
-    """A stamp of the notes layer's code (parser, model, search...), so changed code never serves
-    stale results: the size and mtime of every module file in the package."""
+    """Size and mtime of every module of the notes package, so changed code never serves stale data."""
     stamp: list[Any] = [CACHE_VERSION]
     package = Path(__file__).resolve().parent
     try:
