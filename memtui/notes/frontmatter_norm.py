@@ -134,11 +134,15 @@ def _load_simple_yaml(text: str) -> Any:
     return data or None
 
 
-def load_yaml(text: str) -> Any:
-    """`yaml.safe_load`, but refusing alias bombs and self-references with `YamlRefused`."""
-    simple = _load_simple_yaml(text)
-    if simple is not _NOT_SIMPLE:
-        return simple
+def load_yaml(text: str, *, fast: bool = True) -> Any:
+    """`yaml.safe_load`, but refusing alias bombs and self-references with `YamlRefused`.
+
+    With `fast`, simple `key: value` blocks are read without PyYAML (same result, much cheaper).
+    """
+    if fast:
+        simple = _load_simple_yaml(text)
+        if simple is not _NOT_SIMPLE:
+            return simple
     if "*" not in text:
         return yaml.load(text, Loader=_FastSafeLoader)
     loader = yaml.SafeLoader(text)
@@ -169,9 +173,9 @@ def _simple_fenced_block(text: str) -> str | None:
         search = fence + 1
 
 
-def bm_frontmatter_block(text: str) -> str | None:
+def bm_frontmatter_block(text: str, *, fast: bool = True) -> str | None:
     """The YAML between Basic Memory's fences (first non-blank line `---` to the next `---`), if any."""
-    if text.startswith("---\n"):
+    if fast and text.startswith("---\n"):
         block = _simple_fenced_block(text)
         if block is not None:
             return block
@@ -236,13 +240,13 @@ def parse_tags(tags: Any) -> list[str]:
     return parse_tags(str(tags))
 
 
-def _block_state(text: str) -> tuple[str, str | None, str, Any]:
+def _block_state(text: str, fast: bool) -> tuple[str, str | None, str, Any]:
     """Basic Memory's classification ("absent" | "present" | "malformed"), why, the block, its data."""
-    block = bm_frontmatter_block(text)
+    block = bm_frontmatter_block(text, fast=fast)
     if block is None:
         return "absent", None, "", None
     try:
-        data = load_yaml(block)
+        data = load_yaml(block, fast=fast)
     except YamlRefused as error:
         return "malformed", f"frontmatter YAML {error}", block, None
     except Exception as error:  # any YAML, value or recursion error means "not YAML" to BM
@@ -286,9 +290,12 @@ def _fill_defaults(metadata: dict[str, Any], stem: str) -> None:
         metadata["tags"] = tags
 
 
-def read_frontmatter(text: str, stem: str) -> Frontmatter:
-    """Split and normalise frontmatter; a bad block becomes body with a warning, never an exception."""
-    state, reason, block, block_data = _block_state(text)
+def read_frontmatter(text: str, stem: str, *, fast: bool = True) -> Frontmatter:
+    """Split and normalise frontmatter; a bad block becomes body with a warning, never an exception.
+
+    `fast` takes the shortcuts for simple blocks; without it every block goes through PyYAML.
+    """
+    state, reason, block, block_data = _block_state(text, fast)
     warnings: list[str] = []
     raw: dict[Any, Any] = {}
     body, body_start = text, 0
@@ -299,7 +306,7 @@ def read_frontmatter(text: str, stem: str) -> Frontmatter:
         if yaml_text is not None:
             try:
                 same = yaml_text.lstrip("\r\n") == block.lstrip("\r\n")
-                loaded = block_data if same else load_yaml(yaml_text)
+                loaded = block_data if same else load_yaml(yaml_text, fast=fast)
             except Exception as error:
                 message = f"frontmatter YAML could not be read ({type(error).__name__})"
                 return Frontmatter({"title": stem, "type": "note"}, text, 0, [message], message)

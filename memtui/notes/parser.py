@@ -74,7 +74,7 @@ def _fill(note: Note, text: str, stem: str, use_fast_path: bool) -> None:
         text = text[1:]
     if "\x00" in text:
         text = text.replace("\x00", "")
-    front = read_frontmatter(text, stem)
+    front = read_frontmatter(text, stem, fast=use_fast_path)
     metadata = front.metadata
     note.frontmatter = metadata
     note.title = metadata["title"]

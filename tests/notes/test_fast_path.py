@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import random
 from pathlib import Path
 
@@ -117,7 +118,17 @@ def _generated_clean_note(rng: random.Random) -> str:
 def _outputs(data: bytes | str, path: str, fast: bool) -> tuple[object, ...]:
     """Everything the two paths must agree on."""
     note = parse_note(data, path, use_fast_path=fast)
-    return (note.frontmatter, note.title, note.observations, note.relations, note.warnings)
+    return (
+        note.frontmatter,
+        note.title,
+        note.observations,
+        note.relations,
+        note.warnings,
+        note.permalink,
+        note.note_type,
+        note.tags,
+        note.index_error,
+    )
 
 
 def _assert_same(data: bytes | str, path: str) -> None:
@@ -187,3 +198,68 @@ def test_fast_path_handles_common_shapes() -> None:
         ("text [l](x.md)", 5, "paragraph", False, False),
     ]
     assert blocks[3].hrefs == ["x.md"]
+
+
+_SHORTCUT_CASES = [
+    "---\ntitle: T\ntags: [a, b]\n---\n- [fact] x #a##b #c#d (ctx)\n",
+    "---\ntitle: T\n----\n---  \t\nbody #tag\n",
+    "---\ntitle: T\x85x: y\n---\nbody\n",
+    "---\ntitle: T\u2028type: x\n---\nbody\n",
+    "---\ntitle: T\x85---\nx: y\n---\nbody\n",
+    "---\ntitle: T\r---\nx: y\n---\nbody\n",
+    "---\ntitle: T\r\n---\r\n- [a] b\r\n",
+    "---\ntitle: T\n---",
+    "---\ntitle: T\n--- x\n---\n- [a] b #c\n",
+    "---\ntitle: 2026-01-02\ntype: [a, b]\ntags: '#x, y'\n---\ntext\n",
+    "---\ntitle: yes\ntype: 12\npermalink: ~\n---\n- [a] b\n",
+    "text\n  ---\n- [a] after setext #t\n",
+    "text\n\n---\n- [a] after a break #t\n",
+    "- item\n===\n",
+    "a -> b\n  > quote [[Q]]\n",
+    "<b>x</b> [[Y]]\n",
+    "- [cat] a#b c #d\n- [cat] #\n- [cat] ## e\n- [cat]\u00a0#nb x\n",
+    "- [cat] @2026-01-02 dated #t (when)\n- [12:30] clock #t\n- [x] task #t\n",
+    "- [cat] see [doc](a.md) #t\n- [[Only]]\n- [a](b.md)\n- [] empty #e\n",
+    "- rel [[A]] (why)\n- `rel` [[B]]\n- x [[C]] #bm:links_to\n- \\[[D]] [[E]]\n",
+    "para #word\nwrapped [[L]] line\n\n# Head #tag\n",
+    "- [fact] first line #a\n  second line #b\n",
+]
+
+
+@pytest.mark.parametrize("text", _SHORTCUT_CASES)
+def test_shortcuts_match_reference(text: str) -> None:
+    _assert_same(text, "notes/Some Note.md")
+
+
+def _gen_corpus() -> object:
+    """The benchmarks' corpus generator module."""
+    path = Path(__file__).parents[2] / "benchmarks" / "gen_corpus.py"
+    spec = importlib.util.spec_from_file_location("gen_corpus", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _assert_corpus_same(root: Path, count: int) -> None:
+    """Generate `count` benchmark notes under root; both paths agree and the fast one is taken."""
+    _gen_corpus().generate(count, root, seed=3)  # type: ignore[attr-defined]
+    paths = sorted(root.rglob("*.md"))
+    assert len(paths) == count
+    fast = 0
+    for path in paths:
+        data = path.read_bytes()
+        relpath = path.relative_to(root).as_posix()
+        assert _outputs(data, relpath, True) == _outputs(data, relpath, False), relpath
+        body = data.decode().split("\n---\n", 1)[1].strip()
+        fast += fast_blocks(body) is not None
+    assert fast == count
+
+
+def test_generated_corpus_identical(tmp_path: Path) -> None:
+    _assert_corpus_same(tmp_path, 200)
+
+
+@pytest.mark.slow
+def test_generated_2k_corpus_identical(tmp_path: Path) -> None:
+    _assert_corpus_same(tmp_path, 2000)
