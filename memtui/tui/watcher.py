@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -75,8 +76,18 @@ async def watch_store(
             await on_batch(paths)
 
 
+UPDATE_LOCK = threading.Lock()
+"""Index updates from the watcher and from the app's own changes never run at the same time."""
+
+
 def apply_changes(ctx: AppContext, paths: frozenset[str]) -> set[str]:
     """Update the index for changed paths and log outside edits (run in a worker thread)."""
+    with UPDATE_LOCK:
+        return _apply_changes(ctx, paths)
+
+
+def _apply_changes(ctx: AppContext, paths: frozenset[str]) -> set[str]:
+    """`apply_changes` without the lock."""
     changed: set[str] = set(paths)
     if ctx.index is not None:
         changed = ctx.index.update_paths(paths) | set(paths)

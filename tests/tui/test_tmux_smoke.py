@@ -34,8 +34,8 @@ def wait_for_screen(session: str, needle: str, timeout: float = 15.0) -> str:
     return screen
 
 
-def test_search_in_a_real_terminal(tmp_path: Path) -> None:
-    """Type a search in the running app, see the hit, quit cleanly."""
+def test_search_and_external_editor_in_a_real_terminal(tmp_path: Path) -> None:
+    """Type a search, open the hit, edit it with $EDITOR (the app suspends), quit cleanly."""
     root = write_fixture_store(tmp_path / "memories")
     log = tmp_path / "exit.txt"
     session = f"memtui-smoke-{tmp_path.name}"
@@ -53,6 +53,12 @@ def test_search_in_a_real_terminal(tmp_path: Path) -> None:
         tmux("send-keys", "-t", session, "-l", "widgets")
         screen = wait_for_screen(session, "tools/textual.md:12")
         assert "Workers never touch widgets #workers" in screen
+        tmux("send-keys", "-t", session, "Enter")
+        wait_for_screen(session, "tools/textual.md  ·  Textual")
+        tmux("send-keys", "-t", session, "E")
+        wait_for_screen(session, "Threads never touch widgets")
+        note = (root / "tools" / "textual.md").read_text(encoding="utf-8")
+        assert "- [tip] Threads never touch widgets #workers\n" in note
         tmux("send-keys", "-t", session, "C-q")
         deadline = time.monotonic() + 10
         while not log.exists() and time.monotonic() < deadline:
