@@ -1,12 +1,15 @@
 """Time the note parser: reading bytes vs the markdown-it reference path vs the fast path.
 
-Usage: python benchmarks/parse_bench.py [--notes 2000] [--runs 5] [--corpus DIR ...]
+Usage: python benchmarks/parse_bench.py [--notes 2000] [--runs 5] [--corpus DIR ...] [--index DIR ...]
 
 Generates a Basic Memory-style corpus with benchmarks/gen_corpus.py into a temporary folder,
 adds the shared corpus when it is present, and prints for each: the median of `--runs` runs of
 (a) reading every file's bytes, (b) read + parse_note on the reference path, (c) read +
 parse_note with the fast path, (d)/(e) the block scan alone on each path; plus the fast path's
-fallback rate. Uses only time.perf_counter, statistics and subprocess.
+fallback rate. With `--index DIR` it also times a cold `NoteIndex.load(DIR, use_cache=False)`
+against walking DIR and reading every note's bytes, alternating the two in one process, and
+prints the medians, their ratio and the index's own phase timings. Uses only time.perf_counter,
+statistics and subprocess.
 """
 
 from __future__ import annotations
@@ -24,7 +27,9 @@ from pathlib import Path
 from memtui.notes._md_fast import fast_blocks
 from memtui.notes._md_reference import reference_blocks
 from memtui.notes.frontmatter_norm import read_frontmatter
+from memtui.notes.index import NoteIndex
 from memtui.notes.parser import parse_note
+from memtui.notes.scan import scan_notes
 
 HERE = Path(__file__).parent
 SHARED_CORPUS = HERE.parents[1] / "shared" / "corpus" / "basic-memory-notes"
@@ -91,13 +96,53 @@ def bench_folder(label: str, root: Path, runs: int) -> None:
     )
 
 
+def bench_index(root: Path, runs: int) -> None:
+    """Print cold index load vs reading the bytes of the same notes, medians of `runs` runs."""
+    read_times: list[float] = []
+    load_times: list[float] = []
+    phases: list[dict[str, float]] = []
+    notes = 0
+    for _ in range(runs):
+        gc.collect()
+        started = time.perf_counter()
+        for file in scan_notes(root).files:
+            with open(root / file.relpath, "rb") as handle:
+                handle.read()
+        read_times.append(time.perf_counter() - started)
+        gc.collect()
+        started = time.perf_counter()
+        index = NoteIndex.load(root, use_cache=False)
+        load_times.append(time.perf_counter() - started)
+        phases.append(index.timings)
+        notes = len(index.notes)
+        del index
+    read = statistics.median(read_times)
+    load = statistics.median(load_times)
+    print(f"\ncold index of {root}: {notes} notes, medians of {runs} runs")
+    print(f"  walk + read bytes           {read * 1e3:9.1f} ms   1.0x")
+    print(f"  NoteIndex.load (no cache)   {load * 1e3:9.1f} ms  {load / read:5.1f}x")
+    for phase in phases[0]:
+        value = statistics.median(timing[phase] for timing in phases)
+        print(f"    {phase:<25} {value * 1e3:9.1f} ms")
+
+
 def main() -> int:
     """Generate the corpus, run the timings, print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--notes", type=int, default=2000, help="generated notes (default 2000)")
     parser.add_argument("--runs", type=int, default=5, help="runs per measurement (default 5)")
     parser.add_argument("--corpus", type=Path, action="append", default=[], help="extra folder")
+    parser.add_argument(
+        "--index", type=Path, action="append", default=[], help="folder to time a cold index of"
+    )
+    parser.add_argument(
+        "--index-only", action="store_true", help="skip the parse timings, run only --index"
+    )
     args = parser.parse_args()
+    for folder in args.index:
+        bench_index(folder, args.runs)
+    if args.index_only:
+        return 0
     with tempfile.TemporaryDirectory() as tmp:
         generated = Path(tmp) / "generated"
         subprocess.run(
