@@ -39,9 +39,7 @@ def test_search_and_external_editor_in_a_real_terminal(tmp_path: Path) -> None:
     root = write_fixture_store(tmp_path / "memories")
     log = tmp_path / "exit.txt"
     session = f"memtui-smoke-{tmp_path.name}"
-    command = (
-        f"env -u COLUMNS -u LINES HOME={tmp_path} {MEMTUI} {root}; echo exit=$? > {log}; sleep 5"
-    )
+    command = f"env -u COLUMNS -u LINES -u VISUAL HOME={tmp_path} {MEMTUI} {root}; echo exit=$? > {log}; sleep 5"
     tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "40", command)
     try:
         tmux("resize-window", "-t", session, "-x", "120", "-y", "40")
@@ -54,7 +52,9 @@ def test_search_and_external_editor_in_a_real_terminal(tmp_path: Path) -> None:
         screen = wait_for_screen(session, "tools/textual.md:12")
         assert "Workers never touch widgets #workers" in screen
         tmux("send-keys", "-t", session, "Enter")
-        wait_for_screen(session, "tools/textual.md  ·  Textual")
+        opened = wait_for_screen(session, "tools/textual.md  ·  Textual")
+        assert "tools/textual.md  ·  Textual" in opened, opened
+        time.sleep(0.3)
         tmux("send-keys", "-t", session, "E")
         wait_for_screen(session, "Threads never touch widgets")
         note = (root / "tools" / "textual.md").read_text(encoding="utf-8")
