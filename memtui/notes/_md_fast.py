@@ -17,7 +17,6 @@ from memtui.notes._md_reference import (
     _CATEGORY_LINE,
     _CLOCK_CATEGORY,
     _EMPTY_CATEGORY_LINE,
-    _HASH_WORD,
     _TASK_PREFIXES,
     _WHOLE_MD_LINK,
     _WHOLE_WIKILINK,
@@ -63,6 +62,10 @@ class _Item:
     marker_indent: int
     content_indent: int
     parent_indent: int
+
+
+_TOP_LEVEL_ITEM = _Item(0, 2, 0)
+"""The item a `- ` marker at column 0 opens (items are never changed once open)."""
 
 
 @dataclass(slots=True)
@@ -113,9 +116,21 @@ class _Scanner:
         Unindented plain text lines and `- text` items are handled inline (they are most
         lines of a note); everything else goes through `line`.
         """
+        blocks = self.blocks
+        items = self.items
         for number, line in enumerate(self.lines):
-            if self.fence is not None or not line:
-                self.line(number, line)
+            if self.fence is not None:
+                self.fence_line(line)
+                continue
+            if not line:
+                para = self.paragraph
+                if para is not None:
+                    self.paragraph = None
+                    lines = para.lines
+                    content = (lines[0] if len(lines) == 1 else "\n".join(lines)).strip()
+                    blocks.append(
+                        (content, para.start, "paragraph", para.in_list, para.bm_in_list_item)
+                    )
                 continue
             first = line[0]
             if first not in _BLOCK_STARTERS:
@@ -123,20 +138,26 @@ class _Scanner:
                 if para is not None:
                     para.lines.append(line)
                     continue
-                if not self.items:
+                if not items:
                     self.paragraph = _Paragraph(number, 0, [line], False, self.bm_in_list_item)
                     continue
             elif first == "-" and line[1:2] == " " and line[2:3] not in _ITEM_TEXT_STARTERS:
-                self.close_paragraph()
-                if self.items:
-                    self.items.clear()
-                self.items.append(_Item(0, 2, 0))
+                para = self.paragraph
+                if para is not None:
+                    lines = para.lines
+                    content = (lines[0] if len(lines) == 1 else "\n".join(lines)).strip()
+                    blocks.append(
+                        (content, para.start, "paragraph", para.in_list, para.bm_in_list_item)
+                    )
+                if items:
+                    items.clear()
+                items.append(_TOP_LEVEL_ITEM)
                 self.bm_in_list_item = True
                 self.paragraph = _Paragraph(number, 2, [line[2:]], True, True)
                 continue
             self.line(number, line)
         self.close_paragraph()
-        return self.blocks
+        return blocks
 
     def line(self, number: int, line: str) -> None:
         """Handle one line."""
@@ -332,8 +353,8 @@ def _observation(
         if text.startswith(_TASK_PREFIXES):
             return None
         last = text[-1]
-        if (last == ")" and _WHOLE_MD_LINK.match(text)) or (
-            last == "]" and _WHOLE_WIKILINK.match(text)
+        if (last == ")" and "](" in text and _WHOLE_MD_LINK.match(text)) or (
+            last == "]" and text.startswith("[[") and _WHOLE_WIKILINK.match(text)
         ):
             return None
         match = _CATEGORY_LINE.match(text)
@@ -344,7 +365,7 @@ def _observation(
             ):
                 match = None
     if match is None:
-        if "#" not in text or _HASH_WORD.search(text) is None:
+        if "#" not in text or _TAG_AFTER_SPACE.search(text) is None:
             return None
         category = None
         empty = _EMPTY_CATEGORY_LINE.match(text) if text.startswith("[]") else None

@@ -41,12 +41,21 @@ def _semantics_enabled(metadata: dict[str, object]) -> bool:
     return not (setting == "False" or (isinstance(setting, str) and setting.lower() == "false"))
 
 
+def _stem(path: str) -> str:
+    """`PurePosixPath(path).stem`, without building a path object for the usual `a/b.md`."""
+    name = path[path.rfind("/") + 1 :]
+    if not name or name == ".":
+        return PurePosixPath(path).stem
+    dot = name.rfind(".")
+    return name[:dot] if 0 < dot < len(name) - 1 else name
+
+
 def parse_note(
     data: bytes | str, path: str, *, mtime: float = 0.0, use_fast_path: bool = True
 ) -> Note:
     """Parse a note's bytes (or text) exactly as Basic Memory 0.24.1 would, adding lines and warnings."""
     text, raw, decode_error = _decode(data)
-    stem = PurePosixPath(path).stem
+    stem = _stem(path)
     note = Note(
         path=path,
         title=stem,

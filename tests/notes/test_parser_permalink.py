@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import PurePosixPath
+
 import pytest
 
 from memtui.notes.parser import parse_note
@@ -36,3 +38,14 @@ def test_frontmatter_permalink_wins_and_empty_one_is_generated() -> None:
     assert parse_note(b"---\npermalink: own/link\n---\nx", "a/B c.md").permalink == "own/link"
     assert parse_note(b"---\npermalink: ''\n---\nx", "a/B c.md").permalink == "a/b-c"
     assert parse_note(b"\xff", "a/B c.md").permalink == "a/b-c"
+
+
+_PATHS = [
+    "a/b.md", "b.md", ".md", "a/.hidden", "a/b.", "a/b.c.md", "a/b/", "a/.", "a/..", "x",
+    "a//b.md", "", "/", "a/b.tar.gz", ". .md", ".a.md",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("path", _PATHS)
+def test_title_defaults_to_the_path_stem(path: str) -> None:
+    assert parse_note(b"body\n", path).title == PurePosixPath(path).stem
