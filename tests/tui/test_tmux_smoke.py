@@ -39,7 +39,11 @@ def test_search_and_external_editor_in_a_real_terminal(tmp_path: Path) -> None:
     root = write_fixture_store(tmp_path / "memories")
     log = tmp_path / "exit.txt"
     session = f"memtui-smoke-{tmp_path.name}"
-    command = f"env -u COLUMNS -u LINES -u VISUAL HOME={tmp_path} {MEMTUI} {root}; echo exit=$? > {log}; sleep 5"
+    editor = "sed -i s/Workers/Threads/"
+    command = (
+        f"env -u COLUMNS -u LINES -u VISUAL HOME={tmp_path} EDITOR='{editor}' {MEMTUI} {root};"
+        f" echo exit=$? > {log}; sleep 5"
+    )
     tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "40", command)
     try:
         tmux("resize-window", "-t", session, "-x", "120", "-y", "40")
