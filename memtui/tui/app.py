@@ -93,11 +93,15 @@ class MemtuiApp(App[None]):
             self.notify(self.notice, timeout=8)
         for problem in self.ctx.problems:
             self.notify(problem, severity="warning", timeout=10)
+        self.call_after_refresh(self.after_first_frame)
+
+    def after_first_frame(self) -> None:
+        """Check the history and start the background work once the first frame is shown."""
         if self.history_readable():
-            self.call_after_refresh(self.start_background_work)
+            self.start_background_work()
 
     def start_background_work(self) -> None:
-        """Index the notes and watch the store (once the first frame is on screen)."""
+        """Index the notes and watch the store."""
         self.load_index()
         if self.watch_enabled:
             self.watch_files()

@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from watchfiles import Change, DefaultFilter, awatch
+from watchfiles import Change, DefaultFilter
 
 DEBOUNCE_MS = 100
 """How long a burst of events may be before it is delivered as one batch."""
@@ -62,6 +62,8 @@ async def watch_store(
 
     While `on_batch` runs, new events accumulate and arrive as the next single batch.
     """
+    from watchfiles import awatch
+
     real_root = root.resolve()
     async for changes in awatch(
         real_root,

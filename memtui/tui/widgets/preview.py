@@ -12,10 +12,12 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
-from textual.widgets import Markdown, OptionList, Static, TextArea
+from textual.widgets import OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 if TYPE_CHECKING:
+    from textual.widgets import Markdown
+
     from memtui.notes.model import Note
 
 MARKDOWN_MAX_BYTES = 8_000
@@ -119,7 +121,6 @@ class Preview(Vertical):
             yield Static("", id="preview-frontmatter", classes="panel")
             yield Static("", id="preview-observations", classes="panel")
             yield OptionList(id="preview-relations", classes="panel")
-            yield Markdown("", id="preview-body", open_links=False)
         yield TextArea("", id="preview-plain", read_only=True, soft_wrap=False)
 
     def on_mount(self) -> None:
@@ -160,7 +161,7 @@ class Preview(Vertical):
         observations.update(observations_text(note) if note.observations else "")
         self._fill_relations(outgoing)
         self._frontmatter_lines, body = split_frontmatter(text)
-        markdown = self.query_one("#preview-body", Markdown)
+        markdown = await self.markdown_body()
         await markdown.update(linkify_wikilinks(body))
         scroller = self.query_one("#preview-rendered", VerticalScroll)
         if line is None:
@@ -181,10 +182,21 @@ class Preview(Vertical):
             relations.add_option(Option(prompt, id=f"{position}"))
         self._outgoing = outgoing
 
+    async def markdown_body(self) -> Markdown:
+        """The Markdown widget, created on first use so start-up does not pay for it."""
+        from textual.widgets import Markdown
+
+        existing = self.query("#preview-body")
+        if existing:
+            return existing.first(Markdown)
+        markdown = Markdown("", id="preview-body", open_links=False)
+        await self.query_one("#preview-rendered", VerticalScroll).mount(markdown)
+        return markdown
+
     def _scroll_markdown_to(self, line: int) -> None:
         """Scroll the rendered body to the block holding 1-based file line `line`."""
         body_line = line - 1 - self._frontmatter_lines
-        markdown = self.query_one("#preview-body", Markdown)
+        markdown = self.query_one("#preview-body")
         scroller = self.query_one("#preview-rendered", VerticalScroll)
         for block in markdown.children:
             start, end = getattr(block, "source_range", (0, 0))
@@ -218,8 +230,7 @@ class Preview(Vertical):
         label, _resolved = self._outgoing[int(event.option_id or 0)]
         self.post_message(LinkFollowed(label, self.relpath))
 
-    @on(Markdown.LinkClicked)
-    def _link_clicked(self, event: Markdown.LinkClicked) -> None:
+    def on_markdown_link_clicked(self, event: Markdown.LinkClicked) -> None:
         """Follow a wikilink clicked in the body."""
         event.stop()
         if event.href.startswith("memtui:"):
