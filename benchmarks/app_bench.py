@@ -1,6 +1,6 @@
 """App benchmarks: first frame vs an empty Textual app, key echo, opening a note, live update.
 
-Usage: python benchmarks/app_bench.py [--sizes 10000 50000] [--runs 5] [--work DIR]
+Usage: python benchmarks/app_bench.py [--sizes 10000 50000] [--runs 5] [--frames-only] [--work DIR]
 
 Public tools only: time.perf_counter/time.time, statistics, subprocess and tmux. Corpora come
 from benchmarks/gen_corpus.py (same seed, so every run measures the same notes).
@@ -53,6 +53,8 @@ def fresh_copy(source: Path, work: Path) -> Path:
     if dest.exists():
         shutil.rmtree(dest)
     shutil.copytree(source, dest, ignore=shutil.ignore_patterns(".memtui"))
+    os.sync()
+    time.sleep(1.0)
     return dest
 
 
@@ -189,6 +191,8 @@ def main() -> None:
             f"{size:>6} notes, first frame (cold, no cache): median {median * 1000:.0f} ms"
             f" = {median / base:.2f}x the empty app (goal <= 1.3x)"
         )
+        if args.frames_only:
+            continue
         root = fresh_copy(source, work)
         measured = asyncio.run(in_app(root, args.runs))
         for key, goal in (("echo_indexing", 25), ("echo_search", 25)):
