@@ -5,6 +5,10 @@ nesting, top-level fenced and indented code, and thematic breaks. Anything else 
 differently from markdown-it (tabs, block quotes, HTML, setext underlines, link reference
 definitions, fences or code inside list items, unusual list markers) makes it return None, and
 the caller uses the reference parser for that note.
+
+`fast_extract` goes on to the observations and relations itself, with Basic Memory's rules
+inlined for plain blocks and the reference functions used for anything unusual (code spans,
+`#bm:links_to`, `#a#b` tags), so it gives exactly `extract(reference_blocks(body))`.
 """
 
 from __future__ import annotations
