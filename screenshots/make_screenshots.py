@@ -22,7 +22,8 @@ from memtui.tui.app import MemtuiApp
 
 OUT = Path(__file__).resolve().parent
 SIZE = (120, 40)
-NOTE = "projects/memtui.md"
+NOTE = "user/preferences.md"
+GRAPH_CENTRE = "projects/memtui.md"
 
 Step = Callable[[Pilot[None]], Awaitable[None]]
 
@@ -32,11 +33,13 @@ def demo_clock() -> float:
     return DEMO_NOW
 
 
-async def settle(pilot: Pilot[None], delay: float = 0.6) -> None:
-    """Wait for pending workers, timers (preview delay) and messages, and stop cursor blink."""
-    await pilot.app.workers.wait_for_complete()
+async def settle(pilot: Pilot[None], delay: float = 0.6, *, workers: bool = True) -> None:
+    """Wait for pending workers (unless one waits on the screen shown), timers and messages."""
+    if workers:
+        await pilot.app.workers.wait_for_complete()
     await pilot.pause(delay)
-    await pilot.app.workers.wait_for_complete()
+    if workers:
+        await pilot.app.workers.wait_for_complete()
     for field in pilot.app.screen.query(Input):
         field.cursor_blink = False
     await pilot.pause()
@@ -75,10 +78,12 @@ async def search(pilot: Pilot[None]) -> None:
 
 async def graph(pilot: Pilot[None]) -> None:
     """The graph around the memtui note at depth 2."""
+    from memtui.tui.screens.graph import GraphScreen
+
     await open_note(pilot)
-    await pilot.press("g")
+    await pilot.app.push_screen(GraphScreen(GRAPH_CENTRE, depth=2))
     await settle(pilot)
-    await pilot.press("plus", "right")
+    await pilot.press("right")
     await settle(pilot)
 
 
@@ -108,7 +113,7 @@ async def editor(pilot: Pilot[None]) -> None:
     """The in-app editor on the note."""
     await open_note(pilot)
     await pilot.press("e")
-    await settle(pilot, 1.0)
+    await settle(pilot, 1.0, workers=False)
 
 
 async def help_screen(pilot: Pilot[None]) -> None:
@@ -122,7 +127,7 @@ SHOTS: dict[str, tuple[str, Step]] = {
     "main": ("Main screen: tree, preview, links and history", main_screen),
     "raw": ("Raw view: what the agent's view returns", raw_view),
     "search": ("Search as you type, matches highlighted", search),
-    "graph": ("Graph: the neighbourhood at depth 2", graph),
+    "graph": ("Graph: the memtui note's neighbourhood at depth 2", graph),
     "history": ("History with the diff of an agent edit", history),
     "review": ("Review: stale notes with reasons", review),
     "editor": ("In-app editor", editor),

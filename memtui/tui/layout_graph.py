@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 UNRESOLVED_PREFIX = "?"
 MORE_PREFIX = "+more:"
-MAX_LABEL = 24
-MAX_EDGE_LABEL = 22
+MAX_LABEL = 22
+MAX_EDGE_LABEL = 18
 DEFAULT_MAX_CHILDREN = 14
 
 # Connectivity bits of a line cell, turned into box-drawing characters at the end.

@@ -43,8 +43,8 @@ async def test_draws_the_neighbourhood_with_labelled_edges(tmp_path: Path) -> No
         assert title(app) == "Graph · memtui (projects/memtui.md) · depth 1 · 9 neighbours"
         graph = canvas(app).graph
         assert graph is not None
-        assert graph.lines[0] == "            ┌─ inspired_by ▶ ────────── ‹? Basic Memory›"
-        assert graph.lines[4] == "◆ memtui ◆ ─┼─ ◀ applied_in, uses ▶ ─── [ Textual UI Patterns ]"
+        assert graph.lines[0] == "            ┌─ inspired_by ▶ ────── ‹? Basic Memory›"
+        assert graph.lines[4] == "◆ memtui ◆ ─┼─ ◀ applied_in, use… ─ [ Textual UI Patterns ]"
         unresolved = graph.node("?Basic Memory")
         assert unresolved is not None and unresolved.kind == "unresolved"
         assert canvas(app).cursor_key == CENTRE
@@ -129,14 +129,16 @@ async def test_lists_show_hubs_orphans_unresolved_and_enter_centres(tmp_path: Pa
         ]
         unresolved = screen.query_one("#graph-unresolved", OptionList)
         assert str(unresolved.get_option_at_index(2).prompt) == "Kubernetes Migration  (1)"
-        screen.query_one(TabbedContent).active = "tab-unresolved"
-        unresolved.focus()
+        await pilot.press("4")
+        assert screen.query_one(TabbedContent).active == "tab-unresolved"
+        assert unresolved.has_focus
         unresolved.highlighted = 2
         await pilot.press("enter")
         assert screen.centre == "projects/billing-service.md"
+        assert screen.query_one(TabbedContent).active == "tab-graph"
+        assert canvas(app).has_focus
         assert canvas(app).cursor_key == "?Kubernetes Migration"
-        screen.query_one(TabbedContent).active = "tab-orphans"
-        orphans.focus()
+        await pilot.press("3")
         orphans.highlighted = 4
         await pilot.press("enter")
         assert screen.centre == "user/schedule.md"

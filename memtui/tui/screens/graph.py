@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static, TabbedContent, TabPane
 from textual.widgets.option_list import Option
@@ -70,10 +69,10 @@ class GraphScreen(Screen[None]):
 
     DEFAULT_CSS = """
     GraphScreen #graph-title { height: 1; padding: 0 1; background: $panel; color: $text; }
-    GraphScreen #graph-body { height: 1fr; }
+    GraphScreen #graph-tabs { height: 1fr; }
+    GraphScreen #graph-tabs TabPane { padding: 0; }
     GraphScreen GraphView { width: 1fr; height: 1fr; }
-    GraphScreen #graph-side { width: 40; border-left: solid $panel-lighten-2; }
-    GraphScreen #graph-side OptionList { height: 1fr; border: none; }
+    GraphScreen #graph-tabs OptionList { height: 1fr; border: none; }
     GraphScreen #graph-detail {
         height: 4; padding: 0 1; background: $panel; color: $text-muted;
     }
@@ -83,6 +82,12 @@ class GraphScreen(Screen[None]):
         Binding("plus,equals_sign", "depth(1)", "Depth +", id="graph.depth_more"),
         Binding("minus", "depth(-1)", "Depth -", id="graph.depth_less"),
         Binding("o", "open_note", "Open", id="graph.open"),
+        Binding("1", "show_tab('tab-graph')", "Graph", show=False, id="graph.tab_graph"),
+        Binding("2", "show_tab('tab-hubs')", "Hubs", show=False, id="graph.tab_hubs"),
+        Binding("3", "show_tab('tab-orphans')", "Orphans", show=False, id="graph.tab_orphans"),
+        Binding(
+            "4", "show_tab('tab-unresolved')", "Unresolved", show=False, id="graph.tab_unresolved"
+        ),
         Binding("escape,q", "close", "Back", id="graph.close"),
     ]
 
@@ -95,6 +100,10 @@ class GraphScreen(Screen[None]):
         ("graph: depth +", "depth(1)", "Show one more level of links (+)"),
         ("graph: depth -", "depth(-1)", "Show one level less (-)"),
         ("graph: open note", "open_note", "Open the focused note in the main screen (o)"),
+        ("graph: show hubs", "show_tab('tab-hubs')", "The most linked notes (2)"),
+        ("graph: show orphans", "show_tab('tab-orphans')", "Notes with no links (3)"),
+        ("graph: show unresolved", "show_tab('tab-unresolved')", "Link targets with no note (4)"),
+        ("graph: show the neighbourhood", "show_tab('tab-graph')", "Back to the drawing (1)"),
         ("go: back", "close", "Leave the graph (escape)"),
     ]
 
@@ -112,17 +121,17 @@ class GraphScreen(Screen[None]):
         return app.ctx
 
     def compose(self) -> ComposeResult:
-        """Title, canvas, side lists, focused-node details and footer."""
+        """Title, tabs (the drawn neighbourhood and the three lists), node details and footer."""
         yield Static(id="graph-title")
-        with Horizontal(id="graph-body"):
-            yield GraphView(id="graph-canvas")
-            with Vertical(id="graph-side"), TabbedContent(id="graph-tabs"):
-                with TabPane("Hubs", id="tab-hubs"):
-                    yield OptionList(id="graph-hubs")
-                with TabPane("Orphans", id="tab-orphans"):
-                    yield OptionList(id="graph-orphans")
-                with TabPane("Unresolved", id="tab-unresolved"):
-                    yield OptionList(id="graph-unresolved")
+        with TabbedContent(id="graph-tabs", initial="tab-graph"):
+            with TabPane("Neighbourhood", id="tab-graph"):
+                yield GraphView(id="graph-canvas")
+            with TabPane("Hubs", id="tab-hubs"):
+                yield OptionList(id="graph-hubs")
+            with TabPane("Orphans", id="tab-orphans"):
+                yield OptionList(id="graph-orphans")
+            with TabPane("Unresolved", id="tab-unresolved"):
+                yield OptionList(id="graph-unresolved")
         yield Static(id="graph-detail")
         yield Footer()
 
@@ -197,7 +206,7 @@ class GraphScreen(Screen[None]):
             self._history.append(self.centre)
         self.centre = key
         self.refresh_graph()
-        self.query_one(GraphView).focus()
+        self.action_show_tab("tab-graph")
 
     @on(GraphView.NodeFocused)
     def _show_node(self, event: GraphView.NodeFocused) -> None:
@@ -217,6 +226,14 @@ class GraphScreen(Screen[None]):
         """Enter on a list item centres the graph on it."""
         if event.option.id is not None:
             self.recentre(event.option.id)
+
+    def action_show_tab(self, tab_id: str) -> None:
+        """Switch to a tab and focus what is in it."""
+        self.query_one(TabbedContent).active = tab_id
+        pane = self.query_one(f"#{tab_id}", TabPane)
+        for widget in pane.query("GraphView, OptionList"):
+            widget.focus()
+            break
 
     def action_recentre_focused(self) -> None:
         """Recentre on the node under the cursor."""
