@@ -431,7 +431,9 @@ class Searcher:
         groups += _line_groups(path_words, n_words, PATH_BOOST, LINE_PATH)
         groups.sort(key=lambda group: -group[0])
         threshold = -1.0
-        heap: list[tuple[float, str, int, int]] = []
+        allowed_ids = None if allowed is None else {wi.ids[p] for p in allowed if p in wi.ids}
+        opened_members: list[list[int]] = []
+        heap: list[tuple[float, int, int, int, int]] = []
         next_group = 0
         visited = 0
         while True:
@@ -441,16 +443,21 @@ class Searcher:
                 if bound <= threshold:
                     next_group = len(groups)
                     break
-                for note_id in members:
-                    if note_id in wi.dead:
-                        continue
-                    relpath = wi.paths[note_id]
-                    if allowed is None or relpath in allowed:
-                        heap.append((-bound, relpath, note_id, what))
-                heapq.heapify(heap)
+                members = members - wi.dead
+                if allowed_ids is not None:
+                    members &= allowed_ids
+                if members:
+                    ordered = sorted(members)
+                    opened_members.append(ordered)
+                    heap_entry = (-bound, ordered[0], what, len(opened_members) - 1, 0)
+                    heapq.heappush(heap, heap_entry)
             if not heap or -heap[0][0] <= threshold:
                 break
-            neg_bound, relpath, note_id, what = heapq.heappop(heap)
+            neg_bound, note_id, what, group, position = heapq.heappop(heap)
+            if group >= 0 and position + 1 < len(opened_members[group]):
+                following = opened_members[group][position + 1]
+                heapq.heappush(heap, (neg_bound, following, what, group, position + 1))
+            relpath = wi.paths[note_id]
             visited += 1
             if visited % CHUNK == 0 and cancelled is not None and cancelled():
                 return []
@@ -467,7 +474,7 @@ class Searcher:
                 and phrase is not None
                 and phrase not in self.texts.get(relpath, "").lower()
             ):
-                heapq.heappush(heap, (neg_bound + PHRASE_BONUS, relpath, note_id, BODY))
+                heapq.heappush(heap, (neg_bound + PHRASE_BONUS, note_id, BODY, -1, -1))
                 continue
             present = [w for w, ids in note_sets.items() if note_id in ids]
             hits.extend(self._note_hits(relpath, present, by_word, n_words, phrase))
