@@ -21,12 +21,18 @@ from memtui.tui.context import (
     default_settings,
     load_index,
 )
-from memtui.tui.messages import BadgesReady, IndexProgress, IndexReady, NotesChanged
+from memtui.tui.messages import (
+    BadgesReady,
+    HistoryReady,
+    IndexProgress,
+    IndexReady,
+    NotesChanged,
+)
 from memtui.tui.watcher import apply_changes, watch_store
 
 if TYPE_CHECKING:
     from memtui.core.config import Settings
-    from memtui.core.history import HistoryCorrupt
+    from memtui.core.history import History, HistoryCorrupt
 
 FIRST_FRAME_ENV = "MEMTUI_FIRST_FRAME_FILE"
 """If set, the app writes the wall-clock time of its first frame to this file (benchmarks)."""
@@ -69,6 +75,8 @@ class MemtuiApp(App[None]):
         self.index_progress: tuple[int, int] | None = None
         self.badges: dict[str, frozenset[str]] = {}
         self.undo_stack: list[int] = []
+        self.history_ready = False
+        self._plain_history: History | None = None
         self.history_problem: HistoryCorrupt | None = None
         self.notes_changed_signal: Signal[frozenset[str]] = Signal(self, "notes-changed")
         self.index_ready_signal: Signal[None] = Signal(self, "index-ready")
@@ -101,7 +109,8 @@ class MemtuiApp(App[None]):
             self.start_background_work()
 
     def start_background_work(self) -> None:
-        """Index the notes and watch the store."""
+        """Recover the history, index the notes and watch the store."""
+        self.prepare_history()
         self.load_index()
         if self.watch_enabled:
             self.watch_files()
@@ -145,6 +154,28 @@ class MemtuiApp(App[None]):
         self.notify(f"Started a fresh history. The old one is kept as {kept}.", timeout=12)
         self.start_background_work()
 
+    @work(thread=True, exclusive=True, group="history", exit_on_error=False)
+    def prepare_history(self) -> None:
+        """Open the history in a thread: start-up recovery records changes made while closed."""
+        try:
+            self.ctx.store.history.events(limit=1)
+        finally:
+            self.post_message(HistoryReady())
+
+    def plain_history(self) -> History:
+        """The history for background readers: never runs start-up recovery itself."""
+        from memtui.core.history import History
+
+        if self._plain_history is None:
+            self._plain_history = History(self.ctx.root)
+        return self._plain_history
+
+    def on_history_ready(self, message: HistoryReady) -> None:
+        """History queries no longer block: refresh what shows it."""
+        self.history_ready = True
+        self.notes_changed_signal.publish(frozenset())
+        self.compute_badges()
+
     @work(thread=True, exclusive=True, group="index", exit_on_error=False)
     def load_index(self) -> None:
         """Load the index in a thread, posting progress, then `IndexReady`."""
@@ -168,7 +199,7 @@ class MemtuiApp(App[None]):
         if message.index is None:
             return
         self.ctx.index = message.index
-        self.ctx.searcher = Searcher(message.index, self.ctx.history)
+        self.ctx.searcher = Searcher(message.index, self.plain_history())
         self.index_ready_signal.publish(None)
         self.compute_badges()
         self.report_skipped(message.index.problems)
@@ -189,7 +220,9 @@ class MemtuiApp(App[None]):
         """Compute tree badges in a thread."""
         index = self.ctx.index
         if index is not None:
-            self.post_message(BadgesReady(compute_badges(self.ctx.history, index, self.clock())))
+            self.post_message(
+                BadgesReady(compute_badges(self.plain_history(), index, self.clock()))
+            )
 
     def on_badges_ready(self, message: BadgesReady) -> None:
         """Install new badges and tell the screens."""

@@ -53,7 +53,7 @@ def default_settings() -> Settings | None:
 def load_index(
     store: MemoryStore, progress: Callable[[int, int], None]
 ) -> tuple[NoteIndex | None, str | None]:
-    """Load the index (run in a worker thread) and log notes changed while memtui was closed."""
+    """Load the index (run in a worker thread); returns it or an error to show."""
     from memtui.notes.index import NoteIndex
 
     last_report = [0.0]
@@ -68,23 +68,7 @@ def load_index(
         index = NoteIndex.load(store.root, progress=throttled)
     except Exception as error:
         return None, f"Could not index {store.root}: {error}"
-    try:
-        record_startup_changes(store, index)
-    except Exception as error:
-        return index, f"Could not check for outside changes: {error}"
     return index, None
-
-
-def record_startup_changes(store: MemoryStore, index: NoteIndex) -> list[int]:
-    """Log as `external` the notes modified after the last recorded event."""
-    last = store.history.events(limit=1)
-    if not last:
-        return []
-    since = last[0].time
-    changed = sorted(path for path, note in index.notes.items() if note.mtime > since)
-    if not changed:
-        return []
-    return store.record_external(changed)
 
 
 def compute_badges(history: History, index: NoteIndex, now: float) -> dict[str, frozenset[str]]:

@@ -39,3 +39,8 @@ class BadgesReady(Message):
     """Tree badges computed in a worker: relpath -> badge names."""
 
     badges: dict[str, frozenset[str]]
+
+
+@dataclass
+class HistoryReady(Message):
+    """The store's history finished start-up recovery (outside changes are recorded)."""

@@ -19,6 +19,7 @@ from memtui.tui.widgets.preview import LinkFollowed, Preview
 from memtui.tui.widgets.side_panel import SideItemChosen, SidePanel
 
 if TYPE_CHECKING:
+    from memtui.core.history import Event
     from memtui.tui.app import MemtuiApp
     from memtui.tui.context import AppContext
 
@@ -221,10 +222,12 @@ class MainScreen(Screen[None]):
                 source_note = index.notes.get(source)
                 title = source_note.title if source_note is not None else source
                 backlinks.append((title, source, relation.relation_type))
-        try:
-            events = self.ctx.history.events(path=self.ctx.virtual(relpath), limit=HISTORY_ROWS)
-        except Exception:
-            events = []
+        events: list[Event] | None = None
+        if self.memtui.history_ready:
+            try:
+                events = self.ctx.history.events(path=self.ctx.virtual(relpath), limit=HISTORY_ROWS)
+            except Exception:
+                events = []
         self.side.show_note(
             outgoing=outgoing,
             backlinks=backlinks,

@@ -46,11 +46,11 @@ class SidePanel(OptionList):
         *,
         outgoing: list[tuple[str, str | None]],
         backlinks: list[tuple[str, str, str]],
-        events: list[Event],
+        events: list[Event] | None,
         now: float | None = None,
         index_ready: bool = True,
     ) -> None:
-        """Fill the sections; `outgoing` is (target, relpath or None), `backlinks` (title, relpath, type)."""
+        """Fill the sections; `outgoing` is (target, relpath or None), `backlinks` (title, relpath, type); `events` None while the history loads."""
         now = time.time() if now is None else now
         self.show_nothing()
         resolved = [(label, path) for label, path in outgoing if path is not None]
@@ -67,9 +67,11 @@ class SidePanel(OptionList):
         for label in unresolved:
             self.add_option(Option(Text(f"  ? {label}", style="italic"), disabled=True))
         self._section("History")
-        if not events:
+        if events is None:
+            self.add_option(Option(Text("  loading…", style="dim"), disabled=True))
+        elif not events:
             self.add_option(Option(Text("  no events", style="dim"), disabled=True))
-        for event in events:
+        for event in events or []:
             line = Text(f"  {ago(now - event.time):>4} ")
             line.append(event.actor, style="bold cyan" if event.actor.startswith("agent") else "")
             line.append(f" {event.command}", style="red" if event.is_error else "")
