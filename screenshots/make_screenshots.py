@@ -1,7 +1,7 @@
 """Regenerate the SVG screenshots of every memtui screen on the demo store at 120x40.
 
 Run from the repository root: `python screenshots/make_screenshots.py` (uses the installed
-memtui). The demo store is rebuilt in a temporary folder named `memories`, its history is
+memtui). The demo store is rebuilt at `<tmp>/memtui-demo/memories`, its history is
 backdated to fixed times, and screens that show ages are given the demo's fixed present, so the
 images only change when the app does.
 """
@@ -9,6 +9,7 @@ images only change when the app does.
 from __future__ import annotations
 
 import asyncio
+import shutil
 import sys
 import tempfile
 from collections.abc import Awaitable, Callable
@@ -22,7 +23,8 @@ from memtui.tui.app import MemtuiApp
 
 OUT = Path(__file__).resolve().parent
 SIZE = (120, 40)
-NOTE = "user/preferences.md"
+DEMO_BASE = Path(tempfile.gettempdir()) / "memtui-demo"
+NOTE = "projects/memtui.md"
 GRAPH_CENTRE = "projects/memtui.md"
 
 Step = Callable[[Pilot[None]], Awaitable[None]]
@@ -34,12 +36,13 @@ def demo_clock() -> float:
 
 
 async def settle(pilot: Pilot[None], delay: float = 0.6, *, workers: bool = True) -> None:
-    """Wait for pending workers (unless one waits on the screen shown), timers and messages."""
-    if workers:
-        await pilot.app.workers.wait_for_complete()
+    """Wait for finite workers (unless one waits on the screen shown), timers and messages."""
+    for _ in range(200 if workers else 0):
+        busy = [w for w in pilot.app.workers if w.group != "watch" and not w.is_finished]
+        if not busy:
+            break
+        await pilot.pause(0.05)
     await pilot.pause(delay)
-    if workers:
-        await pilot.app.workers.wait_for_complete()
     for field in pilot.app.screen.query(Input):
         field.cursor_blink = False
     await pilot.pause()
@@ -137,7 +140,7 @@ SHOTS: dict[str, tuple[str, Step]] = {
 
 async def shoot(root: Path, name: str, step: Step) -> Path:
     """Run the app on `root`, drive it with `step` and save `<name>.svg`."""
-    app = MemtuiApp(root, actor="human:dana", watch=False)
+    app = MemtuiApp(root, actor="human:dana", watch=False, clock=demo_clock)
     async with app.run_test(size=SIZE) as pilot:
         await step(pilot)
         svg = app.export_screenshot(title=f"memtui · {name}")
@@ -147,12 +150,14 @@ async def shoot(root: Path, name: str, step: Step) -> Path:
 
 
 async def make_all(names: list[str]) -> None:
-    """Build a fresh demo store per screenshot and save each one."""
+    """Build a fresh demo store (at a fixed path, shown in the status line) per screenshot."""
     for name in names:
-        with tempfile.TemporaryDirectory(prefix="memtui-shots-") as scratch:
-            root = create_demo_store(Path(scratch) / "memories")
-            target = await shoot(root, name, SHOTS[name][1])
-            print(f"{target.relative_to(OUT.parent)}  {SHOTS[name][0]}")
+        if DEMO_BASE.exists():
+            shutil.rmtree(DEMO_BASE)
+        root = create_demo_store(DEMO_BASE / "memories")
+        target = await shoot(root, name, SHOTS[name][1])
+        print(f"{target.relative_to(OUT.parent)}  {SHOTS[name][0]}")
+    shutil.rmtree(DEMO_BASE, ignore_errors=True)
 
 
 def main(argv: list[str]) -> int:

@@ -53,12 +53,19 @@ class HistoryScreen(Screen[None]):
         ("go: back", "close", "Leave the history (escape)"),
     ]
 
-    def __init__(self, path: str | None = None, *, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self, path: str | None = None, *, clock: Callable[[], float] | None = None
+    ) -> None:
         super().__init__()
         self.scope = path
         """A virtual path (note or folder) to limit the history to, or None for everything."""
-        self.clock = clock
+        self._clock = clock
         self.events: list[Event] = []
+
+    def now(self) -> float:
+        """The current time: the given clock, else the app's clock, else the wall clock."""
+        clock = self._clock or getattr(self.app, "clock", None) or time.time
+        return float(clock())
 
     @property
     def ctx(self) -> AppContext:
@@ -93,7 +100,7 @@ class HistoryScreen(Screen[None]):
     def reload(self) -> None:
         """Query the history with the current filter and toggles and refill the table."""
         query = self.query_one("#history-filter", Input).value
-        wanted = parse_filter(query, self.clock())
+        wanted = parse_filter(query, self.now())
         path = wanted.path or self.scope
         events = self.ctx.history.events(
             path=path, actor=wanted.actor, command=wanted.command, since=wanted.since

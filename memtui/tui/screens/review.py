@@ -63,11 +63,16 @@ class ReviewScreen(Screen[None]):
         ("go: back", "close", "Leave the review (escape)"),
     ]
 
-    def __init__(self, *, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, *, clock: Callable[[], float] | None = None) -> None:
         super().__init__()
-        self.clock = clock
+        self._clock = clock
         self.candidates: list[StaleCandidate] = []
         self.selected: set[str] = set()
+
+    def now(self) -> float:
+        """The current time: the given clock, else the app's clock, else the wall clock."""
+        clock = self._clock or getattr(self.app, "clock", None) or time.time
+        return float(clock())
 
     @property
     def ctx(self) -> AppContext:
@@ -107,7 +112,7 @@ class ReviewScreen(Screen[None]):
         if index is None:
             title.update("Review: indexing notes…")
             return
-        self.candidates = review(index, self.ctx.history, now=self.clock())
+        self.candidates = review(index, self.ctx.history, now=self.now())
         paths = {c.path for c in self.candidates}
         self.selected &= paths
         table = self.query_one(DataTable)
