@@ -136,6 +136,11 @@ async def in_app(root: Path, runs: int) -> dict[str, list[float]]:
             await asyncio.sleep(0.03)
         assert search_input.value == "benchmark words fact"
         await pilot.press("escape")
+        while not app.history_ready or any(
+            w.group != "watch" and not w.is_finished for w in app.workers
+        ):
+            await pilot.pause(0.1)
+        await pilot.pause(0.5)
         screen = app.screen
         assert isinstance(screen, MainScreen)
         for _ in range(runs):

@@ -159,8 +159,11 @@ class MemtuiApp(App[None]):
         """Open the history in a thread: start-up recovery records changes made while closed."""
         try:
             self.ctx.store.history.events(limit=1)
-        finally:
-            self.post_message(HistoryReady())
+        except Exception as error:
+            self.call_from_thread(
+                self.notify, f"History recovery failed: {error}", severity="error", timeout=10
+            )
+        self.post_message(HistoryReady())
 
     def plain_history(self) -> History:
         """The history for background readers: never runs start-up recovery itself."""
@@ -219,10 +222,14 @@ class MemtuiApp(App[None]):
     def compute_badges(self) -> None:
         """Compute tree badges in a thread."""
         index = self.ctx.index
-        if index is not None:
-            self.post_message(
-                BadgesReady(compute_badges(self.plain_history(), index, self.clock()))
-            )
+        if index is None:
+            return
+        try:
+            badges = compute_badges(self.plain_history(), index, self.clock())
+        except Exception as error:
+            self.log.warning(f"badges not computed: {error}")
+            return
+        self.post_message(BadgesReady(badges))
 
     def on_badges_ready(self, message: BadgesReady) -> None:
         """Install new badges and tell the screens."""
