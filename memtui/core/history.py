@@ -21,6 +21,10 @@ BUSY_TIMEOUT_MS = 30_000
 SQLITE_HEADER = b"SQLite format 3\x00"
 KIND_FILE = "file"
 KIND_DIR = "dir"
+OPEN_ATTEMPTS = 10
+"""How often opening the history is tried before a transient error counts as unreadable."""
+TRANSIENT_ERRORS = frozenset({"disk I/O error", "database is locked"})
+"""sqlite errors that another process's open or close can cause for a moment."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
@@ -167,8 +171,12 @@ class History:
             self._local.conn = conn
         return conn
 
-    def _open(self) -> sqlite3.Connection:
-        """Connect with WAL, NORMAL sync and a busy timeout; create the schema on first use."""
+    def _open(self, attempt: int = 1) -> sqlite3.Connection:
+        """Connect with WAL, NORMAL sync and a busy timeout; create the schema on first use.
+
+        A transient error (another process closing the database and removing its WAL at the
+        same moment) is retried briefly instead of being reported as a corrupt history.
+        """
         self._check_header()
         try:
             conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
@@ -183,6 +191,12 @@ class History:
                 self._create_schema(conn, version)
             conn.execute("SELECT id, before_kind, after_kind FROM events LIMIT 1").fetchall()
             conn.execute("SELECT hash FROM blobs LIMIT 1").fetchall()
+        except sqlite3.OperationalError as error:
+            conn.close()
+            if str(error) in TRANSIENT_ERRORS and attempt < OPEN_ATTEMPTS:
+                time.sleep(0.05 * attempt)
+                return self._open(attempt + 1)
+            raise HistoryCorrupt(self.path, str(error)) from error
         except sqlite3.Error as error:
             conn.close()
             raise HistoryCorrupt(self.path, str(error)) from error
