@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
+from textual.worker import WorkerCancelled
 
 FIXTURE_BASE = Path(tempfile.gettempdir()) / "memtui-tui-fixture"
 """Fixture stores live at `FIXTURE_BASE/<test name>/memories`: the same path on every run."""
@@ -102,7 +104,8 @@ async def wait_idle(pilot: Pilot[None]) -> None:
         if not finite and ready:
             break
         if finite:
-            await app.workers.wait_for_complete(finite)
+            with contextlib.suppress(WorkerCancelled):
+                await app.workers.wait_for_complete(finite)
         else:
             await pilot.pause(0.02)
     await pilot.pause()

@@ -102,3 +102,26 @@ async def test_f1_lists_the_keys_of_the_focused_widget_and_screen(store_root: Pa
         assert await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
         text = str(app.screen.query_one("#help-keys", Static).render())
         assert "tag:NAME" in text and "age:DAYS" in text
+
+
+async def test_graph_history_and_review_keys_open_their_screens(store_root: Path) -> None:
+    """`g`, `h`, `H` and `r` open the graph, history (all, then the note's) and review screens."""
+    from memtui.tui.screens.graph import GraphScreen
+    from memtui.tui.screens.history import HistoryScreen
+    from memtui.tui.screens.review import ReviewScreen
+
+    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_idle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        screen.show_path("tools/textual.md")
+        await pilot.pause(0.1)
+        for key, expected in (("g", GraphScreen), ("h", HistoryScreen), ("r", ReviewScreen)):
+            await pilot.press(key)
+            assert await wait_for(pilot, lambda expected=expected: isinstance(app.screen, expected))
+            app.pop_screen()
+            await pilot.pause(0.1)
+        await pilot.press("H")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        assert app.screen.scope == "/memories/tools/textual.md"  # type: ignore[attr-defined]
