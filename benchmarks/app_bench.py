@@ -173,6 +173,9 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 50_000])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument(
+        "--frames-only", action="store_true", help="measure only the first frame (quick)"
+    )
+    parser.add_argument(
         "--work", type=Path, default=Path(tempfile.gettempdir()) / "memtui-app-bench"
     )
     args = parser.parse_args()
