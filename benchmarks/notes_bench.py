@@ -133,13 +133,24 @@ def child_rss_mb(root: Path, with_searcher: bool) -> float:
     """Peak resident memory (MB) of a fresh process that loads the index (warm cache).
 
     A first child run makes sure the cache is valid (it is rebuilt if the parser changed).
+    The peak is the child's own VmHWM: Linux carries ru_maxrss over fork and exec, so a child of
+    this (large) process would report the parent's size.
     """
     code = (
         "import resource, sys\n"
+        "def peak_kb():\n"
+        "    try:\n"
+        "        with open('/proc/self/status') as status:\n"
+        "            for line in status:\n"
+        "                if line.startswith('VmHWM:'):\n"
+        "                    return int(line.split()[1])\n"
+        "    except OSError:\n"
+        "        pass\n"
+        "    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
         "from memtui.notes.index import NoteIndex\n"
         "index = NoteIndex.load(sys.argv[1])\n"
         + ("from memtui.notes.search import Searcher\nSearcher(index)\n" if with_searcher else "")
-        + "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
+        + "print(peak_kb())\n"
     )
     command = [sys.executable, "-c", code, str(root)]
     subprocess.run(command, capture_output=True, text=True, check=True)
