@@ -83,19 +83,17 @@ UPDATE_LOCK = threading.Lock()
 
 
 def apply_changes(ctx: AppContext, paths: frozenset[str]) -> set[str]:
-    """Update the index for changed paths and log outside edits (run in a worker thread)."""
+    """Update the index for changed paths (run in a worker thread); returns what changed."""
     with UPDATE_LOCK:
-        return _apply_changes(ctx, paths)
+        changed: set[str] = set(paths)
+        if ctx.index is not None:
+            changed = ctx.index.update_paths(paths) | set(paths)
+            if ctx.searcher is not None:
+                ctx.searcher.invalidate(changed)
+        return changed
 
 
-def _apply_changes(ctx: AppContext, paths: frozenset[str]) -> set[str]:
-    """`apply_changes` without the lock."""
-    changed: set[str] = set(paths)
-    if ctx.index is not None:
-        changed = ctx.index.update_paths(paths) | set(paths)
-        if ctx.searcher is not None:
-            ctx.searcher.invalidate(changed)
+def record_outside_changes(ctx: AppContext, paths: frozenset[str]) -> list[int]:
+    """Log changed files the history has not seen as `external` events (run in a thread)."""
     files = sorted(p for p in paths if not (ctx.root / p).is_dir())
-    if files:
-        ctx.store.record_external(files)
-    return changed
+    return ctx.store.record_external(files) if files else []
