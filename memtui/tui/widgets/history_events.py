@@ -138,8 +138,8 @@ class EventTable(DataTable[Text | str]):
             ("Actor", "actor", 12),
             ("Command", "command", 11),
             ("Path", "path", 27),
-            ("Result", "result", 18),
-            ("Flags", "flags", 15),
+            ("Result", "result", 16),
+            ("Flags", "flags", 17),
         ):
             self.add_column(label, key=key, width=width)
 
