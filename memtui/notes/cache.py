@@ -8,20 +8,37 @@ import os
 import pickle
 import sys
 import tempfile
+import threading
+import zlib
+from collections import OrderedDict
+from collections.abc import Iterator, Mapping
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 from memtui.notes.model import Note, Observation, Relation
 
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 """Bump when the cached tuple layout changes."""
 
 CACHE_NAME = "notes-cache.pickle"
 
 NoteTuple = tuple[Any, ...]
-CacheEntry = tuple[int, int, NoteTuple, str]
-"""(size, mtime_ns, note as plain tuple, normalised text)."""
+PackedNote = tuple[str, str, str, tuple[Any, ...], bytes]
+"""(title, permalink, note_type, relations flattened 4 fields a relation, compressed note tuple)."""
+PackedText = str | bytes
+"""A note's text, zlib-compressed UTF-8 unless it is too short to gain from it."""
+CacheEntry = tuple[int, int, PackedNote, PackedText]
+"""(size, mtime_ns, packed note, packed normalised text)."""
+
+COMPRESS_LEVEL = 1
+"""zlib level for packed notes and texts: fast, and most of the gain of higher levels."""
+MIN_COMPRESSED_TEXT = 128
+"""Shorter texts are kept as `str`: compression would not pay for the bytes object."""
+RECENT_NOTES = 256
+"""How many materialised notes `PackedNotes` keeps, so repeated reads return the same object."""
+RECENT_TEXTS = 64
+"""How many decompressed texts `PackedTexts` keeps for repeated reads (search snippets)."""
 
 
 def cache_path(root: Path) -> Path:
@@ -89,6 +106,199 @@ def note_from_tuple(path: str, data: NoteTuple) -> Note:
     values[_OBSERVATIONS] = [Observation(*row) for row in data[_OBSERVATIONS]]
     values[_RELATIONS] = [Relation(*row) for row in data[_RELATIONS]]
     return Note(path=path, **dict(zip(_NOTE_FIELDS, values, strict=True)))
+
+
+def pack_note(note: Note) -> PackedNote:
+    """A note as one compact tuple: the fields links need kept plain, the rest compressed."""
+    intern = sys.intern
+    relations: list[Any] = []
+    for r in note.relations:
+        relations.extend((intern(r.relation_type), r.target, r.context, r.line))
+    data = list(note_to_tuple(note))
+    data[_RELATIONS] = ()
+    blob = zlib.compress(pickle.dumps(tuple(data), pickle.HIGHEST_PROTOCOL), COMPRESS_LEVEL)
+    return (note.title, note.permalink, intern(note.note_type), tuple(relations), blob)
+
+
+def relations_of(packed: PackedNote) -> list[Relation]:
+    """The relations of a packed note, as fresh `Relation` objects in file order."""
+    flat = packed[3]
+    return [Relation(*flat[i : i + 4]) for i in range(0, len(flat), 4)]
+
+
+def relation_targets(packed: PackedNote) -> tuple[str, ...]:
+    """The raw target of every relation of a packed note, in file order."""
+    return packed[3][1::4]
+
+
+def unpack_note(path: str, packed: PackedNote) -> Note:
+    """The `Note` a `pack_note` tuple stands for."""
+    note = note_from_tuple(path, pickle.loads(zlib.decompress(packed[4])))
+    note.relations = relations_of(packed)
+    return note
+
+
+def is_packed_note(value: Any) -> bool:
+    """Whether a cached value has the shape `pack_note` returns."""
+    return (
+        isinstance(value, tuple)
+        and len(value) == 5
+        and isinstance(value[3], tuple)
+        and isinstance(value[4], bytes)
+    )
+
+
+class PackedNotes(Mapping[str, Note]):
+    """relpath -> Note, stored packed and materialised on access; reads behave as a dict's.
+
+    Materialised notes are kept for the most recent `RECENT_NOTES` reads; a change made to a
+    returned `Note` is not stored back (the index updates notes through `__setitem__`).
+    """
+
+    def __init__(self) -> None:
+        """An empty mapping."""
+        self._packed: dict[str, PackedNote] = {}
+        self._recent: OrderedDict[str, Note] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __getitem__(self, relpath: str) -> Note:
+        """The note at `relpath` (KeyError when there is none)."""
+        with self._lock:
+            note = self._recent.get(relpath)
+            if note is not None:
+                self._recent.move_to_end(relpath)
+                return note
+        note = unpack_note(relpath, self._packed[relpath])
+        with self._lock:
+            self._recent[relpath] = note
+            if len(self._recent) > RECENT_NOTES:
+                self._recent.popitem(last=False)
+        return note
+
+    def __contains__(self, relpath: object) -> bool:
+        """Whether a note is indexed at `relpath` (without materialising it)."""
+        return relpath in self._packed
+
+    def __iter__(self) -> Iterator[str]:
+        """Relpaths in the order they were indexed."""
+        return iter(self._packed)
+
+    def __len__(self) -> int:
+        """Number of notes."""
+        return len(self._packed)
+
+    def __repr__(self) -> str:
+        """A short summary (the notes themselves are packed)."""
+        return f"<PackedNotes of {len(self._packed)} notes>"
+
+    def __setitem__(self, relpath: str, note: Note) -> None:
+        """Store (or replace) the note at `relpath`."""
+        self.set_packed(relpath, pack_note(note))
+
+    def set_packed(self, relpath: str, packed: PackedNote) -> None:
+        """Store an already packed note at `relpath`."""
+        with self._lock:
+            self._recent.pop(relpath, None)
+        self._packed[relpath] = packed
+
+    def pop(self, relpath: str, default: Any = None) -> Any:
+        """Remove the note at `relpath`; returns its packed form, or `default` when absent."""
+        with self._lock:
+            self._recent.pop(relpath, None)
+        return self._packed.pop(relpath, default)
+
+    def packed(self, relpath: str) -> PackedNote:
+        """The packed form of the note at `relpath` (KeyError when there is none)."""
+        return self._packed[relpath]
+
+    def packed_items(self) -> Iterator[tuple[str, PackedNote]]:
+        """(relpath, packed note) pairs in index order, without materialising anything."""
+        return iter(self._packed.items())
+
+
+class PackedTexts(Mapping[str, str]):
+    """relpath -> normalised note text, stored zlib-compressed; reads behave as a dict's."""
+
+    def __init__(self) -> None:
+        """An empty mapping."""
+        self._packed: dict[str, PackedText] = {}
+        self._recent: OrderedDict[str, str] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __getstate__(self) -> dict[str, PackedText]:
+        """Pickle just the packed texts (search snapshots hold them)."""
+        return self._packed
+
+    def __setstate__(self, state: dict[str, PackedText]) -> None:
+        """Restore from `__getstate__` output."""
+        self._packed = state
+        self._recent = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __getitem__(self, relpath: str) -> str:
+        """The text at `relpath` (KeyError when there is none)."""
+        value = self._packed[relpath]
+        if isinstance(value, str):
+            return value
+        with self._lock:
+            text = self._recent.get(relpath)
+            if text is not None:
+                self._recent.move_to_end(relpath)
+                return text
+        text = zlib.decompress(value).decode("utf-8", errors="surrogatepass")
+        with self._lock:
+            self._recent[relpath] = text
+            if len(self._recent) > RECENT_TEXTS:
+                self._recent.popitem(last=False)
+        return text
+
+    def __contains__(self, relpath: object) -> bool:
+        """Whether a text is stored at `relpath`."""
+        return relpath in self._packed
+
+    def __iter__(self) -> Iterator[str]:
+        """Relpaths in insertion order."""
+        return iter(self._packed)
+
+    def __len__(self) -> int:
+        """Number of texts."""
+        return len(self._packed)
+
+    def __repr__(self) -> str:
+        """A short summary (the texts themselves are compressed)."""
+        return f"<PackedTexts of {len(self._packed)} texts>"
+
+    def __setitem__(self, relpath: str, text: str) -> None:
+        """Store (or replace) the text at `relpath`."""
+        self.set_packed(relpath, pack_text(text))
+
+    def set_packed(self, relpath: str, packed: PackedText) -> None:
+        """Store an already packed text at `relpath`."""
+        with self._lock:
+            self._recent.pop(relpath, None)
+        self._packed[relpath] = packed
+
+    def pop(self, relpath: str, default: Any = None) -> Any:
+        """Remove the text at `relpath`; returns its packed form, or `default` when absent."""
+        with self._lock:
+            self._recent.pop(relpath, None)
+        return self._packed.pop(relpath, default)
+
+    def packed(self, relpath: str) -> PackedText:
+        """The packed form of the text at `relpath` (KeyError when there is none)."""
+        return self._packed[relpath]
+
+
+def pack_text(text: str) -> PackedText:
+    """A text compressed when that makes it smaller; short texts stay `str`."""
+    if len(text) < MIN_COMPRESSED_TEXT:
+        return text
+    return zlib.compress(text.encode("utf-8", errors="surrogatepass"), COMPRESS_LEVEL)
+
+
+def is_packed_text(value: Any) -> bool:
+    """Whether a cached value has the shape `pack_text` returns."""
+    return isinstance(value, (str, bytes))
 
 
 def read_payload(root: Path, name: str) -> Any:

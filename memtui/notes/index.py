@@ -43,8 +43,9 @@ class NoteIndex:
     def __init__(self, root: Path) -> None:
         """An empty index of `root`; use `load` to fill it."""
         self.root = Path(root)
-        self.notes: dict[str, Note] = {}
-        self.texts: dict[str, str] = {}
+        self.notes = note_cache.PackedNotes()
+        """relpath -> Note (read-only for callers): kept packed, materialised on access."""
+        self.texts = note_cache.PackedTexts()
         """relpath -> the note's full text (decoded, `\\n` line ends), for search and context."""
         self.problems: list[str] = []
         """One line per file that could not be indexed, e.g. `a/b.md: not a regular file, skipped`."""
@@ -126,12 +127,11 @@ class NoteIndex:
 
     def _use_cached(self, file: FileStat, entry: note_cache.CacheEntry) -> bool:
         """Take a note from a cache entry; False when the entry is unusable (then it is re-read)."""
-        try:
-            note = note_cache.note_from_tuple(file.relpath, entry[2])
-        except (TypeError, ValueError, KeyError, IndexError):
+        packed, text = entry[2], entry[3]
+        if not (note_cache.is_packed_note(packed) and note_cache.is_packed_text(text)):
             return False
-        self.notes[file.relpath] = note
-        self.texts[file.relpath] = entry[3]
+        self.notes.set_packed(file.relpath, packed)
+        self.texts.set_packed(file.relpath, text)
         self._stats[file.relpath] = (file.size, file.mtime_ns)
         return True
 
@@ -216,12 +216,8 @@ class NoteIndex:
         gc.disable()
         try:
             entries = {
-                relpath: (
-                    *self._stats[relpath],
-                    note_cache.note_to_tuple(note),
-                    self.texts[relpath],
-                )
-                for relpath, note in self.notes.items()
+                relpath: (*self._stats[relpath], packed, self.texts.packed(relpath))
+                for relpath, packed in self.notes.packed_items()
             }
             return note_cache.save_cache(self.root, entries)
         finally:
@@ -265,26 +261,28 @@ class NoteIndex:
 
     def _index_lookup(self, relpath: str) -> None:
         """Register a note's permalink, title and path aliases (the first path in order wins ties)."""
-        note = self.notes[relpath]
-        if note.permalink:
-            current = self._by_permalink.get(note.permalink)
+        title, permalink = self.notes.packed(relpath)[:2]
+        if permalink:
+            current = self._by_permalink.get(permalink)
             if current is None or relpath < current:
-                self._by_permalink[note.permalink] = relpath
-        current = self._by_title.get(note.title)
+                self._by_permalink[permalink] = relpath
+        current = self._by_title.get(title)
         if current is None or relpath < current:
-            self._by_title[note.title] = relpath
+            self._by_title[title] = relpath
         for key in _path_keys(relpath):
             self._by_alias.setdefault(alias_key(key), set()).add(relpath)
 
     def _unindex_lookup(self, relpath: str) -> None:
         """Remove a note from the lookup tables, handing a shared key to the next owner."""
-        note = self.notes[relpath]
-        for table, key in ((self._by_permalink, note.permalink), (self._by_title, note.title)):
+        title, permalink = self.notes.packed(relpath)[:2]
+        for table, key in ((self._by_permalink, permalink), (self._by_title, title)):
             if key and table.get(key) == relpath:
                 del table[key]
-                attr = "permalink" if table is self._by_permalink else "title"
+                field = 1 if table is self._by_permalink else 0
                 owners = sorted(
-                    p for p, n in self.notes.items() if p != relpath and getattr(n, attr) == key
+                    p
+                    for p, packed in self.notes.packed_items()
+                    if p != relpath and packed[field] == key
                 )
                 if owners:
                     table[key] = owners[0]
@@ -326,18 +324,17 @@ class NoteIndex:
 
     def _resolve_source(self, source: str) -> None:
         """Resolve every relation of one note and record its backlinks and unresolved targets."""
-        note = self.notes[source]
         resolved: list[str | None] = []
         keys: set[str] = set()
         missing: set[str] = set()
-        for relation in note.relations:
-            key = self.target_key(relation.target, source)
+        for target in note_cache.relation_targets(self.notes.packed(source)):
+            key = self.target_key(target, source)
             keys.add(key)
             result = self._resolve_key(key)
             resolved.append(result)
             if result is None:
-                missing.add(relation.target)
-                self._unresolved.setdefault(relation.target, set()).add(source)
+                missing.add(target)
+                self._unresolved.setdefault(target, set()).add(source)
             else:
                 self._backlinks.setdefault(result, set()).add(source)
         self._resolved[source] = resolved
@@ -381,18 +378,22 @@ class NoteIndex:
 
     def outgoing(self, relpath: str) -> list[tuple[Relation, str | None]]:
         """Each relation of a note with the relpath it resolves to (None when unresolved)."""
-        note = self.notes.get(relpath)
-        if note is None:
+        if relpath not in self.notes:
             return []
-        resolved = self._resolved.get(relpath, [None] * len(note.relations))
-        return list(zip(note.relations, resolved, strict=False))
+        relations = self._relations(relpath)
+        resolved = self._resolved.get(relpath, [None] * len(relations))
+        return list(zip(relations, resolved, strict=False))
+
+    def _relations(self, relpath: str) -> list[Relation]:
+        """A note's relations without materialising the whole note."""
+        return note_cache.relations_of(self.notes.packed(relpath))
 
     def backlinks(self, relpath: str) -> list[tuple[str, Relation]]:
         """Every (source relpath, relation) that points at this note, ordered by source and line."""
         result: list[tuple[str, Relation]] = []
         for source in sorted(self._backlinks.get(relpath, ())):
-            note = self.notes[source]
-            for relation, target in zip(note.relations, self._resolved[source], strict=False):
+            relations = self._relations(source)
+            for relation, target in zip(relations, self._resolved[source], strict=False):
                 if target == relpath:
                     result.append((source, relation))
         return result
@@ -403,8 +404,8 @@ class NoteIndex:
         for target in sorted(self._unresolved):
             pairs: list[tuple[str, Relation]] = []
             for source in sorted(self._unresolved[target]):
-                note = self.notes[source]
-                for relation, resolved in zip(note.relations, self._resolved[source], strict=False):
+                relations = self._relations(source)
+                for relation, resolved in zip(relations, self._resolved[source], strict=False):
                     if resolved is None and relation.target == target:
                         pairs.append((source, relation))
             result[target] = pairs
@@ -467,7 +468,7 @@ class NoteIndex:
 
     def type_counts(self) -> Counter[str]:
         """Note type -> number of notes."""
-        return Counter(note.note_type for note in self.notes.values())
+        return Counter(packed[2] for _, packed in self.notes.packed_items())
 
     def neighbourhood(
         self, relpath: str, depth: int
