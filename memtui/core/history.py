@@ -8,7 +8,7 @@ import sqlite3
 import threading
 import time
 import zlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,7 +16,7 @@ from typing import Any
 from memtui.core.lock import META_DIR_NAME, meta_dir
 
 DB_NAME = "history.db"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 BUSY_TIMEOUT_MS = 30_000
 SQLITE_HEADER = b"SQLite format 3\x00"
 KIND_FILE = "file"
@@ -25,6 +25,10 @@ OPEN_ATTEMPTS = 10
 """How often opening the history is tried before a transient error counts as unreadable."""
 TRANSIENT_ERRORS = frozenset({"disk I/O error", "database is locked"})
 """sqlite errors that another process's open or close can cause for a moment."""
+UNKNOWN_STAT = -1
+"""Size and mtime of a file_state row whose stat is not known yet, so the next check hashes it."""
+FILE_STATE_BUILT = "file_state_built"
+"""Key in `meta` set once file_state describes every file the history knows."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
@@ -55,6 +59,17 @@ CREATE TABLE IF NOT EXISTS blobs (
     hash TEXT PRIMARY KEY,
     size INTEGER NOT NULL,
     data BLOB NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS file_state (
+    path TEXT PRIMARY KEY,
+    sha256 TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    checked_ns INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
 ) WITHOUT ROWID;
 """
 
@@ -121,6 +136,57 @@ class Manifest:
         """Decode a manifest written by `to_bytes`."""
         raw = json.loads(data.decode("utf-8"))
         return cls(tuple(raw["dirs"]), dict(raw["files"]), dict(raw["links"]))
+
+
+@dataclass(frozen=True)
+class FileRecord:
+    """What the history last recorded for one file: its hash and the stat it had then.
+
+    `checked_ns` is the wall-clock time just before that stat was taken; a stat taken within
+    `RACY_WINDOW_NS` of the file's mtime cannot rule out a later same-size rewrite in the same
+    mtime tick, so such a row is verified by hashing.
+    """
+
+    sha256: str
+    size: int
+    mtime_ns: int
+    checked_ns: int
+
+    def matches(self, size: int, mtime_ns: int) -> bool:
+        """True if a file with this stat certainly still holds `sha256` (no hash needed)."""
+        return (
+            self.size == size
+            and self.mtime_ns == mtime_ns
+            and self.checked_ns - self.mtime_ns >= RACY_WINDOW_NS
+        )
+
+
+RACY_WINDOW_NS = 2_000_000_000
+"""A stat this close to the file's mtime may hide a same-size rewrite within the same tick."""
+
+
+@dataclass(frozen=True)
+class PendingEvent:
+    """One event to store, with the file_state changes it makes (see `History.record`)."""
+
+    time: float
+    actor: str
+    session: str | None
+    command: str
+    path: str | None
+    result: str
+    is_error: bool
+    new_path: str | None = None
+    args: Mapping[str, Any] | None = None
+    before: tuple[str | None, str | None] = (None, None)
+    after: tuple[str | None, str | None] = (None, None)
+    flags: Iterable[str] = ()
+    blobs: Mapping[str, bytes] | None = None
+    reverts: int | None = None
+    cleared: Iterable[str] = ()
+    """Virtual paths whose file_state rows (at and below) are dropped before `files` are set."""
+    files: Mapping[str, FileRecord | None] | None = None
+    """file_state rows (virtual path of the real file -> record, None drops that one row)."""
 
 
 def actor_kind(actor: str) -> str:
@@ -191,6 +257,7 @@ class History:
                 self._create_schema(conn, version)
             conn.execute("SELECT id, before_kind, after_kind FROM events LIMIT 1").fetchall()
             conn.execute("SELECT hash FROM blobs LIMIT 1").fetchall()
+            conn.execute("SELECT path, checked_ns FROM file_state LIMIT 1").fetchall()
         except sqlite3.OperationalError as error:
             conn.close()
             if str(error) in TRANSIENT_ERRORS and attempt < OPEN_ATTEMPTS:
@@ -218,7 +285,11 @@ class History:
             raise HistoryCorrupt(self.path, "file is not a database")
 
     def _create_schema(self, conn: sqlite3.Connection, version: int) -> None:
-        """Create the tables (once, racing processes serialised by a write transaction)."""
+        """Create or upgrade the tables (racing processes serialised by a write transaction).
+
+        A history without events gets an empty, complete file_state at once; an older history
+        with events gets an empty one that start-up recovery builds from the replay.
+        """
         if version > SCHEMA_VERSION:
             raise sqlite3.DatabaseError(
                 f"written by a newer memtui (schema {version}, this one knows {SCHEMA_VERSION})"
@@ -228,6 +299,10 @@ class History:
             for statement in _SCHEMA.split(";"):
                 if statement.strip():
                     conn.execute(statement)
+            if conn.execute("SELECT 1 FROM events LIMIT 1").fetchone() is None:
+                conn.execute(
+                    "INSERT OR REPLACE INTO meta (key, value) VALUES (?, '1')", (FILE_STATE_BUILT,)
+                )
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             conn.execute("COMMIT")
         except BaseException:
@@ -277,47 +352,175 @@ class History:
         flags: Iterable[str] = (),
         blobs: Mapping[str, bytes] | None = None,
         reverts: int | None = None,
+        cleared: Iterable[str] = (),
+        files: Mapping[str, FileRecord | None] | None = None,
     ) -> int:
-        """Store one event (and the blobs it needs) in one transaction; returns its id.
+        """Store one event, its blobs and its file_state changes in one transaction; returns its id.
 
-        `before` and `after` are (kind, hash) pairs; `reverts` marks that event's `reverted_by`.
+        `before` and `after` are (kind, hash) pairs; `reverts` marks that event's `reverted_by`;
+        `cleared` and `files` update file_state as described on `PendingEvent`.
+        """
+        pending = PendingEvent(
+            time=time,
+            actor=actor,
+            session=session,
+            command=command,
+            path=path,
+            new_path=new_path,
+            args=args,
+            result=result,
+            is_error=is_error,
+            before=before,
+            after=after,
+            flags=flags,
+            blobs=blobs,
+            reverts=reverts,
+            cleared=cleared,
+            files=files,
+        )
+        return self.record_many([pending])[0]
+
+    def record_many(
+        self,
+        events: Iterable[PendingEvent],
+        *,
+        files: Mapping[str, FileRecord | None] | None = None,
+    ) -> list[int]:
+        """Store every event (consumed lazily) and extra file_state rows in ONE transaction.
+
+        Returns the new event ids in order. Nothing is stored if any part fails.
         """
         conn = self._connection()
-        args_json = json.dumps(dict(args or {}), ensure_ascii=True, default=repr)
         conn.execute("BEGIN IMMEDIATE")
+        stored: list[str] = []
         try:
-            stored = self._put_blobs(conn, blobs) if blobs else []
-            cursor = conn.execute(
-                "INSERT INTO events (time, actor, actor_kind, session, command, path, new_path,"
-                " args, result, is_error, before_kind, before_hash, after_kind, after_hash,"
-                " flags, reverted_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
-                (
-                    time,
-                    actor,
-                    actor_kind(actor),
-                    session,
-                    command,
-                    path,
-                    new_path,
-                    args_json,
-                    result,
-                    int(is_error),
-                    before[0],
-                    before[1],
-                    after[0],
-                    after[1],
-                    " ".join(flags),
-                ),
-            )
-            event_id = int(cursor.lastrowid or 0)
-            if reverts is not None:
-                conn.execute("UPDATE events SET reverted_by = ? WHERE id = ?", (event_id, reverts))
+            ids = [self._insert_event(conn, event, stored) for event in events]
+            if files:
+                self._put_files(conn, files)
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
             raise
         self._known_blobs.update(stored)
+        return ids
+
+    def _insert_event(
+        self, conn: sqlite3.Connection, event: PendingEvent, stored: list[str]
+    ) -> int:
+        """Insert one event, its blobs and file_state changes (inside the caller's transaction)."""
+        if event.blobs:
+            stored += self._put_blobs(conn, event.blobs)
+        args_json = json.dumps(dict(event.args or {}), ensure_ascii=True, default=repr)
+        cursor = conn.execute(
+            "INSERT INTO events (time, actor, actor_kind, session, command, path, new_path,"
+            " args, result, is_error, before_kind, before_hash, after_kind, after_hash,"
+            " flags, reverted_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
+            (
+                event.time,
+                event.actor,
+                actor_kind(event.actor),
+                event.session,
+                event.command,
+                event.path,
+                event.new_path,
+                args_json,
+                event.result,
+                int(event.is_error),
+                event.before[0],
+                event.before[1],
+                event.after[0],
+                event.after[1],
+                " ".join(event.flags),
+            ),
+        )
+        event_id = int(cursor.lastrowid or 0)
+        if event.reverts is not None:
+            conn.execute(
+                "UPDATE events SET reverted_by = ? WHERE id = ?", (event_id, event.reverts)
+            )
+        for base in event.cleared:
+            conn.execute(
+                "DELETE FROM file_state WHERE path = ? OR (path > ? AND path < ?)",
+                (base, base + "/", base + "0"),
+            )
+        if event.files:
+            self._put_files(conn, event.files)
         return event_id
+
+    @staticmethod
+    def _put_files(conn: sqlite3.Connection, files: Mapping[str, FileRecord | None]) -> None:
+        """Insert, replace or (for None) drop file_state rows (inside the caller's transaction)."""
+        conn.executemany(
+            "DELETE FROM file_state WHERE path = ?",
+            [(path,) for path, row in files.items() if row is None],
+        )
+        conn.executemany(
+            "INSERT OR REPLACE INTO file_state (path, sha256, size, mtime_ns, checked_ns)"
+            " VALUES (?, ?, ?, ?, ?)",
+            [
+                (path, row.sha256, row.size, row.mtime_ns, row.checked_ns)
+                for path, row in files.items()
+                if row is not None
+            ],
+        )
+
+    # file_state.
+
+    def file_state_built(self) -> bool:
+        """True once file_state describes every file the history knows (see `build_file_state`)."""
+        row = (
+            self._connection()
+            .execute("SELECT value FROM meta WHERE key = ?", (FILE_STATE_BUILT,))
+            .fetchone()
+        )
+        return row is not None
+
+    def build_file_state(self, known: Callable[[], Mapping[str, str]]) -> bool:
+        """Fill file_state once from `known()` (virtual path -> sha256), stats left unknown.
+
+        Runs in one transaction and only if no other process built it first; returns whether
+        this call built it. Unknown stats make the next check hash each of these files once.
+        """
+        conn = self._connection()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if self.file_state_built():
+                conn.execute("ROLLBACK")
+                return False
+            conn.execute("DELETE FROM file_state")
+            rows = {
+                path: FileRecord(digest, UNKNOWN_STAT, UNKNOWN_STAT, UNKNOWN_STAT)
+                for path, digest in known().items()
+            }
+            self._put_files(conn, rows)
+            conn.execute("INSERT INTO meta (key, value) VALUES (?, '1')", (FILE_STATE_BUILT,))
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        return True
+
+    def file_record(self, path: str) -> FileRecord | None:
+        """The file_state row of one virtual path, or None."""
+        row = (
+            self._connection()
+            .execute(
+                "SELECT sha256, size, mtime_ns, checked_ns FROM file_state WHERE path = ?",
+                (path,),
+            )
+            .fetchone()
+        )
+        return None if row is None else FileRecord(*row)
+
+    def file_records(self) -> dict[str, FileRecord]:
+        """Every file_state row: virtual path -> record."""
+        rows = self._connection().execute(
+            "SELECT path, sha256, size, mtime_ns, checked_ns FROM file_state"
+        )
+        return {
+            path: FileRecord(digest, size, mtime, checked)
+            for path, digest, size, mtime, checked in rows
+        }
 
     def _put_blobs(self, conn: sqlite3.Connection, blobs: Mapping[str, bytes]) -> list[str]:
         """Insert the blobs not stored yet, compressed (inside the caller's transaction).

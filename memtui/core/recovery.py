@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memtui.core.atomic import TEMP_PREFIX
-from memtui.core.history import KIND_DIR, KIND_FILE, History
+from memtui.core.history import KIND_DIR, KIND_FILE, FileRecord, History
 from memtui.core.paths import RESERVED_NAME, VIRTUAL_ROOT
 
 if TYPE_CHECKING:
@@ -36,6 +36,10 @@ class RecoveryReport:
     removed_temp_files: list[str] = field(default_factory=list)
     external_paths: list[str] = field(default_factory=list)
     external_event_ids: list[int] = field(default_factory=list)
+    hashed_files: int = 0
+    """Files read because their stat differed from file_state (new files not counted)."""
+    migrated: bool = False
+    """True if this pass built file_state from the replayed history (an older history.db)."""
 
 
 def temp_writer_pid(name: str) -> int | None:
@@ -153,49 +157,101 @@ def known_files(history: History) -> dict[str, str]:
     return state
 
 
-def disk_files(root: Path) -> dict[str, str | None]:
-    """Virtual path -> sha256 of every regular file in the store (None if it cannot be read).
+def file_digest(path: str) -> str | None:
+    """The sha256 of a file's bytes, read in chunks, or None if it cannot be read."""
+    hasher = hashlib.sha256()
+    try:
+        with open(path, "rb") as handle:
+            while chunk := handle.read(1 << 20):
+                hasher.update(chunk)
+    except OSError:
+        return None
+    return hasher.hexdigest()
 
-    Symlinks, FIFOs and other special files are left out: memtui never writes them, and a
-    change through an in-root link shows up at its target, which is a regular file here.
+
+@dataclass
+class DiskCheck:
+    """One stat-only pass over the store against file_state."""
+
+    suspects: list[str] = field(default_factory=list)
+    """Virtual paths that are new, missing, or whose bytes differ from their row."""
+    refreshed: dict[str, FileRecord | None] = field(default_factory=dict)
+    """Rows whose file was hashed and still matches, with the stat taken before the hash."""
+    hashed: int = 0
+    removed_temp_files: list[str] = field(default_factory=list)
+
+
+def check_disk(root: Path, history: History, *, now: float | None = None) -> DiskCheck:
+    """Compare every regular file's (size, mtime_ns) with file_state; hash only the doubtful.
+
+    One `os.scandir` walk with stat only. Stale temp files met on the way are removed. A file
+    is hashed when its stat differs from its row or the row's stat was too close to its mtime
+    to be trusted; if the hash still matches, only the row's stat is refreshed. Call it while
+    holding the store's mutation lock.
     """
-    found: dict[str, str | None] = {}
+    current = time.time() if now is None else now
+    rows = history.file_records()
+    check = DiskCheck()
     for relative, entry in walk_store_files(root):
+        if is_stale_temp(entry, now=current, max_age=STALE_TEMP_AGE):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(entry.path)
+                check.removed_temp_files.append(relative)
+            continue
+        checked_ns = time.time_ns()
         try:
-            if not entry.is_file(follow_symlinks=False):
-                continue
-            with open(entry.path, "rb") as handle:
-                digest: str | None = hashlib.sha256(handle.read()).hexdigest()
+            info = entry.stat(follow_symlinks=False)
         except OSError:
-            digest = None
-        found[VIRTUAL_ROOT + "/" + relative] = digest
-    return found
+            continue
+        if not stat.S_ISREG(info.st_mode):
+            continue
+        virtual = VIRTUAL_ROOT + "/" + relative
+        row = rows.pop(virtual, None)
+        if row is None:
+            check.suspects.append(virtual)
+        elif not row.matches(info.st_size, info.st_mtime_ns):
+            check.hashed += 1
+            if file_digest(entry.path) != row.sha256:
+                check.suspects.append(virtual)
+            else:
+                fresh = FileRecord(row.sha256, info.st_size, info.st_mtime_ns, checked_ns)
+                moved_on = (row.size, row.mtime_ns) != (fresh.size, fresh.mtime_ns)
+                if moved_on or fresh.matches(fresh.size, fresh.mtime_ns):
+                    check.refreshed[virtual] = fresh
+    check.suspects += rows
+    check.suspects.sort()
+    return check
 
 
-def record_unrecorded_changes(store: MemoryStore) -> tuple[list[str], list[int]]:
-    """Record `external` events for files whose content differs from the history's last state.
-
-    Compares every file on disk with the history's replayed state in one pass, then lets the
-    store record each difference (edits, creations, deletions made while no memtui process was
-    recording, or by one that was killed between writing and recording).
-    """
-    known = known_files(store.history)
-    on_disk = disk_files(store.root)
-    suspects = sorted(
-        path
-        for path in set(known) | set(on_disk)
-        if on_disk.get(path, "") != known.get(path, "") or path not in on_disk
-    )
-    relpaths = [path[len(VIRTUAL_ROOT) + 1 :] for path in suspects]
-    event_ids = store.record_external(relpaths)
-    changed = [event.path or "" for event in (store.history.event(i) for i in event_ids) if event]
-    return changed, event_ids
+def build_file_state(history: History) -> bool:
+    """Build file_state once from the replayed history (an older history.db has none)."""
+    if history.file_state_built():
+        return False
+    return history.build_file_state(lambda: known_files(history))
 
 
 def recover(store: MemoryStore) -> RecoveryReport:
-    """Start-up recovery under the store's lock: drop stale temp files, log unrecorded changes."""
+    """Start-up recovery under the store's lock: drop stale temp files, log unrecorded changes.
+
+    No history replay on a normal start: the disk is compared with file_state by stat, and
+    only new files or files whose stat changed are read. Unrecorded changes (made while no
+    memtui process was recording, or by one killed between writing and recording) become
+    `external` events, all in one transaction.
+    """
     report = RecoveryReport()
+    history = store.history
     with store.lock.hold():
-        report.removed_temp_files = remove_stale_temp_files(store.root)
-        report.external_paths, report.external_event_ids = record_unrecorded_changes(store)
+        report.migrated = build_file_state(history)
+        check = check_disk(store.root, history)
+        report.removed_temp_files = check.removed_temp_files
+        report.hashed_files = check.hashed
+        if check.refreshed:
+            history.record_many([], files=check.refreshed)
+        relpaths = [path[len(VIRTUAL_ROOT) + 1 :] for path in check.suspects]
+        report.external_event_ids = store.record_external(relpaths)
+        report.external_paths = [
+            event.path or ""
+            for event in (history.event(i) for i in report.external_event_ids)
+            if event
+        ]
     return report

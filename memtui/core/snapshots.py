@@ -6,13 +6,17 @@ import errno
 import os
 import shutil
 import stat
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from memtui.core.atomic import TEMP_PREFIX, atomic_write, fsync_dir, make_dirs
 from memtui.core.hashing import digest
-from memtui.core.history import KIND_DIR, KIND_FILE, Manifest
+from memtui.core.history import KIND_DIR, KIND_FILE, UNKNOWN_STAT, FileRecord, Manifest
+
+Stat = tuple[int, int, int]
+"""(size, mtime_ns, checked_ns) of a file, taken before its bytes were read."""
 
 
 class RestoreError(Exception):
@@ -27,6 +31,8 @@ class State:
     hash: str | None
     blobs: dict[str, bytes] = field(default_factory=dict, compare=False)
     """Every blob needed to restore this state: the file's bytes, or the manifest and its files."""
+    stats: dict[str, Stat] = field(default_factory=dict, compare=False)
+    """Each captured file's stat, by path relative to the captured path ("" for a file itself)."""
 
     @property
     def pair(self) -> tuple[str | None, str | None]:
@@ -43,8 +49,42 @@ def file_state(data: bytes) -> State:
     return State(KIND_FILE, key, {key: data})
 
 
+def file_rows(base: str, state: State) -> dict[str, FileRecord]:
+    """The file_state rows a state leaves at virtual path `base` (each file of a folder).
+
+    A file whose stat was not captured gets an unknown stat, so the next check hashes it.
+    """
+    unknown = (UNKNOWN_STAT, UNKNOWN_STAT, UNKNOWN_STAT)
+    if state.kind == KIND_FILE and state.hash is not None:
+        return {base: FileRecord(state.hash, *state.stats.get("", unknown))}
+    if state.kind != KIND_DIR or state.hash is None or state.hash not in state.blobs:
+        return {}
+    manifest = Manifest.from_bytes(state.blobs[state.hash])
+    return {
+        f"{base}/{relative}": FileRecord(digest, *state.stats.get(relative, unknown))
+        for relative, digest in manifest.files.items()
+    }
+
+
+def stat_now(path: Path) -> Stat | None:
+    """(size, mtime_ns, checked_ns) of the regular file at `path`, or None if there is none."""
+    checked = time.time_ns()
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        return None
+    return (info.st_size, info.st_mtime_ns, checked)
+
+
 def capture(path: Path) -> State:
-    """The current state of `path` (following a final symlink), with the blobs to restore it."""
+    """The current state of `path` (following a final symlink), with the blobs to restore it.
+
+    Each file's stat is taken before its bytes are read, so a change racing the read shows up
+    later as a stat that differs from the recorded one.
+    """
+    checked = time.time_ns()
     try:
         info = os.stat(path)
     except (FileNotFoundError, NotADirectoryError):
@@ -55,7 +95,9 @@ def capture(path: Path) -> State:
         raise
     if stat.S_ISREG(info.st_mode):
         with open(path, "rb") as handle:
-            return file_state(handle.read())
+            state = file_state(handle.read())
+        state.stats[""] = (info.st_size, info.st_mtime_ns, checked)
+        return state
     if stat.S_ISDIR(info.st_mode):
         return _capture_dir(path)
     return MISSING
@@ -70,6 +112,7 @@ def _capture_dir(path: Path) -> State:
     files: dict[str, str] = {}
     links: dict[str, str] = {}
     blobs: dict[str, bytes] = {}
+    stats: dict[str, Stat] = {}
     pending = [("", path)]
     while pending:
         prefix, directory = pending.pop()
@@ -84,6 +127,9 @@ def _capture_dir(path: Path) -> State:
                     dirs.append(relative)
                     pending.append((relative + "/", Path(entry.path)))
                 elif entry.is_file(follow_symlinks=False):
+                    checked = time.time_ns()
+                    info = entry.stat(follow_symlinks=False)
+                    stats[relative] = (info.st_size, info.st_mtime_ns, checked)
                     with open(entry.path, "rb") as handle:
                         data = handle.read()
                     key = digest(data)
@@ -95,7 +141,7 @@ def _capture_dir(path: Path) -> State:
     encoded = manifest.to_bytes()
     key = digest(encoded)
     blobs[key] = encoded
-    return State(KIND_DIR, key, blobs)
+    return State(KIND_DIR, key, blobs, stats)
 
 
 def remove(path: Path) -> None:

@@ -19,13 +19,31 @@ from memtui.core.commands import (
     well_formed,
 )
 from memtui.core.config import ConfigError, Settings, default_human_actor, human_actor
-from memtui.core.history import KIND_DIR, KIND_FILE, Event, History, actor_kind
+from memtui.core.history import (
+    KIND_DIR,
+    KIND_FILE,
+    Event,
+    FileRecord,
+    History,
+    PendingEvent,
+    actor_kind,
+)
 from memtui.core.lock import MutationLock
 from memtui.core.paths import PathRefusal, check_path
 from memtui.core.result import CommandResult
 from memtui.core.secrets import SecretFinding, scan
 from memtui.core.sizes import format_size
-from memtui.core.snapshots import MISSING, RestoreError, State, capture, file_state, remove, restore
+from memtui.core.snapshots import (
+    MISSING,
+    RestoreError,
+    State,
+    capture,
+    file_rows,
+    file_state,
+    remove,
+    restore,
+    stat_now,
+)
 
 EXTERNAL_ACTOR = "external"
 SCANNED_FIELDS = {"create": "file_text", "str_replace": "new_str", "insert": "insert_text"}
@@ -276,9 +294,19 @@ class MemoryStore:
         before: State = MISSING,
         after: State = MISSING,
     ) -> CommandResult:
-        """Record a parsed command's outcome; hashes only when it changed something."""
+        """Record a parsed command's outcome; hashes only when it changed something.
+
+        A change also updates file_state in the same transaction: every touched path is
+        cleared and what is there now is set (a rename's content sits at its new path).
+        """
         changed = not outcome.is_error and is_mutating(parsed.command)
         blobs = {**before.blobs, **after.blobs} if changed else None
+        cleared: tuple[str, ...] = parsed.virtual if changed else ()
+        files: dict[str, FileRecord] = {}
+        if changed and parsed.command == "rename":
+            files = file_rows(parsed.virtual[1], before)
+        elif changed:
+            files = file_rows(parsed.virtual[0], after)
         event_id = self.history.record(
             time=self.clock(),
             actor=self.actor,
@@ -293,6 +321,8 @@ class MemoryStore:
             after=after.pair if changed else (None, None),
             flags=self._flags(parsed, outcome),
             blobs=blobs,
+            cleared=cleared,
+            files=files,
         )
         return CommandResult(outcome.content, outcome.is_error, event_id)
 
@@ -328,8 +358,14 @@ class MemoryStore:
         after: State = MISSING,
         reverts: int | None = None,
     ) -> CommandResult:
-        """Record a human command (write, revert); hashes only on success."""
+        """Record a human command (write, revert); hashes only on success.
+
+        On success file_state is updated in the same transaction: `path` and `new_path` are
+        cleared and the after-state is set at `new_path` (a moved-back rename) or `path`.
+        """
         ok = not outcome.is_error
+        touched = tuple(virtual for virtual in (path, new_path) if virtual is not None)
+        files = file_rows(new_path or path or "", after) if ok and touched else {}
         event_id = self.history.record(
             time=self.clock(),
             actor=self.actor,
@@ -345,6 +381,8 @@ class MemoryStore:
             flags=outcome.flags,
             blobs={**before.blobs, **after.blobs} if ok else None,
             reverts=reverts if ok else None,
+            cleared=touched if ok else (),
+            files=files,
         )
         return CommandResult(outcome.content, outcome.is_error, event_id)
 
@@ -418,11 +456,13 @@ class MemoryStore:
                 reason = error.strerror or str(error)
                 outcome = CommandOutcome(f"Cannot write {path}: {reason}", True)
                 return self._record_human("write", virtual, args, outcome)
+            written = file_state(data)
+            written_stat = stat_now(checked.real)
+            if written_stat is not None:
+                written.stats[""] = written_stat
             secret_flags = tuple(f"secret:{f.kind}" for f in self._secret_findings("write", text))
             outcome = CommandOutcome(f"Saved {path}", False, secret_flags)
-            return self._record_human(
-                "write", virtual, args, outcome, before=before, after=file_state(data)
-            )
+            return self._record_human("write", virtual, args, outcome, before=before, after=written)
 
     def revert(self, event_id: int, force: bool = False) -> CommandResult:
         """Undo one event by restoring its before-state; refused on conflict unless forced."""
@@ -536,36 +576,45 @@ class MemoryStore:
     # Outside changes.
 
     def record_external(self, relpaths: Iterable[str]) -> list[int]:
-        """Record an `external` event for each file that differs from what the history last saw."""
-        ids: list[int] = []
-        with self._shared.lock.hold():
-            for relpath in relpaths:
-                event_id = self._record_one_external(relpath)
-                if event_id is not None:
-                    ids.append(event_id)
-        return ids
+        """Record an `external` event for each file that differs from what the history last saw.
 
-    def _record_one_external(self, relpath: str) -> int | None:
-        """Compare one file with its last known state; record the difference, if any."""
+        The last-seen state is the file_state row; every event and row update is stored in one
+        transaction. Files that cannot be read are left for a later check.
+        """
+        with self._shared.lock.hold():
+            return self.history.record_many(
+                event for event in map(self._external_event, relpaths) if event is not None
+            )
+
+    def _external_event(self, relpath: str) -> PendingEvent | None:
+        """The event for one file that differs from its file_state row, or None."""
         virtual = "/memories/" + relpath.strip("/")
         checked = check_path(self.root, virtual)
-        if isinstance(checked, PathRefusal) or checked.real.is_dir():
+        if isinstance(checked, PathRefusal):
             return None
-        current = capture(checked.real)
-        known_kind, known_hash = self._known_state(checked.virtual)
-        if (known_kind, known_hash) == current.pair:
+        try:
+            current = MISSING if checked.real.is_dir() else capture(checked.real)
+        except OSError:
+            return None
+        if current.kind == KIND_DIR:
+            return None
+        known = self.history.file_record(checked.virtual)
+        known_pair = (None, None) if known is None else (KIND_FILE, known.sha256)
+        if known_pair == current.pair:
             return None
         before = MISSING
-        if known_kind == KIND_FILE and known_hash is not None:
-            data = self.history.blob(known_hash)
-            before = State(KIND_FILE, known_hash, {known_hash: data} if data is not None else {})
+        if known is not None:
+            data = self.history.blob(known.sha256)
+            before = State(
+                KIND_FILE, known.sha256, {known.sha256: data} if data is not None else {}
+            )
         if current.kind is None:
             result = f"{checked.virtual} was deleted outside memtui"
         elif before.kind is None:
             result = f"{checked.virtual} was created outside memtui"
         else:
             result = f"{checked.virtual} was changed outside memtui"
-        return self.history.record(
+        return PendingEvent(
             time=self.clock(),
             actor=EXTERNAL_ACTOR,
             session=None,
@@ -577,41 +626,8 @@ class MemoryStore:
             before=before.pair,
             after=current.pair,
             blobs={**before.blobs, **current.blobs},
+            files={checked.virtual: None, **file_rows(checked.virtual, current)},
         )
-
-    def _known_state(self, virtual: str) -> tuple[str | None, str | None]:
-        """The (kind, hash) the history says `virtual` was left in, by it or a parent folder."""
-        candidates = [virtual]
-        parent = virtual
-        while parent.count("/") > 2:
-            parent = parent.rsplit("/", 1)[0]
-            candidates.append(parent)
-        event = self.history.last_change(candidates)
-        if event is None:
-            return (None, None)
-        if event.new_path is not None:
-            if _at_or_below(virtual, event.new_path):
-                return self._state_below(
-                    event.new_path, event.after_kind, event.after_hash, virtual
-                )
-            return (None, None)
-        return self._state_below(event.path or "", event.after_kind, event.after_hash, virtual)
-
-    def _state_below(
-        self, base: str, kind: str | None, key: str | None, virtual: str
-    ) -> tuple[str | None, str | None]:
-        """The state of `virtual` inside `base`'s state (itself, or an entry of a folder)."""
-        if virtual == base:
-            return (kind, key)
-        if kind != KIND_DIR or key is None:
-            return (None, None)
-        manifest = self.history.manifest(key)
-        if manifest is None:
-            return (None, None)
-        relative = virtual[len(base) + 1 :]
-        if relative in manifest.files:
-            return (KIND_FILE, manifest.files[relative])
-        return (None, None)
 
 
 def _at_or_below(virtual: str, base: str) -> bool:
