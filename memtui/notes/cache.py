@@ -302,21 +302,24 @@ def is_packed_text(value: Any) -> bool:
 
 
 def read_payload(root: Path, name: str) -> Any:
-    """The payload pickled under `.memtui/name` by the same code, or None (missing or corrupt)."""
+    """The payload pickled under `.memtui/name` by the same code, or None (missing or corrupt).
+
+    The code stamp is a pickle of its own ahead of the payload, so a payload written by other
+    code is never unpickled (it may be hundreds of megabytes).
+    """
     try:
         with open(Path(root) / ".memtui" / name, "rb") as handle:
+            if pickle.load(handle) != _code_stamp():
+                return None
             gc_was_enabled = gc.isenabled()
             gc.disable()
             try:
-                stamped = pickle.load(handle)
+                return pickle.load(handle)
             finally:
                 if gc_was_enabled:
                     gc.enable()
     except Exception:
         return None
-    if not isinstance(stamped, tuple) or len(stamped) != 2 or stamped[0] != _code_stamp():
-        return None
-    return stamped[1]
 
 
 def write_payload(root: Path, name: str, payload: Any) -> bool:
@@ -327,7 +330,8 @@ def write_payload(root: Path, name: str, payload: Any) -> bool:
         target.parent.mkdir(mode=0o700, exist_ok=True)
         fd, tmp_name = tempfile.mkstemp(prefix=f".{name}-", dir=target.parent)
         with os.fdopen(fd, "wb") as handle:
-            pickle.dump((_code_stamp(), payload), handle, protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.dump(_code_stamp(), handle, protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.dump(payload, handle, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(tmp_name, target)
         return True
     except OSError:
