@@ -7,7 +7,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memtui.core.atomic import atomic_write, make_dirs
 from memtui.core.commands import (
@@ -45,6 +45,9 @@ from memtui.core.snapshots import (
     stat_now,
 )
 
+if TYPE_CHECKING:
+    from memtui.core.recovery import RecoveryReport
+
 EXTERNAL_ACTOR = "external"
 SCANNED_FIELDS = {"create": "file_text", "str_replace": "new_str", "insert": "insert_text"}
 
@@ -62,6 +65,7 @@ class _Shared:
         self.lock = MutationLock(root)
         self._history: History | None = None
         self.recovered = False
+        self.recovery: RecoveryReport | None = None
         self._guard = threading.Lock()
 
     @property
@@ -125,7 +129,13 @@ class MemoryStore:
             self._shared.recovered = True
             from memtui.core.recovery import recover
 
-            recover(self)
+            self._shared.recovery = recover(self)
+
+    @property
+    def recovery(self) -> RecoveryReport | None:
+        """What this process's start-up recovery did (running it first if it has not run)."""
+        self._ensure_recovered()
+        return self._shared.recovery
 
     @property
     def lock(self) -> MutationLock:
