@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import zlib
 from pathlib import Path
 
 import pytest
@@ -95,3 +96,89 @@ def test_deleted_file_drops_out_of_the_cache(tmp_path: Path) -> None:
     assert sorted(index.notes) == ["a.md"]
     assert set(note_cache.load_cache(tmp_path)) == {"a.md"}
     assert index.outgoing("a.md")[0][1] is None
+
+
+LONG_BODY = "".join(f"- [fact] point number {i} about caching #c{i % 3}\n" for i in range(40))
+
+
+def test_notes_read_like_a_dict_of_parsed_notes(tmp_path: Path) -> None:
+    from memtui.notes.parser import parse_note
+
+    (tmp_path / "b.md").write_text(TEXT)
+    (tmp_path / "a.md").write_text("---\ntitle: Long\n---\n\n" + LONG_BODY)
+    for index in (NoteIndex.load(tmp_path), NoteIndex.load(tmp_path)):
+        assert len(index.notes) == 2
+        assert "a.md" in index.notes and "c.md" not in index.notes
+        assert index.notes.get("c.md") is None
+        with pytest.raises(KeyError):
+            index.notes["c.md"]
+        for relpath, note in index.notes.items():
+            data = (tmp_path / relpath).read_bytes()
+            mtime = (tmp_path / relpath).stat().st_mtime_ns / 1e9
+            expected = parse_note(data, relpath, mtime=mtime)
+            assert note == expected
+        assert [n.title for n in index.notes.values()] == [
+            index.notes[p].title for p in index.notes
+        ]
+        assert index.notes["a.md"] is index.notes["a.md"]
+        assert index.notes["a.md"].observations[39].content == "point number 39 about caching #c0"
+        assert index.notes["a.md"].observations[39].tags == ["c0"]
+        assert index.texts["a.md"] == "---\ntitle: Long\n---\n\n" + LONG_BODY
+        assert index.texts.get("c.md") is None
+
+
+def test_long_texts_are_cached_compressed_and_short_ones_plain(tmp_path: Path) -> None:
+    long_text = "---\ntitle: Long\n---\n\n" + LONG_BODY
+    (tmp_path / "a.md").write_text(long_text)
+    (tmp_path / "b.md").write_text("short\n")
+    NoteIndex.load(tmp_path)
+    entries = note_cache.load_cache(tmp_path)
+    packed = entries["a.md"][3]
+    assert isinstance(packed, bytes) and len(packed) < len(long_text) // 2
+    assert zlib.decompress(packed) == long_text.encode()
+    assert entries["b.md"][3] == "short\n"
+
+
+def test_update_replaces_a_note_already_read(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text(TEXT)
+    index = NoteIndex.load(tmp_path)
+    before = index.notes["a.md"]
+    assert before.title == "Alpha"
+    (tmp_path / "a.md").write_text(TEXT.replace("Alpha", "Renamed title") + LONG_BODY)
+    assert index.update_paths(["a.md"]) == {"a.md"}
+    assert index.notes["a.md"].title == "Renamed title"
+    assert len(index.notes["a.md"].observations) == 41
+    assert index.texts["a.md"] == TEXT.replace("Alpha", "Renamed title") + LONG_BODY
+    assert before.title == "Alpha"
+    (tmp_path / "a.md").unlink()
+    assert index.update_paths(["a.md"]) == {"a.md"}
+    assert "a.md" not in index.notes and "a.md" not in index.texts
+    assert len(index.notes) == 0 and list(index.texts) == []
+
+
+def test_search_snapshot_keeps_the_packed_texts(tmp_path: Path) -> None:
+    from memtui.notes.search import Searcher
+
+    long_text = "---\ntitle: Long\n---\n\n" + LONG_BODY
+    (tmp_path / "a.md").write_text(long_text)
+    index = NoteIndex.load(tmp_path)
+    assert Searcher(index).save_snapshot(tmp_path, index.file_stats())
+    restored = Searcher.from_snapshot(tmp_path, index.file_stats())
+    assert restored is not None
+    assert restored.texts["a.md"] == long_text
+    hits = restored.search("number 17", limit=1)
+    assert [(h.path, h.line) for h in hits] == [("a.md", 22)]
+
+
+def test_payload_from_other_code_is_not_unpickled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    class Loud:
+        def __reduce__(self) -> tuple[object, tuple[str]]:
+            return (print, ("payload was unpickled",))
+
+    monkeypatch.setattr(note_cache, "_code_stamp", lambda: ("older code",))
+    assert note_cache.write_payload(tmp_path, note_cache.CACHE_NAME, Loud())
+    monkeypatch.undo()
+    assert note_cache.load_cache(tmp_path) == {}
+    assert capsys.readouterr().out == ""
