@@ -28,7 +28,7 @@ from memtui.tui.messages import (
     IndexReady,
     NotesChanged,
 )
-from memtui.tui.watcher import apply_changes, record_outside_changes, watch_store
+from memtui.tui.watcher import after_changes, apply_changes, watch_store
 
 if TYPE_CHECKING:
     from memtui.core.config import Settings
@@ -242,11 +242,11 @@ class MemtuiApp(App[None]):
         await watch_store(self.ctx.root, self.apply_changes)
 
     async def apply_changes(self, paths: frozenset[str]) -> None:
-        """Update the index in a thread and post `NotesChanged`, then log outside edits."""
-        await asyncio.to_thread(apply_changes, self.ctx, paths)
+        """Update the index in a thread and post `NotesChanged`; then search index and history."""
+        changed = await asyncio.to_thread(apply_changes, self.ctx, paths)
         self.post_message(NotesChanged(paths))
-        if await asyncio.to_thread(record_outside_changes, self.ctx, paths):
-            self.post_message(NotesChanged(frozenset()))
+        await asyncio.to_thread(after_changes, self.ctx, paths, changed)
+        self.post_message(NotesChanged(frozenset()))
 
     def on_notes_changed(self, message: NotesChanged) -> None:
         """Tell every screen which notes changed (none: only the history grew); refresh badges."""

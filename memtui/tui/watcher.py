@@ -85,15 +85,15 @@ UPDATE_LOCK = threading.Lock()
 def apply_changes(ctx: AppContext, paths: frozenset[str]) -> set[str]:
     """Update the index for changed paths (run in a worker thread); returns what changed."""
     with UPDATE_LOCK:
-        changed: set[str] = set(paths)
-        if ctx.index is not None:
-            changed = ctx.index.update_paths(paths) | set(paths)
-            if ctx.searcher is not None:
-                ctx.searcher.invalidate(changed)
-        return changed
+        if ctx.index is None:
+            return set(paths)
+        return ctx.index.update_paths(paths) | set(paths)
 
 
-def record_outside_changes(ctx: AppContext, paths: frozenset[str]) -> list[int]:
-    """Log changed files the history has not seen as `external` events (run in a thread)."""
+def after_changes(ctx: AppContext, paths: frozenset[str], changed: set[str]) -> list[int]:
+    """Refresh the search index and log outside edits as `external` events (run in a thread)."""
+    with UPDATE_LOCK:
+        if ctx.searcher is not None:
+            ctx.searcher.invalidate(changed)
     files = sorted(p for p in paths if not (ctx.root / p).is_dir())
     return ctx.store.record_external(files) if files else []
