@@ -1,12 +1,14 @@
 """Benchmark start-up recovery: what opening a store costs before its first command.
 
-Usage: python benchmarks/recovery_bench.py [--sizes 1000,10000] [--runs 5]
+Usage: python benchmarks/recovery_bench.py [--sizes 1000,10000] [--runs 5] [--views 50000]
 
 For each size a store of N small notes (40 observation lines each, 100 folders) is written to a
 temporary folder. It prints the median of `--runs` fresh processes for: the first open (the
 history records every existing note as an outside creation), a reopen with nothing changed
-(temp-file sweep, disk hashes vs. the replayed history), and, as the baseline from the same
-run, the same history open with recovery switched off in-process.
+(temp-file sweep and a stat of every file compared with file_state), the same reopen after
+`--views` more agent `view` events were added to the history (the history's length must not
+matter), a reopen after 10 notes were edited outside memtui (10 hashes and events), and, as the
+baseline from the same run, the same history open with recovery switched off in-process.
 """
 
 from __future__ import annotations
@@ -23,6 +25,12 @@ OPEN = (
     "import sys, time; from memtui.core.store import MemoryStore; "
     "started = time.perf_counter(); MemoryStore(sys.argv[1]).history; "
     "print(time.perf_counter() - started)"
+)
+ADD_VIEWS = (
+    "import sys; from memtui.core.history import History, PendingEvent; "
+    "from pathlib import Path; h = History(Path(sys.argv[1])); "
+    "h.record_many(PendingEvent(time=0.0, actor='agent:bench', session=None, command='view', "
+    "path='/memories/folder0', result='listing', is_error=False) for _ in range(int(sys.argv[2])))"
 )
 WITHOUT_RECOVERY = (
     "import sys, time; import memtui.core.recovery as r; "
@@ -52,11 +60,25 @@ def timed(code: str, root: Path) -> float:
     return float(output.strip().splitlines()[-1])
 
 
+def edit_outside(root: Path, round_number: int) -> None:
+    """Append a line to 10 notes, as an editor would while memtui is closed."""
+    for number in range(10):
+        path = root / f"folder{number}" / f"note{number}.md"
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(f"- [fact] edited outside, round {round_number}\n")
+
+
+def median_ms(values: list[float]) -> str:
+    """A median in milliseconds, right-aligned."""
+    return f"{statistics.median(values) * 1000:7.0f} ms"
+
+
 def main() -> None:
     """Print medians per size."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000")
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--views", type=int, default=50_000)
     args = parser.parse_args()
     for size in (int(value) for value in args.sizes.split(",")):
         firsts: list[float] = []
@@ -66,16 +88,25 @@ def main() -> None:
             firsts.append(timed(OPEN, base / "store"))
             shutil.rmtree(base)
         base = Path(tempfile.mkdtemp(prefix="memtui-recovery-"))
-        write_notes(base / "store", size)
-        timed(OPEN, base / "store")
-        reopen = [timed(OPEN, base / "store") for _ in range(args.runs)]
-        baseline = [timed(WITHOUT_RECOVERY, base / "store") for _ in range(args.runs)]
+        store = base / "store"
+        write_notes(store, size)
+        timed(OPEN, store)
+        timed(OPEN, store)
+        reopen = [timed(OPEN, store) for _ in range(args.runs)]
+        baseline = [timed(WITHOUT_RECOVERY, store) for _ in range(args.runs)]
+        subprocess.run([sys.executable, "-c", ADD_VIEWS, str(store), str(args.views)], check=True)
+        long_history = [timed(OPEN, store) for _ in range(args.runs)]
+        edited: list[float] = []
+        for round_number in range(args.runs):
+            edit_outside(store, round_number)
+            edited.append(timed(OPEN, store))
         shutil.rmtree(base)
         print(
-            f"{size:>6} notes: first open {statistics.median(firsts) * 1000:8.0f} ms | "
-            f"reopen with recovery {statistics.median(reopen) * 1000:6.0f} ms | "
-            f"history open without recovery {statistics.median(baseline) * 1000:5.0f} ms "
-            f"(medians)"
+            f"{size:>6} notes (medians): first open {median_ms(firsts)} | "
+            f"reopen {median_ms(reopen)} | reopen after {args.views} more events "
+            f"{median_ms(long_history)} | reopen after 10 outside edits {median_ms(edited)} | "
+            f"history open without recovery {median_ms(baseline)}",
+            flush=True,
         )
 
 
