@@ -6,12 +6,13 @@ import hashlib
 import sqlite3
 import threading
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from memtui.core.config import Settings
-from memtui.core.history import History, HistoryCorrupt
+from memtui.core.history import FileRecord, History, HistoryCorrupt, PendingEvent
 from memtui.core.store import MemoryStore
 
 
@@ -161,3 +162,69 @@ def test_corrupt_database_raises_and_can_be_set_aside(tmp_path: Path) -> None:
     assert Path(str(moved) + "-wal").read_bytes() == b"wal"
     assert not (meta / "history.db").exists()
     assert History(tmp_path).events() == []
+
+
+def pending(path: str, **fields: object) -> PendingEvent:
+    """An external event on `path` with the given extra fields."""
+    return PendingEvent(
+        time=1.0,
+        actor="external",
+        session=None,
+        command="external",
+        path=path,
+        result="r",
+        is_error=False,
+        **fields,  # type: ignore[arg-type]
+    )
+
+
+def test_record_many_stores_all_events_and_rows_in_one_transaction(tmp_path: Path) -> None:
+    history = History(tmp_path)
+    row = FileRecord("a" * 64, 3, 10, 20)
+
+    def events_then_failure() -> Iterator[PendingEvent]:
+        yield pending("/memories/a.md", files={"/memories/a.md": row})
+        raise OSError("disk vanished")
+
+    with pytest.raises(OSError, match="disk vanished"):
+        history.record_many(events_then_failure())
+    assert (history.events(), history.file_records()) == ([], {})
+
+    ids = history.record_many(
+        [pending("/memories/a.md", files={"/memories/a.md": row}), pending("/memories/b.md")],
+        files={"/memories/c.md": row},
+    )
+    assert [event.id for event in history.events(newest_first=False)] == ids == [1, 2]
+    assert history.file_records() == {"/memories/a.md": row, "/memories/c.md": row}
+
+
+def test_cleared_paths_drop_rows_at_and_below_only(tmp_path: Path) -> None:
+    history = History(tmp_path)
+    row = FileRecord("b" * 64, 1, 2, 3)
+    paths = [
+        "/memories/a",
+        "/memories/a/x.md",
+        "/memories/a/s/y.md",
+        "/memories/ab.md",
+        "/memories/a0",
+    ]
+    history.record_many([], files={path: row for path in paths})
+    history.record_many([pending("/memories/a", cleared=("/memories/a",))])
+    assert sorted(history.file_records()) == ["/memories/a0", "/memories/ab.md"]
+    history.record_many([pending("/memories/ab.md", files={"/memories/ab.md": None})])
+    assert sorted(history.file_records()) == ["/memories/a0"]
+
+
+def test_a_new_history_has_a_complete_file_state_and_an_old_one_does_not(tmp_path: Path) -> None:
+    assert History(tmp_path / "new").file_state_built() is True
+    old = History(tmp_path / "old")
+    old.record_many([pending("/memories/a.md")])
+    old.close()
+    conn = sqlite3.connect(tmp_path / "old" / ".memtui" / "history.db")
+    conn.executescript("DROP TABLE file_state; DROP TABLE meta; PRAGMA user_version = 1;")
+    conn.close()
+    reopened = History(tmp_path / "old")
+    assert reopened.file_state_built() is False
+    assert reopened.build_file_state(lambda: {"/memories/a.md": "c" * 64}) is True
+    assert reopened.file_records() == {"/memories/a.md": FileRecord("c" * 64, -1, -1, -1)}
+    assert reopened.build_file_state(lambda: {}) is False
