@@ -26,19 +26,13 @@ CACHE_NAME = "notes-cache.pickle"
 NoteTuple = tuple[Any, ...]
 PackedNote = tuple[str, str, str, tuple[Any, ...], bytes]
 """(title, permalink, note_type, relations flattened 4 fields a relation, compressed note tuple)."""
-PackedText = str | bytes
-"""A note's text, zlib-compressed UTF-8 unless it is too short to gain from it."""
-CacheEntry = tuple[int, int, PackedNote, PackedText]
-"""(size, mtime_ns, packed note, packed normalised text)."""
+CacheEntry = tuple[int, int, PackedNote, str]
+"""(size, mtime_ns, packed note, normalised text)."""
 
 COMPRESS_LEVEL = 1
-"""zlib level for packed notes and texts: fast, and most of the gain of higher levels."""
-MIN_COMPRESSED_TEXT = 128
-"""Shorter texts are kept as `str`: compression would not pay for the bytes object."""
+"""zlib level for packed notes: fast, and most of the gain of higher levels."""
 RECENT_NOTES = 256
 """How many materialised notes `PackedNotes` keeps, so repeated reads return the same object."""
-RECENT_TEXTS = 64
-"""How many decompressed texts `PackedTexts` keeps for repeated reads (search snippets)."""
 
 
 def cache_path(root: Path) -> Path:
@@ -214,91 +208,6 @@ class PackedNotes(Mapping[str, Note]):
     def packed_items(self) -> Iterator[tuple[str, PackedNote]]:
         """(relpath, packed note) pairs in index order, without materialising anything."""
         return iter(self._packed.items())
-
-
-class PackedTexts(Mapping[str, str]):
-    """relpath -> normalised note text, stored zlib-compressed; reads behave as a dict's."""
-
-    def __init__(self) -> None:
-        """An empty mapping."""
-        self._packed: dict[str, PackedText] = {}
-        self._recent: OrderedDict[str, str] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def __getstate__(self) -> dict[str, PackedText]:
-        """Pickle just the packed texts (search snapshots hold them)."""
-        return self._packed
-
-    def __setstate__(self, state: dict[str, PackedText]) -> None:
-        """Restore from `__getstate__` output."""
-        self._packed = state
-        self._recent = OrderedDict()
-        self._lock = threading.Lock()
-
-    def __getitem__(self, relpath: str) -> str:
-        """The text at `relpath` (KeyError when there is none)."""
-        value = self._packed[relpath]
-        if isinstance(value, str):
-            return value
-        with self._lock:
-            text = self._recent.get(relpath)
-            if text is not None:
-                self._recent.move_to_end(relpath)
-                return text
-        text = zlib.decompress(value).decode("utf-8", errors="surrogatepass")
-        with self._lock:
-            self._recent[relpath] = text
-            if len(self._recent) > RECENT_TEXTS:
-                self._recent.popitem(last=False)
-        return text
-
-    def __contains__(self, relpath: object) -> bool:
-        """Whether a text is stored at `relpath`."""
-        return relpath in self._packed
-
-    def __iter__(self) -> Iterator[str]:
-        """Relpaths in insertion order."""
-        return iter(self._packed)
-
-    def __len__(self) -> int:
-        """Number of texts."""
-        return len(self._packed)
-
-    def __repr__(self) -> str:
-        """A short summary (the texts themselves are compressed)."""
-        return f"<PackedTexts of {len(self._packed)} texts>"
-
-    def __setitem__(self, relpath: str, text: str) -> None:
-        """Store (or replace) the text at `relpath`."""
-        self.set_packed(relpath, pack_text(text))
-
-    def set_packed(self, relpath: str, packed: PackedText) -> None:
-        """Store an already packed text at `relpath`."""
-        with self._lock:
-            self._recent.pop(relpath, None)
-        self._packed[relpath] = packed
-
-    def pop(self, relpath: str, default: Any = None) -> Any:
-        """Remove the text at `relpath`; returns its packed form, or `default` when absent."""
-        with self._lock:
-            self._recent.pop(relpath, None)
-        return self._packed.pop(relpath, default)
-
-    def packed(self, relpath: str) -> PackedText:
-        """The packed form of the text at `relpath` (KeyError when there is none)."""
-        return self._packed[relpath]
-
-
-def pack_text(text: str) -> PackedText:
-    """A text compressed when that makes it smaller; short texts stay `str`."""
-    if len(text) < MIN_COMPRESSED_TEXT:
-        return text
-    return zlib.compress(text.encode("utf-8", errors="surrogatepass"), COMPRESS_LEVEL)
-
-
-def is_packed_text(value: Any) -> bool:
-    """Whether a cached value has the shape `pack_text` returns."""
-    return isinstance(value, (str, bytes))
 
 
 def read_payload(root: Path, name: str) -> Any:

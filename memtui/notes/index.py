@@ -32,6 +32,48 @@ def alias_key(path: str) -> str:
     return path.lower().replace("_", "-")
 
 
+PathSet = str | set[str]
+"""One relpath, or a set of two or more: most keys have one owner, and a set costs 200 bytes."""
+
+
+def add_member(table: dict[str, PathSet], key: str, member: str) -> None:
+    """Add `member` to the path set of `key` in `table`."""
+    current = table.get(key)
+    if current is None:
+        table[key] = member
+    elif isinstance(current, str):
+        if current != member:
+            table[key] = {current, member}
+    else:
+        current.add(member)
+
+
+def discard_member(table: dict[str, PathSet], key: str, member: str) -> None:
+    """Remove `member` from the path set of `key`, dropping the key when the set empties."""
+    current = table.get(key)
+    if current is None:
+        return
+    if isinstance(current, str):
+        if current == member:
+            del table[key]
+        return
+    current.discard(member)
+    if len(current) == 1:
+        table[key] = next(iter(current))
+    elif not current:
+        del table[key]
+
+
+def members(table: dict[str, PathSet], key: str) -> set[str] | tuple[str, ...]:
+    """The relpaths in the path set of `key` (empty when absent); do not modify the result."""
+    current = table.get(key)
+    if current is None:
+        return ()
+    if isinstance(current, str):
+        return (current,)
+    return current
+
+
 def _path_keys(relpath: str) -> tuple[str, ...]:
     """The exact lookup keys a note's path answers to: with and without `.md`."""
     return (relpath, relpath[:-3]) if relpath.endswith(".md") else (relpath,)
@@ -45,7 +87,7 @@ class NoteIndex:
         self.root = Path(root)
         self.notes = note_cache.PackedNotes()
         """relpath -> Note (read-only for callers): kept packed, materialised on access."""
-        self.texts = note_cache.PackedTexts()
+        self.texts: dict[str, str] = {}
         """relpath -> the note's full text (decoded, `\\n` line ends), for search and context."""
         self.problems: list[str] = []
         """One line per file that could not be indexed, e.g. `a/b.md: not a regular file, skipped`."""
@@ -54,14 +96,14 @@ class NoteIndex:
         self._stats: dict[str, tuple[int, int]] = {}
         self._by_permalink: dict[str, str] = {}
         self._by_title: dict[str, str] = {}
-        self._by_alias: dict[str, set[str]] = {}
-        self._resolved: dict[str, list[str | None]] = {}
-        self._backlinks: dict[str, set[str]] = {}
-        self._unresolved: dict[str, set[str]] = {}
-        self._keys_of_source: dict[str, set[str]] = {}
-        self._unresolved_of_source: dict[str, set[str]] = {}
-        self._sources_by_key: dict[str, set[str]] = {}
-        self._sources_by_alias: dict[str, set[str]] = {}
+        self._by_alias: dict[str, PathSet] = {}
+        self._resolved: dict[str, tuple[str | None, ...]] = {}
+        self._backlinks: dict[str, PathSet] = {}
+        self._unresolved: dict[str, PathSet] = {}
+        self._keys_of_source: dict[str, tuple[str, ...]] = {}
+        self._unresolved_of_source: dict[str, tuple[str, ...]] = {}
+        self._sources_by_key: dict[str, PathSet] = {}
+        self._sources_by_alias: dict[str, PathSet] = {}
 
     # ----- loading -------------------------------------------------------------------------
 
@@ -128,10 +170,10 @@ class NoteIndex:
     def _use_cached(self, file: FileStat, entry: note_cache.CacheEntry) -> bool:
         """Take a note from a cache entry; False when the entry is unusable (then it is re-read)."""
         packed, text = entry[2], entry[3]
-        if not (note_cache.is_packed_note(packed) and note_cache.is_packed_text(text)):
+        if not (note_cache.is_packed_note(packed) and isinstance(text, str)):
             return False
         self.notes.set_packed(file.relpath, packed)
-        self.texts.set_packed(file.relpath, text)
+        self.texts[file.relpath] = text
         self._stats[file.relpath] = (file.size, file.mtime_ns)
         return True
 
@@ -196,9 +238,9 @@ class NoteIndex:
             return changed
         sources: set[str] = set()
         for key in affected_keys:
-            sources |= self._sources_by_key.get(key, set())
+            sources.update(members(self._sources_by_key, key))
         for key in affected_aliases:
-            sources |= self._sources_by_alias.get(key, set())
+            sources.update(members(self._sources_by_alias, key))
         sources |= changed
         for source in sorted(sources):
             self._unresolve_source(source)
@@ -216,7 +258,7 @@ class NoteIndex:
         gc.disable()
         try:
             entries = {
-                relpath: (*self._stats[relpath], packed, self.texts.packed(relpath))
+                relpath: (*self._stats[relpath], packed, self.texts[relpath])
                 for relpath, packed in self.notes.packed_items()
             }
             return note_cache.save_cache(self.root, entries)
@@ -270,7 +312,7 @@ class NoteIndex:
         if current is None or relpath < current:
             self._by_title[title] = relpath
         for key in _path_keys(relpath):
-            self._by_alias.setdefault(alias_key(key), set()).add(relpath)
+            add_member(self._by_alias, alias_key(key), relpath)
 
     def _unindex_lookup(self, relpath: str) -> None:
         """Remove a note from the lookup tables, handing a shared key to the next owner."""
@@ -287,11 +329,7 @@ class NoteIndex:
                 if owners:
                     table[key] = owners[0]
         for key in _path_keys(relpath):
-            owners_set = self._by_alias.get(alias_key(key))
-            if owners_set is not None:
-                owners_set.discard(relpath)
-                if not owners_set:
-                    del self._by_alias[alias_key(key)]
+            discard_member(self._by_alias, alias_key(key), relpath)
 
     # ----- resolution ---------------------------------------------------------------------------
 
@@ -314,9 +352,7 @@ class NoteIndex:
         if key + ".md" in self.notes:
             return key + ".md"
         owners = self._by_alias.get(alias_key(key))
-        if owners is not None and len(owners) == 1:
-            return next(iter(owners))
-        return None
+        return owners if isinstance(owners, str) else None
 
     def resolve(self, target: str, source: str | None = None) -> str | None:
         """The relpath a link target points at, or None; `./x.md` targets are relative to `source`."""
@@ -334,45 +370,31 @@ class NoteIndex:
             resolved.append(result)
             if result is None:
                 missing.add(target)
-                self._unresolved.setdefault(target, set()).add(source)
+                add_member(self._unresolved, target, source)
             else:
-                self._backlinks.setdefault(result, set()).add(source)
-        self._resolved[source] = resolved
-        self._keys_of_source[source] = keys
+                add_member(self._backlinks, result, source)
+        self._resolved[source] = tuple(resolved)
+        if keys:
+            self._keys_of_source[source] = tuple(keys)
         if missing:
-            self._unresolved_of_source[source] = missing
+            self._unresolved_of_source[source] = tuple(missing)
         for key in keys:
-            self._sources_by_key.setdefault(key, set()).add(source)
-            self._sources_by_alias.setdefault(alias_key(key), set()).add(source)
+            add_member(self._sources_by_key, key, source)
+            add_member(self._sources_by_alias, alias_key(key), source)
 
     def _unresolve_source(self, source: str) -> None:
         """Undo `_resolve_source` for one note (its old relations may differ from the current ones)."""
         resolved = self._resolved.pop(source, None)
-        keys = self._keys_of_source.pop(source, set())
+        keys = self._keys_of_source.pop(source, ())
         if resolved is not None:
             for target in set(resolved):
                 if target is not None:
-                    holders = self._backlinks.get(target)
-                    if holders is not None:
-                        holders.discard(source)
-                        if not holders:
-                            del self._backlinks[target]
+                    discard_member(self._backlinks, target, source)
         for target in self._unresolved_of_source.pop(source, ()):
-            holders = self._unresolved.get(target)
-            if holders is not None:
-                holders.discard(source)
-                if not holders:
-                    del self._unresolved[target]
+            discard_member(self._unresolved, target, source)
         for key in keys:
-            for table, table_key in (
-                (self._sources_by_key, key),
-                (self._sources_by_alias, alias_key(key)),
-            ):
-                holders = table.get(table_key)
-                if holders is not None:
-                    holders.discard(source)
-                    if not holders:
-                        del table[table_key]
+            discard_member(self._sources_by_key, key, source)
+            discard_member(self._sources_by_alias, alias_key(key), source)
 
     # ----- queries --------------------------------------------------------------------------------
 
@@ -391,7 +413,7 @@ class NoteIndex:
     def backlinks(self, relpath: str) -> list[tuple[str, Relation]]:
         """Every (source relpath, relation) that points at this note, ordered by source and line."""
         result: list[tuple[str, Relation]] = []
-        for source in sorted(self._backlinks.get(relpath, ())):
+        for source in sorted(members(self._backlinks, relpath)):
             relations = self._relations(source)
             for relation, target in zip(relations, self._resolved[source], strict=False):
                 if target == relpath:
@@ -403,7 +425,7 @@ class NoteIndex:
         result: dict[str, list[tuple[str, Relation]]] = {}
         for target in sorted(self._unresolved):
             pairs: list[tuple[str, Relation]] = []
-            for source in sorted(self._unresolved[target]):
+            for source in sorted(members(self._unresolved, target)):
                 relations = self._relations(source)
                 for relation, resolved in zip(relations, self._resolved[source], strict=False):
                     if resolved is None and relation.target == target:
@@ -428,7 +450,7 @@ class NoteIndex:
     def linked_notes(self, relpath: str) -> set[str]:
         """Other notes this note links to or is linked from (resolved links only)."""
         out = {t for t in self._resolved.get(relpath, ()) if t is not None}
-        out |= self._backlinks.get(relpath, set())
+        out.update(members(self._backlinks, relpath))
         out.discard(relpath)
         return out
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import pickle
-import zlib
 from pathlib import Path
 
 import pytest
@@ -127,16 +126,14 @@ def test_notes_read_like_a_dict_of_parsed_notes(tmp_path: Path) -> None:
         assert index.texts.get("c.md") is None
 
 
-def test_long_texts_are_cached_compressed_and_short_ones_plain(tmp_path: Path) -> None:
-    long_text = "---\ntitle: Long\n---\n\n" + LONG_BODY
-    (tmp_path / "a.md").write_text(long_text)
-    (tmp_path / "b.md").write_text("short\n")
+def test_cache_holds_notes_packed_and_texts_plain(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text(TEXT)
     NoteIndex.load(tmp_path)
-    entries = note_cache.load_cache(tmp_path)
-    packed = entries["a.md"][3]
-    assert isinstance(packed, bytes) and len(packed) < len(long_text) // 2
-    assert zlib.decompress(packed) == long_text.encode()
-    assert entries["b.md"][3] == "short\n"
+    size, _, packed, text = note_cache.load_cache(tmp_path)["a.md"]
+    assert size == len(TEXT)
+    assert text == TEXT
+    assert packed[:4] == ("Alpha", "a", "note", ("uses", "Beta", None, 7))
+    assert note_cache.unpack_note("a.md", packed).observations[0].content == "first #x"
 
 
 def test_update_replaces_a_note_already_read(tmp_path: Path) -> None:

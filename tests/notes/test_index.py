@@ -241,3 +241,32 @@ def test_update_with_a_folder_path_covers_every_note_below(tmp_path: Path) -> No
     }
     assert sorted(index.notes) == ["a.md", "new/deep.md", "new/more/x.md"]
     assert index.outgoing("a.md")[0][1] == "new/deep.md"
+
+
+def test_alias_owners_and_shared_links_follow_updates(tmp_path: Path) -> None:
+    write(tmp_path, "a.md", note("A", "- needs [[dup_a]]\n- also [[Gone]]\n"))
+    write(tmp_path, "b.md", note("B", "- needs [[dup_a]]\n- also [[Gone]]\n"))
+    write(tmp_path, "Dup_A.md", note("D1"))
+    write(tmp_path, "sub/DUP-A.md", note("D2"))
+    write(tmp_path, "DUP-A.md", note("D3"))
+    index = NoteIndex.load(tmp_path)
+    assert index.resolve("DUP_A") is None
+    assert [t for _, t in index.outgoing("a.md")] == [None, None]
+    assert sorted(index.unresolved()) == ["Gone", "dup_a"]
+    assert [s for s, _ in index.unresolved()["Gone"]] == ["a.md", "b.md"]
+    (tmp_path / "DUP-A.md").unlink()
+    assert index.update_paths(["DUP-A.md"]) == {"DUP-A.md"}
+    assert index.resolve("DUP_A") == "Dup_A.md"
+    assert [s for s, _ in index.backlinks("Dup_A.md")] == ["a.md", "b.md"]
+    write(tmp_path, "Gone.md", note("Gone"))
+    index.update_paths(["Gone.md"])
+    assert index.unresolved() == {}
+    assert index.linked_notes("Gone.md") == {"a.md", "b.md"}
+    (tmp_path / "b.md").unlink()
+    index.update_paths(["b.md"])
+    assert [s for s, _ in index.backlinks("Gone.md")] == ["a.md"]
+    assert index.orphans() == ["sub/DUP-A.md"]
+    write(tmp_path, "DUP-A.md", note("D3"))
+    index.update_paths(["DUP-A.md"])
+    assert [t for _, t in index.outgoing("a.md")] == [None, "Gone.md"]
+    assert index.backlinks("Dup_A.md") == []
