@@ -170,6 +170,9 @@ class _WordIndex:
         self.title: dict[str, array[int]] = {}
         self.path: dict[str, array[int]] = {}
         self.vocab: list[str] = []
+        self.vocab_text = "\n"
+        """Every vocabulary word between newlines, so substring lookups run in C."""
+        self.vocab_starts: list[int] = []
         self.by_length: dict[int, list[str]] = {}
 
     def add(self, relpath: str, text: str, title: str) -> None:
@@ -202,6 +205,13 @@ class _WordIndex:
         """Rebuild the sorted vocabulary and its by-length buckets."""
         words = set(self.body) | set(self.title) | set(self.path)
         self.vocab = sorted(words)
+        self.vocab_text = "\n" + "\n".join(self.vocab) + "\n"
+        starts: list[int] = []
+        offset = 1
+        for word in self.vocab:
+            starts.append(offset)
+            offset += len(word) + 1
+        self.vocab_starts = starts
         buckets: dict[int, list[str]] = {}
         for word in self.vocab:
             buckets.setdefault(len(word), []).append(word)
@@ -367,16 +377,9 @@ class Searcher:
                     offer(_Variant(candidate, i, PREFIX, QUALITY[PREFIX], 0, len(word)))
                     count += 1
             if len(word) >= 3:
-                count = 0
-                for candidate in vocab:
-                    if word in candidate and not candidate.startswith(word):
-                        offset = candidate.find(word)
-                        offer(
-                            _Variant(candidate, i, SUBSTRING, QUALITY[SUBSTRING], offset, len(word))
-                        )
-                        count += 1
-                        if count >= MAX_VARIANTS:
-                            break
+                for candidate in self._containing(word):
+                    offset = candidate.find(word)
+                    offer(_Variant(candidate, i, SUBSTRING, QUALITY[SUBSTRING], offset, len(word)))
             if len(word) >= 4:
                 pool: list[str] = []
                 for length in range(len(word) - 2, len(word) + 3):
@@ -388,6 +391,21 @@ class Searcher:
                         quality = FUZZY_WEIGHT * ratio / 100
                         offer(_Variant(candidate, i, FUZZY, quality, 0, len(candidate)))
         return list(found.values())
+
+    def _containing(self, word: str) -> list[str]:
+        """Up to MAX_VARIANTS vocabulary words, in order, holding `word` but not starting with it."""
+        vocab = self._words.vocab
+        starts = self._words.vocab_starts
+        blob = self._words.vocab_text
+        found: list[str] = []
+        pos = blob.find(word, 1)
+        while pos >= 0 and len(found) < MAX_VARIANTS:
+            k = bisect.bisect_right(starts, pos) - 1
+            candidate = vocab[k]
+            if pos != starts[k]:
+                found.append(candidate)
+            pos = blob.find(word, starts[k] + len(candidate) + 1)
+        return found
 
     def _search_words(
         self,
@@ -411,8 +429,8 @@ class Searcher:
             by_word.setdefault(variant.word, []).append(variant)
         note_sets: dict[str, set[int]] = {}
         level_sets: list[dict[float, set[int]]] = [{} for _ in words]
-        title_words: list[set[int]] = [set() for _ in words]
-        path_words: list[set[int]] = [set() for _ in words]
+        title_levels: list[dict[float, set[int]]] = [{} for _ in words]
+        path_levels: list[dict[float, set[int]]] = [{} for _ in words]
         for word, word_variants in by_word.items():
             postings = wi.body.get(word)
             if postings:
@@ -420,15 +438,16 @@ class Searcher:
                 for variant in word_variants:
                     level = math.ceil(variant.quality * 100) / 100
                     level_sets[variant.word_index].setdefault(level, set()).update(ids)
-            for table, per_word in ((wi.title, title_words), (wi.path, path_words)):
+            for table, per_word in ((wi.title, title_levels), (wi.path, path_levels)):
                 line_postings = table.get(word)
                 if line_postings is not None:
                     for variant in word_variants:
-                        per_word[variant.word_index].update(line_postings)
+                        level = math.ceil(variant.quality * 100) / 100
+                        per_word[variant.word_index].setdefault(level, set()).update(line_postings)
         hits: list[SearchHit] = []
         groups = _bound_groups(level_sets, n_words, phrase is not None)
-        groups += _line_groups(title_words, n_words, TITLE_BOOST, LINE_TITLE)
-        groups += _line_groups(path_words, n_words, PATH_BOOST, LINE_PATH)
+        groups += _line_groups(title_levels, n_words, TITLE_BOOST, LINE_TITLE)
+        groups += _line_groups(path_levels, n_words, PATH_BOOST, LINE_PATH)
         groups.sort(key=lambda group: -group[0])
         threshold = -1.0
         allowed_ids = None if allowed is None else {wi.ids[p] for p in allowed if p in wi.ids}
@@ -468,16 +487,16 @@ class Searcher:
                     hit = self._score_line(relpath, 0, kind, text, by_word, n_words, phrase)
                     if hit is not None:
                         hits.append(hit)
-                continue
-            if (
+            elif (
                 what == BODY_MAYBE_PHRASE
                 and phrase is not None
                 and phrase not in self.texts.get(relpath, "").lower()
             ):
                 heapq.heappush(heap, (neg_bound + PHRASE_BONUS, note_id, BODY, -1, -1))
                 continue
-            present = [w for w, ids in note_sets.items() if note_id in ids]
-            hits.extend(self._note_hits(relpath, present, by_word, n_words, phrase))
+            else:
+                present = [w for w, ids in note_sets.items() if note_id in ids]
+                hits.extend(self._note_hits(relpath, present, by_word, n_words, phrase))
             if len(hits) >= limit * 2:
                 hits.sort(key=_hit_order)
                 del hits[limit:]
@@ -618,26 +637,16 @@ class Searcher:
 
 
 def _line_groups(
-    per_word: list[set[int]], n_words: int, boost: float, what: int
+    level_sets: list[dict[float, set[int]]], n_words: int, boost: float, what: int
 ) -> list[tuple[float, set[int], int]]:
-    """Title (or path) candidates grouped by how many query words they contain, with bounds."""
-    counts: dict[int, int] = {}
-    for ids in per_word:
-        for note_id in ids:
-            counts[note_id] = counts.get(note_id, 0) + 1
-    by_count: dict[int, set[int]] = {}
-    for note_id, count in counts.items():
-        by_count.setdefault(count, set()).add(note_id)
-    return [
-        (
-            100 * count / n_words
-            + boost
-            + (PHRASE_BONUS if n_words > 1 and count == n_words else 0),
-            members,
-            what,
-        )
-        for count, members in by_count.items()
-    ]
+    """Title (or path) candidates grouped by the best quality reachable per query word."""
+
+    def bound_of(qualities: list[float]) -> tuple[float, int]:
+        phrase_possible = n_words > 1 and min(qualities) > 0
+        bonus = PHRASE_BONUS if phrase_possible else 0.0
+        return 100 * sum(qualities) / n_words + boost + bonus, what
+
+    return _split_by_levels(level_sets, n_words, bound_of)
 
 
 def _bound_groups(
@@ -647,6 +656,25 @@ def _bound_groups(
 
     Each group is (upper bound of any line score, note ids, whether the exact phrase may occur).
     """
+
+    def bound_of(qualities: list[float]) -> tuple[float, int]:
+        exact_all = multi_word and min(qualities) >= 1.0
+        bound = 100 * sum(qualities) / n_words + LINE_KIND_BOOST["observation"]
+        if exact_all:
+            return bound + PHRASE_BONUS, BODY_MAYBE_PHRASE
+        return bound, BODY
+
+    groups = _split_by_levels(level_sets, n_words, bound_of)
+    groups.sort(key=lambda group: -group[0])
+    return groups
+
+
+def _split_by_levels(
+    level_sets: list[dict[float, set[int]]],
+    n_words: int,
+    bound_of: Callable[[list[float]], tuple[float, int]],
+) -> list[tuple[float, set[int], int]]:
+    """Partition ids by the best level each reaches per query word; `bound_of` scores a group."""
     per_word: list[tuple[list[tuple[float, set[int]]], set[int]]] = []
     universe: set[int] = set()
     for levels in level_sets:
@@ -667,10 +695,8 @@ def _bound_groups(
         if i == n_words:
             if max(qualities) <= 0:
                 return
-            exact_all = multi_word and min(qualities) >= 1.0
-            bound = 100 * sum(qualities) / n_words + LINE_KIND_BOOST["observation"]
-            what = BODY_MAYBE_PHRASE if exact_all else BODY
-            groups.append((bound + (PHRASE_BONUS if exact_all else 0.0), members, what))
+            bound, what = bound_of(qualities)
+            groups.append((bound, members, what))
             return
         exclusive, seen = per_word[i]
         for quality, ids in exclusive:
@@ -678,7 +704,6 @@ def _bound_groups(
         split(i + 1, members - seen, [*qualities, 0.0])
 
     split(0, universe, [])
-    groups.sort(key=lambda group: -group[0])
     return groups
 
 
