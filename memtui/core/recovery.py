@@ -186,19 +186,22 @@ def check_disk(root: Path, history: History, *, now: float | None = None) -> Dis
 
     One `os.scandir` walk with stat only. Stale temp files met on the way are removed. A file
     is hashed when its stat differs from its row or the row's stat was too close to its mtime
-    to be trusted; if the hash still matches, only the row's stat is refreshed. Call it while
-    holding the store's mutation lock.
+    to be trusted; if the hash still matches, only the row's stat is refreshed (its check time
+    is the start of the walk, earlier than any stat in it). Call it while holding the store's
+    mutation lock.
     """
     current = time.time() if now is None else now
     rows = history.file_records()
     check = DiskCheck()
+    checked_ns = time.time_ns()
     for relative, entry in walk_store_files(root):
-        if is_stale_temp(entry, now=current, max_age=STALE_TEMP_AGE):
+        if entry.name.startswith(TEMP_PREFIX) and is_stale_temp(
+            entry, now=current, max_age=STALE_TEMP_AGE
+        ):
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(entry.path)
                 check.removed_temp_files.append(relative)
             continue
-        checked_ns = time.time_ns()
         try:
             info = entry.stat(follow_symlinks=False)
         except OSError:
