@@ -11,7 +11,7 @@ import tempfile
 import threading
 import zlib
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping
+from collections.abc import ItemsView, Iterator, Mapping, ValuesView
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
@@ -147,6 +147,8 @@ class PackedNotes(Mapping[str, Note]):
 
     Materialised notes are kept for the most recent `RECENT_NOTES` reads; a change made to a
     returned `Note` is not stored back (the index updates notes through `__setitem__`).
+    Iteration works on a snapshot of the keys, so a reader in another thread never sees
+    "dictionary changed size during iteration" while the index is updated.
     """
 
     def __init__(self) -> None:
@@ -157,25 +159,43 @@ class PackedNotes(Mapping[str, Note]):
 
     def __getitem__(self, relpath: str) -> Note:
         """The note at `relpath` (KeyError when there is none)."""
+        return self._materialise(relpath, self._packed[relpath])
+
+    def _materialise(self, relpath: str, packed: PackedNote) -> Note:
+        """The note for one packed entry, from the recent ones when it is there."""
         with self._lock:
             note = self._recent.get(relpath)
             if note is not None:
                 self._recent.move_to_end(relpath)
                 return note
-        note = unpack_note(relpath, self._packed[relpath])
+        note = unpack_note(relpath, packed)
         with self._lock:
-            self._recent[relpath] = note
-            if len(self._recent) > RECENT_NOTES:
-                self._recent.popitem(last=False)
+            if self._packed.get(relpath) is packed:
+                self._recent[relpath] = note
+                if len(self._recent) > RECENT_NOTES:
+                    self._recent.popitem(last=False)
         return note
+
+    def items(self) -> ItemsView[str, Note]:
+        """(relpath, note) pairs, iterated over a snapshot taken when iteration starts."""
+        return _SnapshotItems(self)
+
+    def values(self) -> ValuesView[Note]:
+        """Notes in index order, iterated over a snapshot taken when iteration starts."""
+        return _SnapshotValues(self)
+
+    def _snapshot(self) -> Iterator[tuple[str, Note]]:
+        """(relpath, note) for every note indexed when called, materialised one by one."""
+        for relpath, packed in list(self._packed.items()):
+            yield relpath, self._materialise(relpath, packed)
 
     def __contains__(self, relpath: object) -> bool:
         """Whether a note is indexed at `relpath` (without materialising it)."""
         return relpath in self._packed
 
     def __iter__(self) -> Iterator[str]:
-        """Relpaths in the order they were indexed."""
-        return iter(self._packed)
+        """Relpaths in the order they were indexed (a snapshot)."""
+        return iter(list(self._packed))
 
     def __len__(self) -> int:
         """Number of notes."""
@@ -193,21 +213,41 @@ class PackedNotes(Mapping[str, Note]):
         """Store an already packed note at `relpath`."""
         with self._lock:
             self._recent.pop(relpath, None)
-        self._packed[relpath] = packed
+            self._packed[relpath] = packed
 
     def pop(self, relpath: str, default: Any = None) -> Any:
         """Remove the note at `relpath`; returns its packed form, or `default` when absent."""
         with self._lock:
             self._recent.pop(relpath, None)
-        return self._packed.pop(relpath, default)
+            return self._packed.pop(relpath, default)
 
     def packed(self, relpath: str) -> PackedNote:
         """The packed form of the note at `relpath` (KeyError when there is none)."""
         return self._packed[relpath]
 
     def packed_items(self) -> Iterator[tuple[str, PackedNote]]:
-        """(relpath, packed note) pairs in index order, without materialising anything."""
-        return iter(self._packed.items())
+        """(relpath, packed note) pairs in index order (a snapshot), materialising nothing."""
+        return iter(list(self._packed.items()))
+
+
+class _SnapshotItems(ItemsView[str, Note]):
+    """The items view of `PackedNotes`: iterates a snapshot."""
+
+    _mapping: PackedNotes
+
+    def __iter__(self) -> Iterator[tuple[str, Note]]:
+        """(relpath, note) pairs of the notes indexed when iteration starts."""
+        return self._mapping._snapshot()
+
+
+class _SnapshotValues(ValuesView[Note]):
+    """The values view of `PackedNotes`: iterates a snapshot."""
+
+    _mapping: PackedNotes
+
+    def __iter__(self) -> Iterator[Note]:
+        """The notes indexed when iteration starts."""
+        return (note for _, note in self._mapping._snapshot())
 
 
 def read_payload(root: Path, name: str) -> Any:
