@@ -248,6 +248,10 @@ class NoteIndex:
                 self._resolve_source(source)
         return changed
 
+    def titles(self) -> dict[str, str]:
+        """relpath -> title of every note, without materialising the notes (fast at 50k notes)."""
+        return {relpath: packed[0] for relpath, packed in self.notes.packed_items()}
+
     def file_stats(self) -> dict[str, tuple[int, int]]:
         """relpath -> (size, mtime_ns) of every indexed note as it was read."""
         return dict(self._stats)

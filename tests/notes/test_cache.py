@@ -179,3 +179,22 @@ def test_payload_from_other_code_is_not_unpickled(
     monkeypatch.undo()
     assert note_cache.load_cache(tmp_path) == {}
     assert capsys.readouterr().out == ""
+
+
+def test_iteration_survives_updates_made_while_iterating(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text(TEXT)
+    (tmp_path / "b.md").write_text("---\ntitle: Beta\n---\n")
+    (tmp_path / "c.md").write_text("---\ntitle: Gamma\n---\n")
+    index = NoteIndex.load(tmp_path)
+    assert index.titles() == {"a.md": "Alpha", "b.md": "Beta", "c.md": "Gamma"}
+    seen = []
+    for relpath, note in index.notes.items():
+        seen.append((relpath, note.title))
+        if relpath == "a.md":
+            (tmp_path / "c.md").unlink()
+            (tmp_path / "d.md").write_text("---\ntitle: Delta\n---\n")
+            assert index.update_paths(["c.md", "d.md"]) == {"c.md", "d.md"}
+    assert seen == [("a.md", "Alpha"), ("b.md", "Beta"), ("c.md", "Gamma")]
+    assert list(index.notes) == ["a.md", "b.md", "d.md"]
+    assert [n.title for n in index.notes.values()] == ["Alpha", "Beta", "Delta"]
+    assert index.titles() == {"a.md": "Alpha", "b.md": "Beta", "d.md": "Delta"}
