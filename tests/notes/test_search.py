@@ -6,6 +6,9 @@ import os
 import time
 from pathlib import Path
 
+import pytest
+
+from memtui.notes import search as search_module
 from memtui.notes.index import NoteIndex
 from memtui.notes.search import Searcher, SearchFilters, SearchHit
 
@@ -190,3 +193,72 @@ def test_snapshot_round_trip_and_staleness(tmp_path: Path) -> None:
     assert Searcher.from_snapshot(tmp_path, changed) is None
     (tmp_path / ".memtui" / "search-snapshot.pickle").write_bytes(b"garbage")
     assert Searcher.from_snapshot(tmp_path, stats) is None
+
+
+def phrase_corpus(root: Path) -> None:
+    """Notes with the three words on one line (a*), the phrase in other casing (z*), neither (m*)."""
+    for i in range(6):
+        write(root, f"a{i}.md", f"---\ntitle: A{i}\n---\n\n- [fact] render the api, the database\n")
+    for i in range(3):
+        write(root, f"m{i}.md", f"---\ntitle: M{i}\n---\n\nnothing relevant\n")
+        write(root, f"z{i}.md", f"---\ntitle: Z{i}\n---\n\n- [fact] We Render API Database {i}\n")
+
+
+def test_typed_phrase_after_cancelled_keystrokes_matches_a_fresh_search(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(search_module, "PHRASE_CHUNK", 2)
+    phrase_corpus(tmp_path)
+    typed = searcher_for(tmp_path)
+    query = "render api database"
+    for i in range(1, len(query)):
+        calls = {"n": 0}
+
+        def cancel_after_two(calls: dict[str, int] = calls) -> bool:
+            calls["n"] += 1
+            return calls["n"] > 2
+
+        typed.search(query[:i], limit=3, cancelled=cancel_after_two)
+    hits = typed.search(query, limit=3)
+    assert hits == searcher_for(tmp_path).search(query, limit=3)
+    assert [(h.path, h.kind, h.score, h.text) for h in hits] == [
+        ("z0.md", "observation", 116.0, "- [fact] We Render API Database 0"),
+        ("z1.md", "observation", 116.0, "- [fact] We Render API Database 1"),
+        ("z2.md", "observation", 116.0, "- [fact] We Render API Database 2"),
+    ]
+    assert hits[0].spans == ((12, 31),)
+
+
+def test_phrase_scan_is_forgotten_when_notes_change(tmp_path: Path) -> None:
+    phrase_corpus(tmp_path)
+    index = NoteIndex.load(tmp_path)
+    searcher = Searcher(index)
+    assert [h.path for h in searcher.search("render api database", limit=3)] == [
+        "z0.md",
+        "z1.md",
+        "z2.md",
+    ]
+    write(tmp_path, "a1.md", "---\ntitle: A1\n---\n\n- [fact] render api database now\n")
+    searcher.invalidate(index.update_paths(["a1.md"]))
+    hits = searcher.search("render api database", limit=4)
+    assert [(h.path, h.score) for h in hits] == [
+        ("a1.md", 116.0),
+        ("z0.md", 116.0),
+        ("z1.md", 116.0),
+        ("z2.md", 116.0),
+    ]
+
+
+def test_many_exact_titles_fill_the_limit_before_prefix_titles(tmp_path: Path) -> None:
+    for i in range(6):
+        write(tmp_path, f"d{i}.md", f"---\ntitle: Deploy {i}\n---\n\nSteps.\n")
+    write(tmp_path, "a.md", "---\ntitle: Deployment\n---\n\nSteps.\n")
+    hits = searcher_for(tmp_path).search("deploy", limit=4)
+    assert [(h.path, h.kind, h.score) for h in hits] == [
+        ("d0.md", "title", 108.0),
+        ("d1.md", "title", 108.0),
+        ("d2.md", "title", 108.0),
+        ("d3.md", "title", 108.0),
+    ]
+    everything = searcher_for(tmp_path).search("deploy")
+    assert ("a.md", "title", 98.0) in [(h.path, h.kind, h.score) for h in everything]
