@@ -105,8 +105,13 @@ class MemtuiApp(App[None]):
 
     def after_first_frame(self) -> None:
         """Check the history and start the background work once the first frame is shown."""
-        if self.history_readable():
+        from memtui.tui.screens.dialogs import CorruptHistoryScreen, unreadable_history
+
+        self.history_problem = unreadable_history(self.ctx.root)
+        if self.history_problem is None:
             self.start_background_work()
+        else:
+            self.push_screen(CorruptHistoryScreen(self.history_problem), self.fresh_history_chosen)
 
     def start_background_work(self) -> None:
         """Recover the history, index the notes and watch the store."""
@@ -115,40 +120,16 @@ class MemtuiApp(App[None]):
         if self.watch_enabled:
             self.watch_files()
 
-    def history_readable(self) -> bool:
-        """True if the history opens; otherwise say what is wrong and offer a fresh one."""
-        from memtui.core.history import History, HistoryCorrupt
-        from memtui.tui.widgets.confirm import ConfirmScreen
-
-        try:
-            History(self.ctx.root).close()
-        except HistoryCorrupt as error:
-            self.history_problem = error
-            body = (
-                f"The history at {error.path} cannot be read: {error.reason}.\n\n"
-                "Start a fresh history? The old file is kept beside it as "
-                f"{error.path.name}.corrupt-<time>; your notes are not touched. "
-                "Cancel quits and leaves everything as it is."
-            )
-            self.push_screen(
-                ConfirmScreen("The history cannot be read", body, "Start a fresh history"),
-                self.fresh_history_chosen,
-            )
-            return False
-        return True
-
     def fresh_history_chosen(self, confirmed: bool | None) -> None:
         """Set the unreadable history aside and carry on, or quit without touching anything."""
         from memtui.core.history import History
+        from memtui.tui.screens.dialogs import CorruptHistoryScreen
 
         error = self.history_problem
         if error is None:
             return
         if not confirmed:
-            self.exit(
-                message=f"memtui: the history at {error.path} cannot be read ({error.reason}); "
-                "nothing was changed."
-            )
+            self.exit(message=CorruptHistoryScreen.declined_message(error))
             return
         kept = History.set_aside(self.ctx.root)
         self.notify(f"Started a fresh history. The old one is kept as {kept}.", timeout=12)

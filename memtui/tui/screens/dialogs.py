@@ -1,4 +1,4 @@
-"""Small modals (new note, rename, key help) and the note operations they start."""
+"""Small modals (new note, rename, key help, unreadable history) and the note operations they start."""
 
 from __future__ import annotations
 
@@ -13,7 +13,12 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Checkbox, Input, Label, Static
 
+from memtui.tui.widgets.confirm import ConfirmScreen
+
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from memtui.core.history import HistoryCorrupt
     from memtui.core.result import CommandResult
     from memtui.core.store import MemoryStore
     from memtui.notes.model import Relation
@@ -278,3 +283,37 @@ class HelpScreen(ModalScreen[None]):
     def action_close(self) -> None:
         """Close the help."""
         self.dismiss(None)
+
+
+def unreadable_history(root: Path) -> HistoryCorrupt | None:
+    """Why the history of the store at `root` cannot be opened, or None if it opens."""
+    from memtui.core.history import History, HistoryCorrupt
+
+    try:
+        History(root).close()
+    except HistoryCorrupt as error:
+        return error
+    return None
+
+
+class CorruptHistoryScreen(ConfirmScreen):
+    """Explains why the history cannot be read and offers a fresh one; Cancel quits untouched."""
+
+    def __init__(self, error: HistoryCorrupt) -> None:
+        """Describe `error`; dismisses with True to start a fresh history."""
+        body = (
+            f"The history at {error.path} cannot be read: {error.reason}.\n\n"
+            "Start a fresh history? The old file is kept beside it as "
+            f"{error.path.name}.corrupt-<time>; your notes are not touched. "
+            "Cancel quits and leaves everything as it is."
+        )
+        super().__init__("The history cannot be read", body, "Start a fresh history")
+        self.error = error
+
+    @staticmethod
+    def declined_message(error: HistoryCorrupt) -> str:
+        """The message printed when the user quits instead of starting a fresh history."""
+        return (
+            f"memtui: the history at {error.path} cannot be read ({error.reason}); "
+            "nothing was changed."
+        )
