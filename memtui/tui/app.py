@@ -13,8 +13,8 @@ from textual import work
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.signal import Signal
+from textual.timer import Timer
 
-from memtui.tui.commands import ActionProvider, NoteProvider
 from memtui.tui.context import (
     AppContext,
     compute_badges,
@@ -28,9 +28,10 @@ from memtui.tui.messages import (
     IndexReady,
     NotesChanged,
 )
-from memtui.tui.watcher import after_changes, apply_changes, watch_store
 
 if TYPE_CHECKING:
+    from textual.command import Provider
+
     from memtui.core.config import Settings
     from memtui.core.history import History, HistoryCorrupt
 
@@ -38,6 +39,22 @@ FIRST_FRAME_ENV = "MEMTUI_FIRST_FRAME_FILE"
 """If set, the app writes the wall-clock time of its first frame to this file (benchmarks)."""
 SKIPPED_SHOWN = 8
 """How many skipped entries the start-up warning lists by name."""
+BADGES_DELAY = 0.5
+"""Seconds after the last change before the badges are recomputed, so a change shows at once."""
+
+
+def note_provider() -> type[Provider]:
+    """The palette's note finder, imported when the palette first opens (it needs rapidfuzz)."""
+    from memtui.tui.commands import NoteProvider
+
+    return NoteProvider
+
+
+def action_provider() -> type[Provider]:
+    """The palette's action list, imported when the palette first opens."""
+    from memtui.tui.commands import ActionProvider
+
+    return ActionProvider
 
 
 class MemtuiApp(App[None]):
@@ -45,7 +62,7 @@ class MemtuiApp(App[None]):
 
     CSS_PATH = "memtui.tcss"
     TITLE = "memtui"
-    COMMANDS: ClassVar = App.COMMANDS | {NoteProvider, ActionProvider}
+    COMMANDS: ClassVar = App.COMMANDS | {note_provider, action_provider}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),
         Binding("f1", "help", "Keys", id="app.help"),
@@ -74,6 +91,7 @@ class MemtuiApp(App[None]):
         self.watch_enabled = watch
         self.index_progress: tuple[int, int] | None = None
         self.badges: dict[str, frozenset[str]] = {}
+        self._badges_timer: Timer | None = None
         self.undo_stack: list[int] = []
         self.history_ready = False
         self._plain_history: History | None = None
@@ -220,10 +238,14 @@ class MemtuiApp(App[None]):
     @work(exclusive=True, group="watch", exit_on_error=False)
     async def watch_files(self) -> None:
         """Watch the store for changes until the app exits."""
+        from memtui.tui.watcher import watch_store
+
         await watch_store(self.ctx.root, self.apply_changes)
 
     async def apply_changes(self, paths: frozenset[str]) -> None:
         """Update the index in a thread and post `NotesChanged`; then search index and history."""
+        from memtui.tui.watcher import after_changes, apply_changes
+
         changed = await asyncio.to_thread(apply_changes, self.ctx, paths)
         self.post_message(NotesChanged(paths))
         await asyncio.to_thread(after_changes, self.ctx, paths, changed)
@@ -232,7 +254,9 @@ class MemtuiApp(App[None]):
     def on_notes_changed(self, message: NotesChanged) -> None:
         """Tell every screen which notes changed (none: only the history grew); refresh badges."""
         self.notes_changed_signal.publish(message.paths)
-        self.compute_badges()
+        if self._badges_timer is not None:
+            self._badges_timer.stop()
+        self._badges_timer = self.set_timer(BADGES_DELAY, self.compute_badges)
 
     def open_note(self, relpath: str, line: int | None = None) -> None:
         """Switch to the main screen showing `relpath`, scrolled to `line`."""

@@ -15,6 +15,10 @@ if TYPE_CHECKING:
     from memtui.notes.index import NoteIndex
     from memtui.notes.search import Searcher
 
+STALE_BADGE_MIN_SCORE = 2.0
+"""Review score a note needs for the tree's stale badge: one strong signal (expired, a near
+duplicate, unread for 60+ days) or several weak ones, not just "never read" plus one more."""
+
 
 @dataclass
 class AppContext:
@@ -89,6 +93,8 @@ def compute_badges(history: History, index: NoteIndex, now: float) -> dict[str, 
         from memtui.notes.stale import review
 
         for candidate in review(index, history, now=now):
+            if candidate.score < STALE_BADGE_MIN_SCORE:
+                break
             badges.setdefault(candidate.path, set()).add("stale")
     except ImportError:
         pass

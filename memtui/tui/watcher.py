@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING
 
 from watchfiles import Change, DefaultFilter
 
-DEBOUNCE_MS = 100
-"""How long a burst of events may be before it is delivered as one batch."""
 if TYPE_CHECKING:
     from memtui.tui.context import AppContext
 
-STEP_MS = 50
-"""How often the watcher checks for new events within a burst."""
+DEBOUNCE_MS = 200
+"""The longest a burst of events is collected before it is delivered as one batch."""
+STEP_MS = 20
+"""A batch is delivered once no new event arrived for this long (atomic writes take far less)."""
 
 
 def relative_paths(root: Path, changed: Iterable[tuple[Change, str]]) -> frozenset[str]:

@@ -12,7 +12,6 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Static, Tree
 
-from memtui.tui.commands import PaletteEntry
 from memtui.tui.widgets.confirm import ConfirmScreen
 from memtui.tui.widgets.note_tree import BADGE_HELP, NoteTree, TreeEntry
 from memtui.tui.widgets.preview import LinkFollowed, Preview
@@ -21,6 +20,7 @@ from memtui.tui.widgets.side_panel import SideItemChosen, SidePanel
 if TYPE_CHECKING:
     from memtui.core.history import Event
     from memtui.tui.app import MemtuiApp
+    from memtui.tui.commands import PaletteEntry
     from memtui.tui.context import AppContext
 
 PREVIEW_DELAY = 0.05
@@ -68,6 +68,8 @@ class MainScreen(Screen[None]):
         super().__init__()
         self._preview_timer: Timer | None = None
         self.raw = False
+        self.first_frame_shown = False
+        self._history_rows: dict[str, list[Event]] = {}
 
     @property
     def memtui(self) -> MemtuiApp:
@@ -97,6 +99,12 @@ class MainScreen(Screen[None]):
         app.badges_signal.subscribe(self, lambda _none: self.note_tree.set_badges(app.badges))
         self.note_tree.focus()
         self.update_status()
+        self.call_after_refresh(self._after_first_frame)
+
+    def _after_first_frame(self) -> None:
+        """Load the first preview only once the first frame is on screen."""
+        self.first_frame_shown = True
+        self.schedule_preview(keep_mode=True)
 
     @property
     def note_tree(self) -> NoteTree:
@@ -133,6 +141,7 @@ class MainScreen(Screen[None]):
 
     def on_notes_changed_signal(self, paths: frozenset[str]) -> None:
         """Re-list changed folders and reload the shown note."""
+        self._history_rows.clear()
         self.note_tree.refresh_paths(paths)
         self.update_status()
         shown = self.preview.relpath
@@ -162,6 +171,8 @@ class MainScreen(Screen[None]):
             self._preview_timer.stop()
         if not keep_mode:
             self.raw = False
+        if not self.first_frame_shown:
+            return
         self._preview_timer = self.set_timer(PREVIEW_DELAY, lambda: self.load_preview(line))
 
     def show_path(self, relpath: str, line: int | None = None) -> None:
@@ -185,7 +196,7 @@ class MainScreen(Screen[None]):
             self.side.show_nothing()
             return
         if self.raw:
-            self.show_raw(entry.relpath)
+            await self.show_raw(entry.relpath)
             return
         try:
             text, _revision = self.ctx.store.read(self.ctx.virtual(entry.relpath))
@@ -222,12 +233,7 @@ class MainScreen(Screen[None]):
                 source_note = index.notes.get(source)
                 title = source_note.title if source_note is not None else source
                 backlinks.append((title, source, relation.relation_type))
-        events: list[Event] | None = None
-        if self.memtui.history_ready:
-            try:
-                events = self.ctx.history.events(path=self.ctx.virtual(relpath), limit=HISTORY_ROWS)
-            except Exception:
-                events = []
+        events = self._history_rows.get(relpath)
         self.side.show_note(
             outgoing=outgoing,
             backlinks=backlinks,
@@ -235,11 +241,47 @@ class MainScreen(Screen[None]):
             now=self.memtui.clock(),
             index_ready=index is not None,
         )
+        if self.memtui.history_ready and events is None:
+            self.load_side_history(relpath, outgoing, backlinks)
 
-    def show_raw(self, relpath: str) -> None:
+    @work(thread=True, exclusive=True, group="side-history", exit_on_error=False)
+    def load_side_history(
+        self,
+        relpath: str,
+        outgoing: list[tuple[str, str | None]],
+        backlinks: list[tuple[str, str, str]],
+    ) -> None:
+        """Query the note's recent history in a thread, then show it if the note is still shown."""
+        try:
+            events = self.ctx.history.events(path=self.ctx.virtual(relpath), limit=HISTORY_ROWS)
+        except Exception:
+            events = []
+        self.app.call_from_thread(self._show_side_history, relpath, outgoing, backlinks, events)
+
+    def _show_side_history(
+        self,
+        relpath: str,
+        outgoing: list[tuple[str, str | None]],
+        backlinks: list[tuple[str, str, str]],
+        events: list[Event],
+    ) -> None:
+        """Fill the side panel's history once it is read, unless another note is shown now."""
+        self._history_rows[relpath] = events
+        if self.note_tree.cursor_relpath != relpath:
+            return
+        self.side.show_note(
+            outgoing=outgoing,
+            backlinks=backlinks,
+            events=events,
+            now=self.memtui.clock(),
+            index_ready=self.ctx.index is not None,
+        )
+
+    async def show_raw(self, relpath: str) -> None:
         """Show the agent's `view` of the note (recorded as one human `view` event)."""
         result = self.ctx.store.view(self.ctx.virtual(relpath))
-        self.preview.show_raw(relpath, result.content)
+        await self.preview.show_raw(relpath, result.content)
+        self._history_rows.pop(relpath, None)
         self.refresh_side(relpath)
 
     def on_link_followed(self, message: LinkFollowed) -> None:
@@ -293,14 +335,14 @@ class MainScreen(Screen[None]):
 
         self.app.push_screen(SearchScreen())
 
-    def action_toggle_raw(self) -> None:
+    async def action_toggle_raw(self) -> None:
         """Switch between the rendered note and the agent's raw view."""
         relpath = self.selected_note()
         if relpath is None:
             return
         self.raw = not self.raw
         if self.raw:
-            self.show_raw(relpath)
+            await self.show_raw(relpath)
         else:
             self.schedule_preview()
 

@@ -12,11 +12,11 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
-from textual.widgets import OptionList, Static, TextArea
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 if TYPE_CHECKING:
-    from textual.widgets import Markdown
+    from textual.widgets import Markdown, TextArea
 
     from memtui.notes.model import Note
 
@@ -121,7 +121,6 @@ class Preview(Vertical):
             yield Static("", id="preview-frontmatter", classes="panel")
             yield Static("", id="preview-observations", classes="panel")
             yield OptionList(id="preview-relations", classes="panel")
-        yield TextArea("", id="preview-plain", read_only=True, soft_wrap=False)
 
     def on_mount(self) -> None:
         """Start empty."""
@@ -130,17 +129,15 @@ class Preview(Vertical):
     def _set_mode(self, mode: str) -> None:
         """Show the rendered view or the plain view."""
         self.mode = mode
-        rendered = mode == "rendered"
-        self.query_one("#preview-rendered").display = rendered
-        self.query_one("#preview-plain").display = mode in ("plain", "raw")
+        self.query_one("#preview-rendered").display = mode == "rendered"
+        for plain in self.query("#preview-plain"):
+            plain.display = mode in ("plain", "raw")
 
     def show_message(self, message: str) -> None:
         """Show a one-line message instead of a note."""
         self.relpath = None
         self.query_one("#preview-header", Static).update(message)
-        self.query_one("#preview-rendered").display = False
-        self.query_one("#preview-plain").display = False
-        self.mode = "empty"
+        self._set_mode("empty")
 
     async def show_note(
         self, note: Note, text: str, *, outgoing: list[tuple[str, str | None]], line: int | None
@@ -152,7 +149,7 @@ class Preview(Vertical):
             header += f"  ·  ! {len(note.warnings)} warning(s)"
         self.query_one("#preview-header", Static).update(header)
         if too_big_for_markdown(text):
-            self._show_plain(text, line, title=None)
+            await self._show_plain(text, line, title=None)
             return
         self._set_mode("rendered")
         self.query_one("#preview-frontmatter", Static).update(frontmatter_text(note))
@@ -204,24 +201,36 @@ class Preview(Vertical):
                 scroller.scroll_to_widget(block, top=True, animate=False)
                 return
 
-    def _show_plain(self, text: str, line: int | None, title: str | None) -> None:
-        """Show text in the read-only text area, cursor on `line`."""
+    async def plain_area(self) -> TextArea:
+        """The read-only text area, created on first use so start-up does not pay for it."""
+        from textual.widgets import TextArea
+
+        existing = self.query("#preview-plain")
+        if existing:
+            return existing.first(TextArea)
+        plain = TextArea("", id="preview-plain", read_only=True, soft_wrap=False)
+        await self.mount(plain)
+        return plain
+
+    async def _show_plain(self, text: str, line: int | None, title: str | None) -> None:
+        """Show text in the read-only text area, cursor on `line`; unchanged text is not reloaded."""
+        plain = await self.plain_area()
         self._set_mode("plain" if title is None else "raw")
-        plain = self.query_one("#preview-plain", TextArea)
         plain.soft_wrap = title is not None
-        plain.load_text(text)
+        if plain.text != text:
+            plain.load_text(text)
         row = 0 if line is None else max(0, line - 1)
         plain.move_cursor((row, 0), center=line is not None)
         if line is None:
             plain.scroll_home(animate=False)
 
-    def show_raw(self, relpath: str, view_text: str) -> None:
+    async def show_raw(self, relpath: str, view_text: str) -> None:
         """Show exactly what the agent's `view` returns, with its token estimate."""
         self.relpath = relpath
         self.query_one("#preview-header", Static).update(
             f"≈ {estimate_tokens(view_text):,} tokens  ·  raw view of /memories/{relpath}"
         )
-        self._show_plain(view_text, None, title="raw")
+        await self._show_plain(view_text, None, title="raw")
 
     @on(OptionList.OptionSelected, "#preview-relations")
     def _relation_chosen(self, event: OptionList.OptionSelected) -> None:

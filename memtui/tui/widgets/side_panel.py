@@ -40,6 +40,7 @@ class SidePanel(OptionList):
         super().__init__(id=id)
         self.border_title = "Links & history"
         self._items: dict[str, tuple[str, str]] = {}
+        self._shown: tuple[object, ...] | None = None
 
     def show_note(
         self,
@@ -50,9 +51,18 @@ class SidePanel(OptionList):
         now: float | None = None,
         index_ready: bool = True,
     ) -> None:
-        """Fill the sections; `outgoing` is (target, relpath or None), `backlinks` (title, relpath, type); `events` None while the history loads."""
+        """Fill the sections; `outgoing` is (target, relpath or None), `backlinks` (title, relpath, type); `events` None while the history loads; an unchanged panel is not redrawn."""
         now = time.time() if now is None else now
+        shown = (
+            tuple(outgoing),
+            tuple(backlinks),
+            None if events is None else tuple((e.id, ago(now - e.time)) for e in events),
+            index_ready,
+        )
+        if shown == self._shown:
+            return
         self.show_nothing()
+        self._shown = shown
         resolved = [(label, path) for label, path in outgoing if path is not None]
         unresolved = [label for label, path in outgoing if path is None]
         self._section(f"Links out ({len(resolved)})")
@@ -79,6 +89,7 @@ class SidePanel(OptionList):
 
     def show_nothing(self) -> None:
         """Empty the panel."""
+        self._shown = None
         self._items.clear()
         self.clear_options()
 
