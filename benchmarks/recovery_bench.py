@@ -10,7 +10,7 @@ history records every existing note as an outside creation), a reopen with nothi
 matter), a reopen after 10 notes were edited outside memtui (10 hashes and events), and, as the
 baseline from the same run, the same history open with recovery switched off in-process.
 The notes are left to age 2.1 s before the first open: a file recorded less than 2 s after its
-last change is hashed again at the next open (see docs/reliability.md, Limits).
+last change is hashed again at the next open (see the README, "Security and reliability", Limits).
 """
 
 from __future__ import annotations
