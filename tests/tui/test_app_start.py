@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from textual.widgets import Static
+from textual.widgets import Static, TextArea
 
 from memtui.cli.app_cmd import main as app_main
 from memtui.cli.app_cmd import resolve_root
@@ -61,3 +61,33 @@ async def test_first_frame_shows_the_tree_then_the_index_fills_in(store_root: Pa
         status = str(app.screen.query_one("#status", Static).render())
         assert status == f" {store_root}  ·  3 notes  ·  F1 keys"
         assert app.actor == "human:tester"
+
+
+def test_the_first_frame_needs_no_notes_layer_fuzzy_matcher_or_watcher() -> None:
+    """Importing the app and its main screen loads none of the heavy modules used after it."""
+    heavy = ["memtui.notes", "rapidfuzz", "markdown_it", "watchfiles", "yaml"]
+    code = (
+        "import sys, memtui.tui.app, memtui.tui.screens.main\n"
+        f"print(sorted(m for m in {heavy!r} if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert out == "[]\n"
+
+
+async def test_the_plain_view_is_created_only_when_a_big_note_is_shown(store_root: Path) -> None:
+    """Start-up mounts no text area; showing a note too big for Markdown creates one."""
+    big = "---\ntitle: Big\n---\n" + "".join(f"- [fact] line {n}\n" for n in range(800))
+    (store_root / "tools" / "big.md").write_text(big, encoding="utf-8")
+    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        assert list(screen.query("#preview-plain")) == []
+        await wait_idle(pilot)
+        screen.show_path("tools/big.md")
+        await pilot.pause(0.2)
+        await wait_idle(pilot)
+        assert screen.preview.mode == "plain"
+        assert screen.query_one("#preview-plain", TextArea).text == big

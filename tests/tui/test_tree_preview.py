@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rich.style import Style
 from textual.widgets import OptionList, Static, TextArea
 
 from memtui.tui.app import MemtuiApp
@@ -150,3 +151,48 @@ async def test_tree_keeps_cursor_and_expansion_across_changes(store_root: Path) 
         assert projects is not None
         assert [c.label.plain for c in projects.children] == ["alpha", "memtui"]
         assert tree.node_for("tools") is not None and tree.node_for("tools").is_expanded  # type: ignore[union-attr]
+
+
+async def test_only_strong_stale_candidates_get_the_badge(store_root: Path) -> None:
+    """An expired note is badged stale; a merely never-read note stays in review but unbadged."""
+    from memtui.notes.stale import review
+
+    (store_root / "tools" / "expired.md").write_text(
+        "---\ntitle: Expired\nexpires: 2020-01-01\n---\n\n- [fact] Old news\n", encoding="utf-8"
+    )
+    app = await open_app(store_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_idle(pilot)
+        assert await wait_for(pilot, lambda: bool(app.badges))
+        stale = sorted(path for path, names in app.badges.items() if "stale" in names)
+        assert stale == ["tools/expired.md"]
+        assert app.ctx.index is not None
+        queued = {c.path for c in review(app.ctx.index, app.ctx.history, now=app.clock())}
+        assert {"tools/expired.md", "user/preferences.md"} <= queued
+        tree = app.screen.query_one(NoteTree)
+        tree.select_path("tools/expired.md")
+        node = tree.node_for("tools/expired.md")
+        assert node is not None
+        assert tree.render_label(node, Style(), Style()).plain == "expired ◌"
+
+
+async def test_the_side_panel_reads_history_off_the_ui_thread_and_skips_unchanged_redraws(
+    store_root: Path,
+) -> None:
+    """Re-showing a note keeps the same side-panel options; its history arrives from a worker."""
+    app = MemtuiApp(store_root, actor="human:tester", watch=False, clock=lambda: 1_790_000_000.0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_idle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        screen.show_path("tools/textual.md")
+        assert await wait_for(pilot, lambda: screen.preview.relpath == "tools/textual.md")
+        await wait_idle(pilot)
+        side = screen.side
+        prompts = [str(side.get_option_at_index(n).prompt) for n in range(side.option_count)]
+        assert prompts[-2] == "History"
+        assert prompts[-1].endswith(" external external")
+        first = side.get_option_at_index(0)
+        screen.refresh_side("tools/textual.md")
+        await wait_idle(pilot)
+        assert side.get_option_at_index(0) is first
