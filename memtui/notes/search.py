@@ -2,7 +2,9 @@
 
 Candidates are narrowed with a word index (exact, prefix, substring and typo-tolerant variants
 of each query word), notes are visited best-bound first in cancellable chunks, and the scan stops
-as soon as no remaining note can beat the current k-th best hit.
+as soon as no remaining note can beat the current k-th best hit. Which notes hold a multi-word
+query's exact phrase is remembered across searches (also cancelled ones), so while the user types
+each keystroke reuses the checks made for the query it extends instead of starting over.
 """
 
 from __future__ import annotations
@@ -41,12 +43,8 @@ BODY, BODY_MAYBE_PHRASE, LINE_TITLE, LINE_PATH = 0, 1, 2, 3
 SNAPSHOT_NAME = "search-snapshot.pickle"
 CHUNK = 32
 """Notes scored between two checks of `cancelled()`."""
-PHRASE_CHUNK = 256
-"""Notes checked for the exact phrase between two checks of `cancelled()`."""
-PHRASE_LAST_WORDS = 64
-"""A phrase scan is narrowed by its last word only when at most this many words start with it."""
-PHRASE_SCANS_KEPT = 32
-"""Phrase scans remembered, so each keystroke continues the scan of the query it extends."""
+PHRASE_CHECKS_KEPT = 32
+"""Phrases whose checked notes are remembered, so a keystroke reuses the query it extends."""
 
 
 @dataclass(frozen=True)
@@ -105,19 +103,11 @@ class _Doc:
 
 
 @dataclass(slots=True)
-class _PhraseScan:
-    """Progress of finding the notes whose lowered text holds a phrase, resumable after cancel."""
+class _PhraseChecks:
+    """Notes already checked for holding one phrase, and those that do; kept across searches."""
 
-    universe: list[int]
-    """Ids that may hold the phrase, ascending: every live note holding its interior words."""
-    position: int
-    """`universe[:position]` has been checked."""
-    found: list[int]
-    """Checked ids that hold the phrase (may include ids below `universe[0]` carried over)."""
-
-    def checked_up_to(self) -> int:
-        """The highest id whose check is done (-1 when none is)."""
-        return self.universe[self.position - 1] if self.position else -1
+    checked: set[int]
+    found: set[int]
 
 
 def _doc_of(note: Note) -> _Doc:
@@ -251,7 +241,7 @@ class Searcher:
         self._docs: dict[str, _Doc] = {}
         self._words = _WordIndex()
         self._filter_cache: dict[SearchFilters, set[str]] = {}
-        self._phrase_scans: dict[str, _PhraseScan] = {}
+        self._phrase_checks: dict[str, _PhraseChecks] = {}
         if index is not None:
             for relpath, note in index.notes.items():
                 self._docs[relpath] = _doc_of(note)
@@ -272,7 +262,7 @@ class Searcher:
                 self._words.add(relpath, self.texts.get(relpath, ""), note.title)
         self._words.refresh_vocab()
         self._filter_cache.clear()
-        self._phrase_scans.clear()
+        self._phrase_checks.clear()
         if len(self._words.dead) > max(1000, len(self._words.paths) // 4):
             self.__init__(self.index, self.history)  # type: ignore[misc]
 
@@ -470,11 +460,9 @@ class Searcher:
                         per_word[variant.word_index].setdefault(level, set()).update(line_postings)
         hits: list[SearchHit] = []
         groups = _bound_groups(level_sets, n_words, phrase is not None)
-        if phrase is not None:
-            split_groups = self._split_phrase_groups(groups, phrase, allowed, cancelled)
-            if split_groups is None:
-                return []
-            groups = split_groups
+        checks = self._checks_for(phrase) if phrase is not None else None
+        if checks is not None:
+            groups = _split_checked(groups, checks)
         groups += _line_groups(title_levels, n_words, TITLE_BOOST, LINE_TITLE)
         groups += _line_groups(path_levels, n_words, PATH_BOOST, LINE_PATH)
         groups.sort(key=lambda group: -group[0])
@@ -517,6 +505,14 @@ class Searcher:
                     if hit is not None:
                         hits.append(hit)
             else:
+                if (
+                    what == BODY_MAYBE_PHRASE
+                    and phrase is not None
+                    and checks is not None
+                    and not self._check_phrase(note_id, phrase, checks)
+                ):
+                    heapq.heappush(heap, (neg_bound + PHRASE_BONUS, note_id, BODY, -1, -1))
+                    continue
                 present = [w for w, ids in note_sets.items() if note_id in ids]
                 hits.extend(self._note_hits(relpath, present, by_word, n_words, phrase))
             if len(hits) >= limit * 2:
@@ -528,114 +524,39 @@ class Searcher:
         hits.sort(key=_hit_order)
         return hits[:limit]
 
-    def _split_phrase_groups(
-        self,
-        groups: list[tuple[float, set[int], int]],
-        phrase: str,
-        allowed: set[str] | None,
-        cancelled: Callable[[], bool] | None,
-    ) -> list[tuple[float, set[int], int]] | None:
-        """Split groups that may hold the phrase into notes that do and the rest; None if cancelled."""
-        maybe = [group for group in groups if group[2] == BODY_MAYBE_PHRASE]
-        if not maybe:
-            return groups
-        wi = self._words
-        candidates = set().union(*(group[1] for group in maybe)) - wi.dead
-        if allowed is not None:
-            candidates &= {wi.ids[p] for p in allowed if p in wi.ids}
-        holding = self._notes_holding(phrase, candidates, cancelled)
-        if holding is None:
-            return None
-        result = [group for group in groups if group[2] != BODY_MAYBE_PHRASE]
-        for bound, members, _ in maybe:
-            result.append((bound, members & holding, BODY))
-            result.append((bound - PHRASE_BONUS, members - holding, BODY))
-        return result
-
     def _holds(self, note_id: int, phrase: str) -> bool:
         """True if the note's lowered text contains `phrase`."""
         return phrase in self.texts.get(self._words.paths[note_id], "").lower()
 
-    def _notes_holding(
-        self, phrase: str, candidates: set[int], cancelled: Callable[[], bool] | None
-    ) -> set[int] | None:
-        """Which candidates hold the phrase; None if cancelled (a long scan resumes next time)."""
-        scan = self._phrase_scan(phrase, len(candidates))
-        if scan is None:
-            ordered = sorted(candidates)
-            holding: set[int] = set()
-            for start in range(0, len(ordered), PHRASE_CHUNK):
-                if cancelled is not None and cancelled():
-                    return None
-                holding.update(
-                    i for i in ordered[start : start + PHRASE_CHUNK] if self._holds(i, phrase)
-                )
-            return holding
-        universe = scan.universe
-        while scan.position < len(universe):
-            if cancelled is not None and cancelled():
-                return None
-            stop = min(scan.position + PHRASE_CHUNK, len(universe))
-            scan.found.extend(i for i in universe[scan.position : stop] if self._holds(i, phrase))
-            scan.position = stop
-        return candidates.intersection(scan.found)
+    def _check_phrase(self, note_id: int, phrase: str, checks: _PhraseChecks) -> bool:
+        """Whether the note holds the phrase, remembered in `checks`."""
+        holds = self._holds(note_id, phrase)
+        checks.checked.add(note_id)
+        if holds:
+            checks.found.add(note_id)
+        return holds
 
-    def _phrase_scan(self, phrase: str, direct_cost: int) -> _PhraseScan | None:
-        """The scan for `phrase`, continuing one for a phrase it extends; None if direct is cheaper.
+    def _checks_for(self, phrase: str) -> _PhraseChecks:
+        """The remembered checks for `phrase`, seeded from the longest phrase it extends.
 
-        A note holding `phrase` holds every phrase it starts with, and holds its interior words
-        as whole words, so ids a shorter phrase's scan rejected need no new check.
+        A note holding `phrase` holds every phrase `phrase` starts with, so notes a shorter
+        phrase rejected need no new check; only the shorter phrase's holders are rechecked.
         """
-        scans = self._phrase_scans
-        current = scans.get(phrase)
-        if current is not None:
-            return current
-        shorter = max((p for p in scans if phrase.startswith(p)), key=len, default=None)
-        universe = self._phrase_universe(phrase)
+        remembered = self._phrase_checks
+        checks = remembered.get(phrase)
+        if checks is not None:
+            return checks
+        shorter = max((p for p in remembered if phrase.startswith(p)), key=len, default=None)
         if shorter is None:
-            if direct_cost <= len(universe) // 2:
-                return None
-            scan = _PhraseScan(universe, 0, [])
+            checks = _PhraseChecks(set(), set())
         else:
-            previous = scans[shorter]
-            done_to = previous.checked_up_to()
-            found = [i for i in previous.found if self._holds(i, phrase)]
-            scan = _PhraseScan(universe, bisect.bisect_right(universe, done_to), found)
-            if direct_cost <= (len(universe) - scan.position) // 2:
-                return None
-        scans[phrase] = scan
-        while len(scans) > PHRASE_SCANS_KEPT:
-            del scans[next(iter(scans))]
-        return scan
-
-    def _phrase_universe(self, phrase: str) -> list[int]:
-        """Ascending live ids that may hold `phrase`: they hold its inner words as whole words and,
-        when few vocabulary words start with its (unfinished) last word, one of those.
-
-        A phrase extending this one gets a subset, which lets its scan reuse this one's.
-        """
-        wi = self._words
-        tokens = WORD_RE.findall(phrase)
-        last = tokens[-1] if phrase.endswith(tokens[-1]) else None
-        whole_words = tokens[1:-1] if last is not None else tokens[1:]
-        ids: set[int] | None = None
-        for word in whole_words:
-            postings = wi.body.get(word, ())
-            if ids is None:
-                ids = set(postings)
-            else:
-                ids.intersection_update(postings)
-        if last is not None:
-            lo = bisect.bisect_left(wi.vocab, last)
-            hi = bisect.bisect_left(wi.vocab, last + "\U0010ffff")
-            if hi - lo <= PHRASE_LAST_WORDS:
-                starting: set[int] = set()
-                for word in wi.vocab[lo:hi]:
-                    starting.update(wi.body.get(word, ()))
-                ids = starting if ids is None else ids & starting
-        if ids is None:
-            return [i for i in range(len(wi.paths)) if i not in wi.dead]
-        return sorted(ids - wi.dead)
+            previous = remembered[shorter]
+            found = {i for i in previous.found if self._holds(i, phrase)}
+            checks = _PhraseChecks(set(previous.checked), found)
+        remembered[phrase] = checks
+        while len(remembered) > PHRASE_CHECKS_KEPT:
+            del remembered[next(iter(remembered))]
+        return checks
 
     def _title_and_path_hits(
         self,
@@ -836,6 +757,22 @@ def _split_by_levels(
 
     split(0, universe, [])
     return groups
+
+
+def _split_checked(
+    groups: list[tuple[float, set[int], int]], checks: _PhraseChecks
+) -> list[tuple[float, set[int], int]]:
+    """Split may-hold-the-phrase groups by what `checks` already knows; the rest stay unchecked."""
+    result: list[tuple[float, set[int], int]] = []
+    for bound, members, what in groups:
+        if what != BODY_MAYBE_PHRASE or not checks.checked:
+            result.append((bound, members, what))
+            continue
+        known = members & checks.checked
+        result.append((bound, known & checks.found, BODY))
+        result.append((bound - PHRASE_BONUS, known - checks.found, BODY))
+        result.append((bound, members - checks.checked, what))
+    return result
 
 
 def _actor_matches(wanted: str, actor: str) -> bool:

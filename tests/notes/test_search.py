@@ -207,18 +207,22 @@ def phrase_corpus(root: Path) -> None:
 def test_typed_phrase_after_cancelled_keystrokes_matches_a_fresh_search(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(search_module, "PHRASE_CHUNK", 2)
+    monkeypatch.setattr(search_module, "CHUNK", 1)
     phrase_corpus(tmp_path)
-    typed = searcher_for(tmp_path)
     query = "render api database"
+    typed = searcher_for(tmp_path)
     for i in range(1, len(query)):
+        typed.search(query[:i], limit=3)
+    interrupted = searcher_for(tmp_path)
+    for i in range(3, len(query)):
         calls = {"n": 0}
 
         def cancel_after_two(calls: dict[str, int] = calls) -> bool:
             calls["n"] += 1
             return calls["n"] > 2
 
-        typed.search(query[:i], limit=3, cancelled=cancel_after_two)
+        assert interrupted.search(query[:i], limit=3, cancelled=cancel_after_two) == []
+    assert interrupted.search(query, limit=3) == searcher_for(tmp_path).search(query, limit=3)
     hits = typed.search(query, limit=3)
     assert hits == searcher_for(tmp_path).search(query, limit=3)
     assert [(h.path, h.kind, h.score, h.text) for h in hits] == [
