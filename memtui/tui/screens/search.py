@@ -12,6 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
@@ -38,6 +39,8 @@ FILTER_FIELDS = {
     "actor": "actor",
 }
 RESULT_LIMIT = 100
+TYPING_PAUSE = 0.06
+"""Seconds without a keystroke before a search starts, so typing never competes with one."""
 
 
 def parse_query(text: str) -> tuple[str, SearchFilters]:
@@ -109,6 +112,7 @@ class SearchScreen(Screen[None]):
         self.initial_query = query
         self.hits: list[SearchHit] = []
         self.shown_query: str | None = None
+        self._search_timer: Timer | None = None
 
     @property
     def memtui(self) -> MemtuiApp:
@@ -135,8 +139,11 @@ class SearchScreen(Screen[None]):
 
     @on(Input.Changed, "#search-input")
     def _query_changed(self, event: Input.Changed) -> None:
-        """Search as the user types."""
-        self.start_search(event.value)
+        """Search as the user types: stop the running search now, start the next on a pause."""
+        self.workers.cancel_group(self, "search")
+        if self._search_timer is not None:
+            self._search_timer.stop()
+        self._search_timer = self.set_timer(TYPING_PAUSE, self.rerun)
 
     def start_search(self, text: str) -> None:
         """Start a search, cancelling the previous one."""
