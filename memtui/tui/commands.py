@@ -71,7 +71,7 @@ class NoteProvider(Provider):
         index = self.memtui.ctx.index
         if index is None:
             return {}
-        return {path: f"{note.title}  {path}" for path, note in list(index.notes.items())}
+        return {path: f"{title}  {path}" for path, title in index.titles().items()}
 
     async def search(self, query: str) -> Hits:
         """The best matching notes, scored with rapidfuzz and highlighted like the palette."""
