@@ -97,6 +97,8 @@ class MemtuiApp(App[None]):
         self._plain_history: History | None = None
         self.history_problem: HistoryCorrupt | None = None
         self.notes_changed_signal: Signal[frozenset[str]] = Signal(self, "notes-changed")
+        self.files_changed_signal: Signal[frozenset[str]] = Signal(self, "files-changed")
+        """Files changed on disk, published before the index catches up (previews re-read now)."""
         self.index_ready_signal: Signal[None] = Signal(self, "index-ready")
         self.progress_signal: Signal[tuple[int, int]] = Signal(self, "index-progress")
         self.badges_signal: Signal[None] = Signal(self, "badges")
@@ -246,6 +248,7 @@ class MemtuiApp(App[None]):
         """Update the index in a thread and post `NotesChanged`; then search index and history."""
         from memtui.tui.watcher import after_changes, apply_changes
 
+        self.files_changed_signal.publish(paths)
         changed = await asyncio.to_thread(apply_changes, self.ctx, paths)
         self.post_message(NotesChanged(paths))
         await asyncio.to_thread(after_changes, self.ctx, paths, changed)

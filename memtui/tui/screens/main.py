@@ -94,6 +94,7 @@ class MainScreen(Screen[None]):
         """Subscribe to the app's signals and show the status."""
         app = self.memtui
         app.notes_changed_signal.subscribe(self, self.on_notes_changed_signal)
+        app.files_changed_signal.subscribe(self, self.on_files_changed_signal)
         app.index_ready_signal.subscribe(self, lambda _none: self.on_index_ready_signal())
         app.progress_signal.subscribe(self, lambda _progress: self.update_status())
         app.badges_signal.subscribe(self, lambda _none: self.note_tree.set_badges(app.badges))
@@ -138,6 +139,12 @@ class MainScreen(Screen[None]):
         self.update_status()
         self.note_tree.set_badges(self.memtui.badges)
         self.schedule_preview(keep_mode=True)
+
+    def on_files_changed_signal(self, paths: frozenset[str]) -> None:
+        """Re-read the shown note at once when its file changed, before the index catches up."""
+        shown = self.preview.relpath
+        if shown in paths and self.note_tree.cursor_relpath == shown and not self.raw:
+            self.call_later(self.load_preview)
 
     def on_notes_changed_signal(self, paths: frozenset[str]) -> None:
         """Re-list changed folders and reload the shown note."""

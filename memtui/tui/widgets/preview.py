@@ -113,6 +113,7 @@ class Preview(Vertical):
         self.mode = "empty"
         self._frontmatter_lines = 0
         self._outgoing: list[tuple[str, str | None]] = []
+        self._shown_text: str | None = None
 
     def compose(self) -> ComposeResult:
         """A header line, the rendered view and a plain-text view (one shown at a time)."""
@@ -127,22 +128,46 @@ class Preview(Vertical):
         self.show_message("Select a note in the tree.")
 
     def _set_mode(self, mode: str) -> None:
-        """Show the rendered view or the plain view."""
+        """Show the rendered view, the plain view or neither (a message).
+
+        A message only hides the current view (no relayout), so showing a note in the same view
+        again just repaints it.
+        """
         self.mode = mode
-        self.query_one("#preview-rendered").display = mode == "rendered"
-        for plain in self.query("#preview-plain"):
-            plain.display = mode in ("plain", "raw")
+        views = [self.query_one("#preview-rendered"), *self.query("#preview-plain")]
+        if mode == "empty":
+            for view in views:
+                view.visible = False
+            return
+        for view in views:
+            shown = view.id == ("preview-rendered" if mode == "rendered" else "preview-plain")
+            view.display = shown
+            view.visible = shown
 
     def show_message(self, message: str) -> None:
         """Show a one-line message instead of a note."""
         self.relpath = None
+        self._shown_text = None
         self.query_one("#preview-header", Static).update(message)
         self._set_mode("empty")
 
     async def show_note(
         self, note: Note, text: str, *, outgoing: list[tuple[str, str | None]], line: int | None
     ) -> None:
-        """Show a note; `outgoing` is (link label, resolved relpath or None); scroll to `line`."""
+        """Show a note; `outgoing` is (link label, resolved relpath or None); scroll to `line`.
+
+        Showing the note already shown, unchanged and without a line, redraws nothing.
+        """
+        unchanged = (
+            note.path == self.relpath
+            and text == self._shown_text
+            and outgoing == self._outgoing
+            and line is None
+            and self.mode in ("rendered", "plain")
+        )
+        if unchanged:
+            return
+        self._shown_text = text
         self.relpath = note.path
         header = f"{note.path}  ·  {note.title}  ·  {len(text.encode('utf-8', 'replace')):,} B"
         if note.warnings:
@@ -227,6 +252,7 @@ class Preview(Vertical):
     async def show_raw(self, relpath: str, view_text: str) -> None:
         """Show exactly what the agent's `view` returns, with its token estimate."""
         self.relpath = relpath
+        self._shown_text = None
         self.query_one("#preview-header", Static).update(
             f"≈ {estimate_tokens(view_text):,} tokens  ·  raw view of /memories/{relpath}"
         )
