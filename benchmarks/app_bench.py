@@ -1,5 +1,8 @@
 """App benchmarks: first frame vs an empty Textual app, key echo, opening a note, live update.
 
+Key echo is measured while indexing, while typing fast (30 ms between keys) and while a search
+runs (100 ms between keys, longer than the search screen's typing pause).
+
 Usage: python benchmarks/app_bench.py [--sizes 10000 50000] [--runs 5] [--frames-only] [--work DIR]
 
 Public tools only: time.perf_counter/time.time, statistics, subprocess and tmux. Corpora come
@@ -110,6 +113,7 @@ async def in_app(root: Path, runs: int) -> dict[str, list[float]]:
     results: dict[str, list[float]] = {
         "echo_indexing": [],
         "echo_search": [],
+        "echo_running": [],
         "open": [],
         "live": [],
     }
@@ -135,6 +139,12 @@ async def in_app(root: Path, runs: int) -> dict[str, list[float]]:
             results["echo_search"].append(await echo(app, search_input, key, char))
             await asyncio.sleep(0.03)
         assert search_input.value == "benchmark words fact"
+        await pilot.press("ctrl+l")
+        await pilot.pause()
+        for char in "benchmark words fact":
+            key = "space" if char == " " else char
+            results["echo_running"].append(await echo(app, search_input, key, char))
+            await asyncio.sleep(0.1)
         await pilot.press("escape")
         while not app.history_ready or any(
             w.group != "watch" and not w.is_finished for w in app.workers
@@ -203,7 +213,7 @@ def main() -> None:
             continue
         root = fresh_copy(source, work)
         measured = asyncio.run(in_app(root, args.runs))
-        for key, goal in (("echo_indexing", 25), ("echo_search", 25)):
+        for key, goal in (("echo_indexing", 25), ("echo_search", 25), ("echo_running", 25)):
             values = measured[key]
             print(
                 f"{size:>6} notes, key echo {key[5:]}: p95 {p95(values) * 1000:.1f} ms, "
