@@ -107,35 +107,48 @@ def event_json(event: Any) -> str:
     )
 
 
-def _table(events: list[Any]) -> Any:
-    """A Rich table of events; errors in red."""
-    from rich.table import Table
-    from rich.text import Text
-
-    table = Table(show_lines=False, header_style="bold")
-    for name in ("id", "time", "actor", "command", "path"):
-        table.add_column(name, no_wrap=True)
-    table.add_column("result", no_wrap=True, overflow="ellipsis", ratio=1, min_width=12)
-    table.add_column("flags", overflow="fold")
+def _rows(events: list[Any], time_format: str) -> list[tuple[str, ...]]:
+    """One tuple of cell texts per event: id, time, actor, command, path, result, flags."""
+    rows = []
     for event in events:
         path = event.path or ""
         if event.new_path:
             path = f"{path} -> {event.new_path}"
-        first_line = event.result.split("\n", 1)[0]
         flags = list(event.flags)
         if event.reverted_by is not None:
             flags.append(f"undone by {event.reverted_by}")
-        style = "red" if event.is_error else ""
-        table.add_row(
-            str(event.id),
-            time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(event.time)),
-            event.actor,
-            event.command,
-            path,
-            Text(first_line, style=style),
-            " ".join(flags),
-            style=style,
+        rows.append(
+            (
+                str(event.id),
+                time.strftime(time_format, time.localtime(event.time)),
+                event.actor,
+                event.command,
+                path,
+                event.result.split("\n", 1)[0],
+                " ".join(flags),
+            )
         )
+    return rows
+
+
+def _table(events: list[Any], width: int) -> Any:
+    """A Rich table of events that fits `width`: fixed columns whole, path and result cut; errors red."""
+    from rich import box
+    from rich.table import Table
+
+    time_format = "%Y-%m-%d %H:%M:%S" if width >= 120 else "%m-%d %H:%M"
+    rows = _rows(events, time_format)
+    headers = ("id", "time", "actor", "command", "path", "result", "flags")
+    widths = [max([len(h)] + [len(row[i]) for row in rows]) for i, h in enumerate(headers)]
+    padding_and_edges = 3 * len(headers) + 1
+    room = max(width - sum(widths[i] for i in (0, 1, 2, 3, 6)) - padding_and_edges, 20)
+    widths[4] = min(widths[4], max(10, room * 2 // 5))
+    widths[5] = max(room - widths[4], 10)
+    table = Table(header_style="bold", box=box.SIMPLE_HEAD)
+    for header, column_width in zip(headers, widths, strict=True):
+        table.add_column(header, no_wrap=True, overflow="ellipsis", width=column_width)
+    for event, row in zip(events, rows, strict=True):
+        table.add_row(*row, style="red" if event.is_error else "")
     return table
 
 
@@ -169,5 +182,6 @@ def run(args: argparse.Namespace) -> int:
         return 0
     from rich.console import Console
 
-    Console().print(_table(events))
+    console = Console() if sys.stdout.isatty() else Console(width=200)
+    console.print(_table(events, console.width))
     return 0

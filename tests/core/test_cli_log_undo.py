@@ -78,6 +78,22 @@ def test_log_table(tmp_path: Path, store: MemoryStore) -> None:
     assert any("human:bob" in line and "create" in line for line in lines)
 
 
+@pytest.mark.parametrize("width", [100, 160])
+def test_log_table_keeps_short_columns_whole_when_narrow(store: MemoryStore, width: int) -> None:
+    from rich.console import Console
+
+    from memtui.cli.log_cmd import _table
+
+    console = Console(width=width, record=True, color_system=None)
+    console.print(_table(store.history.events(), width))
+    lines = console.export_text().splitlines()
+    rows = [line for line in lines if "human:bob" in line]
+    assert len(rows) == 1
+    assert rows[0].split()[0] == "4"
+    assert "create" in rows[0].split()
+    assert max(len(line) for line in lines) <= width
+
+
 def test_undo_reverts_and_reports_conflict(tmp_path: Path, store: MemoryStore) -> None:
     root = store.root
     done = run(tmp_path, "undo", str(root), "2")
