@@ -124,7 +124,7 @@ class HistoryScreen(Screen[None]):
         scope = f" of {short_path(path) or '/memories'}" if path else ""
         problems = f" · {'; '.join(wanted.problems)}" if wanted.problems else ""
         self.query_one("#history-title", Static).update(
-            f"History{scope} · {len(self.events)} events, newest first{problems}"
+            f"History{scope} · {len(self.events)} event{'' if len(self.events) == 1 else 's'}, newest first{problems}"
         )
         self._show_selected()
 
