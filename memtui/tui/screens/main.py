@@ -203,7 +203,8 @@ class MainScreen(Screen[None]):
             self.side.show_nothing()
             return
         if self.raw:
-            await self.show_raw(entry.relpath)
+            if not (self.preview.mode == "raw" and self.preview.relpath == entry.relpath):
+                await self.show_raw(entry.relpath)
             return
         try:
             text, _revision = self.ctx.store.read(self.ctx.virtual(entry.relpath))
@@ -349,6 +350,8 @@ class MainScreen(Screen[None]):
             return
         self.raw = not self.raw
         if self.raw:
+            if self._preview_timer is not None:
+                self._preview_timer.stop()
             await self.show_raw(relpath)
         else:
             self.schedule_preview()
