@@ -13,16 +13,7 @@ try:
         BetaFunctionToolResultType,
         ToolError,
     )
-    from anthropic.types.beta import (
-        BetaCacheControlEphemeralParam,
-        BetaMemoryTool20250818Command,
-        BetaMemoryTool20250818CreateCommand,
-        BetaMemoryTool20250818DeleteCommand,
-        BetaMemoryTool20250818InsertCommand,
-        BetaMemoryTool20250818RenameCommand,
-        BetaMemoryTool20250818StrReplaceCommand,
-        BetaMemoryTool20250818ViewCommand,
-    )
+    from anthropic.types.beta import BetaCacheControlEphemeralParam, BetaMemoryTool20250818Command
 except ImportError as exc:  # pragma: no cover - exercised only without the extra installed
     raise ImportError(
         "memtui.agents.anthropic needs the Anthropic SDK: install it with "
@@ -76,34 +67,11 @@ class MemtuiMemoryTool(BetaAbstractMemoryTool):
         return run_command(self.store, input)
 
     def execute(self, command: BetaMemoryTool20250818Command) -> BetaFunctionToolResultType:
-        """Run an already typed command through the core."""
+        """Run an already typed command, any of the six, through the core."""
         return run_command(self.store, command_input(command))
 
-    def view(self, command: BetaMemoryTool20250818ViewCommand) -> BetaFunctionToolResultType:
-        """Show a directory listing or a file with line numbers."""
-        return self.execute(command)
-
-    def create(self, command: BetaMemoryTool20250818CreateCommand) -> BetaFunctionToolResultType:
-        """Create a new file (never overwrites)."""
-        return self.execute(command)
-
-    def str_replace(
-        self, command: BetaMemoryTool20250818StrReplaceCommand
-    ) -> BetaFunctionToolResultType:
-        """Replace one unique occurrence of a string in a file."""
-        return self.execute(command)
-
-    def insert(self, command: BetaMemoryTool20250818InsertCommand) -> BetaFunctionToolResultType:
-        """Insert text at a line of a file."""
-        return self.execute(command)
-
-    def delete(self, command: BetaMemoryTool20250818DeleteCommand) -> BetaFunctionToolResultType:
-        """Delete a file or directory (kept in history, so undoable)."""
-        return self.execute(command)
-
-    def rename(self, command: BetaMemoryTool20250818RenameCommand) -> BetaFunctionToolResultType:
-        """Rename or move a file or directory."""
-        return self.execute(command)
+    # The SDK's abstract per-command methods all take the one core path.
+    view = create = str_replace = insert = delete = rename = execute
 
 
 class AsyncMemtuiMemoryTool(BetaAsyncAbstractMemoryTool):
@@ -126,39 +94,8 @@ class AsyncMemtuiMemoryTool(BetaAsyncAbstractMemoryTool):
         return await self._worker.run(run_command, self.store, input)
 
     async def execute(self, command: BetaMemoryTool20250818Command) -> BetaFunctionToolResultType:
-        """Run an already typed command through the core."""
+        """Run an already typed command, any of the six, through the core."""
         return await self.call(command_input(command))
 
-    async def view(self, command: BetaMemoryTool20250818ViewCommand) -> BetaFunctionToolResultType:
-        """Show a directory listing or a file with line numbers."""
-        return await self.execute(command)
-
-    async def create(
-        self, command: BetaMemoryTool20250818CreateCommand
-    ) -> BetaFunctionToolResultType:
-        """Create a new file (never overwrites)."""
-        return await self.execute(command)
-
-    async def str_replace(
-        self, command: BetaMemoryTool20250818StrReplaceCommand
-    ) -> BetaFunctionToolResultType:
-        """Replace one unique occurrence of a string in a file."""
-        return await self.execute(command)
-
-    async def insert(
-        self, command: BetaMemoryTool20250818InsertCommand
-    ) -> BetaFunctionToolResultType:
-        """Insert text at a line of a file."""
-        return await self.execute(command)
-
-    async def delete(
-        self, command: BetaMemoryTool20250818DeleteCommand
-    ) -> BetaFunctionToolResultType:
-        """Delete a file or directory (kept in history, so undoable)."""
-        return await self.execute(command)
-
-    async def rename(
-        self, command: BetaMemoryTool20250818RenameCommand
-    ) -> BetaFunctionToolResultType:
-        """Rename or move a file or directory."""
-        return await self.execute(command)
+    # The SDK's abstract per-command methods all take the one core path.
+    view = create = str_replace = insert = delete = rename = execute
