@@ -236,12 +236,7 @@ def build_server(service: MemoryService) -> MCPServer:
         log_level="WARNING",
     )
 
-    @server.tool(
-        name="search_memories",
-        description=SEARCH_DESCRIPTION,
-        structured_output=False,
-        annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False),
-    )
+    @_notes_tool(server, "search_memories", SEARCH_DESCRIPTION)
     async def search_memories(
         query: Annotated[str, Field(description="Words to look for (fuzzy).")],
         limit: Annotated[int, Field(description="Most matches to return.", ge=1, le=200)] = 10,
@@ -249,12 +244,7 @@ def build_server(service: MemoryService) -> MCPServer:
     ) -> CallToolResult:
         return await service.notes_result(service.notes.search_text, query, limit, filters)
 
-    @server.tool(
-        name="build_context",
-        description=BUILD_CONTEXT_DESCRIPTION,
-        structured_output=False,
-        annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False),
-    )
+    @_notes_tool(server, "build_context", BUILD_CONTEXT_DESCRIPTION)
     async def build_context(
         target: Annotated[str, Field(description="Note path, permalink or title.")],
         depth: Annotated[int, Field(description="How many link hops to follow.", ge=1, le=3)] = 1,
@@ -264,12 +254,7 @@ def build_server(service: MemoryService) -> MCPServer:
     ) -> CallToolResult:
         return await service.notes_result(service.notes.context_text, target, depth, timeframe)
 
-    @server.tool(
-        name="recent_activity",
-        description=RECENT_ACTIVITY_DESCRIPTION,
-        structured_output=False,
-        annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False),
-    )
+    @_notes_tool(server, "recent_activity", RECENT_ACTIVITY_DESCRIPTION)
     async def recent_activity(
         timeframe: Annotated[str, Field(description='How far back, e.g. "24h", "7d".')] = "7d",
         limit: Annotated[int, Field(description="Most changes to list.", ge=1, le=200)] = 20,
@@ -281,6 +266,16 @@ def build_server(service: MemoryService) -> MCPServer:
             _prompt_function(info.name)
         )
     return server
+
+
+def _notes_tool(server: MCPServer, name: str, description: str) -> Callable[[Any], Any]:
+    """The decorator that adds a read-only notes tool with a plain-text result to `server`."""
+    return server.tool(
+        name=name,
+        description=description,
+        structured_output=False,
+        annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False),
+    )
 
 
 def _no_arguments() -> None:
