@@ -11,6 +11,7 @@ from pathlib import Path
 TEMP_PREFIX = ".tmp-"
 FILE_MODE = 0o600
 DIR_MODE = 0o700
+_NEW_FILE_FLAGS = os.O_CREAT | os.O_EXCL | os.O_WRONLY
 
 
 def temp_name() -> str:
@@ -42,17 +43,22 @@ def write_all(fd: int, data: bytes) -> None:
         offset += written
 
 
+def _fill_and_close(fd: int, data: bytes, mode: int) -> None:
+    """Give the new file `fd` exactly `mode`, write all of `data`, fsync it and close it."""
+    try:
+        os.fchmod(fd, mode)
+        write_all(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def atomic_write(path: Path, data: bytes, mode: int = FILE_MODE) -> None:
     """Replace `path` with `data` so readers see the old bytes or the new, never a mix."""
     temp_path = path.parent / temp_name()
-    fd = os.open(temp_path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, mode)
+    fd = os.open(temp_path, _NEW_FILE_FLAGS, mode)
     try:
-        try:
-            os.fchmod(fd, mode)
-            write_all(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        _fill_and_close(fd, data, mode)
         os.replace(temp_path, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -68,14 +74,9 @@ def create_exclusive(path: Path, data: bytes, mode: int = FILE_MODE) -> None:
     exists there, so a crash leaves either no file or the whole file, never a partial one.
     """
     temp_path = path.parent / temp_name()
-    fd = os.open(temp_path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, mode)
+    fd = os.open(temp_path, _NEW_FILE_FLAGS, mode)
     try:
-        try:
-            os.fchmod(fd, mode)
-            write_all(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        _fill_and_close(fd, data, mode)
         try:
             os.link(temp_path, path)
         except FileExistsError:
@@ -96,14 +97,9 @@ _NO_HARD_LINKS = (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK, er
 
 def _create_in_place(path: Path, data: bytes, mode: int) -> None:
     """O_EXCL-create `path` and write `data` into it, removing it again if the write fails."""
-    fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, mode)
+    fd = os.open(path, _NEW_FILE_FLAGS, mode)
     try:
-        try:
-            os.fchmod(fd, mode)
-            write_all(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        _fill_and_close(fd, data, mode)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(path)
