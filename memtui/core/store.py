@@ -295,6 +295,18 @@ class MemoryStore:
                     flags.append(f"secret:{finding.kind}")
         return tuple(dict.fromkeys(flags))
 
+    def _record(self, content: str, is_error: bool, **event: Any) -> CommandResult:
+        """Record an event as this store's actor and session, now; the result carries its id."""
+        event_id = self.history.record(
+            time=self.clock(),
+            actor=self.actor,
+            session=self.session,
+            result=content,
+            is_error=is_error,
+            **event,
+        )
+        return CommandResult(content, is_error, event_id)
+
     def _record_outcome(
         self,
         parsed: ParsedCommand,
@@ -317,16 +329,13 @@ class MemoryStore:
             files = file_rows(parsed.virtual[1], before)
         elif changed:
             files = file_rows(parsed.virtual[0], after)
-        event_id = self.history.record(
-            time=self.clock(),
-            actor=self.actor,
-            session=self.session,
+        return self._record(
+            outcome.content,
+            outcome.is_error,
             command=parsed.command,
             path=parsed.virtual[0],
             new_path=parsed.virtual[1] if len(parsed.virtual) > 1 else None,
             args=_args_of(tool_input),
-            result=outcome.content,
-            is_error=outcome.is_error,
             before=before.pair if changed else (None, None),
             after=after.pair if changed else (None, None),
             flags=self._flags(parsed, outcome),
@@ -334,7 +343,6 @@ class MemoryStore:
             cleared=cleared,
             files=files,
         )
-        return CommandResult(outcome.content, outcome.is_error, event_id)
 
     def _record_refused(self, tool_input: object, outcome: CommandOutcome) -> CommandResult:
         """Record an input that failed validation, with the paths exactly as sent."""
@@ -342,19 +350,15 @@ class MemoryStore:
         command = _clean(fields.get("command")) or "invalid"
         path = _clean(fields.get("old_path" if command == "rename" else "path"))
         new_path = _clean(fields.get("new_path")) if command == "rename" else None
-        event_id = self.history.record(
-            time=self.clock(),
-            actor=self.actor,
-            session=self.session,
+        return self._record(
+            outcome.content,
+            True,
             command=command,
             path=path,
             new_path=new_path,
             args=_args_of(tool_input),
-            result=outcome.content,
-            is_error=True,
             flags=outcome.flags,
         )
-        return CommandResult(outcome.content, True, event_id)
 
     def _record_human(
         self,
@@ -376,16 +380,13 @@ class MemoryStore:
         ok = not outcome.is_error
         touched = tuple(virtual for virtual in (path, new_path) if virtual is not None)
         files = file_rows(new_path or path or "", after) if ok and touched else {}
-        event_id = self.history.record(
-            time=self.clock(),
-            actor=self.actor,
-            session=self.session,
+        return self._record(
+            outcome.content,
+            outcome.is_error,
             command=command,
             path=path,
             new_path=new_path,
             args=args,
-            result=outcome.content,
-            is_error=outcome.is_error,
             before=before.pair if ok else (None, None),
             after=after.pair if ok else (None, None),
             flags=outcome.flags,
@@ -394,7 +395,6 @@ class MemoryStore:
             cleared=touched if ok else (),
             files=files,
         )
-        return CommandResult(outcome.content, outcome.is_error, event_id)
 
     # Human commands.
 
