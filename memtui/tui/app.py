@@ -15,18 +15,15 @@ from textual.binding import Binding, BindingType
 from textual.signal import Signal
 from textual.timer import Timer
 
-from memtui.tui.context import (
-    AppContext,
-    compute_badges,
-    default_settings,
-    load_index,
-)
+from memtui.tui.context import AppContext, compute_badges, default_settings
+from memtui.tui.indexing import build_searcher, load_index
 from memtui.tui.messages import (
     BadgesReady,
     HistoryReady,
     IndexProgress,
     IndexReady,
     NotesChanged,
+    SearcherReady,
 )
 
 if TYPE_CHECKING:
@@ -100,6 +97,7 @@ class MemtuiApp(App[None]):
         self.files_changed_signal: Signal[frozenset[str]] = Signal(self, "files-changed")
         """Files changed on disk, published before the index catches up (previews re-read now)."""
         self.index_ready_signal: Signal[None] = Signal(self, "index-ready")
+        self.searcher_ready_signal: Signal[None] = Signal(self, "searcher-ready")
         self.progress_signal: Signal[tuple[int, int]] = Signal(self, "index-progress")
         self.badges_signal: Signal[None] = Signal(self, "badges")
 
@@ -182,11 +180,14 @@ class MemtuiApp(App[None]):
 
     @work(thread=True, exclusive=True, group="index", exit_on_error=False)
     def load_index(self) -> None:
-        """Load the index in a thread, posting progress, then `IndexReady`."""
+        """Load and install the index, then the search index, posting progress and readiness."""
         index, error = load_index(
-            self.ctx.store, lambda done, total: self.post_message(IndexProgress(done, total))
+            self.ctx, lambda done, total: self.post_message(IndexProgress(done, total))
         )
         self.post_message(IndexReady(index, error))
+        if index is not None:
+            build_searcher(self.ctx, index, self.plain_history())
+            self.post_message(SearcherReady())
 
     def on_index_progress(self, message: IndexProgress) -> None:
         """Remember and broadcast the indexing progress."""
@@ -194,19 +195,19 @@ class MemtuiApp(App[None]):
         self.progress_signal.publish((message.done, message.total))
 
     def on_index_ready(self, message: IndexReady) -> None:
-        """Install the index and searcher, tell the screens, compute badges."""
-        from memtui.notes.search import Searcher
-
+        """Tell the screens the index is in, compute badges, report skipped entries."""
         self.index_progress = None
         if message.error:
             self.notify(message.error, severity="error", timeout=10)
         if message.index is None:
             return
-        self.ctx.index = message.index
-        self.ctx.searcher = Searcher(message.index, self.plain_history())
         self.index_ready_signal.publish(None)
         self.compute_badges()
         self.report_skipped(message.index.problems)
+
+    def on_searcher_ready(self, message: SearcherReady) -> None:
+        """Tell the screens that search works now."""
+        self.searcher_ready_signal.publish(None)
 
     def report_skipped(self, problems: list[str]) -> None:
         """Warn once about entries the index skipped (links out, loops, FIFOs, unreadable)."""
@@ -246,7 +247,7 @@ class MemtuiApp(App[None]):
 
     async def apply_changes(self, paths: frozenset[str]) -> None:
         """Update the index in a thread and post `NotesChanged`; then search index and history."""
-        from memtui.tui.watcher import after_changes, apply_changes
+        from memtui.tui.indexing import after_changes, apply_changes
 
         self.files_changed_signal.publish(paths)
         changed = await asyncio.to_thread(apply_changes, self.ctx, paths)

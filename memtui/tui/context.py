@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -32,6 +30,8 @@ class AppContext:
     searcher: Searcher | None = None
     problems: list[str] = field(default_factory=list)
     """Start-up problems to show the user (for example a corrupt history that was set aside)."""
+    changed_while_loading: set[str] = field(default_factory=set)
+    """Paths changed on disk before the index and the searcher were both installed."""
 
     @property
     def history(self) -> History:
@@ -52,27 +52,6 @@ def default_settings() -> Settings | None:
         return load_settings()
     except Exception:
         return None
-
-
-def load_index(
-    store: MemoryStore, progress: Callable[[int, int], None]
-) -> tuple[NoteIndex | None, str | None]:
-    """Load the index (run in a worker thread); returns it or an error to show."""
-    from memtui.notes.index import NoteIndex
-
-    last_report = [0.0]
-
-    def throttled(done: int, total: int) -> None:
-        now = time.monotonic()
-        if done == total or now - last_report[0] > 0.1:
-            last_report[0] = now
-            progress(done, total)
-
-    try:
-        index = NoteIndex.load(store.root, progress=throttled)
-    except Exception as error:
-        return None, f"Could not index {store.root}: {error}"
-    return index, None
 
 
 def compute_badges(history: History, index: NoteIndex, now: float) -> dict[str, frozenset[str]]:

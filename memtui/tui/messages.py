@@ -1,4 +1,4 @@
-"""Messages that workers post to the app; handlers on the app own every state change."""
+"""Messages that workers post to the app; its handlers tell the screens what changed."""
 
 from __future__ import annotations
 
@@ -21,10 +21,15 @@ class IndexProgress(Message):
 
 @dataclass
 class IndexReady(Message):
-    """The index finished loading; posted once, by the index worker."""
+    """The index worker installed the index (or failed to load it); posted once."""
 
     index: NoteIndex | None = None
     error: str | None = None
+
+
+@dataclass
+class SearcherReady(Message):
+    """The index worker installed the search index; search results can be shown."""
 
 
 @dataclass

@@ -2,15 +2,10 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from watchfiles import Change, DefaultFilter
-
-if TYPE_CHECKING:
-    from memtui.tui.context import AppContext
 
 DEBOUNCE_MS = 200
 """The longest a burst of events is collected before it is delivered as one batch."""
@@ -76,24 +71,3 @@ async def watch_store(
         paths = relative_paths(real_root, changes)
         if paths:
             await on_batch(paths)
-
-
-UPDATE_LOCK = threading.Lock()
-"""Index updates from the watcher and from the app's own changes never run at the same time."""
-
-
-def apply_changes(ctx: AppContext, paths: frozenset[str]) -> set[str]:
-    """Update the index for changed paths (run in a worker thread); returns what changed."""
-    with UPDATE_LOCK:
-        if ctx.index is None:
-            return set(paths)
-        return ctx.index.update_paths(paths) | set(paths)
-
-
-def after_changes(ctx: AppContext, paths: frozenset[str], changed: set[str]) -> list[int]:
-    """Refresh the search index and log outside edits as `external` events (run in a thread)."""
-    with UPDATE_LOCK:
-        if ctx.searcher is not None:
-            ctx.searcher.invalidate(changed)
-    files = sorted(p for p in paths if not (ctx.root / p).is_dir())
-    return ctx.store.record_external(files) if files else []

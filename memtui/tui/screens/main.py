@@ -96,6 +96,7 @@ class MainScreen(Screen[None]):
         app.notes_changed_signal.subscribe(self, self.on_notes_changed_signal)
         app.files_changed_signal.subscribe(self, self.on_files_changed_signal)
         app.index_ready_signal.subscribe(self, lambda _none: self.on_index_ready_signal())
+        app.searcher_ready_signal.subscribe(self, lambda _none: self.update_status())
         app.progress_signal.subscribe(self, lambda _progress: self.update_status())
         app.badges_signal.subscribe(self, lambda _none: self.note_tree.set_badges(app.badges))
         self.note_tree.focus()
@@ -128,6 +129,8 @@ class MainScreen(Screen[None]):
         progress = self.memtui.index_progress
         if index is not None:
             state = f"{len(index.notes):,} notes"
+            if self.ctx.searcher is None:
+                state += "  ·  building the search index…"
         elif progress is not None:
             state = f"indexing {progress[0]:,} / {progress[1]:,} notes…"
         else:

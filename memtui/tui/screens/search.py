@@ -128,7 +128,7 @@ class SearchScreen(Screen[None]):
 
     def on_mount(self) -> None:
         """Focus the query and subscribe to index and change signals."""
-        self.memtui.index_ready_signal.subscribe(self, lambda _none: self.rerun())
+        self.memtui.searcher_ready_signal.subscribe(self, lambda _none: self.rerun())
         self.memtui.notes_changed_signal.subscribe(self, lambda _paths: self.rerun())
         self.query_one("#search-input", Input).focus()
         self.rerun()
@@ -150,7 +150,11 @@ class SearchScreen(Screen[None]):
         status = self.query_one("#search-status", Static)
         words, _filters = parse_query(text)
         if self.memtui.ctx.searcher is None:
-            status.update("Indexing… results appear when it is done.")
+            status.update(
+                "Indexing… results appear when it is done."
+                if self.memtui.ctx.index is None
+                else "Building the search index… results appear when it is done."
+            )
             return
         if not words:
             self.workers.cancel_group(self, "search")
