@@ -33,6 +33,10 @@ QUALITY = {EXACT: 1.0, PREFIX: 0.9, SUBSTRING: 0.75}
 FUZZY_WEIGHT = 0.85
 """A typo match is worth at most this much of a verbatim one, so verbatim words always win."""
 FUZZY_CUTOFF = 70.0
+FUZZY_LIMIT = 20
+"""Typo variants kept for one query word."""
+FUZZY_CHUNK = 4096
+"""Vocabulary words scored in one rapidfuzz call (about 2 ms, so other threads get a turn)."""
 TITLE_BOOST = 8.0
 PATH_BOOST = 4.0
 LINE_KIND_BOOST = {"observation": 1.0, "relation": 1.0, "body": 0.0}
@@ -125,6 +129,23 @@ def _doc_of(note: Note) -> _Doc:
         frozenset(o.line for o in note.observations),
         frozenset(r.line for r in note.relations),
     )
+
+
+def _closest_words(word: str, pool: list[str], limit: int) -> list[tuple[str, float]]:
+    """The `limit` words of `pool` closest to `word`, as one `process.extract` call ranks them.
+
+    The pool is scored in chunks: rapidfuzz holds the GIL for a whole call, and one call over
+    50k words would stall the UI thread for tens of milliseconds.
+    """
+    found: list[tuple[float, int, str]] = []
+    for start in range(0, len(pool), FUZZY_CHUNK):
+        chunk = pool[start : start + FUZZY_CHUNK]
+        for candidate, ratio, position in process.extract(
+            word, chunk, scorer=fuzz.ratio, score_cutoff=FUZZY_CUTOFF, limit=limit
+        ):
+            found.append((-ratio, start + position, candidate))
+    found.sort()
+    return [(candidate, -negated) for negated, _, candidate in found[:limit]]
 
 
 def _lower_same_length(text: str) -> str:
@@ -365,8 +386,7 @@ class Searcher:
                 else:
                     quality = QUALITY[SUBSTRING]
                 hits.append(SearchHit(relpath, 0, kind, text, 100 * quality + boost, ((pos, end),)))
-        hits.sort(key=lambda h: (-h.score, h.path, h.kind != "title"))
-        return hits[:limit]
+        return heapq.nsmallest(limit, hits, key=lambda h: (-h.score, h.path, h.kind != "title"))
 
     def _variants(self, words: list[str]) -> list[_Variant]:
         """Vocabulary words that stand in for each query word: exact, prefix, substring, typo."""
@@ -398,9 +418,7 @@ class Searcher:
                 pool: list[str] = []
                 for length in range(len(word) - 2, len(word) + 3):
                     pool.extend(self._words.by_length.get(length, ()))
-                for candidate, ratio, _ in process.extract(
-                    word, pool, scorer=fuzz.ratio, score_cutoff=FUZZY_CUTOFF, limit=20
-                ):
+                for candidate, ratio in _closest_words(word, pool, FUZZY_LIMIT):
                     if candidate != word:
                         quality = FUZZY_WEIGHT * ratio / 100
                         offer(_Variant(candidate, i, FUZZY, quality, 0, len(candidate)))

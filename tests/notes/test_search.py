@@ -266,3 +266,27 @@ def test_many_exact_titles_fill_the_limit_before_prefix_titles(tmp_path: Path) -
     ]
     everything = searcher_for(tmp_path).search("deploy")
     assert ("a.md", "title", 98.0) in [(h.path, h.kind, h.score) for h in everything]
+
+
+def test_typo_candidates_in_chunks_rank_exactly_as_one_rapidfuzz_call() -> None:
+    """Scoring the vocabulary in chunks gives the same words, scores and tie order."""
+    import random
+
+    from rapidfuzz import fuzz, process
+
+    from memtui.notes.search import FUZZY_CHUNK, FUZZY_CUTOFF, _closest_words
+
+    rng = random.Random(7)
+    for _ in range(20):
+        pool = [
+            "".join(rng.choice("abcde") for _ in range(rng.randint(2, 7)))
+            for _ in range(rng.randint(FUZZY_CHUNK - 50, 3 * FUZZY_CHUNK))
+        ]
+        word = "".join(rng.choice("abcde") for _ in range(rng.randint(4, 6)))
+        expected = [
+            (candidate, ratio)
+            for candidate, ratio, _ in process.extract(
+                word, pool, scorer=fuzz.ratio, score_cutoff=FUZZY_CUTOFF, limit=20
+            )
+        ]
+        assert _closest_words(word, pool, 20) == expected
