@@ -7,6 +7,8 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from memtui.cli.shared import fail
+
 SUBCOMMANDS: dict[str, str] = {
     "tool": "memtui.cli.tool_cmd",
     "log": "memtui.cli.log_cmd",
@@ -39,8 +41,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(args_list)
         problem = config_problem() if args.subcommand in USES_CONFIG else None
         if problem is not None:
-            print(f"memtui {args.subcommand}: {problem}", file=sys.stderr)
-            return 2
+            return fail(args.subcommand, problem)
         module = importlib.import_module(SUBCOMMANDS[args.subcommand])
         return int(module.run(args) or 0)
     problem = None if {"-h", "--help"} & set(args_list) else config_problem()

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from memtui.cli.shared import fail
 from memtui.notes.export import export_records, markdown_files, record_json
 
 _DESCRIPTION = """\
@@ -45,8 +46,7 @@ def run(args: argparse.Namespace) -> int:
     """Run `memtui export`: write records to stdout, progress to stderr when it is a terminal."""
     root = Path(args.path)
     if not root.is_dir():
-        print(f"memtui export: {args.path}: not a folder", file=sys.stderr)
-        return 2
+        return fail("export", f"{args.path}: not a folder")
     relpaths = markdown_files(root)
     show_progress = sys.stderr.isatty() and len(relpaths) > 200
     out = sys.stdout

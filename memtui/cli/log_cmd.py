@@ -11,6 +11,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from memtui.cli.shared import fail, has_history
+
 DEFAULT_LIMIT = 100
 _RELATIVE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
 _SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
@@ -154,14 +156,12 @@ def _table(events: list[Any], width: int) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     """Run `memtui log`."""
-    from memtui.core.history import DB_NAME, History, HistoryCorrupt
-    from memtui.core.lock import META_DIR_NAME
+    from memtui.core.history import History, HistoryCorrupt
 
     root = Path(args.path)
     if not root.is_dir():
-        print(f"memtui log: {args.path}: not a folder", file=sys.stderr)
-        return 2
-    if not (root / META_DIR_NAME / DB_NAME).is_file():
+        return fail("log", f"{args.path}: not a folder")
+    if not has_history(root):
         print(f"memtui log: {args.path}: no history yet", file=sys.stderr)
         return 0
     try:
@@ -173,8 +173,7 @@ def run(args: argparse.Namespace) -> int:
             limit=args.limit if args.limit and args.limit > 0 else None,
         )
     except HistoryCorrupt as error:
-        print(f"memtui log: {error}", file=sys.stderr)
-        return 1
+        return fail("log", error, 1)
     if args.json:
         out = sys.stdout
         for event in events:

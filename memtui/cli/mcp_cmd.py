@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 import socket
-import sys
 from pathlib import Path
 from typing import Any
+
+from memtui.cli.shared import fail, open_failure
 
 DESCRIPTION = """\
 Serve the memory folder PATH to AI agents over the Model Context Protocol.
@@ -72,38 +73,27 @@ def run(args: argparse.Namespace) -> int:
     """Run `memtui mcp`."""
     root = Path(args.path).expanduser()
     if root.exists() and not root.is_dir():
-        print(f"memtui mcp: {args.path} is not a folder", file=sys.stderr)
-        return 2
+        return fail("mcp", f"{args.path} is not a folder")
     if args.port is not None and not 0 < args.port < 65536:
-        print(f"memtui mcp: --port must be between 1 and 65535, got {args.port}", file=sys.stderr)
-        return 2
+        return fail("mcp", f"--port must be between 1 and 65535, got {args.port}")
     if args.actor is not None and not args.actor.strip():
-        print("memtui mcp: --actor must not be empty", file=sys.stderr)
-        return 2
+        return fail("mcp", "--actor must not be empty")
     try:
         from memtui.agents import mcp_server
     except ImportError as exc:
-        print(
-            f"memtui mcp: the MCP SDK is missing ({exc}); install it with "
-            "`pip install 'memtui[mcp]'`",
-            file=sys.stderr,
+        return fail(
+            "mcp", f"the MCP SDK is missing ({exc}); install it with `pip install 'memtui[mcp]'`"
         )
-        return 2
     from memtui.core.config import ConfigError, load_settings
     from memtui.core.history import HistoryCorrupt
 
     try:
         service = mcp_server.MemoryService(root, actor=args.actor, settings=load_settings())
         service.store.history  # noqa: B018 - open now so a broken history is reported at start
-    except (ConfigError, HistoryCorrupt) as exc:
-        print(f"memtui mcp: {exc}", file=sys.stderr)
-        return 2
-    except OSError as exc:
-        print(f"memtui mcp: {args.path}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
+    except (ConfigError, HistoryCorrupt, OSError) as exc:
+        return open_failure("mcp", args.path, exc)
     if args.http and not port_is_free(args.port):
-        print(f"memtui mcp: port {args.port} on 127.0.0.1 is already in use", file=sys.stderr)
-        return 2
+        return fail("mcp", f"port {args.port} on 127.0.0.1 is already in use")
     try:
         if args.http:
             mcp_server.serve_http(service, port=args.port)
@@ -112,6 +102,5 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return 0
     except OSError as exc:
-        print(f"memtui mcp: {exc.strerror or exc}", file=sys.stderr)
-        return 1
+        return fail("mcp", exc.strerror or exc, 1)
     return 0

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from memtui.cli.shared import fail, open_history, progress_printer
 from memtui.notes.search import Searcher, SearchFilters, SearchHit
 
 HIGHLIGHT = "bold yellow"
@@ -44,27 +45,6 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--max-age", type=float, metavar="DAYS", help="only notes modified in the last DAYS days"
     )
-
-
-def progress_printer() -> Any:
-    """A load-progress callback that draws on stderr when it is a terminal, else None."""
-    if not sys.stderr.isatty():
-        return None
-
-    def report(done: int, total: int) -> None:
-        end = "\n" if done >= total else ""
-        print(f"\rindexing {done}/{total} notes", end=end, file=sys.stderr, flush=True)
-
-    return report
-
-
-def open_history(root: Path) -> Any | None:
-    """The store's history if it has one (never creates it), else None."""
-    if not (root / ".memtui" / "history.db").is_file():
-        return None
-    from memtui.core.history import History
-
-    return History(root)
 
 
 def hit_json(hit: SearchHit) -> str:
@@ -122,11 +102,9 @@ def run(args: argparse.Namespace) -> int:
     """Run `memtui search`."""
     root = Path(args.path)
     if not root.is_dir():
-        print(f"memtui search: {root} is not a folder", file=sys.stderr)
-        return 2
+        return fail("search", f"{root} is not a folder")
     if args.limit < 1:
-        print("memtui search: --limit must be at least 1", file=sys.stderr)
-        return 2
+        return fail("search", "--limit must be at least 1")
     filters = SearchFilters(
         folder=args.folder,
         tag=args.tag,
@@ -140,10 +118,9 @@ def run(args: argparse.Namespace) -> int:
         searcher, problems = load_searcher(root, history)
         hits = searcher.search(args.query, limit=args.limit, filters=filters)
     except Exception as exc:  # a one-line message, never a traceback
-        print(f"memtui search: {exc}", file=sys.stderr)
-        return 2
+        return fail("search", exc)
     for problem in problems:
-        print(f"memtui search: skipped {problem}", file=sys.stderr)
+        fail("search", f"skipped {problem}")
     if args.json:
         for hit in hits:
             print(hit_json(hit))

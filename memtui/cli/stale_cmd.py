@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
-from memtui.cli.search_cmd import open_history, progress_printer
+from memtui.cli.shared import fail, open_history, progress_printer
 
 
 def register(subparsers: Any) -> None:
@@ -36,18 +35,15 @@ def run(args: argparse.Namespace) -> int:
 
     root = Path(args.path)
     if not root.is_dir():
-        print(f"memtui stale: {root} is not a folder", file=sys.stderr)
-        return 2
+        return fail("stale", f"{root} is not a folder")
     if args.limit < 0:
-        print("memtui stale: --limit must be 0 or more", file=sys.stderr)
-        return 2
+        return fail("stale", "--limit must be 0 or more")
     try:
         history = open_history(root)
         index = NoteIndex.load(root, progress=progress_printer())
         candidates = review(index, history)
     except Exception as exc:  # a one-line message, never a traceback
-        print(f"memtui stale: {exc}", file=sys.stderr)
-        return 2
+        return fail("stale", exc)
     if args.limit:
         candidates = candidates[: args.limit]
     for candidate in candidates:

@@ -7,6 +7,8 @@ import json
 import sys
 from typing import Any
 
+from memtui.cli.shared import fail, open_failure
+
 _DESCRIPTION = """\
 Run memory-tool commands (the memory_20250818 tool's inputs) against the folder PATH, which is
 what /memories maps to (created if missing). stdin holds either one JSON array of tool inputs or
@@ -83,25 +85,19 @@ def run(args: argparse.Namespace) -> int:
     try:
         text = sys.stdin.buffer.read().decode("utf-8")
     except UnicodeDecodeError as error:
-        print(f"memtui tool: stdin is not UTF-8 (byte {error.start})", file=sys.stderr)
-        return 2
+        return fail("tool", f"stdin is not UTF-8 (byte {error.start})")
     try:
         inputs = parse_inputs(text)
     except InputError as error:
-        print(f"memtui tool: malformed JSON on stdin: {error}", file=sys.stderr)
-        return 2
+        return fail("tool", f"malformed JSON on stdin: {error}")
     try:
         settings = load_settings()
         store = MemoryStore(
             args.path, actor=agent_actor(args.actor), session=args.session, settings=settings
         )
         store.history  # noqa: B018 - open now so a broken history is reported before any command
-    except (ConfigError, HistoryCorrupt) as error:
-        print(f"memtui tool: {error}", file=sys.stderr)
-        return 2
-    except OSError as error:
-        print(f"memtui tool: {args.path}: {error.strerror or error}", file=sys.stderr)
-        return 2
+    except (ConfigError, HistoryCorrupt, OSError) as error:
+        return open_failure("tool", args.path, error)
     out = sys.stdout.buffer
     for tool_input in inputs:
         try:

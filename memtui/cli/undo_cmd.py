@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from memtui.cli.shared import fail, has_history
+
 _DESCRIPTION = """\
 Undo one event of PATH's history (see `memtui log PATH`): restore what the event changed to how
 it was before (an edit, a create, a rename, a delete of a file or a whole folder, a save, an
@@ -41,22 +43,19 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run `memtui undo`: print the result; exit 1 on a conflict or error."""
     from memtui.core.config import ConfigError, human_actor, load_settings
-    from memtui.core.history import DB_NAME, HistoryCorrupt
-    from memtui.core.lock import META_DIR_NAME
+    from memtui.core.history import HistoryCorrupt
     from memtui.core.store import MemoryStore
 
     root = Path(args.path)
-    if not (root / META_DIR_NAME / DB_NAME).is_file():
-        print(f"memtui undo: {args.path}: no memtui history here", file=sys.stderr)
-        return 2
+    if not has_history(root):
+        return fail("undo", f"{args.path}: no memtui history here")
     try:
         settings = load_settings()
         actor = human_actor(args.actor or settings.actor)
         store = MemoryStore(root, actor=actor, settings=settings)
         result = store.revert(args.event_id, force=args.force)
     except (ConfigError, HistoryCorrupt) as error:
-        print(f"memtui undo: {error}", file=sys.stderr)
-        return 2
+        return fail("undo", error)
     if result.is_error:
         print(result.content, file=sys.stderr)
         return 1
