@@ -7,16 +7,15 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static, TabbedContent, TabPane
 from textual.widgets.option_list import Option
 
 from memtui.tui.layout_graph import UNRESOLVED_PREFIX, GraphLayout, layout_neighbourhood
+from memtui.tui.screens.base import StoreScreen
 from memtui.tui.widgets.graph_view import GraphView
 
 if TYPE_CHECKING:
     from memtui.notes.index import NoteIndex
-    from memtui.tui.context import AppContext
 
 MIN_DEPTH = 1
 MAX_DEPTH = 3
@@ -64,7 +63,7 @@ def describe_node(index: NoteIndex, key: str) -> str:
     )
 
 
-class GraphScreen(Screen[None]):
+class GraphScreen(StoreScreen):
     """A note's neighbourhood as a navigable tree, with lists of orphans, hubs and unresolved links."""
 
     DEFAULT_CSS = """
@@ -113,12 +112,6 @@ class GraphScreen(Screen[None]):
         self.depth = max(MIN_DEPTH, min(MAX_DEPTH, depth))
         self.focused_key: str | None = relpath
         self._history: list[str] = []
-
-    @property
-    def ctx(self) -> AppContext:
-        """The app's shared context."""
-        app: Any = self.app
-        return app.ctx
 
     def compose(self) -> ComposeResult:
         """Title, tabs (the drawn neighbourhood and the three lists), node details and footer."""
@@ -258,7 +251,3 @@ class GraphScreen(Screen[None]):
             return
         app: Any = self.app
         app.open_note(key)
-
-    def action_close(self) -> None:
-        """Go back to the previous screen."""
-        self.dismiss(None)

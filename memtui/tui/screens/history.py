@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -10,9 +9,9 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Checkbox, DataTable, Footer, Input, Static
 
+from memtui.tui.screens.base import StoreScreen
 from memtui.tui.widgets.history_events import (
     DiffView,
     EventTable,
@@ -24,12 +23,11 @@ from memtui.tui.widgets.history_events import (
 
 if TYPE_CHECKING:
     from memtui.core.history import Event
-    from memtui.tui.context import AppContext
 
 FILTER_HELP = "actor:agent cmd:str_replace path:projects/ since:7d  words…"
 
 
-class HistoryScreen(Screen[None]):
+class HistoryScreen(StoreScreen):
     """Events newest first, filterable by actor, command, path and time; diff and undo."""
 
     DEFAULT_CSS = """
@@ -61,17 +59,6 @@ class HistoryScreen(Screen[None]):
         """A virtual path (note or folder) to limit the history to, or None for everything."""
         self._clock = clock
         self.events: list[Event] = []
-
-    def now(self) -> float:
-        """The current time: the given clock, else the app's clock, else the wall clock."""
-        clock = self._clock or getattr(self.app, "clock", None) or time.time
-        return float(clock())
-
-    @property
-    def ctx(self) -> AppContext:
-        """The app's shared context."""
-        app: Any = self.app
-        return app.ctx
 
     def compose(self) -> ComposeResult:
         """Title, filter row with toggles, event table, diff view and footer."""
@@ -162,10 +149,6 @@ class HistoryScreen(Screen[None]):
     def action_focus_filter(self) -> None:
         """Put the cursor in the filter row."""
         self.query_one("#history-filter", Input).focus()
-
-    def action_close(self) -> None:
-        """Go back to the previous screen."""
-        self.dismiss(None)
 
     def action_undo(self) -> None:
         """Undo the selected event after confirmation."""

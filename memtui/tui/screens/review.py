@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -11,12 +10,12 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
+
+from memtui.tui.screens.base import StoreScreen
 
 if TYPE_CHECKING:
     from memtui.notes.stale import StaleCandidate
-    from memtui.tui.context import AppContext
 
 ARCHIVE_FOLDER = "archive"
 PROGRESS_THRESHOLD = 5
@@ -35,7 +34,7 @@ def archive_path(relpath: str) -> str:
     return f"{ARCHIVE_FOLDER}/{relpath}"
 
 
-class ReviewScreen(Screen[None]):
+class ReviewScreen(StoreScreen):
     """Stale notes with their reasons; `space` selects, `d` deletes, `A` archives (confirmed)."""
 
     DEFAULT_CSS = """
@@ -68,17 +67,6 @@ class ReviewScreen(Screen[None]):
         self._clock = clock
         self.candidates: list[StaleCandidate] = []
         self.selected: set[str] = set()
-
-    def now(self) -> float:
-        """The current time: the given clock, else the app's clock, else the wall clock."""
-        clock = self._clock or getattr(self.app, "clock", None) or time.time
-        return float(clock())
-
-    @property
-    def ctx(self) -> AppContext:
-        """The app's shared context."""
-        app: Any = self.app
-        return app.ctx
 
     def compose(self) -> ComposeResult:
         """Title, queue table, reason details and footer."""
@@ -214,10 +202,6 @@ class ReviewScreen(Screen[None]):
         if path is not None:
             app: Any = self.app
             app.open_note(path)
-
-    def action_close(self) -> None:
-        """Go back to the previous screen."""
-        self.dismiss(None)
 
     @work(exclusive=True, group="review-remove")
     async def _remove(self, paths: list[str], *, archive: bool) -> None:
