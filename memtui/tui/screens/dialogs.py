@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from memtui.tui.context import AppContext
 
 UNSAFE_NAME = re.compile(r"[\\/:*?\"<>|\x00-\x1f]+")
+Answer = TypeVar("Answer")
 
 
 def note_filename(title: str) -> str:
@@ -138,9 +139,35 @@ def _rewrite_links(
     return done, event_ids
 
 
-class NewNoteScreen(ModalScreen[tuple[str, str] | None]):
+class FormDialog(ModalScreen[Answer | None]):
+    """A small form: Enter or the `SUBMIT_ID` button submits; Cancel and escape close with None."""
+
+    SUBMIT_ID: ClassVar[str]
+
+    def submit(self) -> None:
+        """Dismiss with the form's answer, or stay open and say what is missing."""
+        raise NotImplementedError
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        """Enter in a field submits."""
+        self.submit()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        """Submit or cancel."""
+        if event.button.id == self.SUBMIT_ID:
+            self.submit()
+        else:
+            self.dismiss(None)
+
+    def action_cancel(self) -> None:
+        """Close without changing anything."""
+        self.dismiss(None)
+
+
+class NewNoteScreen(FormDialog[tuple[str, str]]):
     """Ask for the folder and title of a new note."""
 
+    SUBMIT_ID = "create"
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", id="new.cancel")]
 
     def __init__(self, folder: str) -> None:
@@ -164,18 +191,7 @@ class NewNoteScreen(ModalScreen[tuple[str, str] | None]):
         """Start in the title."""
         self.query_one("#new-title", Input).focus()
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        """Enter in a field creates the note."""
-        self._create()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        """Create or cancel."""
-        if event.button.id == "create":
-            self._create()
-        else:
-            self.dismiss(None)
-
-    def _create(self) -> None:
+    def submit(self) -> None:
         """Dismiss with (folder, title) when a title is given."""
         title = self.query_one("#new-title", Input).value.strip()
         if not title:
@@ -183,14 +199,11 @@ class NewNoteScreen(ModalScreen[tuple[str, str] | None]):
             return
         self.dismiss((self.query_one("#new-folder", Input).value, title))
 
-    def action_cancel(self) -> None:
-        """Close without creating."""
-        self.dismiss(None)
 
-
-class RenameScreen(ModalScreen[tuple[str, bool] | None]):
+class RenameScreen(FormDialog[tuple[str, bool]]):
     """Ask for a new path; offer to rewrite the links that point to the note."""
 
+    SUBMIT_ID = "rename"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="rename.cancel")
     ]
@@ -216,28 +229,13 @@ class RenameScreen(ModalScreen[tuple[str, bool] | None]):
                 yield Button("Cancel", id="cancel")
                 yield Button("Rename", id="rename", variant="primary")
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        """Enter renames."""
-        self._rename()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        """Rename or cancel."""
-        if event.button.id == "rename":
-            self._rename()
-        else:
-            self.dismiss(None)
-
-    def _rename(self) -> None:
+    def submit(self) -> None:
         """Dismiss with (new path, rewrite links) when the path changed."""
         new = self.query_one("#rename-path", Input).value.strip().strip("/")
         if not new or new == self.relpath:
             self.dismiss(None)
             return
         self.dismiss((new, self.query_one("#rename-links", Checkbox).value))
-
-    def action_cancel(self) -> None:
-        """Close without renaming."""
-        self.dismiss(None)
 
 
 class HelpScreen(ModalScreen[None]):
