@@ -1,4 +1,4 @@
-"""The base of the full screens opened over the main one: the store's context, a clock, and back."""
+"""The base of the full screens opened over the main one: context, clock, index updates, back."""
 
 from __future__ import annotations
 
@@ -27,6 +27,14 @@ class StoreScreen(Screen[None]):
         """The current time: the given clock, else the app's clock, else the wall clock."""
         clock = self._clock or getattr(self.app, "clock", None) or time.time
         return float(clock())
+
+    def follow_index(self, callback: Callable[..., None]) -> None:
+        """Call `callback` when the index has loaded and whenever notes change."""
+        app: Any = self.app
+        for name in ("index_ready_signal", "notes_changed_signal"):
+            signal = getattr(app, name, None)
+            if signal is not None:
+                signal.subscribe(self, callback)
 
     def action_close(self) -> None:
         """Go back to the previous screen."""

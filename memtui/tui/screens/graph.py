@@ -130,11 +130,7 @@ class GraphScreen(StoreScreen):
 
     def on_mount(self) -> None:
         """Draw once the index is ready, and redraw when notes change."""
-        app: Any = self.app
-        for name in ("index_ready_signal", "notes_changed_signal"):
-            signal = getattr(app, name, None)
-            if signal is not None:
-                signal.subscribe(self, self._on_index_changed)
+        self.follow_index(self._on_index_changed)
         self.refresh_graph()
         self.query_one(GraphView).focus()
 

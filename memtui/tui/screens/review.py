@@ -83,11 +83,7 @@ class ReviewScreen(StoreScreen):
         table.add_column("Score", key="score", width=5)
         table.add_column("Path", key="path", width=40)
         table.add_column("Reasons", key="reasons", width=62)
-        app: Any = self.app
-        for name in ("index_ready_signal", "notes_changed_signal"):
-            signal = getattr(app, name, None)
-            if signal is not None:
-                signal.subscribe(self, lambda _data=None: self.reload())
+        self.follow_index(lambda _data=None: self.reload())
         self.reload()
         table.focus()
 
