@@ -7,6 +7,7 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.pilot import Pilot
@@ -121,3 +122,14 @@ async def wait_for(pilot: Pilot[None], condition: object, timeout: float = 5.0) 
             return True
         await pilot.pause(0.05)
     return bool(condition())  # type: ignore[operator]
+
+
+async def wait_for_results(pilot: Pilot[None], query: str) -> bool:
+    """Pause until the search screen shows the finished results of exactly `query`."""
+    screen: Any = pilot.app.screen
+
+    def settled() -> bool:
+        status = str(screen.query_one("#search-status").render())
+        return screen.shown_query == query and status != "searching…"
+
+    return await wait_for(pilot, settled)

@@ -10,7 +10,7 @@ from memtui.notes.search import SearchFilters
 from memtui.tui.app import MemtuiApp
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.screens.search import SearchScreen, highlight, parse_query
-from tests.tui.conftest import wait_for, wait_idle
+from tests.tui.conftest import wait_for, wait_for_results, wait_idle
 
 
 def test_query_syntax_splits_words_and_filters() -> None:
@@ -45,7 +45,7 @@ async def test_results_update_as_you_type_and_enter_opens_the_line(store_root: P
         assert isinstance(app.screen, SearchScreen)
         screen = app.screen
         await pilot.press(*"widgets")
-        assert await wait_for(pilot, lambda: bool(screen.hits))
+        assert await wait_for_results(pilot, "widgets")
         assert screen.hits[0].path == "tools/textual.md"
         assert screen.hits[0].line == 12
         status = str(screen.query_one("#search-status", Static).render())
@@ -68,7 +68,7 @@ async def test_a_filter_limits_results_to_matching_notes(store_root: Path) -> No
         screen = app.screen
         assert isinstance(screen, SearchScreen)
         await pilot.press(*"memtui")
-        assert await wait_for(pilot, lambda: bool(screen.hits))
+        assert await wait_for_results(pilot, "memtui")
         assert {hit.path for hit in screen.hits} == {"projects/memtui.md", "user/preferences.md"}
         await pilot.press(*" folder:user")
         assert await wait_for(

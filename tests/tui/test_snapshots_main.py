@@ -8,7 +8,7 @@ from typing import Any
 from textual.pilot import Pilot
 
 from memtui.tui.app import MemtuiApp
-from tests.tui.conftest import wait_for, wait_idle
+from tests.tui.conftest import wait_for, wait_for_results, wait_idle
 
 SIZE = (120, 40)
 FROZEN = 1_790_000_000.0
@@ -55,8 +55,7 @@ def test_search_results(snap_compare: Any, store_root: Path) -> None:
     async def run_before(pilot: Pilot[None]) -> None:
         await wait_idle(pilot)
         await pilot.press("slash", *"widgets")
-        screen: Any = pilot.app.screen
-        await wait_for(pilot, lambda: bool(screen.hits))
+        await wait_for_results(pilot, "widgets")
         await wait_idle(pilot)
 
     assert snap_compare(make_app(store_root), terminal_size=SIZE, run_before=run_before)
