@@ -48,9 +48,13 @@ async def test_an_outside_write_appears_live_and_is_recorded(store_root: Path) -
         assert await wait_for(
             pilot, lambda: "Written by another tool #outside" in observations(screen)
         )
-        external = app.ctx.history.events(command="external", path="/memories/" + NOTE, limit=1)
-        assert external and external[0].actor == "external"
-        assert external[0].result == "/memories/tools/textual.md was changed outside memtui"
+
+        def results() -> list[tuple[str, str]]:
+            events = app.ctx.history.events(command="external", path="/memories/" + NOTE)
+            return [(event.actor, event.result) for event in events]
+
+        changed = ("external", "/memories/tools/textual.md was changed outside memtui")
+        assert await wait_for(pilot, lambda: changed in results())
         assert app.ctx.index is not None
         assert "outside" in app.ctx.index.notes[NOTE].tags or any(
             "#outside" in o.content for o in app.ctx.index.notes[NOTE].observations
@@ -96,4 +100,4 @@ async def test_a_burst_of_writes_becomes_few_refreshes(store_root: Path) -> None
         assert await wait_for(
             pilot, lambda: len(set().union(*batches)) >= 20 if batches else False, 5.0
         )
-        assert len(batches) <= 4
+        assert len([batch for batch in batches if batch]) <= 4
