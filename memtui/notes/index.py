@@ -74,6 +74,14 @@ def members(table: dict[str, PathSet], key: str) -> set[str] | tuple[str, ...]:
     return current
 
 
+def first_member(table: dict[str, PathSet], key: str) -> str | None:
+    """The first relpath in order in the path set of `key`, or None."""
+    current = table.get(key)
+    if current is None or isinstance(current, str):
+        return current
+    return min(current)
+
+
 def _path_keys(relpath: str) -> tuple[str, ...]:
     """The exact lookup keys a note's path answers to: with and without `.md`."""
     return (relpath, relpath[:-3]) if relpath.endswith(".md") else (relpath,)
@@ -94,8 +102,8 @@ class NoteIndex:
         self.timings: dict[str, float] = {}
         """Seconds spent per load phase: scan, cache, read, parse, resolve, save."""
         self._stats: dict[str, tuple[int, int]] = {}
-        self._by_permalink: dict[str, str] = {}
-        self._by_title: dict[str, str] = {}
+        self._by_permalink: dict[str, PathSet] = {}
+        self._by_title: dict[str, PathSet] = {}
         self._by_alias: dict[str, PathSet] = {}
         self._resolved: dict[str, tuple[str | None, ...]] = {}
         self._backlinks: dict[str, PathSet] = {}
@@ -309,29 +317,17 @@ class NoteIndex:
         """Register a note's permalink, title and path aliases (the first path in order wins ties)."""
         title, permalink = self.notes.packed(relpath)[:2]
         if permalink:
-            current = self._by_permalink.get(permalink)
-            if current is None or relpath < current:
-                self._by_permalink[permalink] = relpath
-        current = self._by_title.get(title)
-        if current is None or relpath < current:
-            self._by_title[title] = relpath
+            add_member(self._by_permalink, permalink, relpath)
+        add_member(self._by_title, title, relpath)
         for key in _path_keys(relpath):
             add_member(self._by_alias, alias_key(key), relpath)
 
     def _unindex_lookup(self, relpath: str) -> None:
-        """Remove a note from the lookup tables, handing a shared key to the next owner."""
+        """Remove a note from the lookup tables; a shared key passes to the next path in order."""
         title, permalink = self.notes.packed(relpath)[:2]
-        for table, key in ((self._by_permalink, permalink), (self._by_title, title)):
-            if key and table.get(key) == relpath:
-                del table[key]
-                field = 1 if table is self._by_permalink else 0
-                owners = sorted(
-                    p
-                    for p, packed in self.notes.packed_items()
-                    if p != relpath and packed[field] == key
-                )
-                if owners:
-                    table[key] = owners[0]
+        if permalink:
+            discard_member(self._by_permalink, permalink, relpath)
+        discard_member(self._by_title, title, relpath)
         for key in _path_keys(relpath):
             discard_member(self._by_alias, alias_key(key), relpath)
 
@@ -348,7 +344,7 @@ class NoteIndex:
 
     def _resolve_key(self, key: str) -> str | None:
         """Basic Memory's strict order: permalink, title, path, path + .md, unique alias."""
-        found = self._by_permalink.get(key) or self._by_title.get(key)
+        found = first_member(self._by_permalink, key) or first_member(self._by_title, key)
         if found is not None:
             return found
         if key in self.notes:

@@ -17,6 +17,7 @@ import time
 from array import array
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from itertools import accumulate
 from pathlib import Path
 
 from rapidfuzz import fuzz, process
@@ -42,6 +43,8 @@ PATH_BOOST = 4.0
 LINE_KIND_BOOST = {"observation": 1.0, "relation": 1.0, "body": 0.0}
 PHRASE_BONUS = 15.0
 MAX_VARIANTS = 200
+INSERT_WORDS_MAX = 500
+"""New words inserted one by one into the sorted vocabulary; more rebuild it."""
 BODY, BODY_MAYBE_PHRASE, LINE_TITLE, LINE_PATH = 0, 1, 2, 3
 """What a heap entry stands for: a note's body lines (maybe holding the phrase), title or path."""
 SNAPSHOT_NAME = "search-snapshot.pickle"
@@ -207,6 +210,8 @@ class _WordIndex:
         """Every vocabulary word between newlines, so substring lookups run in C."""
         self.vocab_starts: list[int] = []
         self.by_length: dict[int, list[str]] = {}
+        self.new_words: set[str] = set()
+        """Words added to the tables since the vocabulary was last brought up to date."""
 
     def add(self, relpath: str, text: str, title: str) -> None:
         """Index one note under a fresh id (an older id for the same path becomes dead)."""
@@ -224,6 +229,8 @@ class _WordIndex:
             for word in set(WORD_RE.findall(source.lower())):
                 postings = table.get(word)
                 if postings is None:
+                    if word not in self.body and word not in self.title and word not in self.path:
+                        self.new_words.add(word)
                     table[word] = array("I", (note_id,))
                 else:
                     postings.append(note_id)
@@ -235,20 +242,37 @@ class _WordIndex:
             self.dead.add(old)
 
     def refresh_vocab(self) -> None:
-        """Rebuild the sorted vocabulary and its by-length buckets."""
+        """Bring the sorted vocabulary and its by-length buckets up to date with the tables.
+
+        A few new words are inserted in place; many (a first build) rebuild everything.
+        """
+        new = sorted(self.new_words)
+        self.new_words.clear()
+        if not new:
+            return
+        if len(new) > INSERT_WORDS_MAX or not self.vocab:
+            self.rebuild_vocab()
+            return
+        for word in new:
+            bisect.insort(self.vocab, word)
+            bisect.insort(self.by_length.setdefault(len(word), []), word)
+        self._index_vocab_text()
+
+    def rebuild_vocab(self) -> None:
+        """Rebuild the sorted vocabulary and its by-length buckets from the tables."""
+        self.new_words.clear()
         words = set(self.body) | set(self.title) | set(self.path)
         self.vocab = sorted(words)
-        self.vocab_text = "\n" + "\n".join(self.vocab) + "\n"
-        starts: list[int] = []
-        offset = 1
-        for word in self.vocab:
-            starts.append(offset)
-            offset += len(word) + 1
-        self.vocab_starts = starts
         buckets: dict[int, list[str]] = {}
         for word in self.vocab:
             buckets.setdefault(len(word), []).append(word)
         self.by_length = buckets
+        self._index_vocab_text()
+
+    def _index_vocab_text(self) -> None:
+        """The vocabulary as one newline-separated string and each word's offset in it."""
+        self.vocab_text = "\n" + "\n".join(self.vocab) + "\n"
+        self.vocab_starts = list(accumulate((len(word) + 1 for word in self.vocab), initial=1))[:-1]
 
 
 class Searcher:
@@ -320,7 +344,7 @@ class Searcher:
             words = searcher._words
             words.paths, words.ids, words.dead = paths, ids, dead
             words.body, words.title, words.path = body, title, path
-            words.refresh_vocab()
+            words.rebuild_vocab()
         except (TypeError, ValueError):
             return None
         return searcher

@@ -270,3 +270,24 @@ def test_alias_owners_and_shared_links_follow_updates(tmp_path: Path) -> None:
     index.update_paths(["DUP-A.md"])
     assert [t for _, t in index.outgoing("a.md")] == [None, "Gone.md"]
     assert index.backlinks("Dup_A.md") == []
+
+
+def test_a_shared_title_or_permalink_passes_to_the_next_path_in_order(tmp_path: Path) -> None:
+    write(tmp_path, "src.md", note("Src", "- needs [[Same]]\n- also [[shared/perma]]\n"))
+    write(tmp_path, "b.md", "---\ntitle: Same\npermalink: shared/perma\n---\n\nB\n")
+    write(tmp_path, "c.md", "---\ntitle: Same\npermalink: shared/perma\n---\n\nC\n")
+    write(tmp_path, "a.md", "---\ntitle: Same\npermalink: shared/perma\n---\n\nA\n")
+    index = NoteIndex.load(tmp_path)
+    assert [t for _, t in index.outgoing("src.md")] == ["a.md", "a.md"]
+    (tmp_path / "a.md").unlink()
+    index.update_paths(["a.md"])
+    assert [t for _, t in index.outgoing("src.md")] == ["b.md", "b.md"]
+    write(tmp_path, "b.md", "---\ntitle: Other\npermalink: other\n---\n\nB\n")
+    index.update_paths(["b.md"])
+    assert [t for _, t in index.outgoing("src.md")] == ["c.md", "c.md"]
+    assert index.resolve("Other") == "b.md"
+    write(tmp_path, "a.md", "---\ntitle: Same\npermalink: shared/perma\n---\n\nA\n")
+    index.update_paths(["a.md"])
+    assert [t for _, t in index.outgoing("src.md")] == ["a.md", "a.md"]
+    fresh = NoteIndex.load(tmp_path, use_cache=False)
+    assert fresh.outgoing("src.md") == index.outgoing("src.md")

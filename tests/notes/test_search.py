@@ -290,3 +290,32 @@ def test_typo_candidates_in_chunks_rank_exactly_as_one_rapidfuzz_call() -> None:
             )
         ]
         assert _closest_words(word, pool, 20) == expected
+
+
+def test_new_words_join_the_vocabulary_as_a_full_rebuild_would_place_them(
+    tmp_path: Path,
+) -> None:
+    """Words from an edit are inserted in order; search finds them; a rebuild changes nothing."""
+    (tmp_path / "a.md").write_text("# Alpha\n\n- [fact] apple banana #fruit\n", encoding="utf-8")
+    (tmp_path / "b.md").write_text("# Beta\n\n- [fact] cherry date\n", encoding="utf-8")
+    index = NoteIndex.load(tmp_path)
+    searcher = Searcher(index)
+    (tmp_path / "b.md").write_text("# Beta\n\n- [fact] cherry zucchini aardvark\n", "utf-8")
+    searcher.invalidate(index.update_paths(["b.md"]))
+    words = searcher._words
+    incremental = (
+        list(words.vocab),
+        {n: list(ws) for n, ws in words.by_length.items()},
+        words.vocab_text,
+        list(words.vocab_starts),
+    )
+    assert "zucchini" in words.vocab and "aardvark" in words.vocab
+    assert [hit.path for hit in searcher.search("zucchini")] == ["b.md"]
+    assert [hit.path for hit in searcher.search("ardvark")] == ["b.md"]
+    words.rebuild_vocab()
+    assert incremental == (
+        words.vocab,
+        words.by_length,
+        words.vocab_text,
+        words.vocab_starts,
+    )
