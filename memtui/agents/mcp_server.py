@@ -9,10 +9,11 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.mcpserver.utilities.func_metadata import func_metadata
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import Field, WithJsonSchema
+from pydantic import Field, ValidationError, WithJsonSchema
 
 from memtui.agents.notes_access import FILTERS_SCHEMA, NotesAccess, NotesError
 from memtui.agents.prompts import PROMPTS, load_prompt
@@ -85,7 +86,8 @@ note_type, actor (who last changed the note, e.g. "agent" or "human:ana"), max_a
 BUILD_CONTEXT_DESCRIPTION = """\
 Load a note and its neighbourhood: its observations and the notes it links to or that link \
 to it, up to `depth` hops. `target` is a path (projects/memtui.md), a permalink or a title. \
-`timeframe` (e.g. "7d", "2 weeks") limits related notes to recently changed ones."""
+`timeframe` (e.g. "7d", "2 weeks") limits related notes to recently changed ones; without it \
+related notes of any age are listed."""
 
 RECENT_ACTIVITY_DESCRIPTION = """\
 What changed in /memories recently, newest first: which notes, when and by whom. \
@@ -109,6 +111,29 @@ class RawArgumentsTool(Tool):
     ) -> Any:
         """Hand the raw arguments and the request context to the tool function."""
         return await self.fn(arguments, context)
+
+
+class NotesTool(Tool):
+    """A read-only notes tool whose argument errors come back as one short line."""
+
+    async def run(
+        self,
+        arguments: dict[str, Any],
+        context: Any,
+        convert_result: bool = False,
+    ) -> Any:
+        """Run the tool; a schema mismatch becomes an isError result naming each bad field."""
+        try:
+            return await super().run(arguments, context, convert_result)
+        except ToolError as exc:
+            if not isinstance(exc.__cause__, ValidationError):
+                raise
+            problems = "; ".join(
+                f"{'.'.join(str(part) for part in error['loc']) or 'arguments'}: {error['msg']}"
+                for error in exc.__cause__.errors(include_url=False)
+            )
+            result = text_result(f"Invalid arguments for {self.name}: {problems}", is_error=True)
+            return self.fn_metadata.convert_result(result) if convert_result else result
 
 
 class MemoryService:
@@ -228,15 +253,6 @@ def build_server(service: MemoryService) -> MCPServer:
         context_kwarg=None,
         annotations=ToolAnnotations(destructive_hint=True, open_world_hint=False),
     )
-    server: MCPServer = MCPServer(
-        name="memtui",
-        title="memtui memory",
-        instructions=load_prompt("memory_protocol"),
-        tools=[memory_tool],
-        log_level="WARNING",
-    )
-
-    @_notes_tool(server, "search_memories", SEARCH_DESCRIPTION)
     async def search_memories(
         query: Annotated[str, Field(description="Words to look for (fuzzy).")],
         limit: Annotated[int, Field(description="Most matches to return.", ge=1, le=200)] = 10,
@@ -244,7 +260,6 @@ def build_server(service: MemoryService) -> MCPServer:
     ) -> CallToolResult:
         return await service.notes_result(service.notes.search_text, query, limit, filters)
 
-    @_notes_tool(server, "build_context", BUILD_CONTEXT_DESCRIPTION)
     async def build_context(
         target: Annotated[str, Field(description="Note path, permalink or title.")],
         depth: Annotated[int, Field(description="How many link hops to follow.", ge=1, le=3)] = 1,
@@ -254,13 +269,24 @@ def build_server(service: MemoryService) -> MCPServer:
     ) -> CallToolResult:
         return await service.notes_result(service.notes.context_text, target, depth, timeframe)
 
-    @_notes_tool(server, "recent_activity", RECENT_ACTIVITY_DESCRIPTION)
     async def recent_activity(
         timeframe: Annotated[str, Field(description='How far back, e.g. "24h", "7d".')] = "7d",
         limit: Annotated[int, Field(description="Most changes to list.", ge=1, le=200)] = 20,
     ) -> CallToolResult:
         return await service.notes_result(service.notes.activity_text, timeframe, limit)
 
+    notes_tools = [
+        _notes_tool(search_memories, SEARCH_DESCRIPTION),
+        _notes_tool(build_context, BUILD_CONTEXT_DESCRIPTION),
+        _notes_tool(recent_activity, RECENT_ACTIVITY_DESCRIPTION),
+    ]
+    server: MCPServer = MCPServer(
+        name="memtui",
+        title="memtui memory",
+        instructions=load_prompt("memory_protocol"),
+        tools=[memory_tool, *notes_tools],
+        log_level="WARNING",
+    )
     for info in PROMPTS:
         server.prompt(name=info.name, title=info.title, description=info.description)(
             _prompt_function(info.name)
@@ -268,10 +294,10 @@ def build_server(service: MemoryService) -> MCPServer:
     return server
 
 
-def _notes_tool(server: MCPServer, name: str, description: str) -> Callable[[Any], Any]:
-    """The decorator that adds a read-only notes tool with a plain-text result to `server`."""
-    return server.tool(
-        name=name,
+def _notes_tool(function: Callable[..., Any], description: str) -> Tool:
+    """A read-only notes tool with a plain-text result, named after `function`."""
+    return NotesTool.from_function(
+        function,
         description=description,
         structured_output=False,
         annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False),

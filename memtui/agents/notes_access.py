@@ -307,7 +307,7 @@ class NotesAccess:
         index = self.index()
         try:
             context = build_context(
-                index, target, depth=depth, timeframe=timeframe or "7d", history=self.store.history
+                index, target, depth=depth, timeframe=timeframe or None, history=self.store.history
             )
         except (LookupError, ValueError) as exc:
             raise NotesError(str(exc)) from exc

@@ -76,12 +76,15 @@ class NoteContext:
     unresolved: tuple[tuple[str, str], ...]
     """(relation type, target) of the primary note's links that resolve to nothing."""
     depth: int
-    timeframe: str
+    timeframe: str | None
+    """None when related notes of any age are kept."""
+    hidden: int = 0
+    """Related notes left out because they did not change within `timeframe`."""
 
     def to_text(self) -> str:
         """Concise plain text for an agent's context window."""
         lines = [
-            f"# {self.title} ({self.path})",
+            f"# {self.title} ({VIRTUAL_PREFIX}{self.path})",
             f"permalink: {self.permalink} | type: {self.note_type} | changed: {_when(self.mtime)}",
         ]
         if self.observations:
@@ -90,15 +93,22 @@ class NoteContext:
                 category = f"[{obs.category}] " if obs.category is not None else ""
                 context = f" ({obs.context})" if obs.context else ""
                 lines.append(f"- {category}{obs.content}{context}")
-        lines += ["", f"## Related (depth {self.depth}, changed within {self.timeframe})"]
+        window = f", changed within {self.timeframe}" if self.timeframe else ""
+        lines += ["", f"## Related (depth {self.depth}{window})"]
         if not self.related:
             lines.append("- none")
         for rel in self.related:
             arrow = "->" if rel.direction == "outgoing" else "<-"
             lines.append(
-                f"- {rel.via} {arrow} {rel.relation_type} {arrow} {rel.title} ({rel.path})"
+                f"- {rel.via} {arrow} {rel.relation_type} {arrow} {rel.title} "
+                f"({VIRTUAL_PREFIX}{rel.path})"
                 if rel.depth > 1
-                else f"- {rel.relation_type} {arrow} {rel.title} ({rel.path})"
+                else f"- {rel.relation_type} {arrow} {rel.title} ({VIRTUAL_PREFIX}{rel.path})"
+            )
+        if self.hidden:
+            lines.append(
+                f"- ({self.hidden} more changed before {self.timeframe}; "
+                "widen or drop the timeframe to see them)"
             )
         if self.unresolved:
             lines += ["", "## Unresolved links"]
@@ -120,24 +130,26 @@ def build_context(
     index: NoteIndex,
     target: str,
     depth: int = 1,
-    timeframe: str = "7d",
+    timeframe: str | None = None,
     history: Any | None = None,
     *,
     now: float | None = None,
 ) -> NoteContext:
     """The note `target` names, its observations and the notes linked to it up to `depth` (1-3).
 
-    Related notes are kept only if they changed within `timeframe`; the primary note always is.
+    With a `timeframe`, related notes are kept only if they changed within it (the others are
+    counted as hidden); the primary note always is.
     Raises LookupError when no note matches and ValueError for a bad depth or timeframe.
     """
     if not 1 <= depth <= 3:
         raise ValueError(f"depth must be 1, 2 or 3, not {depth}")
-    since = parse_timeframe(timeframe, now)
+    since = parse_timeframe(timeframe, now) if timeframe else float("-inf")
     primary = _resolve_target(index, target)
     if primary is None:
         raise LookupError(f"no note matches {target!r} (by permalink, title or path)")
     note = index.notes[primary]
     related: list[RelatedNote] = []
+    hidden = 0
     seen = {primary}
     queue: deque[tuple[str, int]] = deque([(primary, 0)])
     while queue:
@@ -152,7 +164,9 @@ def build_context(
             seen.add(other)
             queue.append((other, distance + 1))
             other_note = index.notes[other]
-            if other_note.mtime >= since:
+            if other_note.mtime < since:
+                hidden += 1
+            else:
                 related.append(
                     RelatedNote(
                         other,
@@ -176,6 +190,7 @@ def build_context(
         unresolved=unresolved,
         depth=depth,
         timeframe=timeframe,
+        hidden=hidden,
     )
 
 
@@ -204,8 +219,9 @@ class RecentActivity:
         if not self.items:
             lines.append("- nothing changed")
         for item in self.items:
-            title = f" {item.title}" if item.title else ""
-            lines.append(f"- {_when(item.when)} {item.actor} {item.command}{title} ({item.path})")
+            what = item.actor if item.command == item.actor else f"{item.actor} {item.command}"
+            title = f" {item.title}" if item.title else " (no longer there)"
+            lines.append(f"- {_when(item.when)} {what}{title} ({VIRTUAL_PREFIX}{item.path})")
         return "\n".join(lines) + "\n"
 
 

@@ -8,6 +8,7 @@ import sys
 import time
 from pathlib import Path
 
+import httpx2
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import Implementation
@@ -79,3 +80,37 @@ async def test_http_round_trip(tmp_path: Path) -> None:
         ("agent:http-agent", "create", True),
     ]
     assert events[0].session == events[1].session
+
+
+def listening_addresses(port: int) -> set[str]:
+    """The local addresses (hex, as in /proc/net/tcp*) of sockets listening on `port`."""
+    addresses = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for row in Path(table).read_text().splitlines()[1:]:
+            local, state = row.split()[1], row.split()[3]
+            address, hex_port = local.rsplit(":", 1)
+            if state == "0A" and int(hex_port, 16) == port:
+                addresses.add(address)
+    return addresses
+
+
+def test_http_listens_on_loopback_only_and_checks_host(tmp_path: Path) -> None:
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "memtui", "mcp", str(tmp_path), "--http", "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_for_port(port, process)
+        assert listening_addresses(port) == {"0100007F"}
+        url = f"http://127.0.0.1:{port}/mcp"
+        headers = {"Accept": "application/json, text/event-stream"}
+        body = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+        spoofed = httpx2.post(url, json=body, headers={**headers, "Host": "evil.example"})
+        foreign = httpx2.post(url, json=body, headers={**headers, "Origin": "http://evil.example"})
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+    assert spoofed.status_code == 421
+    assert foreign.status_code == 403

@@ -150,7 +150,7 @@ async def test_build_context_and_recent_activity(tmp_path: Path) -> None:
     expected_context = build_context(index, "Search refactor", history=history).to_text()
     assert context == (expected_context, False)
     assert "- [decision] Limit candidates with a token index #performance (10k notes)" in context[0]
-    assert "- part_of -> memtui (projects/memtui.md)" in context[0]
+    assert "- part_of -> memtui (/memories/projects/memtui.md)" in context[0]
     assert missing == ("no note matches 'nothing' (by permalink, title or path)", True)
     assert bad_timeframe == (
         "unknown timeframe 'soon': use e.g. 30m, 24h, 7d, 1w, today or yesterday",
@@ -158,7 +158,7 @@ async def test_build_context_and_recent_activity(tmp_path: Path) -> None:
     )
     expected_activity = recent_activity(index, history, timeframe="1d").to_text()
     assert activity == (expected_activity, False)
-    assert "agent:notes-agent create Search refactor (projects/search.md)" in activity[0]
+    assert "agent:notes-agent create Search refactor (/memories/projects/search.md)" in activity[0]
 
 
 def test_relpath_of() -> None:

@@ -36,7 +36,25 @@ async def test_memory_tool_session(tmp_path: Path) -> None:
             "delete",
             "rename",
         ]
-        assert memory.input_schema["properties"]["view_range"]["items"] == {"type": "integer"}
+        properties = memory.input_schema["properties"]
+        assert {name: spec["type"] for name, spec in properties.items()} == {
+            "command": "string",
+            "path": "string",
+            "file_text": "string",
+            "view_range": "array",
+            "old_str": "string",
+            "new_str": "string",
+            "insert_line": "integer",
+            "insert_text": "string",
+            "old_path": "string",
+            "new_path": "string",
+        }
+        view_range = properties["view_range"]
+        assert (view_range["items"], view_range["minItems"], view_range["maxItems"]) == (
+            {"type": "integer"},
+            2,
+            2,
+        )
         assert "/memories" in (memory.description or "")
         assert "Basic Memory" in (memory.description or "")
 
@@ -66,7 +84,7 @@ async def test_memory_tool_session(tmp_path: Path) -> None:
     )
     assert result_text(searched) == fresh_search(root, "command core")
     assert context.is_error is False
-    assert result_text(context).startswith("# memtui (projects/memtui.md)\n")
+    assert result_text(context).startswith("# memtui (/memories/projects/memtui.md)\n")
     assert "- [status] Tested" in result_text(context)
 
     events = MemoryStore(root).history.events(newest_first=False)

@@ -95,9 +95,13 @@ def test_tool_runner_round_trip(tmp_path: Path) -> None:
     first_body = api.requests[0][1]
     assert first_body["tools"] == [{"type": "memory_20250818", "name": "memory"}]
     assert first_body["context_management"] == CONTEXT_MANAGEMENT
+    assert [edit["type"] for edit in first_body["context_management"]["edits"]] == [
+        "clear_tool_uses_20250919"
+    ]
     assert first_body["system"].startswith("IMPORTANT: ALWAYS VIEW YOUR MEMORY DIRECTORY")
     for request_headers, body in api.requests:
         betas = request_headers["anthropic-beta"].split(",")
+        assert "context-management-2025-06-27" in betas
         assert set(BETAS) <= set(betas)
         assert body["context_management"] == CONTEXT_MANAGEMENT
 

@@ -64,17 +64,30 @@ def test_related_notes_by_depth_and_timeframe(store: Path) -> None:
     assert one.unresolved == (("uses", "Ghost"),)
 
 
+def test_no_timeframe_keeps_related_notes_of_any_age(store: Path) -> None:
+    """Without a timeframe a month-old backlink is still related, and the header says no window."""
+    context = build_context(NoteIndex.load(store), "Memtui", depth=1, now=NOW)
+    assert [(r.path, r.direction) for r in context.related] == [
+        ("tech/textual.md", "outgoing"),
+        ("people/ann.md", "incoming"),
+    ]
+    assert context.hidden == 0
+    assert "\n## Related (depth 1)\n- depends_on -> Textual" in context.to_text()
+    assert "- maintains <- Ann (/memories/people/ann.md)\n" in context.to_text()
+
+
 def test_context_text(store: Path) -> None:
     context = build_context(NoteIndex.load(store), "Memtui", depth=2, timeframe="7d", now=NOW)
     changed = datetime.fromtimestamp(NOW - DAY).strftime("%Y-%m-%d %H:%M")
     assert context.to_text() == (
-        "# Memtui (projects/memtui.md)\n"
+        "# Memtui (/memories/projects/memtui.md)\n"
         f"permalink: proj/memtui | type: note | changed: {changed}\n"
         "\n## Observations\n"
         "- [decision] Use Textual #ui (chosen in May)\n"
         "\n## Related (depth 2, changed within 7d)\n"
-        "- depends_on -> Textual (tech/textual.md)\n"
-        "- tech/textual.md -> built_on -> Rich (tech/rich.md)\n"
+        "- depends_on -> Textual (/memories/tech/textual.md)\n"
+        "- tech/textual.md -> built_on -> Rich (/memories/tech/rich.md)\n"
+        "- (1 more changed before 7d; widen or drop the timeframe to see them)\n"
         "\n## Unresolved links\n"
         "- uses -> Ghost\n"
     )
@@ -123,7 +136,7 @@ def test_recent_activity_merges_history_and_file_changes(store: Path) -> None:
     first = datetime.fromtimestamp(NOW - DAY + 1).strftime("%Y-%m-%d %H:%M")
     assert activity.to_text().splitlines()[:2] == [
         "# Recent activity (within 7d)",
-        f"- {first} agent:claude str_replace Memtui (projects/memtui.md)",
+        f"- {first} agent:claude str_replace Memtui (/memories/projects/memtui.md)",
     ]
     assert len(recent_activity(NoteIndex.load(store), None, "7d", limit=1, now=NOW).items) == 1
     history.close()

@@ -162,7 +162,13 @@ def test_every_mcp_tool_answers_wrong_argument_types_with_a_clear_error(store: P
     for (name, arguments), (_, is_error, text) in zip(MCP_BAD_CALLS, answers, strict=False):
         assert is_error, (name, arguments, text)
         assert "Traceback" not in text and text.strip(), (name, arguments)
-        assert len(text) < 600, (name, arguments, text)
+        assert len(text) < 300 and "\n" not in text, (name, arguments, text)
+    assert answers[MCP_BAD_CALLS.index(("search_memories", {"query": "x", "limit": "many"}))] == (
+        "search_memories",
+        True,
+        "Invalid arguments for search_memories: limit: Input should be a valid integer, "
+        "unable to parse string as an integer",
+    )
     assert answers[-1] == (
         "after",
         False,
