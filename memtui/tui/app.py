@@ -121,6 +121,14 @@ class MemtuiApp(App[None]):
             self.notify(problem, severity="warning", timeout=10)
         self.call_after_refresh(self.after_first_frame)
 
+    @work(exclusive=True, group="quit")
+    async def action_quit(self) -> None:
+        """Quit, asking first when an editor holds unsaved changes."""
+        from memtui.tui.screens.editor import confirm_quit_with_unsaved_edits
+
+        if await confirm_quit_with_unsaved_edits(self):
+            self.exit()
+
     def after_first_frame(self) -> None:
         """Check the history and start the background work once the first frame is shown."""
         from memtui.tui.screens.dialogs import CorruptHistoryScreen, unreadable_history

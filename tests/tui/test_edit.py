@@ -201,3 +201,31 @@ async def test_delete_a_folder(store_root: Path) -> None:
         await pilot.press("y")
         assert await wait_for(pilot, lambda: not (store_root / "user").exists())
         assert screen.note_tree.node_for("user") is None
+
+
+async def test_quit_with_unsaved_edits_asks_first(store_root: Path) -> None:
+    """ctrl+q in the editor with unsaved text asks; cancel keeps editing, confirm quits unsaved."""
+    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        editor = await start_editing(app, pilot)
+        editor.query_one(TextArea).text = "UNSAVED\n" + FIXTURE_NOTES[NOTE]
+        await pilot.press("ctrl+q")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        assert NOTE in str(app.screen.query_one(".confirm-body").render())
+        await pilot.press("escape")
+        assert await wait_for(pilot, lambda: app.screen is editor)
+        assert app.is_running
+        await pilot.press("ctrl+q")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        assert await wait_for(pilot, lambda: not app.is_running)
+    assert (store_root / NOTE).read_text(encoding="utf-8") == FIXTURE_NOTES[NOTE]
+
+
+async def test_quit_without_edits_does_not_ask(store_root: Path) -> None:
+    """ctrl+q quits at once when the editor holds nothing unsaved."""
+    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await start_editing(app, pilot)
+        await pilot.press("ctrl+q")
+        assert await wait_for(pilot, lambda: not app.is_running)

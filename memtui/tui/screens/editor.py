@@ -140,7 +140,6 @@ class EditorScreen(Screen[bool]):
         self.relpath = relpath
         self.original = text
         self.revision = revision
-        self.saved = False
 
     def compose(self) -> ComposeResult:
         """Title line, the editor and the footer."""
@@ -156,6 +155,11 @@ class EditorScreen(Screen[bool]):
     def text(self) -> str:
         """The text being edited."""
         return self.query_one("#editor", TextArea).text
+
+    @property
+    def unsaved(self) -> bool:
+        """Whether the text differs from what was loaded and has not been saved."""
+        return self.text != self.original
 
     @work(exclusive=True, group="editor-save")
     async def action_save(self) -> None:
@@ -173,7 +177,7 @@ class EditorScreen(Screen[bool]):
     @work(exclusive=True, group="editor-close")
     async def action_close(self) -> None:
         """Close; asks first when there are unsaved changes."""
-        if self.text != self.original:
+        if self.unsaved:
             discard = await self.app.push_screen_wait(
                 ConfirmScreen(
                     "Discard changes?",
@@ -184,6 +188,26 @@ class EditorScreen(Screen[bool]):
             if not discard:
                 return
         self.dismiss(False)
+
+
+async def confirm_quit_with_unsaved_edits(app: MemtuiApp) -> bool:
+    """Whether to quit: asks first when an editor on the screen stack holds unsaved changes."""
+    unsaved = [
+        screen.relpath
+        for screen in app.screen_stack
+        if isinstance(screen, EditorScreen) and screen.unsaved
+    ]
+    if not unsaved:
+        return True
+    return bool(
+        await app.push_screen_wait(
+            ConfirmScreen(
+                "Quit without saving?",
+                f"Your changes to {', '.join(unsaved)} are not saved.",
+                confirm_label="Quit",
+            )
+        )
+    )
 
 
 def editor_command() -> list[str]:
