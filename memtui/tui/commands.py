@@ -7,6 +7,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from rapidfuzz import fuzz, process
+from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 if TYPE_CHECKING:
@@ -22,8 +23,26 @@ APP_PALETTE: list[PaletteEntry] = [
 
 
 def palette_entries(screen: object) -> list[PaletteEntry]:
-    """The palette verbs of a screen (its `PALETTE` attribute) followed by the app's."""
-    return [*getattr(screen, "PALETTE", []), *APP_PALETTE]
+    """The palette verbs of a screen (its `PALETTE` attribute), then one for each of its
+    bindings that has none there, then the app's: every screen action is in the palette."""
+    entries: list[PaletteEntry] = list(getattr(screen, "PALETTE", []))
+    covered = {action for _verb, action, _help in entries}
+    for binding in screen_bindings(screen):
+        if binding.action not in covered:
+            covered.add(binding.action)
+            namespace = (binding.id or "").partition(".")[0] or "screen"
+            key = binding.key_display or binding.key.split(",")[0]
+            verb = f"{namespace}: {binding.description.lower() or binding.action}"
+            entries.append((verb, binding.action, f"{binding.description} ({key})"))
+    return [*entries, *APP_PALETTE]
+
+
+def screen_bindings(screen: object) -> Iterator[Binding]:
+    """The bindings with an id (memtui's own) declared on the screen's classes."""
+    for cls in type(screen).__mro__:
+        for binding in vars(cls).get("BINDINGS", []):
+            if isinstance(binding, Binding) and binding.id:
+                yield binding
 
 
 class ActionProvider(Provider):

@@ -53,6 +53,11 @@ class ConflictScreen(ModalScreen[Choice]):
         Binding("ctrl+k", "choose('mine')", "Keep mine", id="conflict.mine"),
         Binding("ctrl+t", "choose('theirs')", "Take theirs", id="conflict.theirs"),
     ]
+    PALETTE: ClassVar[list[tuple[str, str, str]]] = [
+        ("conflict: keep mine", "choose('mine')", "Save my version over theirs (ctrl+k)"),
+        ("conflict: take theirs", "choose('theirs')", "Keep the version on disk (ctrl+t)"),
+        ("conflict: keep editing", "choose('edit')", "Back to the editor, nothing saved (escape)"),
+    ]
 
     def __init__(self, relpath: str, theirs: str | None, mine: str) -> None:
         """`theirs` is None when the note was deleted meanwhile."""

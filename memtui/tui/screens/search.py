@@ -103,6 +103,7 @@ class SearchScreen(Screen[None]):
     ]
     PALETTE: ClassVar[list[tuple[str, str, str]]] = [
         ("search: clear", "clear", "Empty the query (ctrl+l)"),
+        ("search: go to the results", "focus_results", "Move from the query to the results (down)"),
         ("search: back", "close", "Back to the notes (escape)"),
     ]
 

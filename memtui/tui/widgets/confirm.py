@@ -30,6 +30,10 @@ class ConfirmScreen(ModalScreen[bool]):
         Binding("y", "confirm", "Yes", show=False, id="confirm.yes"),
         Binding("n", "cancel", "No", show=False, id="confirm.no"),
     ]
+    PALETTE: ClassVar[list[tuple[str, str, str]]] = [
+        ("confirm: yes", "confirm", "Go ahead (y)"),
+        ("confirm: no", "cancel", "Cancel (n, escape)"),
+    ]
 
     def __init__(self, title: str, body: str, confirm_label: str = "Confirm") -> None:
         """Store the question's title, body and the label of the confirming button."""

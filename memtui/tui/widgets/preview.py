@@ -189,7 +189,7 @@ class Preview(Vertical):
         if line is None:
             scroller.scroll_home(animate=False)
         else:
-            self._scroll_markdown_to(line)
+            self.call_after_refresh(self._scroll_markdown_to, line, note.path)
 
     def _fill_relations(self, outgoing: list[tuple[str, str | None]]) -> None:
         """List the note's relations as followable links."""
@@ -215,8 +215,14 @@ class Preview(Vertical):
         await self.query_one("#preview-rendered", VerticalScroll).mount(markdown)
         return markdown
 
-    def _scroll_markdown_to(self, line: int) -> None:
-        """Scroll the rendered body to the block holding 1-based file line `line`."""
+    def _scroll_markdown_to(self, line: int, relpath: str) -> None:
+        """Scroll the rendered body to the block holding 1-based file line `line` of `relpath`.
+
+        Called after a refresh: the new blocks have no layout yet when the body is updated, so
+        scrolling at once would find nothing to scroll to.
+        """
+        if self.relpath != relpath or self.mode != "rendered":
+            return
         body_line = line - 1 - self._frontmatter_lines
         markdown = self.query_one("#preview-body")
         scroller = self.query_one("#preview-rendered", VerticalScroll)
