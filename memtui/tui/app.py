@@ -106,7 +106,10 @@ class MemtuiApp(App[None]):
         from memtui.tui.screens.main import MainScreen
 
         theme = getattr(self.ctx.settings, "theme", None)
-        if theme and theme in self.available_themes:
+        theme_problem = self.theme_problem()
+        if theme_problem is not None:
+            self.notify(theme_problem, severity="error", timeout=12)
+        elif theme:
             self.theme = theme
         keymap = getattr(self.ctx.settings, "keymap", None)
         if keymap:
@@ -120,6 +123,17 @@ class MemtuiApp(App[None]):
         for problem in self.ctx.problems:
             self.notify(problem, severity="warning", timeout=10)
         self.call_after_refresh(self.after_first_frame)
+
+    def theme_problem(self) -> str | None:
+        """Why the configured theme cannot be used (its file, key and the known names), or None."""
+        settings = self.ctx.settings
+        theme = getattr(settings, "theme", None)
+        if not theme or theme in self.available_themes:
+            return None
+        source = getattr(settings, "source", None)
+        where = f"{source}: key" if source is not None else "config key"
+        known = ", ".join(sorted(self.available_themes))
+        return f'{where} "theme": unknown theme "{theme}" (known themes: {known})'
 
     def after_first_frame(self) -> None:
         """Check the history and start the background work once the first frame is shown."""
