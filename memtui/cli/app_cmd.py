@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 import tempfile
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -97,10 +98,14 @@ def demo_root() -> Path:
 def main(argv: Sequence[str]) -> int:
     """Parse app options and run the app; bad paths exit with status 2 and one line."""
     args = build_parser().parse_args(list(argv))
+    clock = time.time
     try:
         actor = args.actor or default_actor()
         if args.demo:
+            from memtui.demo import demo_clock
+
             root, notice = demo_root(), "Demo store: a temporary copy, edit freely."
+            clock = demo_clock()
         else:
             root, notice = resolve_root(args.path)
     except ValueError as error:
@@ -109,7 +114,7 @@ def main(argv: Sequence[str]) -> int:
     from memtui.tui.app import MemtuiApp
 
     try:
-        app = MemtuiApp(root, actor=actor, notice=notice)
+        app = MemtuiApp(root, actor=actor, notice=notice, clock=clock)
     except Exception as error:
         print(f"memtui: cannot open {root}: {error}", file=sys.stderr)
         return 2

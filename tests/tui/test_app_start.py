@@ -149,6 +149,23 @@ def test_an_unknown_theme_stops_the_command_naming_file_and_key(
     assert "nord" in err and "textual-dark" in err
 
 
+def test_the_demo_runs_on_a_clock_that_starts_at_its_scripted_present(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--demo` opens the copy with a clock starting at DEMO_NOW, so its ages and badges hold."""
+    from memtui.demo import DEMO_NOW
+
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    seen: list[tuple[float, Path]] = []
+    monkeypatch.setattr(
+        MemtuiApp, "run", lambda self, *args, **kwargs: seen.append((self.clock(), self.ctx.root))
+    )
+    assert app_main(["--demo"]) == 0
+    [(now, root)] = seen
+    assert DEMO_NOW <= now < DEMO_NOW + 60
+    assert root.is_relative_to(tmp_path) and (root / "user" / "profile.md").is_file()
+
+
 async def test_an_unknown_theme_is_reported_on_screen(store_root: Path, tmp_path: Path) -> None:
     """An app given a bad theme says so in an error notification and keeps the default theme."""
     config = tmp_path / "config.toml"
