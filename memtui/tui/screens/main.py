@@ -146,8 +146,8 @@ class MainScreen(Screen[None]):
     def on_files_changed_signal(self, paths: frozenset[str]) -> None:
         """Re-read the shown note at once when its file changed, before the index catches up."""
         shown = self.preview.relpath
-        if shown in paths and self.note_tree.cursor_relpath == shown and not self.raw:
-            self.call_later(self.load_preview)
+        if shown in paths and self.note_tree.cursor_relpath == shown:
+            self.call_later(self.reload_shown)
 
     def on_notes_changed_signal(self, paths: frozenset[str]) -> None:
         """Re-list changed folders and reload the shown note."""
@@ -156,8 +156,7 @@ class MainScreen(Screen[None]):
         self.update_status()
         shown = self.preview.relpath
         if shown is not None and shown in paths and self.note_tree.cursor_relpath == shown:
-            if not self.raw:
-                self.call_later(self.load_preview)
+            self.call_later(self.reload_shown)
         elif shown is None or self.note_tree.cursor_relpath != shown:
             self.schedule_preview()
         else:
@@ -293,6 +292,18 @@ class MainScreen(Screen[None]):
         result = self.ctx.store.view(self.ctx.virtual(relpath))
         await self.preview.show_raw(relpath, result.content)
         self._history_rows.pop(relpath, None)
+        self.refresh_side(relpath)
+
+    async def reload_shown(self) -> None:
+        """Show the changed note again; the raw view is re-rendered without recording a `view`."""
+        if not self.raw:
+            await self.load_preview()
+            return
+        relpath = self.preview.relpath
+        if relpath is None or self.preview.mode != "raw":
+            return
+        text = self.ctx.store.render_view(self.ctx.virtual(relpath))
+        await self.preview.show_raw(relpath, text, keep_position=True)
         self.refresh_side(relpath)
 
     def on_link_followed(self, message: LinkFollowed) -> None:
