@@ -19,6 +19,7 @@ from memtui.tui.widgets.side_panel import SideItemChosen, SidePanel
 
 if TYPE_CHECKING:
     from memtui.core.history import Event
+    from memtui.notes.links import Plan
     from memtui.tui.app import MemtuiApp
     from memtui.tui.commands import PaletteEntry
     from memtui.tui.context import AppContext
@@ -426,15 +427,17 @@ class MainScreen(Screen[None]):
         if entry is None:
             return
         index = self.ctx.index
-        inbound = index.backlinks(entry.relpath) if index is not None and not entry.is_dir else []
-        answer = await self.app.push_screen_wait(
-            RenameScreen(entry.relpath, len({source for source, _ in inbound}))
-        )
+        inbound: Plan = {}
+        if index is not None:
+            from memtui.notes.links import links_into
+
+            inbound = links_into(index, entry.relpath)
+        answer = await self.app.push_screen_wait(RenameScreen(entry.relpath, len(inbound)))
         if answer is None:
             return
         new_relpath, rewrite = answer
         outcome = rename_with_links(
-            self.ctx, entry.relpath, new_relpath, inbound if rewrite else []
+            self.ctx, entry.relpath, new_relpath, inbound if rewrite else {}
         )
         for event_id in outcome.event_ids:
             self.memtui.remember_event(event_id)
