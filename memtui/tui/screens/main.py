@@ -32,7 +32,7 @@ HISTORY_ROWS = 8
 class MainScreen(Screen[None]):
     """Browse the store: tree, preview, links and history; every note action starts here."""
 
-    HELP = "Tree badges: " + BADGE_HELP
+    HELP = "Tree badges:\n" + BADGE_HELP
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "search", "Search", id="main.search"),
         Binding("e", "edit", "Edit", id="main.edit"),

@@ -24,8 +24,10 @@ BADGE_GLYPHS: dict[str, tuple[str, str]] = {
 """Badge name -> (glyph, style) drawn after a note's label."""
 
 BADGE_HELP = (
-    f"◌ stale   ● changed by an agent in the last {AGENT_BADGE_DAYS} days   "
-    "⚑ secret flagged   ! parse warnings"
+    "  ◌ stale (in the review queue for a strong reason)\n"
+    f"  ● changed by an agent in the last {AGENT_BADGE_DAYS} days\n"
+    "  ⚑ secret flagged: the current text is an agent write that looked like a secret\n"
+    "  ! parse warnings"
 )
 
 
