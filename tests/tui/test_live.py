@@ -65,7 +65,7 @@ async def test_the_raw_view_follows_an_outside_write_without_recording_views(
     store_root: Path,
 ) -> None:
     """With the raw view on, an outside write re-renders it; only the toggle recorded a `view`."""
-    app = MemtuiApp(store_root, actor="human:tester")
+    app = MemtuiApp(store_root, actor="human:tester", watch=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         screen = app.screen
@@ -77,15 +77,11 @@ async def test_the_raw_view_follows_an_outside_write_without_recording_views(
         plain = screen.query_one("#preview-plain", TextArea)
         added = "- [fact] Written by another tool #outside\n"
         (store_root / NOTE).write_text(FIXTURE_NOTES[NOTE] + added, encoding="utf-8")
+        await app.apply_changes(frozenset({NOTE}))
         assert await wait_for(pilot, lambda: "Written by another tool" in plain.text)
-        changed = ("external", "/memories/tools/textual.md was changed outside memtui")
-        assert await wait_for(
-            pilot,
-            lambda: (
-                changed in [(e.actor, e.result) for e in app.ctx.history.events(command="external")]
-            ),
-        )
         await wait_idle(pilot)
+        externals = app.ctx.history.events(command="external", path="/memories/" + NOTE)
+        assert externals[0].result == "/memories/tools/textual.md was changed outside memtui"
         assert screen.preview.mode == "raw"
         assert plain.text == app.ctx.store.render_view("/memories/" + NOTE)
         assert "    13\t" + added.rstrip("\n") in plain.text.splitlines()
@@ -97,7 +93,7 @@ async def test_a_live_raw_refresh_keeps_the_cursor_and_scroll(store_root: Path) 
     """Reading far down a long raw view, an outside write does not jump back to the top."""
     big = "# Big\n" + "".join(f"- [fact] line {n}\n" for n in range(200))
     (store_root / "tools" / "big.md").write_text(big, encoding="utf-8")
-    app = MemtuiApp(store_root, actor="human:tester")
+    app = MemtuiApp(store_root, actor="human:tester", watch=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         screen = app.screen
@@ -112,6 +108,7 @@ async def test_a_live_raw_refresh_keeps_the_cursor_and_scroll(store_root: Path) 
         before = (plain.cursor_location, plain.scroll_offset)
         assert before[1].y > 0
         (store_root / "tools" / "big.md").write_text(big + "- [fact] more\n", encoding="utf-8")
+        await app.apply_changes(frozenset({"tools/big.md"}))
         assert await wait_for(pilot, lambda: "line 199" in plain.text and "more" in plain.text)
         await wait_idle(pilot)
         assert (plain.cursor_location, plain.scroll_offset) == before

@@ -236,7 +236,7 @@ async def test_the_agent_badge_marks_only_recent_agent_changes(store_root: Path)
 async def test_the_secret_badge_follows_the_current_content(store_root: Path) -> None:
     """An agent writing an AWS key badges the note; a human removing the key clears the badge."""
     note = "/memories/tools/textual.md"
-    app = MemtuiApp(store_root, actor="human:tester", clock=lambda: NOW)
+    app = MemtuiApp(store_root, actor="human:tester", watch=False, clock=lambda: NOW)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         agent = app.ctx.store.with_actor("agent:claude")
@@ -244,6 +244,7 @@ async def test_the_secret_badge_follows_the_current_content(store_root: Path) ->
         assert agent.insert(note, 12, key_line).event_id is not None
         flagged = app.ctx.history.events(path=note, limit=1)[0]
         assert flagged.flags == ("secret:aws-access-key",)
+        await app.apply_changes(frozenset({"tools/textual.md"}))
 
         def secret_badge() -> bool:
             return "secret" in app.badges.get("tools/textual.md", frozenset())
@@ -253,6 +254,7 @@ async def test_the_secret_badge_follows_the_current_content(store_root: Path) ->
         text, revision = app.ctx.store.read(note)
         removed = app.ctx.store.write(note, text.replace(key_line, ""), revision)
         assert not removed.is_error
+        await app.apply_changes(frozenset({"tools/textual.md"}))
         assert await wait_for(pilot, lambda: not secret_badge())
         assert tree_label(app, "tools/textual.md") == "textual"
         assert any(event.flags for event in app.ctx.history.events(path=note))
