@@ -14,6 +14,7 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.signal import Signal
 from textual.timer import Timer
+from textual.worker import get_current_worker
 
 from memtui.tui.context import AppContext, compute_badges, default_settings
 from memtui.tui.indexing import build_searcher, load_index
@@ -236,7 +237,7 @@ class MemtuiApp(App[None]):
 
     @work(thread=True, exclusive=True, group="badges", exit_on_error=False)
     def compute_badges(self) -> None:
-        """Compute tree badges in a thread."""
+        """Compute tree badges in a thread; a run overtaken by a newer one posts nothing."""
         index = self.ctx.index
         if index is None:
             return
@@ -245,7 +246,8 @@ class MemtuiApp(App[None]):
         except Exception as error:
             self.log.warning(f"badges not computed: {error}")
             return
-        self.post_message(BadgesReady(badges))
+        if not get_current_worker().is_cancelled:
+            self.post_message(BadgesReady(badges))
 
     def on_badges_ready(self, message: BadgesReady) -> None:
         """Install new badges and tell the screens."""

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
+import pytest
 from rich.style import Style
 from textual.widgets import OptionList, Static, TextArea
+from textual.worker import WorkerCancelled
 
 from memtui.core.store import MemoryStore
 from memtui.tui.app import MemtuiApp
@@ -258,3 +261,37 @@ async def test_the_secret_badge_follows_the_current_content(store_root: Path) ->
         assert await wait_for(pilot, lambda: not secret_badge())
         assert tree_label(app, "tools/textual.md") == "textual"
         assert any(event.flags for event in app.ctx.history.events(path=note))
+
+
+async def test_a_badge_run_overtaken_by_a_newer_one_does_not_win(
+    store_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Badges computed from an older state never replace those of a newer run that finished first."""
+    import threading
+
+    import memtui.tui.app as app_module
+
+    release = threading.Event()
+    runs: list[str] = []
+
+    def fake_badges(history: object, index: object, now: float) -> dict[str, frozenset[str]]:
+        runs.append("run")
+        if len(runs) == 1:
+            release.wait(5)
+            return {"tools/textual.md": frozenset({"secret"})}
+        return {"tools/textual.md": frozenset({"agent"})}
+
+    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_idle(pilot)
+        monkeypatch.setattr(app_module, "compute_badges", fake_badges)
+        old = app.compute_badges()
+        assert await wait_for(pilot, lambda: len(runs) == 1)
+        new = app.compute_badges()
+        await app.workers.wait_for_complete([new])
+        assert await wait_for(pilot, lambda: app.badges.get("tools/textual.md") == {"agent"})
+        release.set()
+        with contextlib.suppress(WorkerCancelled):
+            await app.workers.wait_for_complete([old])
+        await wait_idle(pilot)
+        assert app.badges == {"tools/textual.md": frozenset({"agent"})}
