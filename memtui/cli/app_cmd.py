@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 import tempfile
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -29,9 +30,37 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--actor",
         metavar="NAME",
+        type=app_actor,
         help="who you are in the history (recorded as human:NAME; default: your user name)",
     )
     return parser
+
+
+def app_actor(name: str) -> str:
+    """`human:<name>` for a plain name or a `human:` actor; any other kind is refused."""
+    kind, colon, rest = name.strip().partition(":")
+    if not colon and kind:
+        return f"human:{kind}"
+    if kind == "human" and rest.strip():
+        return f"human:{rest.strip()}"
+    raise argparse.ArgumentTypeError(
+        f"{name!r} is not a human name: the app records your own edits, so it always acts as "
+        "human:NAME (agents and outside tools are recorded by the tool and the watcher); "
+        "give a plain name such as --actor dana"
+    )
+
+
+def default_actor() -> str:
+    """The app's actor when --actor is not given: MEMTUI_ACTOR, else the login name."""
+    from memtui.core.config import login_name
+
+    name = os.environ.get("MEMTUI_ACTOR")
+    if not name:
+        return app_actor(login_name())
+    try:
+        return app_actor(name)
+    except argparse.ArgumentTypeError as error:
+        raise ValueError(f"memtui: MEMTUI_ACTOR: {error}") from error
 
 
 def resolve_root(path: str | None) -> tuple[Path, str | None]:
@@ -69,21 +98,29 @@ def demo_root() -> Path:
 def main(argv: Sequence[str]) -> int:
     """Parse app options and run the app; bad paths exit with status 2 and one line."""
     args = build_parser().parse_args(list(argv))
+    clock = time.time
     try:
+        actor = args.actor or default_actor()
         if args.demo:
+            from memtui.demo import demo_clock
+
             root, notice = demo_root(), "Demo store: a temporary copy, edit freely."
+            clock = demo_clock()
         else:
             root, notice = resolve_root(args.path)
     except ValueError as error:
         print(error, file=sys.stderr)
         return 2
-    actor = f"human:{args.actor}" if args.actor and ":" not in args.actor else args.actor
     from memtui.tui.app import MemtuiApp
 
     try:
-        app = MemtuiApp(root, actor=actor, notice=notice)
+        app = MemtuiApp(root, actor=actor, notice=notice, clock=clock)
     except Exception as error:
         print(f"memtui: cannot open {root}: {error}", file=sys.stderr)
+        return 2
+    problem = app.theme_problem()
+    if problem is not None:
+        print(f"memtui: {problem}", file=sys.stderr)
         return 2
     app.run()
     return int(app.return_code or 0)

@@ -16,7 +16,7 @@ from typing import Any
 from memtui.core.lock import META_DIR_NAME, meta_dir
 
 DB_NAME = "history.db"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 BUSY_TIMEOUT_MS = 30_000
 SQLITE_HEADER = b"SQLite format 3\x00"
 KIND_FILE = "file"
@@ -55,6 +55,7 @@ CREATE INDEX IF NOT EXISTS events_new_path ON events (new_path);
 CREATE INDEX IF NOT EXISTS events_actor ON events (actor);
 CREATE INDEX IF NOT EXISTS events_actor_kind ON events (actor_kind);
 CREATE INDEX IF NOT EXISTS events_time ON events (time);
+CREATE INDEX IF NOT EXISTS events_flagged ON events (after_hash) WHERE flags != '';
 CREATE TABLE IF NOT EXISTS blobs (
     hash TEXT PRIMARY KEY,
     size INTEGER NOT NULL,
@@ -633,11 +634,13 @@ class History:
         )
         return {path: when for path, when in rows}
 
-    def last_change_actors(self) -> dict[str, str]:
-        """Virtual path -> actor of the last change that left something there."""
+    def last_change_actors(self, since: float | None = None) -> dict[str, str]:
+        """Virtual path -> actor of the last change that left something there (at `since` or later)."""
+        window = "" if since is None else " AND time >= ?"
         rows = self._connection().execute(
             "SELECT path, new_path, actor, before_kind, after_kind FROM events"
-            " WHERE is_error = 0 AND command != 'view' ORDER BY id"
+            f" WHERE is_error = 0 AND command != 'view'{window} ORDER BY id",
+            () if since is None else (since,),
         )
         actors: dict[str, str] = {}
         for path, new_path, actor, before_kind, after_kind in rows:
@@ -657,6 +660,14 @@ class History:
             else:
                 actors[path] = actor
         return actors
+
+    def secret_flagged_paths(self) -> set[str]:
+        """Virtual paths whose recorded content is exactly what a secret-flagged event wrote."""
+        rows = self._connection().execute(
+            "SELECT path FROM file_state WHERE sha256 IN (SELECT after_hash FROM events"
+            " WHERE flags != '' AND flags LIKE '%secret:%' AND after_hash IS NOT NULL)"
+        )
+        return {path for (path,) in rows}
 
     def blob(self, digest: str) -> bytes | None:
         """The stored bytes with this sha256 hex digest, or None."""

@@ -177,6 +177,13 @@ class MemoryStore:
             tool_input["view_range"] = view_range
         return self.execute(tool_input)
 
+    def render_view(self, path: str) -> str:
+        """What `view` of `path` returns now, without recording an event (for live previews)."""
+        parsed = parse_command(self.root, {"command": "view", "path": path})
+        if isinstance(parsed, CommandOutcome):
+            return parsed.content
+        return apply_command(self.root, parsed).content
+
     def create(self, path: str, file_text: str) -> CommandResult:
         """`create` a new file."""
         return self.execute({"command": "create", "path": path, "file_text": file_text})

@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
-from memtui.demo.script import DEMO_NOTES_DIR, DEMO_NOW, create_demo_store, demo_note_paths
+from memtui.demo.script import (
+    DEMO_NOTES_DIR,
+    DEMO_NOW,
+    create_demo_store,
+    demo_clock,
+    demo_note_paths,
+)
 
-__all__ = ["DEMO_NOTES_DIR", "DEMO_NOW", "create_demo_store", "demo_note_paths"]
+__all__ = ["DEMO_NOTES_DIR", "DEMO_NOW", "create_demo_store", "demo_clock", "demo_note_paths"]

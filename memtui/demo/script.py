@@ -8,6 +8,7 @@ show ages ("3 days ago") should be given `DEMO_NOW` as their clock to match the 
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -275,6 +276,12 @@ def _replay(run: _Replay) -> None:
     run.at(1).replace("user/profile.md", _PROFILE_ANCHOR, _PROFILE_ANCHOR + _PROFILE_EDITOR_LINE)
     run.at(1, 1).fail_replace("projects/memtui.md", "- [milestone] First demo on 2026-11-10")
     run.at(0, -2).view("/memories/projects/memtui.md")
+
+
+def demo_clock(started: float | None = None) -> Callable[[], float]:
+    """A clock that reads DEMO_NOW at `started` (default: now) and then runs in real time."""
+    offset = DEMO_NOW - (time.time() if started is None else started)
+    return lambda: time.time() + offset
 
 
 def create_demo_store(dest: Path) -> Path:

@@ -6,7 +6,7 @@ import gc
 import posixpath
 import time
 from collections import Counter, deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from memtui.notes import cache as note_cache
@@ -432,6 +432,11 @@ class NoteIndex:
                         pairs.append((source, relation))
             result[target] = pairs
         return result
+
+    def unresolved_sources(self) -> Iterator[tuple[str, tuple[str, ...]]]:
+        """Each unresolved target text with the notes that use it (reads no relations)."""
+        for target in list(self._unresolved):
+            yield target, tuple(members(self._unresolved, target))
 
     def unresolved_targets(self, relpath: str) -> list[str]:
         """The distinct unresolved targets of one note, in the order they appear."""

@@ -14,6 +14,7 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.signal import Signal
 from textual.timer import Timer
+from textual.worker import get_current_worker
 
 from memtui.tui.context import AppContext, compute_badges, default_settings
 from memtui.tui.indexing import build_searcher, load_index
@@ -106,7 +107,10 @@ class MemtuiApp(App[None]):
         from memtui.tui.screens.main import MainScreen
 
         theme = getattr(self.ctx.settings, "theme", None)
-        if theme and theme in self.available_themes:
+        theme_problem = self.theme_problem()
+        if theme_problem is not None:
+            self.notify(theme_problem, severity="error", timeout=12)
+        elif theme:
             self.theme = theme
         keymap = getattr(self.ctx.settings, "keymap", None)
         if keymap:
@@ -128,6 +132,17 @@ class MemtuiApp(App[None]):
 
         if await confirm_quit_with_unsaved_edits(self):
             self.exit()
+
+    def theme_problem(self) -> str | None:
+        """Why the configured theme cannot be used (its file, key and the known names), or None."""
+        settings = self.ctx.settings
+        theme = getattr(settings, "theme", None)
+        if not theme or theme in self.available_themes:
+            return None
+        source = getattr(settings, "source", None)
+        where = f"{source}: key" if source is not None else "config key"
+        known = ", ".join(sorted(self.available_themes))
+        return f'{where} "theme": unknown theme "{theme}" (known themes: {known})'
 
     def after_first_frame(self) -> None:
         """Check the history and start the background work once the first frame is shown."""
@@ -230,7 +245,7 @@ class MemtuiApp(App[None]):
 
     @work(thread=True, exclusive=True, group="badges", exit_on_error=False)
     def compute_badges(self) -> None:
-        """Compute tree badges in a thread."""
+        """Compute tree badges in a thread; a run overtaken by a newer one posts nothing."""
         index = self.ctx.index
         if index is None:
             return
@@ -239,7 +254,8 @@ class MemtuiApp(App[None]):
         except Exception as error:
             self.log.warning(f"badges not computed: {error}")
             return
-        self.post_message(BadgesReady(badges))
+        if not get_current_worker().is_cancelled:
+            self.post_message(BadgesReady(badges))
 
     def on_badges_ready(self, message: BadgesReady) -> None:
         """Install new badges and tell the screens."""

@@ -13,6 +13,9 @@ if TYPE_CHECKING:
     from memtui.notes.index import NoteIndex
     from memtui.notes.search import Searcher
 
+AGENT_BADGE_DAYS = 7
+"""A note keeps the tree's agent badge this many days after an agent last changed it."""
+DAY = 86_400.0
 STALE_BADGE_MIN_SCORE = 2.0
 """Review score a note needs for the tree's stale badge: one strong signal (expired, a near
 duplicate, unread for 60+ days) or several weak ones, not just "never read" plus one more."""
@@ -55,19 +58,19 @@ def default_settings() -> Settings | None:
 
 
 def compute_badges(history: History, index: NoteIndex, now: float) -> dict[str, frozenset[str]]:
-    """Tree badges per note: stale, changed by an agent, secret flagged, parse warnings."""
+    """Tree badges per note: stale, recently changed by an agent, secret flagged, parse warnings."""
     badges: dict[str, set[str]] = {}
     for path, note in list(index.notes.items()):
         if note.warnings:
             badges.setdefault(path, set()).add("warning")
     prefix = "/memories/"
-    for virtual, actor in history.last_change_actors().items():
+    recent = history.last_change_actors(since=now - AGENT_BADGE_DAYS * DAY)
+    for virtual, actor in recent.items():
         if actor.startswith("agent") and virtual.startswith(prefix):
             badges.setdefault(virtual[len(prefix) :], set()).add("agent")
-    for event in history.events(limit=5000):
-        secret = any(flag.startswith("secret") for flag in event.flags)
-        if secret and event.path and event.path.startswith(prefix):
-            badges.setdefault(event.path[len(prefix) :], set()).add("secret")
+    for virtual in history.secret_flagged_paths():
+        if virtual.startswith(prefix):
+            badges.setdefault(virtual[len(prefix) :], set()).add("secret")
     try:
         from memtui.notes.stale import review
 

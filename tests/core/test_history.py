@@ -84,6 +84,60 @@ def test_agent_reads_and_change_actors(tmp_path: Path) -> None:
     }
 
 
+def test_change_actors_since_a_time_replay_only_that_window(tmp_path: Path) -> None:
+    now = [10.0]
+    agent = make_store(tmp_path, "agent:claude", now)
+    human = agent.with_actor("human:ann")
+    agent.create("/memories/old.md", "old\n")
+    agent.create("/memories/d/x.md", "x\n")
+    now[0] = 100.0
+    human.create("/memories/new.md", "new\n")
+    agent.str_replace("/memories/d/x.md", "x", "y")
+    human.rename("/memories/d", "/memories/e")
+    assert agent.history.last_change_actors(since=100.0) == {
+        "/memories/new.md": "human:ann",
+        "/memories/e": "human:ann",
+        "/memories/e/x.md": "agent:claude",
+    }
+
+
+def test_secret_flagged_paths_follow_the_current_content(tmp_path: Path) -> None:
+    now = [10.0]
+    agent = make_store(tmp_path, "agent:claude", now)
+    human = agent.with_actor("human:ann")
+    agent.create("/memories/a.md", "plain\n")
+    assert agent.history.secret_flagged_paths() == set()
+    leak = agent.str_replace("/memories/a.md", "plain", "key AKIAABCDEFGHIJKLMNOP")
+    assert leak.is_error is False
+    assert agent.history.secret_flagged_paths() == {"/memories/a.md"}
+    human.rename("/memories/a.md", "/memories/b.md")
+    assert agent.history.secret_flagged_paths() == {"/memories/b.md"}
+    _text, revision = human.read("/memories/b.md")
+    removal = human.write("/memories/b.md", "plain\n", revision)
+    assert agent.history.secret_flagged_paths() == set()
+    assert removal.event_id is not None
+    human.revert(removal.event_id)
+    assert agent.history.secret_flagged_paths() == {"/memories/b.md"}
+    conn = sqlite3.connect(tmp_path / ".memtui" / "history.db")
+    plan = conn.execute(
+        "EXPLAIN QUERY PLAN SELECT after_hash FROM events WHERE flags != ''"
+        " AND flags LIKE '%secret:%' AND after_hash IS NOT NULL"
+    ).fetchall()
+    assert "USING INDEX events_flagged" in " ".join(str(row[3]) for row in plan)
+
+
+def test_a_schema_2_history_gains_the_flagged_index_on_open(tmp_path: Path) -> None:
+    History(tmp_path).close()
+    conn = sqlite3.connect(tmp_path / ".memtui" / "history.db")
+    conn.executescript("DROP INDEX events_flagged; PRAGMA user_version = 2;")
+    conn.close()
+    History(tmp_path).close()
+    conn = sqlite3.connect(tmp_path / ".memtui" / "history.db")
+    names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='index'")}
+    assert "events_flagged" in names
+    assert conn.execute("PRAGMA user_version").fetchone() == (3,)
+
+
 def test_blobs_are_compressed_and_deduplicated(tmp_path: Path) -> None:
     store = MemoryStore(tmp_path, actor="agent:a", settings=Settings())
     text = "same content " * 200 + "\n"

@@ -59,6 +59,17 @@ def test_every_call_is_one_event_with_its_result(tmp_path: Path) -> None:
     )
 
 
+def test_render_view_is_the_view_output_without_an_event(tmp_path: Path) -> None:
+    store = make_store(tmp_path, actor="human:ann")
+    store.create("/memories/a.md", "one\ntwo\n")
+    paths = ("/memories/a.md", "/memories", "/memories/missing.md", "/memories/../x")
+    expected = [store.with_actor("agent:probe").view(path).content for path in paths]
+    recorded = len(store.history.events())
+    assert [store.render_view(path) for path in paths] == expected
+    assert len(store.history.events()) == recorded
+    assert store.render_view("/memories/a.md").splitlines()[1] == "     1\tone"
+
+
 def test_listing_skips_memtui_folder_exactly(tmp_path: Path) -> None:
     store = make_store(tmp_path)
     store.create("/memories/a.txt", "12345")

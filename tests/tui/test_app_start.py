@@ -6,10 +6,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from textual.widgets import Static, TextArea
+from textual.widgets._toast import Toast
 
+from memtui.cli.app_cmd import build_parser, resolve_root
 from memtui.cli.app_cmd import main as app_main
-from memtui.cli.app_cmd import resolve_root
+from memtui.core.config import Settings
 from memtui.tui.app import MemtuiApp
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.widgets.note_tree import NoteTree, list_folder
@@ -91,3 +94,96 @@ async def test_the_plain_view_is_created_only_when_a_big_note_is_shown(store_roo
         await wait_idle(pilot)
         assert screen.preview.mode == "plain"
         assert screen.query_one("#preview-plain", TextArea).text == big
+
+
+def test_actor_is_always_recorded_as_a_human() -> None:
+    """`--actor NAME` and `--actor human:NAME` become `human:NAME`; the default is human too."""
+    parser = build_parser()
+    assert parser.parse_args(["--actor", "dana"]).actor == "human:dana"
+    assert parser.parse_args(["--actor", "human:dana"]).actor == "human:dana"
+    assert parser.parse_args([]).actor is None
+
+
+@pytest.mark.parametrize("actor", ["agent:x", "external:sync", "human:", "bot:y"])
+def test_a_non_human_actor_is_refused_with_a_clear_message(
+    actor: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The app's own edits are never recorded as an agent or an outside tool: exit 2, one reason."""
+    with pytest.raises(SystemExit) as exited:
+        build_parser().parse_args(["--actor", actor])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument --actor: {actor!r} is not a human name" in err
+    assert "always acts as human:NAME" in err
+
+
+def test_an_agent_actor_from_the_environment_is_refused(
+    store_root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """MEMTUI_ACTOR=agent:x cannot make the app record as an agent either."""
+    monkeypatch.setattr(MemtuiApp, "run", lambda self, *args, **kwargs: None)
+    monkeypatch.setenv("MEMTUI_ACTOR", "agent:x")
+    assert app_main([str(store_root)]) == 2
+    assert capsys.readouterr().err.startswith("memtui: MEMTUI_ACTOR: 'agent:x' is not a human")
+
+
+def write_config(text: str) -> Path:
+    """Write the user config file found through XDG_CONFIG_HOME; returns its path."""
+    import os
+
+    path = Path(os.environ["XDG_CONFIG_HOME"]) / "memtui" / "config.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_an_unknown_theme_stops_the_command_naming_file_and_key(
+    store_root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Like every other bad config value: exit 2 with the file, the key and the known names."""
+    monkeypatch.setattr(MemtuiApp, "run", lambda self, *args, **kwargs: None)
+    config = write_config('theme = "no-such-theme"\n')
+    assert app_main([str(store_root)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f'memtui: {config}: key "theme": unknown theme "no-such-theme"')
+    assert "nord" in err and "textual-dark" in err
+
+
+def test_the_demo_runs_on_a_clock_that_starts_at_its_scripted_present(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--demo` opens the copy with a clock starting at DEMO_NOW, so its ages and badges hold."""
+    from memtui.demo import DEMO_NOW
+
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    seen: list[tuple[float, Path]] = []
+    monkeypatch.setattr(
+        MemtuiApp, "run", lambda self, *args, **kwargs: seen.append((self.clock(), self.ctx.root))
+    )
+    assert app_main(["--demo"]) == 0
+    [(now, root)] = seen
+    assert DEMO_NOW <= now < DEMO_NOW + 60
+    assert root.is_relative_to(tmp_path) and (root / "user" / "profile.md").is_file()
+
+
+async def test_an_unknown_theme_is_reported_on_screen(store_root: Path, tmp_path: Path) -> None:
+    """An app given a bad theme says so in an error notification and keeps the default theme."""
+    config = tmp_path / "config.toml"
+    settings = Settings(theme="no-such-theme", source=config)
+    app = MemtuiApp(store_root, actor="human:tester", settings=settings, watch=False)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await wait_idle(pilot)
+        toasts = [str(toast.render()) for toast in app.screen.query(Toast)]
+        assert any(
+            f'{config}: key "theme": unknown theme "no-such-theme"' in text for text in toasts
+        )
+        assert app.theme == "textual-dark"
+
+
+async def test_a_known_theme_is_applied(store_root: Path) -> None:
+    """A valid theme name in the settings becomes the app's theme, with no error shown."""
+    app = MemtuiApp(store_root, actor="human:tester", settings=Settings(theme="nord"), watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_idle(pilot)
+        assert app.theme == "nord"
+        assert app.theme_problem() is None

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import Input, TextArea
+from textual.pilot import Pilot
+from textual.widgets import Checkbox, Input, TextArea
 
+from memtui.notes.links import links_into
 from memtui.tui.app import MemtuiApp
-from memtui.tui.screens.dialogs import note_template
+from memtui.tui.screens.dialogs import RenameScreen, note_template
 from memtui.tui.screens.editor import ConflictScreen, EditorScreen
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.widgets.confirm import ConfirmScreen
@@ -132,8 +134,34 @@ async def test_new_note_from_the_template(store_root: Path) -> None:
         )
 
 
+async def rename_in_app(app: MemtuiApp, pilot: Pilot[None], relpath: str, new: str) -> str:
+    """Select `relpath`, press `m`, type `new` and confirm; returns the link checkbox's label."""
+    screen = app.screen
+    assert isinstance(screen, MainScreen)
+    screen.show_path(relpath)
+    assert await wait_for(pilot, lambda: screen.note_tree.cursor_relpath == relpath)
+    await pilot.press("m")
+    assert await wait_for(pilot, lambda: isinstance(app.screen, RenameScreen))
+    label = str(app.screen.query_one("#rename-links", Checkbox).label)
+    app.screen.query_one("#rename-path", Input).value = new
+    await pilot.press("enter")
+    return label
+
+
+def drop_permalink(path: Path) -> None:
+    """Remove a note's frontmatter permalink, so its permalink follows its path."""
+    path.write_text(
+        "".join(
+            line
+            for line in path.read_text(encoding="utf-8").splitlines(keepends=True)
+            if not line.startswith("permalink:")
+        ),
+        encoding="utf-8",
+    )
+
+
 async def test_rename_rewrites_inbound_links(store_root: Path) -> None:
-    """Moving a note offers to rewrite links; each rewrite is a str_replace through the core."""
+    """Moving a note rewrites the path links that broke, as a human `write` through the core."""
     app = MemtuiApp(store_root, actor="human:tester", watch=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
@@ -145,26 +173,76 @@ async def test_rename_rewrites_inbound_links(store_root: Path) -> None:
             encoding="utf-8",
         )
         target = store_root / NOTE
-        target.write_text(
-            target.read_text(encoding="utf-8").replace("permalink: tools/textual\n", ""),
-            encoding="utf-8",
-        )
+        drop_permalink(target)
         await screen.changed({"projects/memtui.md", NOTE})
-        screen.show_path(NOTE)
-        await pilot.pause(0.1)
-        await pilot.press("m")
-        await pilot.pause(0.1)
-        app.screen.query_one("#rename-path", Input).value = "libs/textual.md"
-        await pilot.press("enter")
-        assert await wait_for(pilot, lambda: "[[Textual]]" in source.read_text(encoding="utf-8"))
+        label = await rename_in_app(app, pilot, NOTE, "libs/textual.md")
+        assert label == "Rewrite links in 1 note(s) that point here"
+        assert await wait_for(
+            pilot, lambda: "[[libs/textual]]" in source.read_text(encoding="utf-8")
+        )
         assert not target.exists() and (store_root / "libs" / "textual.md").exists()
-        assert source.read_text(encoding="utf-8") == FIXTURE_NOTES["projects/memtui.md"]
+        assert source.read_text(encoding="utf-8") == FIXTURE_NOTES["projects/memtui.md"].replace(
+            "[[Textual]]", "[[libs/textual]]"
+        )
         changes = [(e.actor, e.command, e.path) for e in app.ctx.history.events(limit=2)]
         assert changes == [
-            ("human:tester", "str_replace", "/memories/projects/memtui.md"),
+            ("human:tester", "write", "/memories/projects/memtui.md"),
             ("human:tester", "rename", "/memories/tools/textual.md"),
         ]
         assert await wait_for(pilot, lambda: screen.note_tree.cursor_relpath == "libs/textual.md")
+
+
+async def test_rename_rewrites_alias_heading_and_relation_links(store_root: Path) -> None:
+    """`[[T|alias]]`, `[[T#heading]]` and `- rel [[T]]` all follow a note whose title changed."""
+    rich = store_root / "tools" / "rich.md"
+    rich.write_text("# Rich\n\n## Usage\n", encoding="utf-8")
+    prefs = store_root / "user" / "preferences.md"
+    links = "- see [[rich|the Rich lib]] and [[rich#Usage]]\n- depends_on [[rich]]\n"
+    prefs.write_text(FIXTURE_NOTES["user/preferences.md"] + links, encoding="utf-8")
+    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_idle(pilot)
+        label = await rename_in_app(app, pilot, "tools/rich.md", "tools/rich-text.md")
+        assert label == "Rewrite links in 1 note(s) that point here"
+        renamed = links.replace("[[rich", "[[rich-text")
+        assert await wait_for(pilot, lambda: renamed in prefs.read_text(encoding="utf-8"))
+        assert prefs.read_text(encoding="utf-8") == FIXTURE_NOTES["user/preferences.md"] + renamed
+        assert app.ctx.index is not None
+        assert [s for s, _ in app.ctx.index.backlinks("tools/rich-text.md")] == [
+            "user/preferences.md"
+        ]
+
+
+async def test_moving_a_folder_rewrites_links_into_its_notes_and_undo_restores_them(
+    store_root: Path,
+) -> None:
+    """A folder move offers the rewrite; links into any note below it follow; `u` undoes one."""
+    drop_permalink(store_root / NOTE)
+    source = store_root / "projects" / "memtui.md"
+    original = FIXTURE_NOTES["projects/memtui.md"].replace(
+        "- uses [[Textual]]\n", "- uses [[tools/textual|Textual]]\n- see [[tools/textual#Tips]]\n"
+    )
+    source.write_text(original, encoding="utf-8")
+    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_idle(pilot)
+        label = await rename_in_app(app, pilot, "tools", "libs")
+        assert label == "Rewrite links in 1 note(s) that point here"
+        moved = original.replace("[[tools/textual", "[[libs/textual")
+        assert await wait_for(pilot, lambda: source.read_text(encoding="utf-8") == moved)
+        assert (store_root / "libs" / "textual.md").exists() and not (store_root / "tools").exists()
+        changes = [(e.actor, e.command, e.path) for e in app.ctx.history.events(limit=2)]
+        assert changes == [
+            ("human:tester", "write", "/memories/projects/memtui.md"),
+            ("human:tester", "rename", "/memories/tools"),
+        ]
+        index = app.ctx.index
+        assert index is not None
+        await wait_idle(pilot)
+        assert list(links_into(index, "libs")) == ["projects/memtui.md"]
+        await pilot.press("u")
+        assert await wait_for(pilot, lambda: source.read_text(encoding="utf-8") == original)
+        assert app.ctx.history.events(limit=1)[0].command == "revert"
 
 
 async def test_delete_then_undo_restores_the_note(store_root: Path) -> None:

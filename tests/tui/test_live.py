@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import Static
+from textual.widgets import Static, TextArea
 
 from memtui.tui.app import MemtuiApp
 from memtui.tui.screens.main import MainScreen
@@ -59,6 +59,59 @@ async def test_an_outside_write_appears_live_and_is_recorded(store_root: Path) -
         assert "outside" in app.ctx.index.notes[NOTE].tags or any(
             "#outside" in o.content for o in app.ctx.index.notes[NOTE].observations
         )
+
+
+async def test_the_raw_view_follows_an_outside_write_without_recording_views(
+    store_root: Path,
+) -> None:
+    """With the raw view on, an outside write re-renders it; only the toggle recorded a `view`."""
+    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_idle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        screen.show_path(NOTE)
+        assert await wait_for(pilot, lambda: screen.preview.relpath == NOTE)
+        await pilot.press("v")
+        assert await wait_for(pilot, lambda: screen.preview.mode == "raw")
+        plain = screen.query_one("#preview-plain", TextArea)
+        added = "- [fact] Written by another tool #outside\n"
+        (store_root / NOTE).write_text(FIXTURE_NOTES[NOTE] + added, encoding="utf-8")
+        await app.apply_changes(frozenset({NOTE}))
+        assert await wait_for(pilot, lambda: "Written by another tool" in plain.text)
+        await wait_idle(pilot)
+        externals = app.ctx.history.events(command="external", path="/memories/" + NOTE)
+        assert externals[0].result == "/memories/tools/textual.md was changed outside memtui"
+        assert screen.preview.mode == "raw"
+        assert plain.text == app.ctx.store.render_view("/memories/" + NOTE)
+        assert "    13\t" + added.rstrip("\n") in plain.text.splitlines()
+        views = app.ctx.history.events(command="view")
+        assert [(e.actor, e.path) for e in views] == [("human:tester", "/memories/" + NOTE)]
+
+
+async def test_a_live_raw_refresh_keeps_the_cursor_and_scroll(store_root: Path) -> None:
+    """Reading far down a long raw view, an outside write does not jump back to the top."""
+    big = "# Big\n" + "".join(f"- [fact] line {n}\n" for n in range(200))
+    (store_root / "tools" / "big.md").write_text(big, encoding="utf-8")
+    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_idle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        screen.show_path("tools/big.md")
+        assert await wait_for(pilot, lambda: screen.preview.relpath == "tools/big.md")
+        await pilot.press("v")
+        assert await wait_for(pilot, lambda: screen.preview.mode == "raw")
+        plain = screen.query_one("#preview-plain", TextArea)
+        plain.move_cursor((120, 0))
+        await pilot.pause()
+        before = (plain.cursor_location, plain.scroll_offset)
+        assert before[1].y > 0
+        (store_root / "tools" / "big.md").write_text(big + "- [fact] more\n", encoding="utf-8")
+        await app.apply_changes(frozenset({"tools/big.md"}))
+        assert await wait_for(pilot, lambda: "line 199" in plain.text and "more" in plain.text)
+        await wait_idle(pilot)
+        assert (plain.cursor_location, plain.scroll_offset) == before
 
 
 async def test_an_agent_write_is_visible_and_not_double_counted(store_root: Path) -> None:

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
+import pytest
 from rich.style import Style
 from textual.widgets import OptionList, Static, TextArea
+from textual.worker import WorkerCancelled
 
+from memtui.core.store import MemoryStore
 from memtui.tui.app import MemtuiApp
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.widgets.note_tree import NoteTree
@@ -196,3 +200,98 @@ async def test_the_side_panel_reads_history_off_the_ui_thread_and_skips_unchange
         screen.refresh_side("tools/textual.md")
         await wait_idle(pilot)
         assert side.get_option_at_index(0) is first
+
+
+NOW = 1_790_000_000.0
+DAY = 86_400.0
+
+
+def tree_label(app: MemtuiApp, relpath: str) -> str:
+    """The tree's label of a note, badges included."""
+    tree = app.screen.query_one(NoteTree)
+    tree.select_path(relpath)
+    node = tree.node_for(relpath)
+    assert node is not None
+    return tree.render_label(node, Style(), Style()).plain
+
+
+async def test_the_agent_badge_marks_only_recent_agent_changes(store_root: Path) -> None:
+    """An agent edit two days ago is badged; one eight days ago (by the app's clock) is not."""
+    for days_ago, relpath, old, new in (
+        (8, "tools/textual.md", "A TUI framework", "A Python TUI framework"),
+        (2, "user/preferences.md", "Prefers short answers", "Prefers short, direct answers"),
+    ):
+        agent = MemoryStore(
+            store_root, actor="agent:claude", clock=lambda d=days_ago: NOW - d * DAY
+        )
+        assert not agent.str_replace("/memories/" + relpath, old, new).is_error
+        agent.history.close()
+    app = MemtuiApp(store_root, actor="human:tester", watch=False, clock=lambda: NOW)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_idle(pilot)
+        assert await wait_for(pilot, lambda: bool(app.badges))
+        agent_badged = sorted(path for path, names in app.badges.items() if "agent" in names)
+        assert agent_badged == ["user/preferences.md"]
+        assert tree_label(app, "user/preferences.md") == "preferences ●"
+        assert tree_label(app, "tools/textual.md") == "textual"
+
+
+async def test_the_secret_badge_follows_the_current_content(store_root: Path) -> None:
+    """An agent writing an AWS key badges the note; a human removing the key clears the badge."""
+    note = "/memories/tools/textual.md"
+    app = MemtuiApp(store_root, actor="human:tester", watch=False, clock=lambda: NOW)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_idle(pilot)
+        agent = app.ctx.store.with_actor("agent:claude")
+        key_line = "- [fact] deploy key AKIAABCDEFGHIJKLMNOP\n"
+        assert agent.insert(note, 12, key_line).event_id is not None
+        flagged = app.ctx.history.events(path=note, limit=1)[0]
+        assert flagged.flags == ("secret:aws-access-key",)
+        await app.apply_changes(frozenset({"tools/textual.md"}))
+
+        def secret_badge() -> bool:
+            return "secret" in app.badges.get("tools/textual.md", frozenset())
+
+        assert await wait_for(pilot, secret_badge)
+        assert tree_label(app, "tools/textual.md") == "textual ● ⚑"
+        text, revision = app.ctx.store.read(note)
+        removed = app.ctx.store.write(note, text.replace(key_line, ""), revision)
+        assert not removed.is_error
+        await app.apply_changes(frozenset({"tools/textual.md"}))
+        assert await wait_for(pilot, lambda: not secret_badge())
+        assert tree_label(app, "tools/textual.md") == "textual"
+        assert any(event.flags for event in app.ctx.history.events(path=note))
+
+
+async def test_a_badge_run_overtaken_by_a_newer_one_does_not_win(
+    store_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Badges computed from an older state never replace those of a newer run that finished first."""
+    import threading
+
+    import memtui.tui.app as app_module
+
+    release = threading.Event()
+    runs: list[str] = []
+
+    def fake_badges(history: object, index: object, now: float) -> dict[str, frozenset[str]]:
+        runs.append("run")
+        if len(runs) == 1:
+            release.wait(5)
+            return {"tools/textual.md": frozenset({"secret"})}
+        return {"tools/textual.md": frozenset({"agent"})}
+
+    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_idle(pilot)
+        monkeypatch.setattr(app_module, "compute_badges", fake_badges)
+        old = app.compute_badges()
+        assert await wait_for(pilot, lambda: len(runs) == 1)
+        new = app.compute_badges()
+        await app.workers.wait_for_complete([new])
+        assert await wait_for(pilot, lambda: app.badges.get("tools/textual.md") == {"agent"})
+        release.set()
+        with contextlib.suppress(WorkerCancelled):
+            await app.workers.wait_for_complete([old])
+        await wait_idle(pilot)
+        assert app.badges == {"tools/textual.md": frozenset({"agent"})}

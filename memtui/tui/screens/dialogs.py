@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from memtui.core.history import HistoryCorrupt
     from memtui.core.result import CommandResult
     from memtui.core.store import MemoryStore
-    from memtui.notes.model import Relation
+    from memtui.notes.links import Plan
     from memtui.tui.context import AppContext
 
 UNSAFE_NAME = re.compile(r"[\\/:*?\"<>|\x00-\x1f]+")
@@ -75,10 +75,8 @@ class RenameOutcome:
     summary: str = ""
 
 
-def rename_with_links(
-    ctx: AppContext, old: str, new: str, inbound: list[tuple[str, Relation]]
-) -> RenameOutcome:
-    """Rename through the store, then rewrite `[[links]]` that no longer resolve, one str_replace each."""
+def rename_with_links(ctx: AppContext, old: str, new: str, inbound: Plan) -> RenameOutcome:
+    """Rename through the store, then rewrite the `inbound` links that no longer resolve."""
     outcome = RenameOutcome()
     new = new.strip().strip("/")
     result = ctx.store.rename(ctx.virtual(old), ctx.virtual(new))
@@ -92,51 +90,36 @@ def rename_with_links(
     if not inbound or index is None:
         return outcome
     index.update_paths([old, new])
-    new_target = _link_target_for(ctx, new)
+    from memtui.notes.links import retargets
+
     failures = 0
-    for source, relation in inbound:
-        source = new if source == old else source
-        if index.resolve(relation.target, source) == new:
-            continue
-        done, event_ids = _rewrite_links(ctx, source, relation.target, new_target)
-        outcome.event_ids.extend(event_ids)
-        if done:
-            outcome.rewritten.append(source)
-        else:
+    for source, renames in retargets(index, inbound, old, new).items():
+        event_id = _rewrite_links(ctx, source, renames)
+        if event_id is None:
             failures += 1
-    outcome.summary += f"; rewrote links in {len(set(outcome.rewritten))} note(s)"
+        else:
+            outcome.event_ids.append(event_id)
+            outcome.rewritten.append(source)
+    outcome.summary += f"; rewrote links in {len(outcome.rewritten)} note(s)"
     if failures:
-        outcome.summary += f", {failures} link(s) could not be rewritten"
+        outcome.summary += f", {failures} note(s) could not be rewritten"
     return outcome
 
 
-def _link_target_for(ctx: AppContext, relpath: str) -> str:
-    """How a link should name the note now: its title when that resolves, else its path."""
-    index = ctx.index
-    note = index.notes.get(relpath) if index is not None else None
-    if note is not None and index is not None and index.resolve(note.title) == relpath:
-        return note.title
-    return relpath.removesuffix(".md")
+def _rewrite_links(ctx: AppContext, source: str, renames: dict[str, str]) -> int | None:
+    """Point the links of `source` at their new names with one `write`; its event id, or None."""
+    from memtui.notes.links import rewrite_links
 
-
-def _rewrite_links(
-    ctx: AppContext, source: str, old_target: str, new_target: str
-) -> tuple[bool, list[int]]:
-    """Replace `[[old_target]]` with `[[new_target]]` in `source`, line by line via str_replace."""
     virtual = ctx.virtual(source)
     try:
-        text, _revision = ctx.store.read(virtual)
+        text, revision = ctx.store.read(virtual)
     except Exception:
-        return False, []
-    needle = f"[[{old_target}]]"
-    event_ids: list[int] = []
-    done = False
-    for line in dict.fromkeys(line for line in text.splitlines() if needle in line):
-        result = ctx.store.str_replace(virtual, line, line.replace(needle, f"[[{new_target}]]"))
-        if result.event_id is not None and not result.is_error:
-            event_ids.append(result.event_id)
-        done = done or not result.is_error
-    return done, event_ids
+        return None
+    rewritten, count = rewrite_links(text, renames)
+    if count == 0:
+        return None
+    result = ctx.store.write(virtual, rewritten, revision)
+    return None if result.is_error else result.event_id
 
 
 class FormDialog(ModalScreen[Answer | None]):

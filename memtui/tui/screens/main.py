@@ -19,6 +19,7 @@ from memtui.tui.widgets.side_panel import SideItemChosen, SidePanel
 
 if TYPE_CHECKING:
     from memtui.core.history import Event
+    from memtui.notes.links import Plan
     from memtui.tui.app import MemtuiApp
     from memtui.tui.commands import PaletteEntry
     from memtui.tui.context import AppContext
@@ -31,7 +32,7 @@ HISTORY_ROWS = 8
 class MainScreen(Screen[None]):
     """Browse the store: tree, preview, links and history; every note action starts here."""
 
-    HELP = "Tree badges: " + BADGE_HELP
+    HELP = "Tree badges:\n" + BADGE_HELP
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "search", "Search", id="main.search"),
         Binding("e", "edit", "Edit", id="main.edit"),
@@ -146,8 +147,8 @@ class MainScreen(Screen[None]):
     def on_files_changed_signal(self, paths: frozenset[str]) -> None:
         """Re-read the shown note at once when its file changed, before the index catches up."""
         shown = self.preview.relpath
-        if shown in paths and self.note_tree.cursor_relpath == shown and not self.raw:
-            self.call_later(self.load_preview)
+        if shown in paths and self.note_tree.cursor_relpath == shown:
+            self.call_later(self.reload_shown)
 
     def on_notes_changed_signal(self, paths: frozenset[str]) -> None:
         """Re-list changed folders and reload the shown note."""
@@ -156,8 +157,7 @@ class MainScreen(Screen[None]):
         self.update_status()
         shown = self.preview.relpath
         if shown is not None and shown in paths and self.note_tree.cursor_relpath == shown:
-            if not self.raw:
-                self.call_later(self.load_preview)
+            self.call_later(self.reload_shown)
         elif shown is None or self.note_tree.cursor_relpath != shown:
             self.schedule_preview()
         else:
@@ -295,6 +295,18 @@ class MainScreen(Screen[None]):
         self._history_rows.pop(relpath, None)
         self.refresh_side(relpath)
 
+    async def reload_shown(self) -> None:
+        """Show the changed note again; the raw view is re-rendered without recording a `view`."""
+        if not self.raw:
+            await self.load_preview()
+            return
+        relpath = self.preview.relpath
+        if relpath is None or self.preview.mode != "raw":
+            return
+        text = self.ctx.store.render_view(self.ctx.virtual(relpath))
+        await self.preview.show_raw(relpath, text, keep_position=True)
+        self.refresh_side(relpath)
+
     def on_link_followed(self, message: LinkFollowed) -> None:
         """Follow a link from the preview."""
         self.follow(message.target, message.source)
@@ -415,15 +427,17 @@ class MainScreen(Screen[None]):
         if entry is None:
             return
         index = self.ctx.index
-        inbound = index.backlinks(entry.relpath) if index is not None and not entry.is_dir else []
-        answer = await self.app.push_screen_wait(
-            RenameScreen(entry.relpath, len({source for source, _ in inbound}))
-        )
+        inbound: Plan = {}
+        if index is not None:
+            from memtui.notes.links import links_into
+
+            inbound = links_into(index, entry.relpath)
+        answer = await self.app.push_screen_wait(RenameScreen(entry.relpath, len(inbound)))
         if answer is None:
             return
         new_relpath, rewrite = answer
         outcome = rename_with_links(
-            self.ctx, entry.relpath, new_relpath, inbound if rewrite else []
+            self.ctx, entry.relpath, new_relpath, inbound if rewrite else {}
         )
         for event_id in outcome.event_ids:
             self.memtui.remember_event(event_id)

@@ -13,6 +13,8 @@ from textual.binding import Binding, BindingType
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
+from memtui.tui.context import AGENT_BADGE_DAYS
+
 BADGE_GLYPHS: dict[str, tuple[str, str]] = {
     "stale": ("◌", "dim"),
     "agent": ("●", "bold cyan"),
@@ -21,7 +23,12 @@ BADGE_GLYPHS: dict[str, tuple[str, str]] = {
 }
 """Badge name -> (glyph, style) drawn after a note's label."""
 
-BADGE_HELP = "◌ stale   ● changed by an agent   ⚑ secret flagged   ! parse warnings"
+BADGE_HELP = (
+    "  ◌ stale (in the review queue for a strong reason)\n"
+    f"  ● changed by an agent in the last {AGENT_BADGE_DAYS} days\n"
+    "  ⚑ secret flagged: the current text is an agent write that looked like a secret\n"
+    "  ! parse warnings"
+)
 
 
 @dataclass(frozen=True, slots=True)

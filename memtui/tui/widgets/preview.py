@@ -243,11 +243,20 @@ class Preview(Vertical):
         await self.mount(plain)
         return plain
 
-    async def _show_plain(self, text: str, line: int | None, title: str | None) -> None:
-        """Show text in the read-only text area, cursor on `line`; unchanged text is not reloaded."""
+    async def _show_plain(
+        self, text: str, line: int | None, title: str | None, *, keep_position: bool = False
+    ) -> None:
+        """Show text in the read-only text area, cursor on `line` (or where it was when kept)."""
         plain = await self.plain_area()
         self._set_mode("plain" if title is None else "raw")
         plain.soft_wrap = title is not None
+        if keep_position:
+            cursor, scroll = plain.cursor_location, plain.scroll_offset
+            if plain.text != text:
+                plain.load_text(text)
+            plain.move_cursor(cursor)
+            plain.scroll_to(scroll.x, scroll.y, animate=False, immediate=True)
+            return
         if plain.text != text:
             plain.load_text(text)
         row = 0 if line is None else max(0, line - 1)
@@ -255,14 +264,14 @@ class Preview(Vertical):
         if line is None:
             plain.scroll_home(animate=False)
 
-    async def show_raw(self, relpath: str, view_text: str) -> None:
+    async def show_raw(self, relpath: str, view_text: str, *, keep_position: bool = False) -> None:
         """Show exactly what the agent's `view` returns, with its token estimate."""
         self.relpath = relpath
         self._shown_text = None
         self.query_one("#preview-header", Static).update(
             f"≈ {estimate_tokens(view_text):,} tokens  ·  raw view of /memories/{relpath}"
         )
-        await self._show_plain(view_text, None, title="raw")
+        await self._show_plain(view_text, None, title="raw", keep_position=keep_position)
 
     @on(OptionList.OptionSelected, "#preview-relations")
     def _relation_chosen(self, event: OptionList.OptionSelected) -> None:

@@ -1,0 +1,167 @@
+"""Wikilinks after a move: which notes link into the moved notes, and their text rewritten."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from memtui.notes.frontmatter_norm import read_frontmatter
+
+if TYPE_CHECKING:
+    from memtui.notes.index import NoteIndex
+
+_WIKILINK = re.compile(r"(?<!\\)\[\[([^\[\]\n]+)\]\]")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).+?(?<!`)\1(?!`)")
+_SUFFIX = re.compile(r"\\?\||#")
+"""Where a link's target ends: `[[T|alias]]`, `[[T\\|alias]]` (in a table) or `[[T#heading]]`."""
+
+Plan = dict[str, dict[str, str]]
+"""Source note -> {link target text as written -> the note it names}."""
+
+
+@dataclass(frozen=True)
+class Wikilink:
+    """One `[[...]]` in a text: the span of what is between the brackets, and that text."""
+
+    start: int
+    end: int
+    inner: str
+
+    def names(self) -> list[str]:
+        """The names the link may mean: the whole inner text, then the part before `|` or `#`."""
+        whole = self.inner.strip()
+        base = _SUFFIX.split(self.inner, maxsplit=1)[0].strip()
+        return [whole] if base in ("", whole) else [whole, base]
+
+
+def _body_start(text: str) -> int:
+    """Where the note's body starts (links in frontmatter are not links)."""
+    return read_frontmatter(text, "note").body_start if text.startswith("---") else 0
+
+
+def _masked(line: str) -> str:
+    """The line with inline code spans blanked out, so positions still match."""
+    return _CODE_SPAN.sub(lambda match: " " * len(match.group(0)), line)
+
+
+def wikilinks(text: str) -> Iterator[Wikilink]:
+    """Every wikilink in the body, skipping frontmatter, fenced code, code spans and `\\[[`."""
+    offset = _body_start(text)
+    fence: str | None = None
+    for line in text[offset:].splitlines(keepends=True):
+        opening = _FENCE.match(line)
+        if fence is not None:
+            if opening and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence):
+                fence = None
+        elif opening:
+            fence = opening.group(1)
+        elif "[[" in line:
+            for match in _WIKILINK.finditer(_masked(line)):
+                start = offset + match.start(1)
+                yield Wikilink(
+                    start, start + len(match.group(1)), line[match.start(1) : match.end(1)]
+                )
+        offset += len(line)
+
+
+def rewrite_links(text: str, renames: Mapping[str, str]) -> tuple[str, int]:
+    """`text` with each wikilink naming a key of `renames` pointed at its value; and how many.
+
+    The whole target is matched first, then the part before `|alias` or `#heading`, which is kept.
+    """
+    pieces: list[str] = []
+    done = 0
+    count = 0
+    for link in wikilinks(text):
+        for key in link.names():
+            if key in renames:
+                begin = link.start + link.inner.index(key)
+                pieces += [text[done:begin], renames[key]]
+                done = begin + len(key)
+                count += 1
+                break
+    pieces.append(text[done:])
+    return "".join(pieces), count
+
+
+def moved_path(relpath: str, old: str, new: str) -> str:
+    """Where `relpath` is after `old` (a note or a folder) moved to `new`."""
+    if relpath == old:
+        return new
+    if relpath.startswith(old + "/"):
+        return new + relpath[len(old) :]
+    return relpath
+
+
+def notes_at(index: NoteIndex, relpath: str) -> set[str]:
+    """The note at `relpath`, or every note in the folder at `relpath`."""
+    if relpath in index.notes:
+        return {relpath}
+    prefix = relpath.strip("/") + "/"
+    return {path for path in index.notes if path.startswith(prefix)}
+
+
+def _candidate_sources(index: NoteIndex, moved: set[str]) -> set[str]:
+    """Notes with a link into `moved`: backlinks, plus `[[T|alias]]` / `[[T#h]]` forms of them."""
+    sources = {source for relpath in moved for source, _relation in index.backlinks(relpath)}
+    for target, users in index.unresolved_sources():
+        base = _SUFFIX.split(target, maxsplit=1)[0].strip()
+        if base and base != target.strip():
+            sources.update(user for user in users if index.resolve(base, user) in moved)
+    return sources
+
+
+def links_into(index: NoteIndex, relpath: str) -> Plan:
+    """For the note or folder at `relpath`: every note linking into it and the links it uses."""
+    moved = notes_at(index, relpath)
+    plan: Plan = {}
+    for source in sorted(_candidate_sources(index, moved)):
+        text = index.texts.get(source)
+        if text is None:
+            continue
+        targets: dict[str, str] = {}
+        for link in wikilinks(text):
+            for key in link.names():
+                found = index.resolve(key, source)
+                if found in moved:
+                    targets.setdefault(key, found)
+                    break
+        if targets:
+            plan[source] = targets
+    return plan
+
+
+def link_name(index: NoteIndex, relpath: str, like: str) -> str:
+    """How a link should name `relpath` now: a path for a path-like link, else its title."""
+    stem = relpath.removesuffix(".md")
+    note = index.notes.get(relpath)
+    named = [stem, note.permalink] if note is not None else [stem]
+    titled = [note.title] if note is not None else []
+    for name in (named + titled) if "/" in like else (titled + named):
+        if name and index.resolve(name) == relpath:
+            return name
+    return stem
+
+
+def retargets(index: NoteIndex, plan: Plan, old: str, new: str) -> Plan:
+    """After `old` moved to `new` (index updated): per source's new path, link text -> new text.
+
+    Links that still reach their note (by title, or a permalink kept in the frontmatter) are left.
+    """
+    result: Plan = {}
+    for source, targets in plan.items():
+        source_now = moved_path(source, old, new)
+        renames: dict[str, str] = {}
+        for key, target in targets.items():
+            target_now = moved_path(target, old, new)
+            if index.resolve(key, source_now) == target_now:
+                continue
+            name = link_name(index, target_now, key)
+            if name != key:
+                renames[key] = name
+        if renames:
+            result[source_now] = renames
+    return result
