@@ -669,6 +669,14 @@ class History:
         )
         return {path for (path,) in rows}
 
+    def secret_flagged_event_paths(self) -> set[str]:
+        """Virtual paths that a secret-flagged event wrote to, whatever they hold now."""
+        rows = self._connection().execute(
+            "SELECT DISTINCT COALESCE(new_path, path) FROM events"
+            " WHERE flags != '' AND flags LIKE '%secret:%' AND path IS NOT NULL"
+        )
+        return {path for (path,) in rows}
+
     def blob(self, digest: str) -> bytes | None:
         """The stored bytes with this sha256 hex digest, or None."""
         row = (

@@ -250,7 +250,7 @@ class MemtuiApp(App[None]):
         if index is None:
             return
         try:
-            badges = compute_badges(self.plain_history(), index, self.clock())
+            badges = compute_badges(self.plain_history(), index, self.clock(), self.ctx.store)
         except Exception as error:
             self.log.warning(f"badges not computed: {error}")
             return

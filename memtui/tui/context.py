@@ -57,8 +57,26 @@ def default_settings() -> Settings | None:
         return None
 
 
-def compute_badges(history: History, index: NoteIndex, now: float) -> dict[str, frozenset[str]]:
-    """Tree badges per note: stale, recently changed by an agent, secret flagged, parse warnings."""
+def still_holds_a_secret(store: MemoryStore, virtual: str) -> bool:
+    """Whether the note at `virtual` still contains something the secret scanner flags."""
+    from memtui.core.secrets import scan
+    from memtui.core.store import StoreError
+
+    try:
+        text, _revision = store.read(virtual)
+    except StoreError:
+        return False
+    return bool(scan(text))
+
+
+def compute_badges(
+    history: History, index: NoteIndex, now: float, store: MemoryStore | None = None
+) -> dict[str, frozenset[str]]:
+    """Tree badges per note: stale, recently changed by an agent, secret flagged, parse warnings.
+
+    A note is marked secret while it holds exactly what a flagged agent write left, or, when it
+    was flagged once and edited since, while its text still holds a likely secret.
+    """
     badges: dict[str, set[str]] = {}
     for path, note in list(index.notes.items()):
         if note.warnings:
@@ -68,7 +86,14 @@ def compute_badges(history: History, index: NoteIndex, now: float) -> dict[str, 
     for virtual, actor in recent.items():
         if actor.startswith("agent") and virtual.startswith(prefix):
             badges.setdefault(virtual[len(prefix) :], set()).add("agent")
-    for virtual in history.secret_flagged_paths():
+    flagged = history.secret_flagged_paths()
+    if store is not None:
+        flagged |= {
+            virtual
+            for virtual in history.secret_flagged_event_paths() - flagged
+            if virtual[len(prefix) :] in index.notes and still_holds_a_secret(store, virtual)
+        }
+    for virtual in flagged:
         if virtual.startswith(prefix):
             badges.setdefault(virtual[len(prefix) :], set()).add("secret")
     try:

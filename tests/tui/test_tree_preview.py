@@ -237,7 +237,8 @@ async def test_the_agent_badge_marks_only_recent_agent_changes(store_root: Path)
 
 
 async def test_the_secret_badge_follows_the_current_content(store_root: Path) -> None:
-    """An agent writing an AWS key badges the note; a human removing the key clears the badge."""
+    """An agent writing an AWS key badges the note; a human edit elsewhere keeps the badge; a human
+    removing the key clears it."""
     note = "/memories/tools/textual.md"
     app = MemtuiApp(store_root, actor="human:tester", watch=False, clock=lambda: NOW)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -254,6 +255,13 @@ async def test_the_secret_badge_follows_the_current_content(store_root: Path) ->
 
         assert await wait_for(pilot, secret_badge)
         assert tree_label(app, "tools/textual.md") == "textual ● ⚑"
+        text, revision = app.ctx.store.read(note)
+        elsewhere = app.ctx.store.write(note, text + "- [fact] Edited elsewhere\n", revision)
+        assert not elsewhere.is_error
+        shown = app.badges
+        await app.apply_changes(frozenset({"tools/textual.md"}))
+        assert await wait_for(pilot, lambda: app.badges is not shown)
+        assert secret_badge(), "an edit that leaves the key in place keeps the badge"
         text, revision = app.ctx.store.read(note)
         removed = app.ctx.store.write(note, text.replace(key_line, ""), revision)
         assert not removed.is_error
