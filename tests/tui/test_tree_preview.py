@@ -282,7 +282,9 @@ async def test_a_badge_run_overtaken_by_a_newer_one_does_not_win(
     release = threading.Event()
     runs: list[str] = []
 
-    def fake_badges(history: object, index: object, now: float) -> dict[str, frozenset[str]]:
+    def fake_badges(
+        history: object, index: object, now: float, store: object = None
+    ) -> dict[str, frozenset[str]]:
         runs.append("run")
         if len(runs) == 1:
             release.wait(5)
