@@ -13,18 +13,19 @@ import bisect
 import heapq
 import math
 import re
+import sys
 import time
 from array import array
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from itertools import accumulate
 from pathlib import Path
+from typing import TypeAlias
 
 from rapidfuzz import fuzz, process
 
 from memtui.notes import cache as note_cache
 from memtui.notes.index import NoteIndex
-from memtui.notes.model import Note
 
 WORD_RE = re.compile(r"\w+")
 
@@ -47,6 +48,8 @@ INSERT_WORDS_MAX = 500
 """New words inserted one by one into the sorted vocabulary; more rebuild it."""
 BODY, BODY_MAYBE_PHRASE, LINE_TITLE, LINE_PATH = 0, 1, 2, 3
 """What a heap entry stands for: a note's body lines (maybe holding the phrase), title or path."""
+BODY_LINE, OBSERVATION_LINE, RELATION_LINE = 0, 1, 2
+LINE_KIND_NAMES = ("body", "observation", "relation")
 SNAPSHOT_NAME = "search-snapshot.pickle"
 CHUNK = 32
 """Notes scored between two checks of `cancelled()`."""
@@ -98,15 +101,24 @@ class _Variant:
 
 @dataclass(frozen=True, slots=True)
 class _Doc:
-    """What search needs of one note besides its text: title, line kinds and filter fields."""
+    """What search needs of one note besides its text: title, line kinds and filter fields.
+
+    Kept small (shared strings, one byte per line up to the last observation or relation):
+    there is one per note.
+    """
 
     title: str
     note_type: str
-    tags: frozenset[str]
-    categories: frozenset[str]
+    tags: tuple[str, ...]
+    categories: tuple[str, ...]
     mtime: float
-    observation_lines: frozenset[int]
-    relation_lines: frozenset[int]
+    line_kinds: bytes
+    """Byte i is the kind of line i + 1: BODY_LINE, OBSERVATION_LINE or RELATION_LINE."""
+
+    def line_kind(self, line_no: int) -> str:
+        """The kind of a 1-based line: observation, relation or body."""
+        kinds = self.line_kinds
+        return LINE_KIND_NAMES[kinds[line_no - 1]] if 0 < line_no <= len(kinds) else "body"
 
 
 @dataclass(slots=True)
@@ -117,21 +129,41 @@ class _PhraseChecks:
     found: set[int]
 
 
-def _doc_of(note: Note) -> _Doc:
-    """The search view of a parsed note."""
-    tags = set(note.tags)
-    for observation in note.observations:
-        if observation.tags:
-            tags.update(t for t in observation.tags if t)
+def _doc_of_packed(packed: note_cache.PackedNote) -> _Doc:
+    """The search view of a packed note, without materialising it."""
+    intern = sys.intern
+    mtime, note_tags, observations = note_cache.search_fields(packed)
+    tags = dict.fromkeys(intern(t) for t in note_tags)
+    categories: dict[str, None] = {}
+    observation_lines: list[int] = []
+    for category, observation_tags, line in observations:
+        if observation_tags:
+            tags.update((intern(t), None) for t in observation_tags if t)
+        if category is not None:
+            categories[intern(category)] = None
+        observation_lines.append(line)
     return _Doc(
-        note.title,
-        note.note_type,
-        frozenset(tags),
-        frozenset(o.category for o in note.observations if o.category is not None),
-        note.mtime,
-        frozenset(o.line for o in note.observations),
-        frozenset(r.line for r in note.relations),
+        packed[0],
+        intern(packed[2]),
+        tuple(tags),
+        tuple(categories),
+        mtime,
+        _line_kinds(observation_lines, note_cache.relation_lines(packed)),
     )
+
+
+def _line_kinds(observation_lines: Iterable[int], relation_lines: Iterable[int]) -> bytes:
+    """One byte per line up to the last observation or relation: which kind of line it is."""
+    observations = [line for line in observation_lines if line > 0]
+    relations = [line for line in relation_lines if line > 0]
+    if not observations and not relations:
+        return b""
+    kinds = bytearray(max(observations + relations))
+    for line in relations:
+        kinds[line - 1] = RELATION_LINE
+    for line in observations:
+        kinds[line - 1] = OBSERVATION_LINE
+    return bytes(kinds)
 
 
 def _closest_words(word: str, pool: list[str], limit: int) -> list[tuple[str, float]]:
@@ -194,6 +226,19 @@ def _body_start(text: str) -> int:
     return len(text) if end < 0 else end + 1
 
 
+Postings: TypeAlias = "int | array[int]"
+"""Ids of the notes holding a word: one id alone (most title and path words), or an array."""
+
+
+def posting_ids(postings: Postings | None) -> Iterable[int]:
+    """The note ids of a postings value (empty for None)."""
+    if postings is None:
+        return ()
+    if isinstance(postings, int):
+        return (postings,)
+    return postings
+
+
 class _WordIndex:
     """Word -> ids of notes containing it, for note text, titles and paths; grows incrementally."""
 
@@ -202,9 +247,9 @@ class _WordIndex:
         self.paths: list[str] = []
         self.ids: dict[str, int] = {}
         self.dead: set[int] = set()
-        self.body: dict[str, array[int]] = {}
-        self.title: dict[str, array[int]] = {}
-        self.path: dict[str, array[int]] = {}
+        self.body: dict[str, Postings] = {}
+        self.title: dict[str, Postings] = {}
+        self.path: dict[str, Postings] = {}
         self.vocab: list[str] = []
         self.vocab_text = "\n"
         """Every vocabulary word between newlines, so substring lookups run in C."""
@@ -221,6 +266,7 @@ class _WordIndex:
         note_id = len(self.paths)
         self.paths.append(relpath)
         self.ids[relpath] = note_id
+        intern = sys.intern
         for table, source in (
             (self.body, text),
             (self.title, title),
@@ -229,9 +275,12 @@ class _WordIndex:
             for word in set(WORD_RE.findall(source.lower())):
                 postings = table.get(word)
                 if postings is None:
+                    word = intern(word)
                     if word not in self.body and word not in self.title and word not in self.path:
                         self.new_words.add(word)
-                    table[word] = array("I", (note_id,))
+                    table[word] = note_id
+                elif isinstance(postings, int):
+                    table[word] = array("I", (postings, note_id))
                 else:
                     postings.append(note_id)
 
@@ -261,8 +310,11 @@ class _WordIndex:
     def rebuild_vocab(self) -> None:
         """Rebuild the sorted vocabulary and its by-length buckets from the tables."""
         self.new_words.clear()
-        words = set(self.body) | set(self.title) | set(self.path)
+        words = set(self.body)
+        words.update(self.title)
+        words.update(self.path)
         self.vocab = sorted(words)
+        del words
         buckets: dict[int, list[str]] = {}
         for word in self.vocab:
             buckets.setdefault(len(word), []).append(word)
@@ -288,9 +340,9 @@ class Searcher:
         self._filter_cache: dict[SearchFilters, set[str]] = {}
         self._phrase_checks: dict[str, _PhraseChecks] = {}
         if index is not None:
-            for relpath, note in index.notes.items():
-                self._docs[relpath] = _doc_of(note)
-                self._words.add(relpath, self.texts.get(relpath, ""), note.title)
+            for relpath, packed in index.notes.packed_items():
+                self._docs[relpath] = _doc_of_packed(packed)
+                self._words.add(relpath, self.texts.get(relpath, ""), packed[0])
             self._words.refresh_vocab()
 
     def invalidate(self, relpaths: Iterable[str]) -> None:
@@ -303,8 +355,9 @@ class Searcher:
                 self._words.remove(relpath)
                 self._docs.pop(relpath, None)
             else:
-                self._docs[relpath] = _doc_of(note)
-                self._words.add(relpath, self.texts.get(relpath, ""), note.title)
+                packed = self.index.notes.packed(relpath)
+                self._docs[relpath] = _doc_of_packed(packed)
+                self._words.add(relpath, self.texts.get(relpath, ""), packed[0])
         self._words.refresh_vocab()
         self._filter_cache.clear()
         self._phrase_checks.clear()
@@ -489,17 +542,18 @@ class Searcher:
         path_levels: list[dict[float, set[int]]] = [{} for _ in words]
         for word, word_variants in by_word.items():
             postings = wi.body.get(word)
-            if postings:
-                ids = note_sets[word] = set(postings)
+            if postings is not None:
+                ids = note_sets[word] = set(posting_ids(postings))
                 for variant in word_variants:
                     level = math.ceil(variant.quality * 100) / 100
                     level_sets[variant.word_index].setdefault(level, set()).update(ids)
             for table, per_word in ((wi.title, title_levels), (wi.path, path_levels)):
                 line_postings = table.get(word)
                 if line_postings is not None:
+                    line_ids = posting_ids(line_postings)
                     for variant in word_variants:
                         level = math.ceil(variant.quality * 100) / 100
-                        per_word[variant.word_index].setdefault(level, set()).update(line_postings)
+                        per_word[variant.word_index].setdefault(level, set()).update(line_ids)
         hits: list[SearchHit] = []
         groups = _bound_groups(level_sets, n_words, phrase is not None)
         checks = self._checks_for(phrase) if phrase is not None else None
@@ -675,12 +729,7 @@ class Searcher:
             counted_to = offset
             end = text.find("\n", offset)
             line_text = text[offset:] if end < 0 else text[offset:end]
-            if line_no in doc.observation_lines:
-                kind = "observation"
-            elif line_no in doc.relation_lines:
-                kind = "relation"
-            else:
-                kind = "body"
+            kind = doc.line_kind(line_no)
             score = 100 * sum(qualities) / n_words + LINE_KIND_BOOST.get(kind, 0.0)
             if phrase is not None and min(qualities) >= 1.0:
                 line_lower = lowered[offset : offset + len(line_text)]
@@ -826,7 +875,9 @@ def _actor_matches(wanted: str, actor: str) -> bool:
 
 def matching_notes(index: NoteIndex, filters: SearchFilters, history: object | None) -> set[str]:
     """Relpaths of the index's notes that pass every filter."""
-    return _matching({p: _doc_of(n) for p, n in index.notes.items()}, filters, history)
+    return _matching(
+        {p: _doc_of_packed(packed) for p, packed in index.notes.packed_items()}, filters, history
+    )
 
 
 def _matching(docs: dict[str, _Doc], filters: SearchFilters, history: object | None) -> set[str]:

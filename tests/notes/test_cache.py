@@ -133,7 +133,7 @@ def test_cache_holds_notes_packed_and_texts_plain(tmp_path: Path) -> None:
     assert size == len(TEXT)
     assert text == TEXT
     assert packed[:4] == ("Alpha", "a", "note", ("uses", "Beta", None, 7))
-    assert note_cache.unpack_note("a.md", packed).observations[0].content == "first #x"
+    assert note_cache.unpack_note("a.md", packed, text).observations[0].content == "first #x"
 
 
 def test_update_replaces_a_note_already_read(tmp_path: Path) -> None:
