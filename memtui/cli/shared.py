@@ -29,12 +29,21 @@ def has_history(root: Path) -> bool:
 
 
 def open_history(root: Path) -> Any | None:
-    """The store's history if it has one (never creates it), else None."""
+    """The store's history if it has one (never creates it), else None.
+
+    Start-up recovery runs first, as it does for `memtui tool` and the app, so changes made
+    outside memtui since it last looked are recorded as `external` events (no note is changed).
+    A store that cannot be written (no lock, no recording) is read as its history stands.
+    """
     if not has_history(root):
         return None
     from memtui.core.history import History
+    from memtui.core.store import MemoryStore
 
-    return History(root)
+    try:
+        return MemoryStore(root).history
+    except OSError:
+        return History(root)
 
 
 def progress_printer() -> Any:
