@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -43,7 +45,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if problem is not None:
             return fail(args.subcommand, problem)
         module = importlib.import_module(SUBCOMMANDS[args.subcommand])
-        return int(module.run(args) or 0)
+        try:
+            status = int(module.run(args) or 0)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            return reader_gone()
+        return status
     problem = None if {"-h", "--help"} & set(args_list) else config_problem()
     if problem is not None:
         print(f"memtui: {problem}", file=sys.stderr)
@@ -51,6 +58,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     from memtui.cli import app_cmd
 
     return app_cmd.main(args_list)
+
+
+def reader_gone() -> int:
+    """Stop quietly when whoever reads stdout has gone (`memtui export DIR | head -1`).
+
+    Returns the status a Unix tool killed by SIGPIPE reports; stdout is pointed at /dev/null so
+    the interpreter's final flush does not complain either.
+    """
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 128 + signal.SIGPIPE
 
 
 USES_CONFIG = frozenset({"tool", "log", "undo", "search", "stale", "mcp"})
