@@ -18,7 +18,7 @@ import time
 from array import array
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from itertools import accumulate
+from itertools import accumulate, pairwise
 from pathlib import Path
 from typing import TypeAlias
 
@@ -257,6 +257,9 @@ class _WordIndex:
         self.by_length: dict[int, list[str]] = {}
         self.new_words: set[str] = set()
         """Words added to the tables since the vocabulary was last brought up to date."""
+        self.in_path_order = True
+        """Whether ids were given in path order (then an id's order is its path's order)."""
+        self._rank: array[int] | None = None
 
     def add(self, relpath: str, text: str, title: str) -> None:
         """Index one note under a fresh id (an older id for the same path becomes dead)."""
@@ -264,6 +267,9 @@ class _WordIndex:
         if old is not None:
             self.dead.add(old)
         note_id = len(self.paths)
+        if self.paths and relpath < self.paths[-1]:
+            self.in_path_order = False
+        self._rank = None
         self.paths.append(relpath)
         self.ids[relpath] = note_id
         intern = sys.intern
@@ -283,6 +289,18 @@ class _WordIndex:
                     table[word] = array("I", (postings, note_id))
                 else:
                     postings.append(note_id)
+
+    def rank(self) -> array[int] | None:
+        """id -> position of its path in path order; None while ids are in path order already."""
+        if self.in_path_order:
+            return None
+        if self._rank is None:
+            rank = array("I", bytes(4 * len(self.paths)))
+            order = sorted(range(len(self.paths)), key=self.paths.__getitem__)
+            for position, note_id in enumerate(order):
+                rank[note_id] = position
+            self._rank = rank
+        return self._rank
 
     def remove(self, relpath: str) -> None:
         """Forget a note (its id becomes dead)."""
@@ -396,6 +414,7 @@ class Searcher:
             searcher.texts = texts
             words = searcher._words
             words.paths, words.ids, words.dead = paths, ids, dead
+            words.in_path_order = all(a <= b for a, b in pairwise(paths))
             words.body, words.title, words.path = body, title, path
             words.rebuild_vocab()
         except (TypeError, ValueError):
@@ -562,33 +581,41 @@ class Searcher:
         groups += _line_groups(title_levels, n_words, TITLE_BOOST, LINE_TITLE)
         groups += _line_groups(path_levels, n_words, PATH_BOOST, LINE_PATH)
         groups.sort(key=lambda group: -group[0])
-        threshold = -1.0
         allowed_ids = None if allowed is None else {wi.ids[p] for p in allowed if p in wi.ids}
+        rank = wi.rank()
         opened_members: list[list[int]] = []
-        heap: list[tuple[float, int, int, int, int]] = []
+        heap: list[tuple[float, int, int, int, int, int]] = []
+        worst: tuple[float, int] | None = None
+        """(score, path rank) of the limit-th best hit so far, once there are that many."""
         next_group = 0
         visited = 0
         while True:
             while next_group < len(groups) and (not heap or groups[next_group][0] >= -heap[0][0]):
                 bound, members, what = groups[next_group]
                 next_group += 1
-                if bound <= threshold:
+                if worst is not None and round(bound, 2) < worst[0]:
                     next_group = len(groups)
                     break
                 members = members - wi.dead
                 if allowed_ids is not None:
                     members &= allowed_ids
                 if members:
-                    ordered = sorted(members)
+                    ordered = (
+                        sorted(members) if rank is None else sorted(members, key=rank.__getitem__)
+                    )
                     opened_members.append(ordered)
-                    heap_entry = (-bound, ordered[0], what, len(opened_members) - 1, 0)
-                    heapq.heappush(heap, heap_entry)
-            if not heap or -heap[0][0] <= threshold:
+                    first = ordered[0]
+                    key = first if rank is None else rank[first]
+                    heapq.heappush(heap, (-bound, key, first, what, len(opened_members) - 1, 0))
+            if not heap or (worst is not None and _cannot_enter(heap[0], worst)):
                 break
-            neg_bound, note_id, what, group, position = heapq.heappop(heap)
+            neg_bound, key, note_id, what, group, position = heapq.heappop(heap)
             if group >= 0 and position + 1 < len(opened_members[group]):
                 following = opened_members[group][position + 1]
-                heapq.heappush(heap, (neg_bound, following, what, group, position + 1))
+                following_key = following if rank is None else rank[following]
+                heapq.heappush(
+                    heap, (neg_bound, following_key, following, what, group, position + 1)
+                )
             relpath = wi.paths[note_id]
             visited += 1
             if visited % CHUNK == 0 and cancelled is not None and cancelled():
@@ -607,14 +634,15 @@ class Searcher:
                     and checks is not None
                     and not self._check_phrase(note_id, phrase, checks)
                 ):
-                    heapq.heappush(heap, (neg_bound + PHRASE_BONUS, note_id, BODY, -1, -1))
+                    heapq.heappush(heap, (neg_bound + PHRASE_BONUS, key, note_id, BODY, -1, -1))
                     continue
                 present = [w for w, ids in note_sets.items() if note_id in ids]
                 hits.extend(self._note_hits(relpath, present, by_word, n_words, phrase))
             if len(hits) >= limit * 2:
                 hits.sort(key=_hit_order)
                 del hits[limit:]
-                threshold = hits[-1].score
+                worst_id = wi.ids[hits[-1].path]
+                worst = (hits[-1].score, worst_id if rank is None else rank[worst_id])
         if cancelled is not None and cancelled():
             return []
         hits.sort(key=_hit_order)
@@ -777,6 +805,16 @@ class Searcher:
         else:
             score += LINE_KIND_BOOST.get(kind, 0.0)
         return SearchHit(relpath, line_no, kind, text, round(score, 2), _merge_spans(spans))
+
+
+def _cannot_enter(entry: tuple[float, int, int, int, int, int], worst: tuple[float, int]) -> bool:
+    """Whether no line of a heap entry can rank before the limit-th best hit (score, path rank).
+
+    Equal scores are ordered by path, so an entry whose bound ties the worst score may still
+    enter if its note's path comes first (or is the same note).
+    """
+    bound = round(-entry[0], 2)
+    return bound < worst[0] or (bound == worst[0] and entry[1] > worst[1])
 
 
 def _line_groups(
