@@ -23,8 +23,8 @@ SUBCOMMANDS: dict[str, str] = {
 """Subcommand name -> module with `register(subparsers)` and `run(args) -> int`."""
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The parser for subcommands; each module registers its own arguments."""
+def build_parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """The top-level parser and each subcommand's own parser by name."""
     parser = argparse.ArgumentParser(
         prog="memtui",
         description="See, search and curate what your AI agents remember.",
@@ -32,15 +32,22 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="subcommand", metavar="COMMAND")
     for module_name in SUBCOMMANDS.values():
         importlib.import_module(module_name).register(subparsers)
-    return parser
+    return parser, dict(subparsers.choices)
+
+
+def parse_subcommand(args_list: Sequence[str]) -> argparse.Namespace:
+    """Parse `COMMAND ARGS...` with the subcommand's own parser, so its usage shows on errors."""
+    name = args_list[0]
+    args = build_parsers()[1][name].parse_args(list(args_list[1:]))
+    args.subcommand = name
+    return args
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: `memtui [PATH] [--demo]` opens the app; `memtui COMMAND ...` runs a subcommand."""
     args_list = list(sys.argv[1:] if argv is None else argv)
     if args_list and args_list[0] in SUBCOMMANDS:
-        parser = build_parser()
-        args = parser.parse_args(args_list)
+        args = parse_subcommand(args_list)
         problem = config_problem() if args.subcommand in USES_CONFIG else None
         if problem is not None:
             return fail(args.subcommand, problem)
