@@ -94,7 +94,7 @@ def load_searcher(root: Path, history: Any | None) -> tuple[Searcher, list[str]]
     if searcher is not None:
         return searcher, scan.problems
     index = NoteIndex.load(root, progress=progress_printer())
-    searcher = Searcher(index, history)
+    searcher = Searcher(index, history, progress=progress_printer("building the search index"))
     searcher.save_snapshot(root, index.file_stats())
     return searcher, index.problems
 

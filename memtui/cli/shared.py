@@ -46,13 +46,16 @@ def open_history(root: Path) -> Any | None:
         return History(root)
 
 
-def progress_printer() -> Any:
-    """A load-progress callback that draws on stderr when it is a terminal, else None."""
+def progress_printer(label: str = "indexing") -> Any:
+    """A progress callback `(done, total)` that draws `label done/total notes` on stderr.
+
+    None when stderr is not a terminal, so pipes and logs get no progress lines.
+    """
     if not sys.stderr.isatty():
         return None
 
     def report(done: int, total: int) -> None:
         end = "\n" if done >= total else ""
-        print(f"\rindexing {done}/{total} notes", end=end, file=sys.stderr, flush=True)
+        print(f"\r{label} {done}/{total} notes", end=end, file=sys.stderr, flush=True)
 
     return report

@@ -51,6 +51,8 @@ BODY, BODY_MAYBE_PHRASE, LINE_TITLE, LINE_PATH = 0, 1, 2, 3
 BODY_LINE, OBSERVATION_LINE, RELATION_LINE = 0, 1, 2
 LINE_KIND_NAMES = ("body", "observation", "relation")
 SNAPSHOT_NAME = "search-snapshot.pickle"
+PROGRESS_EVERY = 500
+"""Notes indexed between two progress reports while the search index builds."""
 CHUNK = 32
 """Notes scored between two checks of `cancelled()`."""
 PHRASE_CHECKS_KEPT = 32
@@ -348,8 +350,16 @@ class _WordIndex:
 class Searcher:
     """Fuzzy search over one NoteIndex; call `invalidate` after the index updated some paths."""
 
-    def __init__(self, index: NoteIndex | None, history: object | None = None) -> None:
-        """Build the word index of every note (a few seconds at 50k notes; run it in a worker)."""
+    def __init__(
+        self,
+        index: NoteIndex | None,
+        history: object | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> None:
+        """Build the word index of every note (a few seconds at 50k notes; run it in a worker).
+
+        `progress(done, total)` is called every PROGRESS_EVERY notes and once at the end.
+        """
         self.index = index
         self.history = history
         self.texts: dict[str, str] = index.texts if index is not None else {}
@@ -358,10 +368,16 @@ class Searcher:
         self._filter_cache: dict[SearchFilters, set[str]] = {}
         self._phrase_checks: dict[str, _PhraseChecks] = {}
         if index is not None:
-            for relpath, packed in index.notes.packed_items():
+            entries = list(index.notes.packed_items())
+            for done, (relpath, packed) in enumerate(entries, 1):
                 self._docs[relpath] = _doc_of_packed(packed)
                 self._words.add(relpath, self.texts.get(relpath, ""), packed[0])
+                if progress is not None and done % PROGRESS_EVERY == 0 and done < len(entries):
+                    progress(done, len(entries))
+            del entries
             self._words.refresh_vocab()
+            if progress is not None:
+                progress(len(self._docs), len(self._docs))
 
     def invalidate(self, relpaths: Iterable[str]) -> None:
         """Re-index the given paths from the (already updated) NoteIndex."""
