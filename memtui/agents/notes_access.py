@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import posixpath
 import threading
 from collections.abc import Iterable
@@ -85,7 +86,12 @@ def parse_filters(filters: object) -> SearchFilters | None:
         if value is None:
             continue
         if key == "max_age_days":
-            if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, int | float)
+                or not math.isfinite(value)
+                or value < 0
+            ):
                 raise NotesError("Filter max_age_days must be a number of days (0 or more)")
             values[key] = float(value)
         elif isinstance(value, str):

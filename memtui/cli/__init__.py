@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -21,8 +23,8 @@ SUBCOMMANDS: dict[str, str] = {
 """Subcommand name -> module with `register(subparsers)` and `run(args) -> int`."""
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The parser for subcommands; each module registers its own arguments."""
+def build_parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """The top-level parser and each subcommand's own parser by name."""
     parser = argparse.ArgumentParser(
         prog="memtui",
         description="See, search and curate what your AI agents remember.",
@@ -30,20 +32,32 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="subcommand", metavar="COMMAND")
     for module_name in SUBCOMMANDS.values():
         importlib.import_module(module_name).register(subparsers)
-    return parser
+    return parser, dict(subparsers.choices)
+
+
+def parse_subcommand(args_list: Sequence[str]) -> argparse.Namespace:
+    """Parse `COMMAND ARGS...` with the subcommand's own parser, so its usage shows on errors."""
+    name = args_list[0]
+    args = build_parsers()[1][name].parse_args(list(args_list[1:]))
+    args.subcommand = name
+    return args
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: `memtui [PATH] [--demo]` opens the app; `memtui COMMAND ...` runs a subcommand."""
     args_list = list(sys.argv[1:] if argv is None else argv)
     if args_list and args_list[0] in SUBCOMMANDS:
-        parser = build_parser()
-        args = parser.parse_args(args_list)
+        args = parse_subcommand(args_list)
         problem = config_problem() if args.subcommand in USES_CONFIG else None
         if problem is not None:
             return fail(args.subcommand, problem)
         module = importlib.import_module(SUBCOMMANDS[args.subcommand])
-        return int(module.run(args) or 0)
+        try:
+            status = int(module.run(args) or 0)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            return reader_gone()
+        return status
     problem = None if {"-h", "--help"} & set(args_list) else config_problem()
     if problem is not None:
         print(f"memtui: {problem}", file=sys.stderr)
@@ -51,6 +65,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     from memtui.cli import app_cmd
 
     return app_cmd.main(args_list)
+
+
+def reader_gone() -> int:
+    """Stop quietly when whoever reads stdout has gone (`memtui export DIR | head -1`).
+
+    Returns the status a Unix tool killed by SIGPIPE reports; stdout is pointed at /dev/null so
+    the interpreter's final flush does not complain either.
+    """
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 128 + signal.SIGPIPE
 
 
 USES_CONFIG = frozenset({"tool", "log", "undo", "search", "stale", "mcp"})

@@ -9,6 +9,7 @@ from typing import Any
 
 from memtui.cli.shared import fail
 from memtui.notes.export import export_records, markdown_files, record_json
+from memtui.notes.index import NoteIndex
 
 _DESCRIPTION = """\
 Parse every .md file under PATH (recursively; hidden folders such as .memtui are skipped and
@@ -53,8 +54,9 @@ def run(args: argparse.Namespace) -> int:
     first = True
     if args.format == "json":
         out.write("[")
+    index = NoteIndex.load(root, use_cache=False) if args.warnings else None
     for done, record in enumerate(
-        export_records(root, relpaths, with_warnings=args.warnings), start=1
+        export_records(root, relpaths, with_warnings=args.warnings, index=index), start=1
     ):
         line = record_json(record)
         if args.format == "json":

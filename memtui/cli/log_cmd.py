@@ -11,7 +11,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from memtui.cli.shared import fail, has_history
+from memtui.cli.shared import fail, has_history, open_history
 
 DEFAULT_LIMIT = 100
 _RELATIVE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
@@ -156,7 +156,7 @@ def _table(events: list[Any], width: int) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     """Run `memtui log`."""
-    from memtui.core.history import History, HistoryCorrupt
+    from memtui.core.history import HistoryCorrupt
 
     root = Path(args.path)
     if not root.is_dir():
@@ -165,7 +165,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"memtui log: {args.path}: no history yet", file=sys.stderr)
         return 0
     try:
-        events = History(root).events(
+        history = open_history(root)
+        if history is None:
+            return 0
+        events = history.events(
             path=_virtual(args.file) if args.file else None,
             actor=args.actor,
             command=args.command,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -93,7 +94,7 @@ def load_searcher(root: Path, history: Any | None) -> tuple[Searcher, list[str]]
     if searcher is not None:
         return searcher, scan.problems
     index = NoteIndex.load(root, progress=progress_printer())
-    searcher = Searcher(index, history)
+    searcher = Searcher(index, history, progress=progress_printer("building the search index"))
     searcher.save_snapshot(root, index.file_stats())
     return searcher, index.problems
 
@@ -105,6 +106,8 @@ def run(args: argparse.Namespace) -> int:
         return fail("search", f"{root} is not a folder")
     if args.limit < 1:
         return fail("search", "--limit must be at least 1")
+    if args.max_age is not None and not (math.isfinite(args.max_age) and args.max_age >= 0):
+        return fail("search", f"--max-age must be a number of days, 0 or more (not {args.max_age})")
     filters = SearchFilters(
         folder=args.folder,
         tag=args.tag,

@@ -29,21 +29,33 @@ def has_history(root: Path) -> bool:
 
 
 def open_history(root: Path) -> Any | None:
-    """The store's history if it has one (never creates it), else None."""
+    """The store's history if it has one (never creates it), else None.
+
+    Start-up recovery runs first, as it does for `memtui tool` and the app, so changes made
+    outside memtui since it last looked are recorded as `external` events (no note is changed).
+    A store that cannot be written (no lock, no recording) is read as its history stands.
+    """
     if not has_history(root):
         return None
     from memtui.core.history import History
+    from memtui.core.store import MemoryStore
 
-    return History(root)
+    try:
+        return MemoryStore(root).history
+    except OSError:
+        return History(root)
 
 
-def progress_printer() -> Any:
-    """A load-progress callback that draws on stderr when it is a terminal, else None."""
+def progress_printer(label: str = "indexing") -> Any:
+    """A progress callback `(done, total)` that draws `label done/total notes` on stderr.
+
+    None when stderr is not a terminal, so pipes and logs get no progress lines.
+    """
     if not sys.stderr.isatty():
         return None
 
     def report(done: int, total: int) -> None:
         end = "\n" if done >= total else ""
-        print(f"\rindexing {done}/{total} notes", end=end, file=sys.stderr, flush=True)
+        print(f"\r{label} {done}/{total} notes", end=end, file=sys.stderr, flush=True)
 
     return report

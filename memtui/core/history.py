@@ -614,25 +614,41 @@ class History:
         return None if row is None else _row_to_event(row)
 
     def last_agent_read(self, path: str) -> float | None:
-        """When an agent last viewed `path` successfully, or None."""
-        row = (
-            self._connection()
-            .execute(
-                "SELECT max(time) FROM events WHERE path = ? AND command = 'view'"
-                " AND actor_kind = 'agent' AND is_error = 0",
-                (path,),
-            )
-            .fetchone()
-        )
-        return None if row is None else row[0]
+        """When an agent last viewed what is now at `path` successfully, or None."""
+        return self.last_agent_reads().get(path)
 
     def last_agent_reads(self) -> dict[str, float]:
-        """Virtual path -> time of the last successful agent view, for every path read."""
+        """Virtual path -> time of the last successful agent view of what is there now.
+
+        A read follows its file through renames (its own or a folder's) and ends with a delete.
+        """
         rows = self._connection().execute(
-            "SELECT path, max(time) FROM events WHERE command = 'view' AND actor_kind = 'agent'"
-            " AND is_error = 0 AND path IS NOT NULL GROUP BY path"
+            "SELECT command, path, new_path, time, before_kind, after_kind FROM events"
+            " WHERE is_error = 0 AND path IS NOT NULL AND ("
+            "(command = 'view' AND actor_kind = 'agent')"
+            " OR (command != 'view' AND (new_path IS NOT NULL OR after_kind IS NULL))"
+            ") ORDER BY id"
         )
-        return {path: when for path, when in rows}
+        reads: dict[str, float] = {}
+        for command, path, new_path, when, before_kind, after_kind in rows:
+            if command == "view":
+                reads[path] = max(when, reads.get(path, when))
+                continue
+            if before_kind is None and after_kind is None:
+                continue
+            moved = reads.pop(path, None)
+            if before_kind == KIND_DIR:
+                prefix = path + "/"
+                below = [key for key in reads if key.startswith(prefix)]
+                for key in below:
+                    read = reads.pop(key)
+                    if new_path is not None:
+                        reads[new_path + key[len(path) :]] = read
+            if new_path is not None:
+                reads.pop(new_path, None)
+                if moved is not None:
+                    reads[new_path] = moved
+        return reads
 
     def last_change_actors(self, since: float | None = None) -> dict[str, str]:
         """Virtual path -> actor of the last change that left something there (at `since` or later)."""

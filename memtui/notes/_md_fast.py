@@ -33,6 +33,8 @@ from memtui.notes._md_reference import (
     markdown_link_target,
     parse_observation,
     peel_temporal_qualifier,
+    unread_date_qualifier,
+    unread_date_warning,
 )
 from memtui.notes.model import Observation, Relation
 
@@ -376,7 +378,9 @@ def _observation(
         body = empty.group(1).strip() if empty else text
     else:
         body = match.group(2).strip()
+    unread_date = None
     if body[:1] == "@":
+        unread_date = unread_date_qualifier(body)
         body = peel_temporal_qualifier(body)
     context: str | None = None
     if body[-1:] == ")":
@@ -401,6 +405,8 @@ def _observation(
         )
     if "" in tags:
         warnings.append(f"line {line}: an observation has an empty tag (a lone '#')")
+    if unread_date is not None:
+        warnings.append(unread_date_warning(line, unread_date))
     return Observation(category, body, tags or None, context, line)
 
 

@@ -114,6 +114,28 @@ def peel_temporal_qualifier(content: str) -> str:
     return remainder or content
 
 
+def unread_date_qualifier(content: str) -> str | None:
+    """A leading quoted date qualifier memtui does not read (`@occurred:"June 10, 2026"`), or None.
+
+    Only the quoted forms are reported: quoting shows a date was meant, while a bare `@word` is
+    as likely a handle.
+    """
+    quoted = _QUOTED_POINT.match(content) if content.startswith("@") else None
+    if quoted is None or (quoted.group(1) is not None and quoted.group(1) not in _TIME_KINDS):
+        return None
+    if peel_temporal_qualifier(content) != content:
+        return None
+    return quoted.group(0)
+
+
+def unread_date_warning(line: int, qualifier: str) -> str:
+    """The parse warning for a date qualifier left in an observation's text."""
+    return (
+        f"line {line}: the date qualifier {qualifier} is not an ISO date; memtui leaves it in "
+        "the observation text, where Basic Memory may read it as a date"
+    )
+
+
 @dataclass(slots=True)
 class InlineBlock:
     """One inline token (paragraph, heading, or list-item paragraph) and where it sits."""
@@ -268,6 +290,7 @@ def parse_observation(block: InlineBlock, line: int, warnings: list[str]) -> Obs
     else:
         empty = _EMPTY_CATEGORY_LINE.match(text)
         content = empty.group(1).strip() if empty else text
+    unread_date = unread_date_qualifier(content)
     content = peel_temporal_qualifier(content)
     context: str | None = None
     if content.endswith(")"):
@@ -290,6 +313,8 @@ def parse_observation(block: InlineBlock, line: int, warnings: list[str]) -> Obs
         )
     if "" in tags:
         warnings.append(f"line {line}: an observation has an empty tag (a lone '#')")
+    if unread_date is not None:
+        warnings.append(unread_date_warning(line, unread_date))
     return Observation(category, content, tags or None, context, line)
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from memtui.notes.model import Note, Observation, Relation
 
-CACHE_VERSION = 2
+CACHE_VERSION = 3
 """Bump when the cached tuple layout changes."""
 
 CACHE_NAME = "notes-cache.pickle"
@@ -58,58 +58,83 @@ def _code_stamp() -> tuple[Any, ...]:
 
 
 _NOTE_FIELDS = tuple(f.name for f in fields(Note) if f.name != "path")
-_OBSERVATION_FIELDS = tuple(f.name for f in fields(Observation))
 _RELATION_FIELDS = tuple(f.name for f in fields(Relation))
 
 
+_TITLE = _NOTE_FIELDS.index("title")
+_PERMALINK = _NOTE_FIELDS.index("permalink")
 _OBSERVATIONS = _NOTE_FIELDS.index("observations")
 _RELATIONS = _NOTE_FIELDS.index("relations")
 
 
-def note_to_tuple(note: Note) -> NoteTuple:
+def note_to_tuple(note: Note, text: str | None = None) -> NoteTuple:
     """A note as plain tuples in field order, repeated small strings interned.
 
     Interned strings are pickled once and shared again on load, so thousands of observations
-    with the same category or tag cost one string.
+    with the same category or tag cost one string. With the note's `text`, an observation whose
+    content appears verbatim in it is stored as (start, end) offsets instead of a second copy.
     """
     intern = sys.intern
     values: list[Any] = [getattr(note, name) for name in _NOTE_FIELDS]
-    values[_OBSERVATIONS] = tuple(
-        (
-            intern(o.category) if o.category else o.category,
-            o.content,
-            [intern(t) for t in o.tags] if o.tags is not None else None,
-            o.context,
-            o.line,
-        )
-        if _OBSERVATION_FIELDS == ("category", "content", "tags", "context", "line")
-        else tuple(getattr(o, f) for f in _OBSERVATION_FIELDS)
-        for o in note.observations
-    )
+    rows: list[tuple[Any, ...]] = []
+    searched_to = 0
+    for o in note.observations:
+        category = intern(o.category) if o.category else o.category
+        tags = [intern(t) for t in o.tags] if o.tags is not None else None
+        start = _find_from(text, o.content, searched_to) if text is not None else -1
+        if start >= 0:
+            end = start + len(o.content)
+            rows.append((category, start, end, tags, o.context, o.line))
+            searched_to = end
+        else:
+            rows.append((category, o.content, tags, o.context, o.line))
+    values[_OBSERVATIONS] = tuple(rows)
     values[_RELATIONS] = tuple(
         tuple(getattr(r, f) for f in _RELATION_FIELDS) for r in note.relations
     )
     return tuple(values)
 
 
-def note_from_tuple(path: str, data: NoteTuple) -> Note:
+def _find_from(text: str, part: str, hint: int) -> int:
+    """Where `part` occurs in `text`, looking from `hint` first; -1 when it does not."""
+    if not part:
+        return -1
+    found = text.find(part, hint)
+    return found if found >= 0 else text.find(part)
+
+
+def note_from_tuple(path: str, data: NoteTuple, text: str | None = None) -> Note:
     """Rebuild a note from `note_to_tuple` output (positional, so it is cheap)."""
     if len(data) != len(_NOTE_FIELDS):
         raise ValueError("cached note has a different layout")
     values = list(data)
-    values[_OBSERVATIONS] = [Observation(*row) for row in data[_OBSERVATIONS]]
+    observations: list[Observation] = []
+    for row in data[_OBSERVATIONS]:
+        if len(row) == 6:
+            if text is None:
+                raise ValueError("cached note needs its text")
+            category, start, end, tags, context, line = row
+            observations.append(Observation(category, text[start:end], tags, context, line))
+        else:
+            observations.append(Observation(*row))
+    values[_OBSERVATIONS] = observations
     values[_RELATIONS] = [Relation(*row) for row in data[_RELATIONS]]
     return Note(path=path, **dict(zip(_NOTE_FIELDS, values, strict=True)))
 
 
-def pack_note(note: Note) -> PackedNote:
-    """A note as one compact tuple: the fields links need kept plain, the rest compressed."""
+def pack_note(note: Note, text: str | None = None) -> PackedNote:
+    """A note as one compact tuple: the fields links need kept plain, the rest compressed.
+
+    Give the note's `text` (and the same text to `unpack_note`) to share observation contents.
+    Relation targets are interned: many notes link to the same few targets.
+    """
     intern = sys.intern
     relations: list[Any] = []
     for r in note.relations:
-        relations.extend((intern(r.relation_type), r.target, r.context, r.line))
-    data = list(note_to_tuple(note))
+        relations.extend((intern(r.relation_type), intern(r.target), r.context, r.line))
+    data = list(note_to_tuple(note, text))
     data[_RELATIONS] = ()
+    data[_TITLE] = data[_PERMALINK] = None
     blob = zlib.compress(pickle.dumps(tuple(data), pickle.HIGHEST_PROTOCOL), COMPRESS_LEVEL)
     return (note.title, note.permalink, intern(note.note_type), tuple(relations), blob)
 
@@ -125,9 +150,28 @@ def relation_targets(packed: PackedNote) -> tuple[str, ...]:
     return packed[3][1::4]
 
 
-def unpack_note(path: str, packed: PackedNote) -> Note:
-    """The `Note` a `pack_note` tuple stands for."""
-    note = note_from_tuple(path, pickle.loads(zlib.decompress(packed[4])))
+def relation_lines(packed: PackedNote) -> tuple[int, ...]:
+    """The line of every relation of a packed note, in file order."""
+    return packed[3][3::4]
+
+
+_MTIME = _NOTE_FIELDS.index("mtime")
+_TAGS = _NOTE_FIELDS.index("tags")
+
+
+def search_fields(
+    packed: PackedNote,
+) -> tuple[float, list[str], list[tuple[str | None, list[str] | None, int]]]:
+    """(mtime, frontmatter tags, (category, tags, line) per observation) of a packed note."""
+    data = pickle.loads(zlib.decompress(packed[4]))
+    observations = [(row[0], row[-3], row[-1]) for row in data[_OBSERVATIONS]]
+    return data[_MTIME], data[_TAGS], observations
+
+
+def unpack_note(path: str, packed: PackedNote, text: str | None = None) -> Note:
+    """The `Note` a `pack_note` tuple stands for; `text` is the one given to `pack_note`."""
+    note = note_from_tuple(path, pickle.loads(zlib.decompress(packed[4])), text)
+    note.title, note.permalink = packed[0], packed[1]
     note.relations = relations_of(packed)
     return note
 
@@ -146,7 +190,8 @@ class PackedNotes(Mapping[str, Note]):
     """relpath -> Note, stored packed and materialised on access; reads behave as a dict's.
 
     Materialised notes are kept for the most recent `RECENT_NOTES` reads; a change made to a
-    returned `Note` is not stored back (the index updates notes through `__setitem__`).
+    returned `Note` is not stored back (the index updates notes through `store`). `texts` holds
+    each note's text, which its packed form may point into.
     Iteration works on a snapshot of the keys, so a reader in another thread never sees
     "dictionary changed size during iteration" while the index is updated.
     """
@@ -154,21 +199,26 @@ class PackedNotes(Mapping[str, Note]):
     def __init__(self) -> None:
         """An empty mapping."""
         self._packed: dict[str, PackedNote] = {}
+        self.texts: dict[str, str] = {}
+        """relpath -> the note's text (read-only for callers)."""
         self._recent: OrderedDict[str, Note] = OrderedDict()
         self._lock = threading.Lock()
 
     def __getitem__(self, relpath: str) -> Note:
         """The note at `relpath` (KeyError when there is none)."""
-        return self._materialise(relpath, self._packed[relpath])
+        with self._lock:
+            packed = self._packed[relpath]
+            text = self.texts.get(relpath)
+        return self._materialise(relpath, packed, text)
 
-    def _materialise(self, relpath: str, packed: PackedNote) -> Note:
+    def _materialise(self, relpath: str, packed: PackedNote, text: str | None) -> Note:
         """The note for one packed entry, from the recent ones when it is there."""
         with self._lock:
             note = self._recent.get(relpath)
             if note is not None:
                 self._recent.move_to_end(relpath)
                 return note
-        note = unpack_note(relpath, packed)
+        note = unpack_note(relpath, packed, text)
         with self._lock:
             if self._packed.get(relpath) is packed:
                 self._recent[relpath] = note
@@ -186,8 +236,11 @@ class PackedNotes(Mapping[str, Note]):
 
     def _snapshot(self) -> Iterator[tuple[str, Note]]:
         """(relpath, note) for every note indexed when called, materialised one by one."""
-        for relpath, packed in list(self._packed.items()):
-            yield relpath, self._materialise(relpath, packed)
+        with self._lock:
+            texts = self.texts
+            entries = [(p, packed, texts.get(p)) for p, packed in self._packed.items()]
+        for relpath, packed, text in entries:
+            yield relpath, self._materialise(relpath, packed, text)
 
     def __contains__(self, relpath: object) -> bool:
         """Whether a note is indexed at `relpath` (without materialising it)."""
@@ -206,19 +259,28 @@ class PackedNotes(Mapping[str, Note]):
         return f"<PackedNotes of {len(self._packed)} notes>"
 
     def __setitem__(self, relpath: str, note: Note) -> None:
-        """Store (or replace) the note at `relpath`."""
-        self.set_packed(relpath, pack_note(note))
+        """Store (or replace) the note at `relpath`, without a text."""
+        self.set_packed(relpath, pack_note(note), None)
 
-    def set_packed(self, relpath: str, packed: PackedNote) -> None:
-        """Store an already packed note at `relpath`."""
+    def store(self, relpath: str, note: Note, text: str) -> None:
+        """Store (or replace) the note at `relpath` with its text."""
+        self.set_packed(relpath, pack_note(note, text), text)
+
+    def set_packed(self, relpath: str, packed: PackedNote, text: str | None) -> None:
+        """Store an already packed note at `relpath` with the text it was packed with."""
         with self._lock:
             self._recent.pop(relpath, None)
             self._packed[relpath] = packed
+            if text is None:
+                self.texts.pop(relpath, None)
+            else:
+                self.texts[relpath] = text
 
     def pop(self, relpath: str, default: Any = None) -> Any:
-        """Remove the note at `relpath`; returns its packed form, or `default` when absent."""
+        """Remove the note at `relpath` and its text; returns its packed form, or `default`."""
         with self._lock:
             self._recent.pop(relpath, None)
+            self.texts.pop(relpath, None)
             return self._packed.pop(relpath, default)
 
     def packed(self, relpath: str) -> PackedNote:

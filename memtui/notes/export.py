@@ -9,6 +9,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from memtui.notes.index import NoteIndex
 from memtui.notes.model import Note
 from memtui.notes.parser import parse_note
 
@@ -107,10 +108,24 @@ def markdown_files(root: Path) -> list[str]:
 
 
 def export_records(
-    root: Path, relpaths: list[str], *, with_warnings: bool = False
+    root: Path,
+    relpaths: list[str],
+    *,
+    with_warnings: bool = False,
+    index: NoteIndex | None = None,
 ) -> Iterator[dict[str, Any]]:
-    """Parse each file and yield its export record, in the given order."""
+    """Parse each file and yield its export record, in the given order.
+
+    With an `index` of `root`, its notes are used and their warnings include unresolved links.
+    """
     for relpath in relpaths:
+        if index is not None and relpath in index.notes:
+            record = note_record(index.notes[relpath])
+            warnings = index.warnings(relpath) if with_warnings and "error" not in record else []
+            if warnings:
+                record["warnings"] = warnings
+            yield record
+            continue
         full = root / relpath
         try:
             data = full.read_bytes()

@@ -29,11 +29,15 @@ def normalise_text(data: bytes) -> str:
 
 def alias_key(path: str) -> str:
     """The case- and `_`/`-`-insensitive form of a path used for the last resolution step."""
-    return path.lower().replace("_", "-")
+    key = path.lower().replace("_", "-")
+    return path if key == path else key
 
 
-PathSet = str | set[str]
-"""One relpath, or a set of two or more: most keys have one owner, and a set costs 200 bytes."""
+PathSet = str | tuple[str, ...] | set[str]
+"""One relpath, a tuple of a few, or a set of many: most keys have one owner, and sets are big."""
+
+SMALL_SET = 16
+"""Path sets up to this size are tuples (a set of even two paths costs 216 bytes)."""
 
 
 def add_member(table: dict[str, PathSet], key: str, member: str) -> None:
@@ -43,7 +47,10 @@ def add_member(table: dict[str, PathSet], key: str, member: str) -> None:
         table[key] = member
     elif isinstance(current, str):
         if current != member:
-            table[key] = {current, member}
+            table[key] = (current, member)
+    elif isinstance(current, tuple):
+        if member not in current:
+            table[key] = (*current, member) if len(current) < SMALL_SET else {*current, member}
     else:
         current.add(member)
 
@@ -57,10 +64,18 @@ def discard_member(table: dict[str, PathSet], key: str, member: str) -> None:
         if current == member:
             del table[key]
         return
-    current.discard(member)
-    if len(current) == 1:
-        table[key] = next(iter(current))
-    elif not current:
+    if isinstance(current, tuple):
+        rest = tuple(m for m in current if m != member)
+    else:
+        current.discard(member)
+        if len(current) > SMALL_SET:
+            return
+        rest = tuple(current)
+    if len(rest) > 1:
+        table[key] = rest
+    elif rest:
+        table[key] = rest[0]
+    else:
         del table[key]
 
 
@@ -82,6 +97,16 @@ def first_member(table: dict[str, PathSet], key: str) -> str | None:
     return min(current)
 
 
+def stamp(size: int, mtime_ns: int) -> int:
+    """A file's size and mtime as one int."""
+    return mtime_ns << 48 | size
+
+
+def unstamp(value: int) -> tuple[int, int]:
+    """The (size, mtime_ns) of a `stamp`."""
+    return value & 0xFFFF_FFFF_FFFF, value >> 48
+
+
 def _path_keys(relpath: str) -> tuple[str, ...]:
     """The exact lookup keys a note's path answers to: with and without `.md`."""
     return (relpath, relpath[:-3]) if relpath.endswith(".md") else (relpath,)
@@ -95,13 +120,14 @@ class NoteIndex:
         self.root = Path(root)
         self.notes = note_cache.PackedNotes()
         """relpath -> Note (read-only for callers): kept packed, materialised on access."""
-        self.texts: dict[str, str] = {}
+        self.texts: dict[str, str] = self.notes.texts
         """relpath -> the note's full text (decoded, `\\n` line ends), for search and context."""
         self.problems: list[str] = []
         """One line per file that could not be indexed, e.g. `a/b.md: not a regular file, skipped`."""
         self.timings: dict[str, float] = {}
         """Seconds spent per load phase: scan, cache, read, parse, resolve, save."""
-        self._stats: dict[str, tuple[int, int]] = {}
+        self._stats: dict[str, int] = {}
+        """relpath -> `stamp(size, mtime_ns)` as the file was read (one int costs less than a pair)."""
         self._by_permalink: dict[str, PathSet] = {}
         self._by_title: dict[str, PathSet] = {}
         self._by_alias: dict[str, PathSet] = {}
@@ -180,9 +206,8 @@ class NoteIndex:
         packed, text = entry[2], entry[3]
         if not (note_cache.is_packed_note(packed) and isinstance(text, str)):
             return False
-        self.notes.set_packed(file.relpath, packed)
-        self.texts[file.relpath] = text
-        self._stats[file.relpath] = (file.size, file.mtime_ns)
+        self.notes.set_packed(file.relpath, packed, text)
+        self._stats[file.relpath] = stamp(file.size, file.mtime_ns)
         return True
 
     def _read_and_parse(self, file: FileStat) -> tuple[float, float]:
@@ -200,9 +225,8 @@ class NoteIndex:
         note = parse_note(data, file.relpath, mtime=file.mtime_ns / 1e9)
         parsed = time.perf_counter()
         text = normalise_text(data)
-        self.notes[file.relpath] = note
-        self.texts[file.relpath] = text
-        self._stats[file.relpath] = (file.size, file.mtime_ns)
+        self.notes.store(file.relpath, note, text)
+        self._stats[file.relpath] = stamp(file.size, file.mtime_ns)
         return read_done - started, parsed - read_done
 
     # ----- incremental updates ---------------------------------------------------------------
@@ -226,7 +250,7 @@ class NoteIndex:
             found, problem = stat_note(self.root, relpath)
             if problem is not None:
                 self.problems.append(problem)
-            if found is not None and self._stats.get(relpath) == (found.size, found.mtime_ns):
+            if found is not None and self._stats.get(relpath) == stamp(found.size, found.mtime_ns):
                 continue
             old = self.notes.get(relpath)
             if old is None and found is None:
@@ -262,7 +286,7 @@ class NoteIndex:
 
     def file_stats(self) -> dict[str, tuple[int, int]]:
         """relpath -> (size, mtime_ns) of every indexed note as it was read."""
-        return dict(self._stats)
+        return {relpath: unstamp(value) for relpath, value in self._stats.items()}
 
     def save_cache(self) -> bool:
         """Write every parsed note to the cache (load does this when anything was re-read)."""
@@ -270,7 +294,7 @@ class NoteIndex:
         gc.disable()
         try:
             entries = {
-                relpath: (*self._stats[relpath], packed, self.texts[relpath])
+                relpath: (*unstamp(self._stats[relpath]), packed, self.texts[relpath])
                 for relpath, packed in self.notes.packed_items()
             }
             return note_cache.save_cache(self.root, entries)
@@ -308,7 +332,6 @@ class NoteIndex:
     def _drop_note(self, relpath: str) -> None:
         """Forget a note's parse, text and stat."""
         self.notes.pop(relpath, None)
-        self.texts.pop(relpath, None)
         self._stats.pop(relpath, None)
 
     # ----- lookup tables -----------------------------------------------------------------------

@@ -13,18 +13,19 @@ import bisect
 import heapq
 import math
 import re
+import sys
 import time
 from array import array
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from itertools import accumulate
+from itertools import accumulate, pairwise
 from pathlib import Path
+from typing import TypeAlias
 
 from rapidfuzz import fuzz, process
 
 from memtui.notes import cache as note_cache
 from memtui.notes.index import NoteIndex
-from memtui.notes.model import Note
 
 WORD_RE = re.compile(r"\w+")
 
@@ -47,7 +48,11 @@ INSERT_WORDS_MAX = 500
 """New words inserted one by one into the sorted vocabulary; more rebuild it."""
 BODY, BODY_MAYBE_PHRASE, LINE_TITLE, LINE_PATH = 0, 1, 2, 3
 """What a heap entry stands for: a note's body lines (maybe holding the phrase), title or path."""
+BODY_LINE, OBSERVATION_LINE, RELATION_LINE = 0, 1, 2
+LINE_KIND_NAMES = ("body", "observation", "relation")
 SNAPSHOT_NAME = "search-snapshot.pickle"
+PROGRESS_EVERY = 500
+"""Notes indexed between two progress reports while the search index builds."""
 CHUNK = 32
 """Notes scored between two checks of `cancelled()`."""
 PHRASE_CHECKS_KEPT = 32
@@ -98,15 +103,24 @@ class _Variant:
 
 @dataclass(frozen=True, slots=True)
 class _Doc:
-    """What search needs of one note besides its text: title, line kinds and filter fields."""
+    """What search needs of one note besides its text: title, line kinds and filter fields.
+
+    Kept small (shared strings, one byte per line up to the last observation or relation):
+    there is one per note.
+    """
 
     title: str
     note_type: str
-    tags: frozenset[str]
-    categories: frozenset[str]
+    tags: tuple[str, ...]
+    categories: tuple[str, ...]
     mtime: float
-    observation_lines: frozenset[int]
-    relation_lines: frozenset[int]
+    line_kinds: bytes
+    """Byte i is the kind of line i + 1: BODY_LINE, OBSERVATION_LINE or RELATION_LINE."""
+
+    def line_kind(self, line_no: int) -> str:
+        """The kind of a 1-based line: observation, relation or body."""
+        kinds = self.line_kinds
+        return LINE_KIND_NAMES[kinds[line_no - 1]] if 0 < line_no <= len(kinds) else "body"
 
 
 @dataclass(slots=True)
@@ -117,21 +131,41 @@ class _PhraseChecks:
     found: set[int]
 
 
-def _doc_of(note: Note) -> _Doc:
-    """The search view of a parsed note."""
-    tags = set(note.tags)
-    for observation in note.observations:
-        if observation.tags:
-            tags.update(t for t in observation.tags if t)
+def _doc_of_packed(packed: note_cache.PackedNote) -> _Doc:
+    """The search view of a packed note, without materialising it."""
+    intern = sys.intern
+    mtime, note_tags, observations = note_cache.search_fields(packed)
+    tags = dict.fromkeys(intern(t) for t in note_tags)
+    categories: dict[str, None] = {}
+    observation_lines: list[int] = []
+    for category, observation_tags, line in observations:
+        if observation_tags:
+            tags.update((intern(t), None) for t in observation_tags if t)
+        if category is not None:
+            categories[intern(category)] = None
+        observation_lines.append(line)
     return _Doc(
-        note.title,
-        note.note_type,
-        frozenset(tags),
-        frozenset(o.category for o in note.observations if o.category is not None),
-        note.mtime,
-        frozenset(o.line for o in note.observations),
-        frozenset(r.line for r in note.relations),
+        packed[0],
+        intern(packed[2]),
+        tuple(tags),
+        tuple(categories),
+        mtime,
+        _line_kinds(observation_lines, note_cache.relation_lines(packed)),
     )
+
+
+def _line_kinds(observation_lines: Iterable[int], relation_lines: Iterable[int]) -> bytes:
+    """One byte per line up to the last observation or relation: which kind of line it is."""
+    observations = [line for line in observation_lines if line > 0]
+    relations = [line for line in relation_lines if line > 0]
+    if not observations and not relations:
+        return b""
+    kinds = bytearray(max(observations + relations))
+    for line in relations:
+        kinds[line - 1] = RELATION_LINE
+    for line in observations:
+        kinds[line - 1] = OBSERVATION_LINE
+    return bytes(kinds)
 
 
 def _closest_words(word: str, pool: list[str], limit: int) -> list[tuple[str, float]]:
@@ -194,6 +228,19 @@ def _body_start(text: str) -> int:
     return len(text) if end < 0 else end + 1
 
 
+Postings: TypeAlias = "int | array[int]"
+"""Ids of the notes holding a word: one id alone (most title and path words), or an array."""
+
+
+def posting_ids(postings: Postings | None) -> Iterable[int]:
+    """The note ids of a postings value (empty for None)."""
+    if postings is None:
+        return ()
+    if isinstance(postings, int):
+        return (postings,)
+    return postings
+
+
 class _WordIndex:
     """Word -> ids of notes containing it, for note text, titles and paths; grows incrementally."""
 
@@ -202,9 +249,9 @@ class _WordIndex:
         self.paths: list[str] = []
         self.ids: dict[str, int] = {}
         self.dead: set[int] = set()
-        self.body: dict[str, array[int]] = {}
-        self.title: dict[str, array[int]] = {}
-        self.path: dict[str, array[int]] = {}
+        self.body: dict[str, Postings] = {}
+        self.title: dict[str, Postings] = {}
+        self.path: dict[str, Postings] = {}
         self.vocab: list[str] = []
         self.vocab_text = "\n"
         """Every vocabulary word between newlines, so substring lookups run in C."""
@@ -212,6 +259,9 @@ class _WordIndex:
         self.by_length: dict[int, list[str]] = {}
         self.new_words: set[str] = set()
         """Words added to the tables since the vocabulary was last brought up to date."""
+        self.in_path_order = True
+        """Whether ids were given in path order (then an id's order is its path's order)."""
+        self._rank: array[int] | None = None
 
     def add(self, relpath: str, text: str, title: str) -> None:
         """Index one note under a fresh id (an older id for the same path becomes dead)."""
@@ -219,8 +269,12 @@ class _WordIndex:
         if old is not None:
             self.dead.add(old)
         note_id = len(self.paths)
+        if self.paths and relpath < self.paths[-1]:
+            self.in_path_order = False
+        self._rank = None
         self.paths.append(relpath)
         self.ids[relpath] = note_id
+        intern = sys.intern
         for table, source in (
             (self.body, text),
             (self.title, title),
@@ -229,11 +283,26 @@ class _WordIndex:
             for word in set(WORD_RE.findall(source.lower())):
                 postings = table.get(word)
                 if postings is None:
+                    word = intern(word)
                     if word not in self.body and word not in self.title and word not in self.path:
                         self.new_words.add(word)
-                    table[word] = array("I", (note_id,))
+                    table[word] = note_id
+                elif isinstance(postings, int):
+                    table[word] = array("I", (postings, note_id))
                 else:
                     postings.append(note_id)
+
+    def rank(self) -> array[int] | None:
+        """id -> position of its path in path order; None while ids are in path order already."""
+        if self.in_path_order:
+            return None
+        if self._rank is None:
+            rank = array("I", bytes(4 * len(self.paths)))
+            order = sorted(range(len(self.paths)), key=self.paths.__getitem__)
+            for position, note_id in enumerate(order):
+                rank[note_id] = position
+            self._rank = rank
+        return self._rank
 
     def remove(self, relpath: str) -> None:
         """Forget a note (its id becomes dead)."""
@@ -261,8 +330,11 @@ class _WordIndex:
     def rebuild_vocab(self) -> None:
         """Rebuild the sorted vocabulary and its by-length buckets from the tables."""
         self.new_words.clear()
-        words = set(self.body) | set(self.title) | set(self.path)
+        words = set(self.body)
+        words.update(self.title)
+        words.update(self.path)
         self.vocab = sorted(words)
+        del words
         buckets: dict[int, list[str]] = {}
         for word in self.vocab:
             buckets.setdefault(len(word), []).append(word)
@@ -278,8 +350,16 @@ class _WordIndex:
 class Searcher:
     """Fuzzy search over one NoteIndex; call `invalidate` after the index updated some paths."""
 
-    def __init__(self, index: NoteIndex | None, history: object | None = None) -> None:
-        """Build the word index of every note (a few seconds at 50k notes; run it in a worker)."""
+    def __init__(
+        self,
+        index: NoteIndex | None,
+        history: object | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> None:
+        """Build the word index of every note (a few seconds at 50k notes; run it in a worker).
+
+        `progress(done, total)` is called every PROGRESS_EVERY notes and once at the end.
+        """
         self.index = index
         self.history = history
         self.texts: dict[str, str] = index.texts if index is not None else {}
@@ -288,10 +368,16 @@ class Searcher:
         self._filter_cache: dict[SearchFilters, set[str]] = {}
         self._phrase_checks: dict[str, _PhraseChecks] = {}
         if index is not None:
-            for relpath, note in index.notes.items():
-                self._docs[relpath] = _doc_of(note)
-                self._words.add(relpath, self.texts.get(relpath, ""), note.title)
+            entries = list(index.notes.packed_items())
+            for done, (relpath, packed) in enumerate(entries, 1):
+                self._docs[relpath] = _doc_of_packed(packed)
+                self._words.add(relpath, self.texts.get(relpath, ""), packed[0])
+                if progress is not None and done % PROGRESS_EVERY == 0 and done < len(entries):
+                    progress(done, len(entries))
+            del entries
             self._words.refresh_vocab()
+            if progress is not None:
+                progress(len(self._docs), len(self._docs))
 
     def invalidate(self, relpaths: Iterable[str]) -> None:
         """Re-index the given paths from the (already updated) NoteIndex."""
@@ -303,8 +389,9 @@ class Searcher:
                 self._words.remove(relpath)
                 self._docs.pop(relpath, None)
             else:
-                self._docs[relpath] = _doc_of(note)
-                self._words.add(relpath, self.texts.get(relpath, ""), note.title)
+                packed = self.index.notes.packed(relpath)
+                self._docs[relpath] = _doc_of_packed(packed)
+                self._words.add(relpath, self.texts.get(relpath, ""), packed[0])
         self._words.refresh_vocab()
         self._filter_cache.clear()
         self._phrase_checks.clear()
@@ -343,6 +430,7 @@ class Searcher:
             searcher.texts = texts
             words = searcher._words
             words.paths, words.ids, words.dead = paths, ids, dead
+            words.in_path_order = all(a <= b for a, b in pairwise(paths))
             words.body, words.title, words.path = body, title, path
             words.rebuild_vocab()
         except (TypeError, ValueError):
@@ -489,17 +577,18 @@ class Searcher:
         path_levels: list[dict[float, set[int]]] = [{} for _ in words]
         for word, word_variants in by_word.items():
             postings = wi.body.get(word)
-            if postings:
-                ids = note_sets[word] = set(postings)
+            if postings is not None:
+                ids = note_sets[word] = set(posting_ids(postings))
                 for variant in word_variants:
                     level = math.ceil(variant.quality * 100) / 100
                     level_sets[variant.word_index].setdefault(level, set()).update(ids)
             for table, per_word in ((wi.title, title_levels), (wi.path, path_levels)):
                 line_postings = table.get(word)
                 if line_postings is not None:
+                    line_ids = posting_ids(line_postings)
                     for variant in word_variants:
                         level = math.ceil(variant.quality * 100) / 100
-                        per_word[variant.word_index].setdefault(level, set()).update(line_postings)
+                        per_word[variant.word_index].setdefault(level, set()).update(line_ids)
         hits: list[SearchHit] = []
         groups = _bound_groups(level_sets, n_words, phrase is not None)
         checks = self._checks_for(phrase) if phrase is not None else None
@@ -508,33 +597,41 @@ class Searcher:
         groups += _line_groups(title_levels, n_words, TITLE_BOOST, LINE_TITLE)
         groups += _line_groups(path_levels, n_words, PATH_BOOST, LINE_PATH)
         groups.sort(key=lambda group: -group[0])
-        threshold = -1.0
         allowed_ids = None if allowed is None else {wi.ids[p] for p in allowed if p in wi.ids}
+        rank = wi.rank()
         opened_members: list[list[int]] = []
-        heap: list[tuple[float, int, int, int, int]] = []
+        heap: list[tuple[float, int, int, int, int, int]] = []
+        worst: tuple[float, int] | None = None
+        """(score, path rank) of the limit-th best hit so far, once there are that many."""
         next_group = 0
         visited = 0
         while True:
             while next_group < len(groups) and (not heap or groups[next_group][0] >= -heap[0][0]):
                 bound, members, what = groups[next_group]
                 next_group += 1
-                if bound <= threshold:
+                if worst is not None and round(bound, 2) < worst[0]:
                     next_group = len(groups)
                     break
                 members = members - wi.dead
                 if allowed_ids is not None:
                     members &= allowed_ids
                 if members:
-                    ordered = sorted(members)
+                    ordered = (
+                        sorted(members) if rank is None else sorted(members, key=rank.__getitem__)
+                    )
                     opened_members.append(ordered)
-                    heap_entry = (-bound, ordered[0], what, len(opened_members) - 1, 0)
-                    heapq.heappush(heap, heap_entry)
-            if not heap or -heap[0][0] <= threshold:
+                    first = ordered[0]
+                    key = first if rank is None else rank[first]
+                    heapq.heappush(heap, (-bound, key, first, what, len(opened_members) - 1, 0))
+            if not heap or (worst is not None and _cannot_enter(heap[0], worst)):
                 break
-            neg_bound, note_id, what, group, position = heapq.heappop(heap)
+            neg_bound, key, note_id, what, group, position = heapq.heappop(heap)
             if group >= 0 and position + 1 < len(opened_members[group]):
                 following = opened_members[group][position + 1]
-                heapq.heappush(heap, (neg_bound, following, what, group, position + 1))
+                following_key = following if rank is None else rank[following]
+                heapq.heappush(
+                    heap, (neg_bound, following_key, following, what, group, position + 1)
+                )
             relpath = wi.paths[note_id]
             visited += 1
             if visited % CHUNK == 0 and cancelled is not None and cancelled():
@@ -553,14 +650,15 @@ class Searcher:
                     and checks is not None
                     and not self._check_phrase(note_id, phrase, checks)
                 ):
-                    heapq.heappush(heap, (neg_bound + PHRASE_BONUS, note_id, BODY, -1, -1))
+                    heapq.heappush(heap, (neg_bound + PHRASE_BONUS, key, note_id, BODY, -1, -1))
                     continue
                 present = [w for w, ids in note_sets.items() if note_id in ids]
                 hits.extend(self._note_hits(relpath, present, by_word, n_words, phrase))
             if len(hits) >= limit * 2:
                 hits.sort(key=_hit_order)
                 del hits[limit:]
-                threshold = hits[-1].score
+                worst_id = wi.ids[hits[-1].path]
+                worst = (hits[-1].score, worst_id if rank is None else rank[worst_id])
         if cancelled is not None and cancelled():
             return []
         hits.sort(key=_hit_order)
@@ -675,12 +773,7 @@ class Searcher:
             counted_to = offset
             end = text.find("\n", offset)
             line_text = text[offset:] if end < 0 else text[offset:end]
-            if line_no in doc.observation_lines:
-                kind = "observation"
-            elif line_no in doc.relation_lines:
-                kind = "relation"
-            else:
-                kind = "body"
+            kind = doc.line_kind(line_no)
             score = 100 * sum(qualities) / n_words + LINE_KIND_BOOST.get(kind, 0.0)
             if phrase is not None and min(qualities) >= 1.0:
                 line_lower = lowered[offset : offset + len(line_text)]
@@ -728,6 +821,16 @@ class Searcher:
         else:
             score += LINE_KIND_BOOST.get(kind, 0.0)
         return SearchHit(relpath, line_no, kind, text, round(score, 2), _merge_spans(spans))
+
+
+def _cannot_enter(entry: tuple[float, int, int, int, int, int], worst: tuple[float, int]) -> bool:
+    """Whether no line of a heap entry can rank before the limit-th best hit (score, path rank).
+
+    Equal scores are ordered by path, so an entry whose bound ties the worst score may still
+    enter if its note's path comes first (or is the same note).
+    """
+    bound = round(-entry[0], 2)
+    return bound < worst[0] or (bound == worst[0] and entry[1] > worst[1])
 
 
 def _line_groups(
@@ -826,7 +929,9 @@ def _actor_matches(wanted: str, actor: str) -> bool:
 
 def matching_notes(index: NoteIndex, filters: SearchFilters, history: object | None) -> set[str]:
     """Relpaths of the index's notes that pass every filter."""
-    return _matching({p: _doc_of(n) for p, n in index.notes.items()}, filters, history)
+    return _matching(
+        {p: _doc_of_packed(packed) for p, packed in index.notes.packed_items()}, filters, history
+    )
 
 
 def _matching(docs: dict[str, _Doc], filters: SearchFilters, history: object | None) -> set[str]:

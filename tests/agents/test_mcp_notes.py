@@ -180,6 +180,9 @@ def test_parse_filters() -> None:
         parse_filters({"tag": 5})
     with pytest.raises(NotesError, match=r"^Filter max_age_days must be a number of days"):
         parse_filters({"max_age_days": "old"})
+    for bad in (-1, float("nan"), float("inf")):
+        with pytest.raises(NotesError, match=r"^Filter max_age_days must be a number of days"):
+            parse_filters({"max_age_days": bad})
     with pytest.raises(NotesError, match=r"^filters must be an object"):
         parse_filters(["folder"])
 

@@ -138,6 +138,31 @@ def test_a_schema_2_history_gains_the_flagged_index_on_open(tmp_path: Path) -> N
     assert conn.execute("PRAGMA user_version").fetchone() == (3,)
 
 
+def test_agent_reads_follow_renames_and_end_with_deletes(tmp_path: Path) -> None:
+    now = [10.0]
+    agent = make_store(tmp_path, "agent:claude", now)
+    human = agent.with_actor("human:ann")
+    for name in ("a.md", "b.md", "d/x.md", "d/y.md", "gone.md"):
+        human.create(f"/memories/{name}", "text\n")
+        agent.view(f"/memories/{name}")
+    now[0] = 20.0
+    human.rename("/memories/a.md", "/memories/c.md")
+    human.rename("/memories/d", "/memories/e")
+    human.delete("/memories/gone.md")
+    human.create("/memories/gone.md", "new\n")
+    human.create("/memories/unread.md", "u\n")
+    human.delete("/memories/b.md")
+    human.rename("/memories/unread.md", "/memories/b.md")
+    h = agent.history
+    assert h.last_agent_reads() == {
+        "/memories/c.md": 10.0,
+        "/memories/e/x.md": 10.0,
+        "/memories/e/y.md": 10.0,
+    }
+    assert h.last_agent_read("/memories/c.md") == 10.0
+    assert h.last_agent_read("/memories/a.md") is None
+
+
 def test_blobs_are_compressed_and_deduplicated(tmp_path: Path) -> None:
     store = MemoryStore(tmp_path, actor="agent:a", settings=Settings())
     text = "same content " * 200 + "\n"

@@ -45,6 +45,30 @@ def test_changed_file_is_reparsed(tmp_path: Path) -> None:
     assert NoteIndex.load(tmp_path).notes["a.md"].title == "Delta"
 
 
+def test_a_change_of_size_alone_is_seen(tmp_path: Path) -> None:
+    """Same mtime, another size: the cached parse is not used."""
+    path = tmp_path / "a.md"
+    path.write_text(TEXT)
+    NoteIndex.load(tmp_path)
+    before = path.stat()
+    path.write_text(TEXT.replace("Alpha", "Alpha longer"))
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert path.stat().st_mtime_ns == before.st_mtime_ns
+    assert NoteIndex.load(tmp_path).notes["a.md"].title == "Alpha longer"
+
+
+def test_a_change_of_mtime_alone_is_seen(tmp_path: Path) -> None:
+    """Same size, another mtime: the cached parse is not used."""
+    path = tmp_path / "a.md"
+    path.write_text(TEXT)
+    NoteIndex.load(tmp_path)
+    before = path.stat()
+    path.write_text(TEXT.replace("Alpha", "Gamma"))
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000))
+    assert path.stat().st_size == before.st_size
+    assert NoteIndex.load(tmp_path).notes["a.md"].title == "Gamma"
+
+
 @pytest.mark.parametrize(
     "payload",
     [b"not a pickle", pickle.dumps(("wrong", {})), pickle.dumps([1, 2, 3]), b""],
@@ -133,7 +157,7 @@ def test_cache_holds_notes_packed_and_texts_plain(tmp_path: Path) -> None:
     assert size == len(TEXT)
     assert text == TEXT
     assert packed[:4] == ("Alpha", "a", "note", ("uses", "Beta", None, 7))
-    assert note_cache.unpack_note("a.md", packed).observations[0].content == "first #x"
+    assert note_cache.unpack_note("a.md", packed, text).observations[0].content == "first #x"
 
 
 def test_update_replaces_a_note_already_read(tmp_path: Path) -> None:

@@ -66,6 +66,30 @@ def test_search_without_matches_and_errors(store: Path, capsys: pytest.CaptureFi
     assert capsys.readouterr().err == "memtui search: --limit must be at least 1\n"
 
 
+@pytest.mark.parametrize("value", ["-5", "nan", "inf", "-0.5"])
+def test_search_refuses_a_max_age_that_is_not_a_number_of_days(
+    store: Path, capsys: pytest.CaptureFixture[str], value: str
+) -> None:
+    assert main(["search", str(store), "python", "--max-age", value]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith("memtui search: --max-age must be a number of days, 0 or more")
+    assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize("command", ["search", "stale", "export", "log"])
+def test_an_unknown_flag_is_reported_with_the_subcommand_usage(
+    store: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    args = [command, str(store), *(["python"] if command == "search" else []), "--bogus"]
+    with pytest.raises(SystemExit) as exited:
+        main(args)
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"usage: memtui {command} ")
+    assert err.endswith(f"memtui {command}: error: unrecognized arguments: --bogus\n")
+
+
 def test_stale_lists_reasons(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["stale", str(store), "--limit", "1"]) == 0
     out = capsys.readouterr().out.splitlines()

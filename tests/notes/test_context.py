@@ -64,6 +64,23 @@ def test_related_notes_by_depth_and_timeframe(store: Path) -> None:
     assert one.unresolved == (("uses", "Ghost"),)
 
 
+def test_depth_three_reaches_three_links_away_and_no_further(store: Path) -> None:
+    write(store, "tech/terminal.md", "---\ntitle: Terminal\n---\n\n- [fact] a tty\n")
+    write(store, "tech/rich.md", "---\ntitle: Rich\n---\n\n- draws_on [[Terminal]]\n", 3)
+    write(store, "tech/pty.md", "---\ntitle: Pty\n---\n\n- part_of [[Terminal]]\n")
+    index = NoteIndex.load(store)
+    two = build_context(index, "Memtui", depth=2, now=NOW)
+    assert "tech/terminal.md" not in [r.path for r in two.related]
+    three = build_context(index, "Memtui", depth=3, now=NOW)
+    assert [(r.path, r.relation_type, r.direction, r.via, r.depth) for r in three.related] == [
+        ("tech/textual.md", "depends_on", "outgoing", "projects/memtui.md", 1),
+        ("people/ann.md", "maintains", "incoming", "projects/memtui.md", 1),
+        ("tech/rich.md", "built_on", "outgoing", "tech/textual.md", 2),
+        ("tech/terminal.md", "draws_on", "outgoing", "tech/rich.md", 3),
+    ]
+    assert "\n## Related (depth 3)\n" in three.to_text()
+
+
 def test_no_timeframe_keeps_related_notes_of_any_age(store: Path) -> None:
     """Without a timeframe a month-old backlink is still related, and the header says no window."""
     context = build_context(NoteIndex.load(store), "Memtui", depth=1, now=NOW)

@@ -68,6 +68,22 @@ def test_warnings_flag_adds_warnings(tmp_path: Path, capsys) -> None:
     assert "warnings" not in records["a.md"]
 
 
+def test_warnings_flag_reports_unresolved_links(tmp_path: Path, capsys) -> None:
+    root = tmp_path / "store"
+    root.mkdir()
+    (root / "a.md").write_text("# A\n\n- uses [[Nowhere]]\n- uses [[B]]\n- [fact] x #\n")
+    (root / "b.md").write_text("# B\n")
+    code, out, _ = _run([str(root), "--warnings"], capsys)
+    assert code == 0
+    records = {record["path"]: record for record in map(json.loads, out.splitlines())}
+    assert records["a.md"]["warnings"][-1] == "unresolved link: Nowhere"
+    assert len(records["a.md"]["warnings"]) >= 2
+    assert "warnings" not in records["b.md"]
+    code, plain, _ = _run([str(root)], capsys)
+    assert "warnings" not in plain
+    assert not (root / ".memtui").exists()
+
+
 def test_json_format_is_one_array(tmp_path: Path, capsys) -> None:
     root = _store(tmp_path)
     _, lines, _ = _run([str(root)], capsys)

@@ -6,6 +6,8 @@ import hashlib
 import time
 from pathlib import Path
 
+import pytest
+
 from memtui.notes.parser import parse_file, parse_note
 
 FIXTURES = Path(__file__).parent / "fixtures" / "notes"
@@ -96,6 +98,33 @@ def test_empty_tag_warns() -> None:
     note = parse_note(b"- [idea] a lone # here\n", "e.md")
     assert note.observations[0].tags == [""]
     assert note.warnings == ["line 1: an observation has an empty tag (a lone '#')"]
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_a_free_form_date_qualifier_warns_and_stays_in_the_text(fast: bool) -> None:
+    data = (
+        b'- [decision] @occurred:"June 10, 2026" Moved to Redis\n'
+        b'- [fact] @"June 2026" quoted without a kind\n'
+        b"- [fact] @effective:2026-06-10 an ISO date\n"
+        b'- [fact] @occurred:"2026-06-10" quoted ISO\n'
+        b'- [fact] @asked:"June 10" not a time kind\n'
+        b"- [fact] @bob said hi\n"
+    )
+    note = parse_note(data, "d.md", use_fast_path=fast)
+    assert [o.content for o in note.observations] == [
+        '@occurred:"June 10, 2026" Moved to Redis',
+        '@"June 2026" quoted without a kind',
+        "an ISO date",
+        "quoted ISO",
+        '@asked:"June 10" not a time kind',
+        "@bob said hi",
+    ]
+    assert note.warnings == [
+        'line 1: the date qualifier @occurred:"June 10, 2026" is not an ISO date; memtui '
+        "leaves it in the observation text, where Basic Memory may read it as a date",
+        'line 2: the date qualifier @"June 2026" is not an ISO date; memtui '
+        "leaves it in the observation text, where Basic Memory may read it as a date",
+    ]
 
 
 def test_undecodable_bytes_warn_and_never_raise() -> None:

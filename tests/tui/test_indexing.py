@@ -57,22 +57,23 @@ def test_a_file_changed_while_the_search_index_builds_is_searchable(
     index, _error = load_index(ctx, lambda done, total: None)
     assert index is not None
     first = next(iter(index.notes))
-    real_doc_of = search_module._doc_of
+    first_title = index.notes[first].title
+    real_doc_of = search_module._doc_of_packed
     calls: list[str] = []
 
-    def doc_of_then_change(parsed: object) -> object:
-        calls.append(getattr(parsed, "path", ""))
+    def doc_of_then_change(packed: tuple[str, ...]) -> object:
+        calls.append(packed[0])
         if len(calls) == 2:
             (root / first).write_text(note("Changed", "zebracorn arrives"), encoding="utf-8")
             changed = apply_changes(ctx, frozenset({first}))
             after_changes(ctx, frozenset({first}), changed)
-        return real_doc_of(parsed)  # type: ignore[arg-type]
+        return real_doc_of(packed)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(search_module, "_doc_of", doc_of_then_change)
+    monkeypatch.setattr(search_module, "_doc_of_packed", doc_of_then_change)
     searcher = build_searcher(ctx, index, None)
 
     assert ctx.searcher is searcher
-    assert calls[0] == first
+    assert calls[0] == first_title
     assert ctx.changed_while_loading == set()
     assert [hit.path for hit in searcher.search("zebracorn")] == [first]
     results = [e.result for e in ctx.history.events(command="external", path=f"/memories/{first}")]

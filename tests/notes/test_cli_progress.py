@@ -1,0 +1,70 @@
+"""Index and search-index progress on stderr: drawn on a terminal, silent on a pipe."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from memtui.cli import main
+from memtui.cli.shared import progress_printer
+from memtui.notes import search as search_module
+
+
+class TerminalStream(io.StringIO):
+    """A stream that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        """Always a terminal."""
+        return True
+
+
+def test_progress_draws_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    stderr = TerminalStream()
+    monkeypatch.setattr("sys.stderr", stderr)
+    report = progress_printer("building the search index")
+    assert report is not None
+    report(500, 1200)
+    report(1200, 1200)
+    assert stderr.getvalue() == (
+        "\rbuilding the search index 500/1200 notes\rbuilding the search index 1200/1200 notes\n"
+    )
+
+
+def test_no_progress_on_a_pipe(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("sys.stderr", io.StringIO())
+    assert progress_printer() is None
+
+
+@pytest.fixture
+def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setattr(search_module, "PROGRESS_EVERY", 2)
+    for i in range(5):
+        (tmp_path / f"n{i}.md").write_text(f"# Note {i}\n\nhello {i}\n")
+    return tmp_path
+
+
+def test_a_first_search_shows_both_phases_on_a_terminal(
+    store: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    stderr = TerminalStream()
+    monkeypatch.setattr("sys.stderr", stderr)
+    assert main(["search", str(store), "hello", "--json"]) == 0
+    assert stderr.getvalue() == (
+        "\rindexing 5/5 notes\n"
+        "\rbuilding the search index 2/5 notes"
+        "\rbuilding the search index 4/5 notes"
+        "\rbuilding the search index 5/5 notes\n"
+    )
+    stderr.seek(0)
+    stderr.truncate()
+    assert main(["search", str(store), "hello", "--json"]) == 0
+    assert stderr.getvalue() == ""
+
+
+def test_a_search_on_a_pipe_shows_no_progress(
+    store: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["search", str(store), "hello", "--json"]) == 0
+    assert capsys.readouterr().err == ""

@@ -1,0 +1,59 @@
+"""A reader that stops early (`memtui export DIR | head -1`) ends a command quietly."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from memtui.core.config import Settings
+from memtui.core.store import MemoryStore
+
+MEMTUI = str(Path(sys.executable).with_name("memtui"))
+NOTES = 600
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Enough notes and events that every command writes far more than a pipe holds."""
+    root = tmp_path_factory.mktemp("pipe") / "mem"
+    memory = MemoryStore(root, actor="agent:claude", settings=Settings())
+    for i in range(NOTES):
+        memory.create(
+            f"/memories/n{i:04}.md",
+            f"---\ntitle: Note {i}\n---\n\n- [fact] hello world number {i}, padded with words "
+            "so that every line of output is long enough #tag\n",
+        )
+    return root
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("export", "{root}"),
+        ("export", "{root}", "--format", "json", "--warnings"),
+        ("search", "{root}", "hello", "--json", "--limit", "1000"),
+        ("search", "{root}", "hello", "--limit", "1000"),
+        ("stale", "{root}", "--limit", "0"),
+        ("stale", "{root}", "--json", "--limit", "0"),
+        ("log", "{root}", "--json", "--limit", "0"),
+        ("log", "{root}", "--limit", "0"),
+    ],
+)
+def test_a_closed_pipe_ends_the_command_without_a_traceback(
+    store: Path, tmp_path: Path, args: tuple[str, ...]
+) -> None:
+    env = {"PATH": "/usr/bin:/bin", "MEMTUI_CONFIG_FILE": str(tmp_path / "none.toml")}
+    command = [MEMTUI, *(a.format(root=store) for a in args)]
+    with subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+    ) as process:
+        assert process.stdout is not None and process.stderr is not None
+        assert process.stdout.readline()
+        process.stdout.close()
+        errors = process.stderr.read().decode()
+        status = process.wait(timeout=60)
+    assert errors == ""
+    assert status in (0, 1, 141)
