@@ -30,6 +30,11 @@ UNKNOWN_STAT = -1
 FILE_STATE_BUILT = "file_state_built"
 """Key in `meta` set once file_state describes every file the history knows."""
 
+_opened_in_this_process: set[str] = set()
+"""Database files this process has connected to: never opened again with a plain file handle,
+because closing one would release every POSIX lock the process's SQLite connections hold on it."""
+_opening = threading.Lock()
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
     id INTEGER PRIMARY KEY,
@@ -244,11 +249,17 @@ class History:
         A transient error (another process closing the database and removing its WAL at the
         same moment) is retried briefly instead of being reported as a corrupt history.
         """
-        self._check_header()
-        try:
-            conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
-        except sqlite3.Error as error:
-            raise HistoryCorrupt(self.path, f"cannot open: {error}") from error
+        key = os.path.realpath(self.path)
+        with _opening:
+            if key not in _opened_in_this_process:
+                self._check_header()
+            try:
+                conn = sqlite3.connect(
+                    self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None
+                )
+            except sqlite3.Error as error:
+                raise HistoryCorrupt(self.path, f"cannot open: {error}") from error
+            _opened_in_this_process.add(key)
         try:
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             conn.execute("PRAGMA journal_mode = WAL")
@@ -259,7 +270,7 @@ class History:
             conn.execute("SELECT id, before_kind, after_kind FROM events LIMIT 1").fetchall()
             conn.execute("SELECT hash FROM blobs LIMIT 1").fetchall()
             conn.execute("SELECT path, checked_ns FROM file_state LIMIT 1").fetchall()
-        except sqlite3.OperationalError as error:
+        except sqlite3.DatabaseError as error:
             conn.close()
             if str(error) in TRANSIENT_ERRORS and attempt < OPEN_ATTEMPTS:
                 time.sleep(0.05 * attempt)
@@ -328,6 +339,8 @@ class History:
             counter += 1
             target = directory / f"{DB_NAME}.corrupt-{stamp}-{counter}"
         os.rename(directory / DB_NAME, target)
+        with _opening:
+            _opened_in_this_process.discard(os.path.realpath(directory / DB_NAME))
         for suffix in ("-wal", "-shm"):
             companion = directory / (DB_NAME + suffix)
             if companion.exists():
