@@ -104,20 +104,25 @@ async def test_refused_agent_paths_are_listed_in_the_history_screen(tmp_path: Pa
 
     root = tmp_path / "store"
     tool = MemtuiMemoryTool(root, actor="agent:intruder")
+    shown = {
+        "/memories/../../etc/passwd": "refused traversal",
+        "/etc/shadow": "refused",
+        "/memories/%2e%2e/x": "refused traversal",
+        "/memories\\..\\y": "refused traversal",
+        "memories/../": "refused traversal",
+        "/memories/a\x00b": "refused",
+        "/memories/a\udc80": "refused",
+        "/memories/.memtui/history.db": "refused reserved",
+    }
     refused: list[str] = []
-    for path in (
-        "/memories/../../etc/passwd",
-        "/etc/shadow",
-        "/memories/%2e%2e/x",
-        "/memories\\..\\y",
-    ):
+    for path in shown:
         try:
             tool.call({"command": "view", "path": path})
         except Exception as error:
             refused.append(str(getattr(error, "content", error)))
-    assert len(refused) == 4
-    events = MemoryStore(root).history.events(actor="agent:intruder")
-    assert len(events) == 4
+    assert len(refused) == len(shown)
+    events = MemoryStore(root).history.events(actor="agent:intruder", newest_first=False)
+    assert len(events) == len(shown)
 
     app = MemtuiApp(root, actor="human:t", watch=False)
     async with app.run_test(size=SIZE) as pilot:
@@ -125,12 +130,9 @@ async def test_refused_agent_paths_are_listed_in_the_history_screen(tmp_path: Pa
         app.push_screen(HistoryScreen())
         await pilot.pause()
         table = app.screen.query_one(EventTable)
-        for event in events:
+        for event, expected in zip(events, shown.values(), strict=True):
             row = [str(cell) for cell in table.get_row(str(event.id))]
             assert row[2:4] == ["agent:intruder", "view"]
-            assert row[5].startswith(event.result[:20])
-            if event.flags:
-                assert row[-1] == "refused traversal", row
-            else:
-                assert row[-1] == "error", row
-        assert sum(bool(event.flags) for event in events) == 2
+            assert row[5].startswith(event.result[:20].splitlines()[0])
+            assert row[-1] == expected, (event.path, row)
+            assert event.flags[0] == "security:refused", event
