@@ -84,6 +84,8 @@ PARTS = [
     "\udc80",
 ]
 NEEDLE_TEXT = "PWNED"
+LISTING_EVERY = 20
+"""How many paths go by between two listings of the whole store (each one costs milliseconds)."""
 REFUSALS = (
     "Path must start with /memories, got: ",
     " would escape /memories directory",
@@ -181,7 +183,7 @@ def fuzz(tmp: Path, count: int, seed: int) -> tuple[int, int, int]:
     store = MemoryStore(root, actor="agent:core-fuzz")
     refused: Counter[str] = Counter()
     refusals = commands = 0
-    for path in hostile_paths(count, seed):
+    for number, path in enumerate(hostile_paths(count, seed)):
         for tool_input in commands_for(path):
             result = store.execute(tool_input)
             commands += 1
@@ -190,8 +192,8 @@ def fuzz(tmp: Path, count: int, seed: int) -> tuple[int, int, int]:
                 refused[result.content] += 1
             assert SECRET not in result.content, (tool_input, result)
             assert "Traceback" not in result.content and "Error(" not in result.content, result
-        listing = store.view("/memories")
-        assert SECRET not in listing.content
+        if number % LISTING_EVERY == 0:
+            assert SECRET not in store.view("/memories").content
         assert sorted(os.listdir(tmp)) == ["above", "level", "secret.txt"], path
         assert sorted(os.listdir(tmp / "level")) == ["memories", "sentinel"], path
         if not all((root / link).is_symlink() for link in ("out", "d/up", "up2")):
