@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from memtui.cli.shared import fail
-from memtui.notes.export import export_records, markdown_files, record_json
+from memtui.notes.export import export_records, record_json
 from memtui.notes.index import NoteIndex
+from memtui.notes.scan import scan_notes
 
 _DESCRIPTION = """\
 Parse every .md file under PATH (recursively; hidden folders such as .memtui are skipped and
@@ -18,6 +19,7 @@ symlinks out of PATH are not followed) and print one JSON object per file, sorte
 parser reads the note (with --warnings, also memtui's parse "warnings" when a note has any).
 A file Basic Memory would refuse to
 index (undecodable bytes, a non-string frontmatter key) gives {"path", "error"}.
+Each entry that is skipped (a link out of PATH, a symlink loop, a FIFO) is named on stderr.
 """
 
 
@@ -48,7 +50,10 @@ def run(args: argparse.Namespace) -> int:
     root = Path(args.path)
     if not root.is_dir():
         return fail("export", f"{args.path}: not a folder")
-    relpaths = markdown_files(root)
+    scan = scan_notes(root)
+    for problem in scan.problems:
+        fail("export", f"skipped {problem}")
+    relpaths = [file.relpath for file in scan.files]
     show_progress = sys.stderr.isatty() and len(relpaths) > 200
     out = sys.stdout
     first = True

@@ -116,7 +116,7 @@ def _rows(events: list[Any], time_format: str) -> list[tuple[str, ...]]:
         path = event.path or ""
         if event.new_path:
             path = f"{path} -> {event.new_path}"
-        flags = list(event.flags)
+        flags = [flag.removeprefix("security:") for flag in event.flags]
         if event.reverted_by is not None:
             flags.append(f"undone by {event.reverted_by}")
         rows.append(

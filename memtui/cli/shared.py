@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -21,11 +22,11 @@ def open_failure(command: str, path: str, error: Exception) -> int:
 
 
 def has_history(root: Path) -> bool:
-    """Whether the folder `root` has a memtui history yet (looking never creates one)."""
+    """Whether anything sits where `root`'s history goes (a folder there is a broken history)."""
     from memtui.core.history import DB_NAME
     from memtui.core.lock import META_DIR_NAME
 
-    return (root / META_DIR_NAME / DB_NAME).is_file()
+    return os.path.lexists(root / META_DIR_NAME / DB_NAME)
 
 
 def open_history(root: Path) -> Any | None:

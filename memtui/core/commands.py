@@ -194,8 +194,7 @@ def parse_command(root: Path, tool_input: object) -> ParsedCommand | CommandOutc
     for raw in raw_paths:
         checked = check_path(root, raw)
         if isinstance(checked, PathRefusal):
-            flags = (checked.flag,) if checked.flag else ()
-            return _error(checked.message, *flags)
+            return _error(checked.message, *checked.flags)
         targets.append(checked.real)
         virtual.append(checked.virtual)
     return ParsedCommand(command, validated, raw_paths, tuple(targets), tuple(virtual))

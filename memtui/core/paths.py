@@ -10,6 +10,7 @@ from pathlib import Path
 VIRTUAL_ROOT = "/memories"
 RESERVED_NAME = ".memtui"
 
+FLAG_REFUSED = "security:refused"
 FLAG_TRAVERSAL = "security:traversal"
 FLAG_OUTSIDE = "security:outside"
 FLAG_RESERVED = "security:reserved"
@@ -28,10 +29,15 @@ class ResolvedPath:
 
 @dataclass(frozen=True)
 class PathRefusal:
-    """Why a path was refused: the exact tool message and an optional security flag."""
+    """Why a path was refused: the exact tool message and the kind of refusal, if it has one."""
 
     message: str
     flag: str | None = None
+
+    @property
+    def flags(self) -> tuple[str, ...]:
+        """The history flags: `security:refused` always, then the kind (traversal, outside...)."""
+        return (FLAG_REFUSED, self.flag) if self.flag else (FLAG_REFUSED,)
 
 
 def real_root(root: Path) -> Path:
@@ -72,7 +78,8 @@ def check_path(root: Path, path: str) -> ResolvedPath | PathRefusal:
     if not path.startswith(VIRTUAL_ROOT) or (
         path != VIRTUAL_ROOT and not path.startswith(VIRTUAL_ROOT + "/")
     ):
-        return PathRefusal(f"Path must start with /memories, got: {path}")
+        flag = FLAG_TRAVERSAL if has_traversal(path) else None
+        return PathRefusal(f"Path must start with /memories, got: {path}", flag)
     if has_traversal(path):
         return PathRefusal(f"Path {path} would escape /memories directory", FLAG_TRAVERSAL)
     if "\x00" in path:

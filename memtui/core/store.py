@@ -438,10 +438,8 @@ class MemoryStore:
         args: dict[str, Any] = {"path": path, "expected_revision": expected_revision}
         checked = check_path(self.root, path)
         if isinstance(checked, PathRefusal):
-            flags = (checked.flag,) if checked.flag else ()
-            return self._record_human(
-                "write", _clean(path), args, CommandOutcome(checked.message, True, flags)
-            )
+            outcome = CommandOutcome(checked.message, True, checked.flags)
+            return self._record_human("write", _clean(path), args, outcome)
         virtual = checked.virtual
         try:
             data = text.encode("utf-8")
@@ -503,7 +501,7 @@ class MemoryStore:
         """The real path of a recorded virtual path, re-validated."""
         checked = check_path(self.root, virtual or "")
         if isinstance(checked, PathRefusal):
-            return CommandOutcome(checked.message, True)
+            return CommandOutcome(checked.message, True, checked.flags)
         return checked.real
 
     def _already_reverted(self, event: Event, force: bool) -> CommandOutcome | None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
@@ -78,33 +77,6 @@ def _string_keys(value: Any) -> Any:
 def record_json(record: dict[str, Any]) -> str:
     """One record as a single JSON line (UTF-8 kept, key order kept)."""
     return json.dumps(_string_keys(record), ensure_ascii=False, default=_json_default)
-
-
-def markdown_files(root: Path) -> list[str]:
-    """Relative POSIX paths of every `.md` file under root, hidden folders skipped, sorted.
-
-    Symlinked folders are not followed; a symlinked file is kept only if it resolves inside root.
-    """
-    real_root = root.resolve()
-    found: list[str] = []
-    for folder, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames[:] = [name for name in dirnames if not name.startswith(".")]
-        for name in filenames:
-            if not name.endswith(".md") or name.startswith("."):
-                continue
-            full = Path(folder) / name
-            if full.is_symlink():
-                try:
-                    full.resolve().relative_to(real_root)
-                except (OSError, RuntimeError, ValueError):
-                    continue
-                if not full.is_file():
-                    continue
-            elif not full.is_file():
-                continue
-            found.append(full.relative_to(root).as_posix())
-    found.sort()
-    return found
 
 
 def export_records(

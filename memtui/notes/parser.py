@@ -7,6 +7,7 @@ import re
 from pathlib import Path, PurePosixPath
 
 from memtui.notes import _md_fast, _md_reference
+from memtui.notes.file_checks import name_warnings, nul_warning, size_warnings
 from memtui.notes.frontmatter_norm import read_frontmatter
 from memtui.notes.model import Note
 from memtui.notes.permalink import generate_permalink
@@ -64,6 +65,8 @@ def parse_note(
         mtime=mtime,
         content_hash=hashlib.sha256(raw).hexdigest(),
     )
+    note.warnings.extend(name_warnings(path))
+    note.warnings.extend(size_warnings(len(raw), raw.count(b"\n")))
     if decode_error is not None:
         note.permalink = generate_permalink(path)
         note.warnings.append(decode_error)
@@ -81,7 +84,9 @@ def _fill(note: Note, text: str, stem: str, use_fast_path: bool) -> None:
     """Fill the parsed fields of `note` from its decoded text."""
     if text.startswith("\ufeff"):
         text = text[1:]
-    if "\x00" in text:
+    nul = nul_warning(text)
+    if nul is not None:
+        note.warnings.append(nul)
         text = text.replace("\x00", "")
     front = read_frontmatter(text, stem, fast=use_fast_path)
     metadata = front.metadata

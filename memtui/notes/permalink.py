@@ -18,6 +18,7 @@ _CAMEL_BOUNDARY = re.compile(r"([a-z0-9])([A-Z])")
 _UNSAFE_ASCII = re.compile(r"[^a-z0-9/\-\.]")
 _UNSAFE_WITH_CJK = re.compile(f"[^a-z0-9{_CJK_KEPT}/\\-\\.]")
 _HYPHEN_RUN = re.compile(r"-+")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _is_kept_cjk(char: str) -> bool:
@@ -53,7 +54,7 @@ def _slug_ascii(base: str) -> str:
 
 def generate_permalink(path: str) -> str:
     """The permalink Basic Memory derives from a relative POSIX path (`Specs/My Note.md` -> `specs/my-note`)."""
-    path_str = unicodedata.normalize("NFC", PurePosixPath(path).as_posix())
+    path_str = unicodedata.normalize("NFC", _SURROGATE.sub("", PurePosixPath(path).as_posix()))
     mime_type, _ = mimetypes.guess_type(path_str)
     base = os.path.splitext(path_str)[0] if mime_type is not None else path_str
     clean = _slug_with_cjk(base) if _CJK_CHAR.search(base) else _slug_ascii(base)

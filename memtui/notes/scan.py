@@ -60,13 +60,29 @@ def stat_note(root: Path, relpath: str) -> tuple[FileStat | None, str | None]:
     return FileStat(relpath, st.st_size, st.st_mtime_ns), None
 
 
+def linked_folder_problem(root_real: str, rel: str, full: str) -> str | None:
+    """Why a symlink to a folder is skipped (outside, looping, or not followed); None otherwise."""
+    try:
+        real = os.path.realpath(full, strict=True)
+    except (OSError, RuntimeError):
+        return None
+    if not os.path.isdir(real):
+        return None
+    if not _inside(real, root_real):
+        return f"{rel}: symlink points outside the store, skipped"
+    if _inside(os.path.realpath(os.path.dirname(full)), real):
+        return f"{rel}: symlink loops back to a folder that holds it, skipped"
+    return f"{rel}: symlinked folder not followed"
+
+
 def scan_notes(root: Path) -> ScanResult:
     """Walk `root` iteratively for `*.md` files, skipping dot-folders and symlinked folders.
 
     Never recurses (deep trees are fine), never follows a link out of the root, and turns
-    unreadable folders, FIFOs and symlink loops into entries of `problems` instead of errors.
+    unreadable folders, FIFOs, symlinked folders and symlink loops into entries of `problems`.
     """
     result = ScanResult()
+    root_real = os.path.realpath(root)
     stack: list[str] = [""]
     while stack:
         rel_dir = stack.pop()
@@ -90,12 +106,15 @@ def scan_notes(root: Path) -> ScanResult:
             except OSError as exc:
                 result.problems.append(f"{rel}: cannot read ({exc.strerror or exc})")
                 continue
+            if is_link:
+                problem = linked_folder_problem(root_real, rel, entry.path)
+                if problem is not None:
+                    result.problems.append(problem)
+                    continue
             if not name.endswith(".md"):
                 continue
             if is_link:
                 found, problem = stat_note(root, rel)
-                if found is None and problem is None and os.path.isdir(entry.path):
-                    problem = f"{rel}: symlinked folder not followed"
             else:
                 found, problem = _stat_entry(entry, rel)
             if found is not None:

@@ -172,7 +172,14 @@ class MemtuiApp(App[None]):
         if not confirmed:
             self.exit(message=CorruptHistoryScreen.declined_message(error))
             return
-        kept = History.set_aside(self.ctx.root)
+        try:
+            kept = History.set_aside(self.ctx.root)
+        except OSError as failure:
+            self.exit(
+                return_code=1,
+                message=CorruptHistoryScreen.set_aside_failed_message(error, failure),
+            )
+            return
         self.notify(f"Started a fresh history. The old one is kept as {kept}.", timeout=12)
         self.start_background_work()
 

@@ -50,7 +50,7 @@ def test_log_json_lines_with_filters(tmp_path: Path, store: MemoryStore) -> None
         (3, "view", True),
         (2, "str_replace", False),
     ]
-    assert records[0]["flags"] == ["security:traversal"]
+    assert records[0]["flags"] == ["security:refused", "security:traversal"]
     assert records[1]["path"] == "/memories/a.md"
     assert records[1]["args"] == {
         "command": "str_replace",
@@ -73,7 +73,7 @@ def test_log_table(tmp_path: Path, store: MemoryStore) -> None:
     header = next(line for line in lines if "command" in line)
     for column in ("id", "time", "actor", "command", "path", "result", "flags"):
         assert column in header
-    row = next(line for line in lines if "security:traversal" in line)
+    row = next(line for line in lines if "refused traversal" in line)
     assert "agent:claude" in row and "/memories/../x" in row and "would escape" in row
     assert any("human:bob" in line and "create" in line for line in lines)
 

@@ -76,6 +76,6 @@ def test_reserved_folder_cannot_be_deleted(cmd_root: Path, cmd_run: Run) -> None
     assert (outcome.content, outcome.is_error, outcome.flags) == (
         "The path /memories/.memtui is reserved for memtui's history",
         True,
-        ("security:reserved",),
+        ("security:refused", "security:reserved"),
     )
     assert (cmd_root / ".memtui" / "history.db").read_bytes() == b"db"

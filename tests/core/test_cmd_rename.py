@@ -168,7 +168,7 @@ def test_m1_rename_out_of_reserved_refused(cmd_root: Path, cmd_run: Run) -> None
     )
     assert (outcome.content, outcome.flags) == (
         "The path /memories/.memtui is reserved for memtui's history",
-        ("security:reserved",),
+        ("security:refused", "security:reserved"),
     )
     assert os.listdir(cmd_root) == [".memtui"]
 

@@ -1,4 +1,7 @@
-"""Hostile paths through all six commands never touch or reveal a sentinel folder beside the root."""
+"""Hostile paths through all six commands never touch or reveal sentinels beside or above the root.
+
+The fuzz goes through MemoryStore, so every refusal must also be a refused event in the history.
+"""
 
 from __future__ import annotations
 
@@ -6,11 +9,15 @@ import os
 import random
 import shutil
 import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from memtui.core.commands import CommandOutcome, apply_command, parse_command
+from memtui.core.history import History
+from memtui.core.paths import FLAG_REFUSED
+from memtui.core.store import MemoryStore
 
 SECRET = "SENTINEL-SECRET-7f3a"
 PREFIXES = [
@@ -61,6 +68,8 @@ PARTS = [
     "d/up",
     "loop",
     "sentinel",
+    "up2",
+    "above",
     "secret.txt",
     ".memtui",
     "a.md",
@@ -75,43 +84,62 @@ PARTS = [
     "\udc80",
 ]
 NEEDLE_TEXT = "PWNED"
+LISTING_EVERY = 20
+"""How many paths go by between two listings of the whole store (each one costs milliseconds)."""
+REFUSALS = (
+    "Path must start with /memories, got: ",
+    " would escape /memories directory",
+    " is reserved for memtui's history",
+    "Path must not contain NUL characters",
+    " is not valid Unicode",
+)
+"""Fragments that mark a result as a refused path."""
 
 
 def build(tmp: Path) -> tuple[Path, Path]:
-    """A root with escaping symlinks and a sentinel folder beside it holding the secret."""
-    sentinel = tmp / "sentinel"
-    sentinel.mkdir()
-    (sentinel / "secret.txt").write_text(f"{SECRET}\n")
-    (sentinel / "sub").mkdir()
-    (sentinel / "sub" / "deep.txt").write_text(f"{SECRET} deep\n")
+    """A root two levels down, a sentinel folder beside it and one above it, escaping links."""
+    for sentinel in (tmp / "level" / "sentinel", tmp / "above"):
+        (sentinel / "sub").mkdir(parents=True)
+        (sentinel / "secret.txt").write_text(f"{SECRET}\n")
+        (sentinel / "sub" / "deep.txt").write_text(f"{SECRET} deep\n")
+    (tmp / "secret.txt").write_text(f"{SECRET} top\n")
+    sentinel = tmp / "level" / "sentinel"
     return reset_root(tmp, sentinel), sentinel
 
 
 def reset_root(tmp: Path, sentinel: Path) -> Path:
-    """(Re)create the root with its links: out, outfile, abs, d/up and a loop."""
-    root = tmp / "memories"
-    if root.exists():
-        shutil.rmtree(root)
-    root.mkdir(mode=0o700)
+    """(Re)create the root's content, its history kept, with escaping links and a loop."""
+    root = tmp / "level" / "memories"
+    root.mkdir(mode=0o700, exist_ok=True)
+    for entry in os.scandir(root):
+        if entry.name == ".memtui":
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            shutil.rmtree(entry.path)
+        else:
+            os.unlink(entry.path)
     (root / "a.md").write_text("alpha\n")
     (root / "d").mkdir()
     (root / "out").symlink_to("../sentinel")
     (root / "outfile").symlink_to("../sentinel/secret.txt")
     (root / "abs").symlink_to(sentinel)
     (root / "d" / "up").symlink_to("../../sentinel")
+    (root / "up2").symlink_to("../../above")
     (root / "loop").symlink_to("loop")
     return root
 
 
-def sentinel_state(sentinel: Path) -> dict[str, bytes | None]:
-    """Every entry of the sentinel folder with its bytes (None for directories)."""
+def outside_state(tmp: Path) -> dict[str, bytes | None]:
+    """Every entry outside the root, with its bytes (None for folders, the target for links)."""
     state: dict[str, bytes | None] = {}
-    for dirpath, dirnames, filenames in os.walk(sentinel):
+    root = os.path.join(tmp, "level", "memories")
+    for dirpath, dirnames, filenames in os.walk(tmp):
+        dirnames[:] = [name for name in dirnames if os.path.join(dirpath, name) != root]
         for name in dirnames:
-            state[os.path.relpath(os.path.join(dirpath, name), sentinel)] = None
+            state[os.path.relpath(os.path.join(dirpath, name), tmp)] = None
         for name in filenames:
             full = os.path.join(dirpath, name)
-            state[os.path.relpath(full, sentinel)] = Path(full).read_bytes()
+            state[os.path.relpath(full, tmp)] = Path(full).read_bytes()
     return state
 
 
@@ -139,29 +167,46 @@ def commands_for(path: str) -> list[dict[str, object]]:
 
 
 def run(root: Path, tool_input: object) -> CommandOutcome:
-    """Parse and apply like the store."""
+    """Parse and apply like the store, without recording."""
     parsed = parse_command(root, tool_input)
     return parsed if isinstance(parsed, CommandOutcome) else apply_command(root, parsed)
 
 
 def fuzz(tmp: Path, count: int, seed: int) -> tuple[int, int, int]:
-    """Run every command on `count` hostile paths; returns (paths, commands, refusals)."""
+    """Run every command on `count` hostile paths through MemoryStore; (paths, commands, refusals).
+
+    Checks each result, what lies beside and above the root after every path, and at the end
+    that every refused path is a refused event in the history with the same text.
+    """
     root, sentinel = build(tmp)
-    before = sentinel_state(sentinel)
+    before = outside_state(tmp)
+    store = MemoryStore(root, actor="agent:core-fuzz")
+    refused: Counter[str] = Counter()
     refusals = commands = 0
-    for path in hostile_paths(count, seed):
+    for number, path in enumerate(hostile_paths(count, seed)):
         for tool_input in commands_for(path):
-            outcome = run(root, tool_input)
+            result = store.execute(tool_input)
             commands += 1
-            refusals += outcome.is_error
-            assert SECRET not in outcome.content, (tool_input, outcome)
-            assert "Traceback" not in outcome.content and "Error(" not in outcome.content, outcome
-        listing = run(root, {"command": "view", "path": "/memories"})
-        assert SECRET not in listing.content
-        assert sorted(os.listdir(tmp)) == ["memories", "sentinel"], path
-        if os.path.islink(root / "out") is False or not (root / "d" / "up").is_symlink():
+            refusals += result.is_error
+            if result.is_error and any(fragment in result.content for fragment in REFUSALS):
+                refused[result.content] += 1
+            assert SECRET not in result.content, (tool_input, result)
+            assert "Traceback" not in result.content and "Error(" not in result.content, result
+        if number % LISTING_EVERY == 0:
+            assert SECRET not in store.view("/memories").content
+        assert sorted(os.listdir(tmp)) == ["above", "level", "secret.txt"], path
+        assert sorted(os.listdir(tmp / "level")) == ["memories", "sentinel"], path
+        if not all((root / link).is_symlink() for link in ("out", "d/up", "up2")):
             reset_root(tmp, sentinel)
-    assert sentinel_state(sentinel) == before
+    assert outside_state(tmp) == before
+    recorded = Counter(
+        event.result
+        for event in History(root).events(newest_first=False)
+        if event.is_error and FLAG_REFUSED in event.flags
+    )
+    missing = refused - recorded
+    assert missing == Counter(), list(missing.items())[:5]
+    assert sum(refused.values()) > commands // 2
     return count, commands, refusals
 
 
@@ -173,25 +218,27 @@ def test_a_few_thousand_hostile_paths(tmp_path: Path) -> None:
 
 def test_every_single_part_alone(tmp_path: Path) -> None:
     root, sentinel = build(tmp_path)
-    before = sentinel_state(sentinel)
+    before = outside_state(tmp_path)
     for prefix in PREFIXES:
         for part in PARTS:
             for tool_input in commands_for(prefix + part):
                 assert SECRET not in run(root, tool_input).content
             reset_root(tmp_path, sentinel)
-    assert sentinel_state(sentinel) == before
+    assert outside_state(tmp_path) == before
 
 
 def test_known_escapes_are_refused_with_flags(tmp_path: Path) -> None:
     root, _ = build(tmp_path)
     cases = {
-        "/memories/out/secret.txt": ("security:outside",),
-        "/memories/outfile": ("security:outside",),
-        "/memories/abs/sub/deep.txt": ("security:outside",),
-        "/memories/d/up/secret.txt": ("security:outside",),
-        "/memories/../sentinel/secret.txt": ("security:traversal",),
-        "/memories/%2e%2e/sentinel/secret.txt": ("security:traversal",),
-        "/memories/..\\sentinel\\secret.txt": ("security:traversal",),
+        "/memories/out/secret.txt": ("security:refused", "security:outside"),
+        "/memories/outfile": ("security:refused", "security:outside"),
+        "/memories/abs/sub/deep.txt": ("security:refused", "security:outside"),
+        "/memories/d/up/secret.txt": ("security:refused", "security:outside"),
+        "/memories/up2/secret.txt": ("security:refused", "security:outside"),
+        "/memories/../sentinel/secret.txt": ("security:refused", "security:traversal"),
+        "/memories/../../above/secret.txt": ("security:refused", "security:traversal"),
+        "/memories/%2e%2e/sentinel/secret.txt": ("security:refused", "security:traversal"),
+        "/memories/..\\sentinel\\secret.txt": ("security:refused", "security:traversal"),
     }
     for path, flags in cases.items():
         outcome = run(root, {"command": "view", "path": path})

@@ -11,6 +11,7 @@ import pytest
 
 from memtui.core.paths import (
     FLAG_OUTSIDE,
+    FLAG_REFUSED,
     FLAG_RESERVED,
     FLAG_TRAVERSAL,
     PathRefusal,
@@ -51,11 +52,47 @@ def test_p1_path_must_start_with_memories(cmd_root: Path, path: str) -> None:
     assert check_path(cmd_root, path) == PathRefusal(f"Path must start with /memories, got: {path}")
 
 
-@pytest.mark.parametrize(
-    "path", ["/memoriesfoo", "/memories_x/../a.txt", "/memories.txt", "/memories-2/a"]
-)
+@pytest.mark.parametrize("path", ["/memoriesfoo", "/memories.txt", "/memories-2/a"])
 def test_m2_lookalike_prefix_refused(cmd_root: Path, path: str) -> None:
     assert check_path(cmd_root, path) == PathRefusal(f"Path must start with /memories, got: {path}")
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/memories_x/../a.txt",
+        "/memories\\..\\y",
+        "\\memories\\..",
+        "memories/../",
+        "/memories%2f..",
+        "../memories/a",
+    ],
+)
+def test_bad_prefix_shaped_like_traversal_is_flagged_as_traversal(
+    cmd_root: Path, path: str
+) -> None:
+    assert check_path(cmd_root, path) == PathRefusal(
+        f"Path must start with /memories, got: {path}", FLAG_TRAVERSAL
+    )
+
+
+@pytest.mark.parametrize(
+    ("path", "kind"),
+    [
+        ("/etc/passwd", None),
+        ("/memories\\..\\y", FLAG_TRAVERSAL),
+        ("/memories/../x", FLAG_TRAVERSAL),
+        ("/memories/a\x00b", None),
+        ("/memories/a\udc80", None),
+        ("/memories/.memtui", FLAG_RESERVED),
+    ],
+)
+def test_every_refusal_is_flagged_refused_then_its_kind(
+    cmd_root: Path, path: str, kind: str | None
+) -> None:
+    refusal = check_path(cmd_root, path)
+    assert isinstance(refusal, PathRefusal)
+    assert refusal.flags == ((FLAG_REFUSED, kind) if kind else (FLAG_REFUSED,))
 
 
 @pytest.mark.parametrize(
@@ -184,12 +221,12 @@ def test_refusal_outcomes_carry_flags(cmd_run: Callable[..., Any]) -> None:
     assert (outcome.content, outcome.is_error, outcome.flags) == (
         "Path /memories/../etc would escape /memories directory",
         True,
-        ("security:traversal",),
+        ("security:refused", "security:traversal"),
     )
     outcome = cmd_run({"command": "view", "path": "/memories/.memtui"})
-    assert outcome.flags == ("security:reserved",)
+    assert outcome.flags == ("security:refused", "security:reserved")
     outcome = cmd_run({"command": "view", "path": "/etc/passwd"})
     assert (outcome.content, outcome.flags) == (
         "Path must start with /memories, got: /etc/passwd",
-        (),
+        ("security:refused",),
     )

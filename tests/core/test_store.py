@@ -42,7 +42,7 @@ def test_every_call_is_one_event_with_its_result(tmp_path: Path) -> None:
         ("insert", "/memories/a.md", None, False, ()),
         ("rename", "/memories/a.md", "/memories/b.md", False, ()),
         ("delete", "/memories/b.md", None, False, ()),
-        ("view", "/memories/../secret", None, True, ("security:traversal",)),
+        ("view", "/memories/../secret", None, True, ("security:refused", "security:traversal")),
         ("explode", None, None, True, ()),
         ("invalid", None, None, True, ()),
     ]
@@ -111,7 +111,7 @@ def test_reserved_paths_refused_with_security_flag(tmp_path: Path) -> None:
     result = store.delete("/memories/.memtui")
     assert result.content == "The path /memories/.memtui is reserved for memtui's history"
     event = store.history.event(result.event_id)
-    assert event is not None and event.flags == ("security:reserved",)
+    assert event is not None and event.flags == ("security:refused", "security:reserved")
     assert (tmp_path / ".memtui" / "history.db").is_file()
 
 

@@ -98,7 +98,7 @@ def test_write_refuses_folder_path_traversal_and_reserved(tmp_path: Path) -> Non
     traversal = store.write("/memories/../x.md", "x", None)
     assert traversal.content == "Path /memories/../x.md would escape /memories directory"
     event = store.history.event(traversal.event_id)
-    assert event is not None and event.flags == ("security:traversal",)
+    assert event is not None and event.flags == ("security:refused", "security:traversal")
     reserved = store.write("/memories/.memtui/history.db", "x", None)
     assert (
         reserved.content == "The path /memories/.memtui/history.db is reserved for memtui's history"

@@ -47,12 +47,19 @@ def test_hostile_entries_become_problems_not_errors(tmp_path: Path) -> None:
     os.symlink(outside, root / "linked_dir")
     write(root, "inside.md", note("Inside"))
     os.symlink(root / "inside.md", root / "alias.md")
+    write(root, "sub/n.md", note("N"))
+    os.symlink("..", root / "sub" / "up")
+    os.symlink("sub", root / "sub-alias")
+    os.symlink("missing-folder", root / "dangling")
     index = NoteIndex.load(root)
-    assert sorted(index.notes) == ["alias.md", "good.md", "inside.md"]
+    assert sorted(index.notes) == ["alias.md", "good.md", "inside.md", "sub/n.md"]
     assert index.problems == [
         "escape.md: symlink points outside the store, skipped",
+        "linked_dir: symlink points outside the store, skipped",
         "loop.md: broken or looping symlink, skipped",
         "pipe.md: not a regular file, skipped",
+        "sub-alias: symlinked folder not followed",
+        "sub/up: symlink loops back to a folder that holds it, skipped",
     ]
 
 

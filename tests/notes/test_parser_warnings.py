@@ -187,3 +187,67 @@ def test_parse_file_reads_stat_and_bytes(tmp_path: Path) -> None:
     missing = parse_file(tmp_path, "gone.md")
     assert missing.index_error == "could not read the file"
     assert missing.warnings[-1].startswith("could not read the file (")
+
+
+def test_nul_bytes_are_left_out_with_a_warning() -> None:
+    note = parse_note(b"# Nul\n\n- [fact] be\x00fore\x00\n", "n.md")
+    assert note.warnings == ["contains 2 NUL bytes; they are left out"]
+    assert [o.content for o in note.observations] == ["before"]
+    assert parse_note(b"a\x00", "one.md").warnings == ["contains 1 NUL byte; they are left out"]
+
+
+def test_large_and_long_notes_warn_naming_the_limit() -> None:
+    from memtui.notes.file_checks import LARGE_NOTE_BYTES, LARGE_NOTE_LINES
+
+    big = parse_note(b"y" * (LARGE_NOTE_BYTES + 1), "big.md")
+    assert big.warnings == [
+        f"large note: {LARGE_NOTE_BYTES + 1:,} bytes, over 1 MiB; "
+        "the app shows only its first 1 MiB"
+    ]
+    long = parse_note(b"x\n" * (LARGE_NOTE_LINES + 1), "long.md")
+    assert long.warnings == [
+        f"long note: {LARGE_NOTE_LINES + 1:,} lines, over 20,000; "
+        "the app shows only its first 20,000 lines"
+    ]
+    assert parse_note(b"x\n" * LARGE_NOTE_LINES, "edge.md").warnings == []
+    assert parse_note(b"y" * LARGE_NOTE_BYTES, "edge.md").warnings == []
+
+
+def test_hostile_file_names_warn() -> None:
+    import os
+
+    bad = os.fsdecode(b"dir/bad-\xff-name.md")
+    assert parse_note(b"x", bad).warnings == [
+        "file name is not valid UTF-8 (byte 0xff); agents cannot open it by path"
+    ]
+    assert parse_note(b"x", "new\nline.md").warnings == [
+        "file name contains a control character (U+000A)"
+    ]
+    assert parse_note(b"x", "a\u0085b.md").warnings == [
+        "file name contains a control character (U+0085)"
+    ]
+    assert parse_note(b"x", "caf\u00e9 \u4e2d.md").warnings == []
+
+
+def test_note_head_cuts_large_notes_at_a_line_end() -> None:
+    from memtui.notes.file_checks import LARGE_NOTE_BYTES, LARGE_NOTE_LINES, note_head
+
+    assert note_head("short\n") is None
+    lines = "x\n" * (LARGE_NOTE_LINES + 5)
+    assert note_head(lines) == "x\n" * LARGE_NOTE_LINES
+    one_line = "é" * LARGE_NOTE_BYTES
+    head = note_head(one_line)
+    assert head is not None and len(head.encode("utf-8")) <= LARGE_NOTE_BYTES
+    assert one_line.startswith(head)
+
+
+def test_permalink_of_an_undecodable_name_raises_no_warning() -> None:
+    import os
+    import warnings
+
+    from memtui.notes.permalink import generate_permalink
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert generate_permalink(os.fsdecode(b"bad-\xff\xfe-name.md")) == "bad-name"
+        assert generate_permalink(os.fsdecode(b"\xe4\xb8\xad-\xff.md")) == "中"

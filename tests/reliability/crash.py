@@ -22,6 +22,8 @@ class CrashFigures:
 
     kills: int = 0
     steps_before_kill: list[int] = field(default_factory=list)
+    rounds_hit: int = 0
+    """Kills that left a temp file or a change the history missed, i.e. hit a write."""
     torn_files: list[str] = field(default_factory=list)
     temp_files_left: int = 0
     temp_files_visible: list[str] = field(default_factory=list)
@@ -103,8 +105,9 @@ def run_crash_rounds(
         child = start_writer(root, seed * 100_000 + round_number)
         time.sleep(rng.uniform(0.0, max_delay))
         child.kill()
-        child.communicate()
+        finished, _ = child.communicate()
         figures.kills += 1
+        figures.steps_before_kill.append(len(finished.splitlines()))
 
         for relpath in memory_files(root):
             if not is_whole((root / relpath).read_text(encoding="utf-8", errors="replace")):
@@ -116,8 +119,10 @@ def run_crash_rounds(
 
         started = time.perf_counter()
         store = MemoryStore(root, actor="human:tester")
-        recover(store)
+        first = store.recovery
         figures.reopen_seconds.append(time.perf_counter() - started)
+        assert first is not None
+        figures.rounds_hit += bool(left or first.external_event_ids)
         assert temp_files(root) == [], temp_files(root)
         second = recover(store)
         figures.second_pass_events += len(second.external_event_ids)
@@ -128,7 +133,11 @@ def run_crash_rounds(
 
 
 def history_disagreements(store: object, round_number: int) -> list[str]:
-    """Files without any event, or whose bytes differ from their own last event's after-hash."""
+    """Files whose bytes differ from the after-state of their last event or their file_state row.
+
+    The last event may be at the file itself, at a folder above it (its after-state is the
+    folder's manifest) or a rename (the after-state is at the new path).
+    """
     from memtui.core.store import MemoryStore
 
     assert isinstance(store, MemoryStore)
@@ -136,11 +145,36 @@ def history_disagreements(store: object, round_number: int) -> list[str]:
     for path, digest in disk_state(store.root).items():
         parts = path.split("/")
         event = store.history.last_change("/".join(parts[:end]) for end in range(3, len(parts) + 1))
-        if event is None:
-            found.append(f"round {round_number}: {path} has no event")
-        elif event.path == path and event.new_path is None and event.after_hash != digest:
-            found.append(f"round {round_number}: {path} differs from event {event.id}")
+        problem = "has no event" if event is None else after_state_problem(store, event, path, digest)
+        record = store.history.file_record(path)
+        if problem is None and (record is None or record.sha256 != digest):
+            problem = "differs from its file_state row"
+        if problem is not None:
+            found.append(f"round {round_number}: {path} {problem}")
     return found
+
+
+def after_state_problem(store: object, event: object, path: str, digest: str) -> str | None:
+    """Why `path` holding `digest` disagrees with the after-state `event` left, or None."""
+    from memtui.core.history import KIND_DIR, KIND_FILE, Event, Manifest
+    from memtui.core.store import MemoryStore
+
+    assert isinstance(store, MemoryStore) and isinstance(event, Event)
+    location = event.new_path if event.new_path is not None else event.path
+    if location == path:
+        if (event.after_kind, event.after_hash) != (KIND_FILE, digest):
+            return f"differs from event {event.id} ({event.command})"
+        return None
+    if location is None or not path.startswith(location + "/"):
+        return f"was moved away by event {event.id} ({event.command}) yet is there"
+    if event.after_kind != KIND_DIR or event.after_hash is None:
+        return f"is below {location}, which event {event.id} ({event.command}) left empty"
+    manifest = store.history.blob(event.after_hash)
+    if manifest is None:
+        return f"has no stored manifest for event {event.id}"
+    if Manifest.from_bytes(manifest).files.get(path[len(location) + 1 :]) != digest:
+        return f"differs from the folder manifest of event {event.id} ({event.command})"
+    return None
 
 
 def print_figures(figures: CrashFigures) -> None:
@@ -148,7 +182,9 @@ def print_figures(figures: CrashFigures) -> None:
     reopen = sorted(figures.reopen_seconds)
     median = reopen[len(reopen) // 2] if reopen else 0.0
     print(
-        f"\ncrash safety: {figures.kills} SIGKILLs, torn files {len(figures.torn_files)}, "
+        f"\ncrash safety: {figures.kills} SIGKILLs after {sum(figures.steps_before_kill)} "
+        f"finished steps ({figures.rounds_hit} kills hit a write), "
+        f"torn files {len(figures.torn_files)}, "
         f"temp files left by kills {figures.temp_files_left} (all removed on reopen, "
         f"{len(figures.temp_files_visible)} visible), external events recorded "
         f"{figures.external_events}, history/disk disagreements {len(figures.disagreements)}, "

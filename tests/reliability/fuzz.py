@@ -126,11 +126,12 @@ def run_fuzz(caller: Caller, inputs: Iterable[dict[str, Any]]) -> FuzzFigures:
 
 
 def refused_in_history(root: Path) -> Counter[str]:
-    """Result texts of every refused-path event in the store's history."""
+    """Result texts of every refused-path event in the store's history that is flagged refused."""
     from memtui.core.history import History
+    from memtui.core.paths import FLAG_REFUSED
 
     return Counter(
         event.result
         for event in History(root).events(newest_first=False)
-        if event.is_error and is_refusal(event.result)
+        if event.is_error and is_refusal(event.result) and FLAG_REFUSED in event.flags
     )

@@ -173,3 +173,35 @@ def snapshot(
             full = os.path.join(directory, name)
             result[os.path.relpath(full, base)] = _entry_state(full, os.lstat(full))
     return result
+
+
+SKIPPED = {
+    "fifo.md": "not a regular file, skipped",
+    "folder-loop": "symlink loops back to a folder that holds it, skipped",
+    "link-out-folder": "symlink points outside the store, skipped",
+    "link-out.md": "symlink points outside the store, skipped",
+    "loop-a.md": "broken or looping symlink, skipped",
+    "loop-b.md": "broken or looping symlink, skipped",
+    "notes/relative-link-out.md": "symlink points outside the store, skipped",
+    "self-loop.md": "broken or looping symlink, skipped",
+}
+"""Every entry the index skips, with the reason it must name (as root, mode 000 is readable)."""
+
+WARNED = {
+    "invalid-utf8.md": "not valid UTF-8 (byte 10)",
+    "nul-bytes.md": "contains 3 NUL bytes; they are left out",
+    "huge-20mb.md": "over 1 MiB; the app shows only its first 1 MiB",
+    "one-long-line.md": "over 1 MiB; the app shows only its first 1 MiB",
+    "million-lines.md": "over 20,000; the app shows only its first 20,000 lines",
+    "alias-bomb.md": "frontmatter YAML expands to more than 10000 values",
+    "not-a-mapping.md": "frontmatter is a YAML list, not a mapping",
+    "new\nline.md": "file name contains a control character (U+000A)",
+    "tab\there.md": "file name contains a control character (U+0009)",
+    os.fsdecode(b"bad-\xff\xfe-name.md"): "file name is not valid UTF-8 (byte 0xff)",
+}
+"""Every bad note the index keeps, with a fragment of the warning it must carry (both sizes)."""
+
+
+def skipped_lines() -> list[str]:
+    """The skipped entries as the index reports them, sorted."""
+    return sorted(f"{name}: {reason}" for name, reason in SKIPPED.items())

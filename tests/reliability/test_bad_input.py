@@ -133,10 +133,12 @@ MCP_BAD_CALLS: list[tuple[str, dict[str, Any]]] = [
     ("build_context", {}),
     ("build_context", {"target": ["a.md"]}),
     ("build_context", {"target": "a.md", "depth": 99}),
+    ("build_context", {"target": "a.md", "depth": "deep"}),
     ("build_context", {"target": "a.md", "timeframe": "since forever"}),
     ("recent_activity", {"timeframe": 7}),
     ("recent_activity", {"timeframe": "soon"}),
     ("recent_activity", {"limit": -1}),
+    ("recent_activity", {"limit": "x"}),
 ]
 
 
@@ -169,6 +171,20 @@ def test_every_mcp_tool_answers_wrong_argument_types_with_a_clear_error(store: P
         "Invalid arguments for search_memories: limit: Input should be a valid integer, "
         "unable to parse string as an integer",
     )
+    assert answers[MCP_BAD_CALLS.index(("recent_activity", {"limit": "x"}))] == (
+        "recent_activity",
+        True,
+        "Invalid arguments for recent_activity: limit: Input should be a valid integer, "
+        "unable to parse string as an integer",
+    )
+    assert answers[
+        MCP_BAD_CALLS.index(("build_context", {"target": "a.md", "depth": "deep"}))
+    ] == (
+        "build_context",
+        True,
+        "Invalid arguments for build_context: depth: Input should be a valid integer, "
+        "unable to parse string as an integer",
+    )
     assert answers[-1] == (
         "after",
         False,
@@ -192,6 +208,7 @@ def corrupt_history(root: Path) -> Path:
         (("tool",), b'{"command": "create", "path": "/memories/b.md", "file_text": "x"}\n'),
         (("log",), b""),
         (("undo",), b""),
+        (("mcp",), b""),
     ],
 )
 def test_commands_refuse_a_corrupt_history_and_keep_it(
@@ -235,6 +252,45 @@ def test_commands_refuse_a_broken_config_with_one_clear_line(
     assert process.stdout == b""
     assert snapshot(store) == before
     assert config.read_text(encoding="utf-8") == 'secrets = "block"\nmax_file_size = \n'
+
+
+BAD_VALUES = [
+    ('secrets = "maybe"\n', 'key "secrets" must be "warn" or "block", got "maybe"'),
+    (
+        'max_file_size = "huge"\n',
+        'key "max_file_size" must be a number of bytes (like 10485760 or "10MiB"), got \'huge\'',
+    ),
+]
+
+
+@pytest.mark.parametrize(("command", "stdin"), CONFIG_COMMANDS)
+@pytest.mark.parametrize(("text", "reason"), BAD_VALUES)
+def test_commands_refuse_a_bad_config_value_naming_key_and_value(
+    store: Path, tmp_path: Path, command: str, stdin: bytes, text: str, reason: str
+) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(text, encoding="utf-8")
+    before = snapshot(store)
+    extra = ("query",) if command == "search" else ()
+    process = memtui(
+        command, str(store), *extra, stdin=stdin, env={"MEMTUI_CONFIG_FILE": str(config)}
+    )
+    assert process.returncode == 2
+    assert one_line(process.stderr) == f"memtui {command}: {config}: {reason}"
+    assert process.stdout == b""
+    assert snapshot(store) == before
+
+
+@pytest.mark.parametrize(("text", "reason"), BAD_VALUES)
+def test_the_app_refuses_a_bad_config_value(
+    store: Path, tmp_path: Path, text: str, reason: str
+) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(text, encoding="utf-8")
+    process = memtui(str(store), env={"MEMTUI_CONFIG_FILE": str(config)})
+    assert process.returncode == 2
+    assert one_line(process.stderr) == f"memtui: {config}: {reason}"
+    assert process.stdout == b""
 
 
 def test_the_app_refuses_a_broken_config_before_taking_the_terminal(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -10,7 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.reliability.hostile import OUTSIDE_MARKER, HostileStore, build_hostile_store, snapshot
+from tests.reliability.hostile import (
+    OUTSIDE_MARKER,
+    WARNED,
+    HostileStore,
+    build_hostile_store,
+    skipped_lines,
+    snapshot,
+)
+from tests.reliability.probes import OPENED, run_probe
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -59,10 +68,11 @@ def run_memtui(*args: str, timeout: float) -> tuple[subprocess.CompletedProcess[
 def check_export(hostile: HostileStore, bound: float) -> float:
     """`memtui export --warnings` on the store: exit 0, no traceback, every bad note flagged."""
     process, seconds = run_memtui("export", "--warnings", str(hostile.root), timeout=bound)
-    out = process.stdout.decode("utf-8", "replace")
+    out = process.stdout.decode("utf-8", "surrogateescape")
     err = process.stderr.decode("utf-8", "replace")
     assert process.returncode == 0, err
     assert "Traceback" not in err
+    assert "Warning" not in err, err
     assert OUTSIDE_MARKER not in out
     assert '"path": "good.md", "title": "Good Note"' in out
     assert '"path": "notes/other-good.md", "title": "Other Good"' in out
@@ -70,9 +80,15 @@ def check_export(hostile: HostileStore, bound: float) -> float:
         '{"path": "invalid-utf8.md", "error": "not valid UTF-8 (byte 10); '
         'Basic Memory does not index this file"}'
     ) in out
-    for name in hostile.bad_yaml:
-        line = next(line for line in out.splitlines() if line.startswith(f'{{"path": "{name}"'))
-        assert '"warnings": [' in line
+    records = [line for line in out.splitlines() if line.startswith('{"path": ')]
+    for name, fragment in WARNED.items():
+        if name == "invalid-utf8.md":
+            continue
+        spelled = json.dumps(name, ensure_ascii=False)
+        line = next(line for line in records if line.startswith(f'{{"path": {spelled}'))
+        assert '"warnings": [' in line and fragment in line, (name, line[-300:])
+    for problem in skipped_lines():
+        assert f"memtui export: skipped {problem}\n" in err, problem
     for name in [*hostile.links_out, *hostile.loops, "fifo.md"]:
         assert f'"path": "{name}"' not in out
     assert hostile.deep_note in out
@@ -85,20 +101,10 @@ def test_export_opens_the_hostile_store(hostile: HostileStore, baseline: tuple) 
 
 
 def check_index(hostile: HostileStore, bound: float) -> float:
-    """NoteIndex.load (what the app, search and the MCP tools build on) within `bound` seconds."""
-    from memtui.notes.index import NoteIndex
-
-    started = time.perf_counter()
-    index = NoteIndex.load(hostile.root)
-    seconds = time.perf_counter() - started
-    assert seconds < bound
-    problems = "\n".join(index.problems)
-    assert "link-out.md: symlink points outside the store, skipped" in problems
-    assert "notes/relative-link-out.md: symlink points outside the store, skipped" in problems
-    assert "fifo.md: not a regular file, skipped" in problems
-    for name in ("loop-a.md", "loop-b.md", "self-loop.md"):
-        assert f"{name}: broken or looping symlink, skipped" in problems
-    assert sorted(index.notes) == sorted(
+    """NoteIndex.load (what the app, search and the MCP tools build on), killed after `bound` s."""
+    report = run_probe("index", hostile.root, bound)
+    assert report["problems"] == skipped_lines()
+    assert report["notes"] == sorted(
         hostile.good
         + hostile.bad_text
         + hostile.big
@@ -106,10 +112,14 @@ def check_index(hostile: HostileStore, bound: float) -> float:
         + ["unreadable.md", hostile.deep_note]
         + [os.fsdecode(name) for name in hostile.odd_names]
     )
-    for name in [*hostile.bad_yaml, "invalid-utf8.md"]:
-        assert index.warnings(name), name
-    assert all(OUTSIDE_MARKER not in text for text in index.texts.values())
-    return seconds
+    warnings = report["warnings"]
+    for name, fragment in WARNED.items():
+        assert any(fragment in warning for warning in warnings[name]), (name, warnings[name])
+    unwarned = set(report["notes"]) - set(WARNED)
+    assert {name: warnings[name] for name in unwarned if warnings[name]} == {}
+    assert report["leak"] is False
+    assert "Traceback" not in report["stderr"] and "Warning" not in report["stderr"]
+    return float(report["seconds"])
 
 
 def test_note_index_loads_the_hostile_store(hostile: HostileStore, baseline: tuple) -> None:
@@ -126,8 +136,8 @@ def check_search_cli(hostile: HostileStore, bound: float) -> float:
     assert "Traceback" not in err + out
     assert OUTSIDE_MARKER not in out + err
     assert "good.md:9  observation - [fact] this store still has one well-formed note #ok" in out
-    assert "memtui search: skipped fifo.md: not a regular file, skipped" in err
-    assert "memtui search: skipped link-out.md: symlink points outside the store, skipped" in err
+    for problem in skipped_lines():
+        assert f"memtui search: skipped {problem}\n" in err, problem
     return seconds
 
 
@@ -201,6 +211,42 @@ def test_mcp_tools_open_the_hostile_store(hostile: HostileStore, baseline: tuple
     assert_untouched(hostile, baseline)
 
 
+def check_app(hostile: HostileStore, bound: float) -> dict[str, float]:
+    """The app on the store, killed after `bound` s: index, bad notes opened, a search."""
+    report = run_probe("app", hostile.root, bound)
+    assert report["index_ready"] and report["search_done"]
+    assert "Traceback" not in report["stderr"]
+    messages = "\n".join(report["notifications"])
+    assert "Could not" not in messages
+    assert OUTSIDE_MARKER not in messages + json.dumps(report["opened"], ensure_ascii=False)
+    assert f"Skipped {len(skipped_lines())} entries:\n" + "\n".join(skipped_lines()) in messages
+    for name in WARNED:
+        assert "warning" in report["badges"].get(name, []), name
+    opened = report["opened"]
+    assert set(opened) == set(OPENED) and all(note["shown"] for note in opened.values())
+    assert opened["invalid-utf8.md"]["header"] == (
+        "Cannot read invalid-utf8.md: The file /memories/invalid-utf8.md is not valid UTF-8 text"
+    )
+    for name in set(OPENED) - {"invalid-utf8.md"}:
+        assert WARNED[name] in opened[name]["warnings"], (name, opened[name])
+    for name in hostile.big:
+        size = (hostile.root / name).stat().st_size
+        assert f"of {size:,} B" in opened[name]["header"], opened[name]
+        assert opened[name]["mode"] == "plain"
+    assert "good.md" in report["search_hits"]
+    return {
+        "index": report["index_seconds"],
+        "open": max(note["seconds"] for note in opened.values()),
+        "search": report["search_seconds"],
+        "total": report["seconds"],
+    }
+
+
+def test_app_opens_the_hostile_store(hostile: HostileStore, baseline: tuple) -> None:
+    check_app(hostile, NORMAL_BOUND)
+    assert_untouched(hostile, baseline)
+
+
 @pytest.mark.slow
 def test_full_size_hostile_store(tmp_path: Path) -> None:
     """The issue's sizes: a 20 MB note, a million lines, a 5 MB line; bounded, untouched."""
@@ -211,12 +257,14 @@ def test_full_size_hostile_store(tmp_path: Path) -> None:
     export_seconds = check_export(store, bound)
     search_seconds = check_search_cli(store, bound)
     mcp_seconds, _answers = check_mcp(store, bound)
+    app = check_app(store, bound)
     assert_untouched(store, before)
     print(
         f"\nhostile store (20 MB note, 1M lines, 5 MB line, 200-deep folders, links, FIFO): "
         f"index load {index_seconds:.1f} s, export {export_seconds:.1f} s, "
-        f"search {search_seconds:.1f} s, MCP tools {mcp_seconds:.1f} s "
-        f"(bound {bound:.0f} s each), 0 bytes changed"
+        f"search {search_seconds:.1f} s, MCP tools {mcp_seconds:.1f} s, app {app['total']:.1f} s "
+        f"(index {app['index']:.1f} s, slowest bad note {app['open']:.1f} s, "
+        f"search {app['search']:.1f} s) (bound {bound:.0f} s each), 0 bytes changed"
     )
 
 

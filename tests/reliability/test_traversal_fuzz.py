@@ -141,7 +141,7 @@ def test_hostile_paths_never_escape(tmp_path: Path, name: str) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["memtui tool", "SDK class", "MCP tool (direct)"])
+@pytest.mark.parametrize("name", list(ENTRY_POINTS))
 def test_hundred_thousand_hostile_paths_never_escape(tmp_path: Path, name: str) -> None:
     figures, seconds = fuzz_entry_point(tmp_path, name, SLOW_PATHS)
     print(

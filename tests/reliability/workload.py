@@ -83,7 +83,7 @@ def step(store: object, root: Path, rng: random.Random, counter: int) -> str:
 
 
 def main(argv: list[str]) -> int:
-    """Open the store, say "ready" on stdout, then mutate until killed (or `steps` run out)."""
+    """Say "ready" once the store is open, then mutate until killed, naming each finished step."""
     from memtui.core.store import MemoryStore
 
     root = Path(argv[0])
@@ -93,7 +93,7 @@ def main(argv: list[str]) -> int:
     print("ready", flush=True)
     counter = 0
     while steps < 0 or counter < steps:
-        step(store, root, rng, counter)
+        print(step(store, root, rng, counter), flush=True)
         counter += 1
     return 0
 

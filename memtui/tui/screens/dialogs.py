@@ -298,3 +298,11 @@ class CorruptHistoryScreen(ConfirmScreen):
             f"memtui: the history at {error.path} cannot be read ({error.reason}); "
             "nothing was changed."
         )
+
+    @staticmethod
+    def set_aside_failed_message(error: HistoryCorrupt, failure: OSError) -> str:
+        """The message printed when the unreadable history could not be moved aside."""
+        return (
+            f"memtui: the history at {error.path} cannot be read ({error.reason}) and could not "
+            f"be moved aside ({failure.strerror or failure}); it was left as it is."
+        )

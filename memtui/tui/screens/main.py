@@ -215,11 +215,19 @@ class MainScreen(Screen[None]):
             self.preview.show_message(f"Cannot read {entry.relpath}: {error}")
             self.side.show_nothing()
             return
+        from memtui.notes.file_checks import note_head, size_warnings
         from memtui.notes.parser import parse_note
 
-        note = parse_note(text, entry.relpath)
+        head = note_head(text)
+        note = parse_note(text if head is None else head, entry.relpath)
+        whole_size = None
+        if head is not None:
+            whole_size = len(text.encode("utf-8"))
+            note.warnings[:0] = size_warnings(whole_size, text.count("\n"))
         outgoing = self.outgoing(entry.relpath, note)
-        await self.preview.show_note(note, text, outgoing=outgoing, line=line)
+        await self.preview.show_note(
+            note, head or text, outgoing=outgoing, line=line, whole_size=whole_size
+        )
         self.refresh_side(entry.relpath, note)
 
     def outgoing(self, relpath: str, note: object) -> list[tuple[str, str | None]]:

@@ -49,7 +49,7 @@ def event_path_text(event: Event) -> str:
 def event_flags(event: Event) -> str:
     """The flags column: security and secret flags, errors, and whether it was undone."""
     flags = [f.removeprefix("security:") for f in event.flags]
-    if event.is_error:
+    if event.is_error and "refused" not in flags:
         security = any(f.startswith("security:") for f in event.flags)
         flags.insert(0, "refused" if security else "error")
     if event.reverted_by is not None:

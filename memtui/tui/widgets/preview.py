@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 
 MARKDOWN_MAX_BYTES = 8_000
 """Notes bigger than this are shown as plain text: the Markdown widget is too slow for them."""
+WARNINGS_SHOWN = 3
+"""How many of a note's warnings are listed under the preview header."""
 MARKDOWN_MAX_BLOCKS = 150
 """Notes with more blank-line separated blocks than this are shown as plain text too."""
 WIKILINK = re.compile(r"(?<!\\)\[\[([^\[\]]+)\]\]")
@@ -118,6 +120,7 @@ class Preview(Vertical):
     def compose(self) -> ComposeResult:
         """A header line, the rendered view and a plain-text view (one shown at a time)."""
         yield Static("", id="preview-header", markup=False)
+        yield Static("", id="preview-warnings", markup=False)
         with VerticalScroll(id="preview-rendered"):
             yield Static("", id="preview-frontmatter", classes="panel")
             yield Static("", id="preview-observations", classes="panel")
@@ -149,13 +152,21 @@ class Preview(Vertical):
         self.relpath = None
         self._shown_text = None
         self.query_one("#preview-header", Static).update(message)
+        self.show_warnings([])
         self._set_mode("empty")
 
     async def show_note(
-        self, note: Note, text: str, *, outgoing: list[tuple[str, str | None]], line: int | None
+        self,
+        note: Note,
+        text: str,
+        *,
+        outgoing: list[tuple[str, str | None]],
+        line: int | None,
+        whole_size: int | None = None,
     ) -> None:
         """Show a note; `outgoing` is (link label, resolved relpath or None); scroll to `line`.
 
+        `whole_size` is the file's size in bytes when `text` is only its start (a large note).
         Showing the note already shown, unchanged and without a line, redraws nothing.
         """
         unchanged = (
@@ -169,10 +180,13 @@ class Preview(Vertical):
             return
         self._shown_text = text
         self.relpath = note.path
-        header = f"{note.path}  ·  {note.title}  ·  {len(text.encode('utf-8', 'replace')):,} B"
+        shown = len(text.encode("utf-8", "replace"))
+        size = f"{shown:,} B" if whole_size is None else f"first {shown:,} of {whole_size:,} B"
+        header = f"{note.path}  ·  {note.title}  ·  {size}"
         if note.warnings:
             header += f"  ·  ! {len(note.warnings)} warning(s)"
         self.query_one("#preview-header", Static).update(header)
+        self.show_warnings(note.warnings)
         if too_big_for_markdown(text):
             await self._show_plain(text, line, title=None)
             return
@@ -264,6 +278,15 @@ class Preview(Vertical):
         if line is None:
             plain.scroll_home(animate=False)
 
+    def show_warnings(self, warnings: list[str]) -> None:
+        """List a note's warnings under the header (the first few), or hide the list."""
+        shown = [f"! {warning}" for warning in warnings[:WARNINGS_SHOWN]]
+        if len(warnings) > WARNINGS_SHOWN:
+            shown.append(f"! ... and {len(warnings) - WARNINGS_SHOWN} more")
+        box = self.query_one("#preview-warnings", Static)
+        box.update("\n".join(shown))
+        box.display = bool(shown)
+
     async def show_raw(self, relpath: str, view_text: str, *, keep_position: bool = False) -> None:
         """Show exactly what the agent's `view` returns, with its token estimate."""
         self.relpath = relpath
@@ -271,6 +294,7 @@ class Preview(Vertical):
         self.query_one("#preview-header", Static).update(
             f"≈ {estimate_tokens(view_text):,} tokens  ·  raw view of /memories/{relpath}"
         )
+        self.show_warnings([])
         await self._show_plain(view_text, None, title="raw", keep_position=keep_position)
 
     @on(OptionList.OptionSelected, "#preview-relations")
