@@ -30,10 +30,35 @@ UNKNOWN_STAT = -1
 FILE_STATE_BUILT = "file_state_built"
 """Key in `meta` set once file_state describes every file the history knows."""
 
-_opened_in_this_process: set[str] = set()
-"""Database files this process has connected to: never opened again with a plain file handle,
-because closing one would release every POSIX lock the process's SQLite connections hold on it."""
+_open_connections: dict[str, int] = {}
+"""Open SQLite connections of this process per database file. While there are any, the file is
+never opened with a plain file handle: closing one would release every POSIX lock the process's
+connections hold on it, and another process could then delete the WAL under them."""
 _opening = threading.Lock()
+
+
+class _CountedConnection(sqlite3.Connection):
+    """A connection counted in `_open_connections` from connect until close or collection."""
+
+    counted_key: str | None = None
+
+    def _release(self) -> None:
+        """Stop counting this connection (once)."""
+        key, self.counted_key = self.counted_key, None
+        if key is not None:
+            with _opening:
+                _open_connections[key] -= 1
+                if not _open_connections[key]:
+                    del _open_connections[key]
+
+    def close(self) -> None:
+        """Close, then stop counting."""
+        super().close()
+        self._release()
+
+    def __del__(self) -> None:
+        """A connection dropped without close stops counting when it is collected."""
+        self._release()
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
@@ -251,15 +276,19 @@ class History:
         """
         key = os.path.realpath(self.path)
         with _opening:
-            if key not in _opened_in_this_process:
+            if not _open_connections.get(key):
                 self._check_header()
             try:
                 conn = sqlite3.connect(
-                    self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None
+                    self.path,
+                    timeout=BUSY_TIMEOUT_MS / 1000,
+                    isolation_level=None,
+                    factory=_CountedConnection,
                 )
             except sqlite3.Error as error:
                 raise HistoryCorrupt(self.path, f"cannot open: {error}") from error
-            _opened_in_this_process.add(key)
+            conn.counted_key = key
+            _open_connections[key] = _open_connections.get(key, 0) + 1
         try:
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             conn.execute("PRAGMA journal_mode = WAL")
@@ -339,8 +368,6 @@ class History:
             counter += 1
             target = directory / f"{DB_NAME}.corrupt-{stamp}-{counter}"
         os.rename(directory / DB_NAME, target)
-        with _opening:
-            _opened_in_this_process.discard(os.path.realpath(directory / DB_NAME))
         for suffix in ("-wal", "-shm"):
             companion = directory / (DB_NAME + suffix)
             if companion.exists():
