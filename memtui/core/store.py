@@ -18,7 +18,7 @@ from memtui.core.commands import (
     parse_command,
     well_formed,
 )
-from memtui.core.config import ConfigError, Settings, default_human_actor, human_actor
+from memtui.core.config import Settings, default_human_actor, human_actor, load_settings
 from memtui.core.history import (
     KIND_DIR,
     KIND_FILE,
@@ -78,16 +78,6 @@ class _Shared:
         return self._history
 
 
-def _load_settings() -> Settings:
-    """The user's settings, or the defaults if the config is unusable (the CLI reports that)."""
-    from memtui.core.config import load_settings
-
-    try:
-        return load_settings()
-    except ConfigError:
-        return Settings()
-
-
 def _clean(value: object) -> str | None:
     """A string safe to store (lone surrogates folded), or None for non-strings."""
     return well_formed(value) if isinstance(value, str) else None
@@ -106,12 +96,15 @@ class MemoryStore:
         clock: Callable[[], float] = time.time,
         _shared: _Shared | None = None,
     ) -> None:
-        """Open the store at `root` (created if missing); the history opens on first use."""
+        """Open the store at `root` (created if missing); the history opens on first use.
+
+        Without `settings` the user's config is read; a bad one raises ConfigError.
+        """
+        self.settings = settings if settings is not None else load_settings()
         self.root = Path(root).expanduser().absolute()
         if not self.root.is_dir():
             make_dirs(self.root)
-        self.settings = settings if settings is not None else _load_settings()
-        self.actor = actor if actor is not None else default_human_actor()
+        self.actor = actor if actor is not None else default_human_actor(self.settings)
         self.session = session
         self.clock = clock
         self._shared = _shared if _shared is not None else _Shared(self.root)
