@@ -14,8 +14,10 @@ from memtui.core.commands import (
     CommandOutcome,
     ParsedCommand,
     apply_command,
+    failure_message,
     is_mutating,
     parse_command,
+    precheck,
     well_formed,
 )
 from memtui.core.config import Settings, default_human_actor, human_actor, load_settings
@@ -29,7 +31,7 @@ from memtui.core.history import (
     actor_kind,
 )
 from memtui.core.lock import MutationLock
-from memtui.core.paths import PathRefusal, check_path
+from memtui.core.paths import PathRefusal, check_path, is_within, real_root, to_virtual
 from memtui.core.result import CommandResult
 from memtui.core.secrets import SecretFinding, scan
 from memtui.core.sizes import format_size
@@ -200,9 +202,19 @@ class MemoryStore:
         return self.execute({"command": "rename", "old_path": old_path, "new_path": new_path})
 
     def _mutate(self, parsed: ParsedCommand, tool_input: object) -> CommandResult:
-        """Snapshot, apply and record a mutating command; the caller holds the lock."""
+        """Check, snapshot, apply and record a mutating command; the caller holds the lock.
+
+        A command that will be refused is refused before its before-state is read.
+        """
         target = parsed.targets[0]
-        before = MISSING if parsed.command == "create" else capture(target)
+        refusal = precheck(self.root, parsed)
+        if refusal is not None:
+            return self._record_outcome(parsed, tool_input, refusal)
+        try:
+            before = MISSING if parsed.command == "create" else capture(target)
+        except OSError as error:
+            outcome = CommandOutcome(self._unreadable_message(parsed, error), True)
+            return self._record_outcome(parsed, tool_input, outcome)
         size_refusal = self._size_refusal(parsed, before)
         if size_refusal is not None:
             return self._record_outcome(parsed, tool_input, size_refusal)
@@ -216,6 +228,22 @@ class MemoryStore:
         else:
             after = capture(target)
         return self._record_outcome(parsed, tool_input, outcome, before=before, after=after)
+
+    def _unreadable_message(self, parsed: ParsedCommand, error: OSError) -> str:
+        """`Cannot <verb> <path>: ...` for a before-state that could not be read, in virtual paths."""
+        message = failure_message(parsed, error)
+        inside = self._virtual_of(error.filename)
+        if inside is not None and inside != parsed.virtual[0]:
+            message += f" ({inside})"
+        return message
+
+    def _virtual_of(self, filename: object) -> str | None:
+        """The `/memories/...` path of a real path inside the store, or None."""
+        if not isinstance(filename, str | os.PathLike):
+            return None
+        real = Path(os.path.realpath(filename))
+        root = real_root(self.root)
+        return to_virtual(real, root) if is_within(real, root) else None
 
     # Policies: secrets and size.
 

@@ -166,3 +166,20 @@ def test_a_bad_config_stops_construction_with_the_file_and_key(
     assert str(raised.value) == f'{config}: unknown key "colour"'
     assert not (tmp_path / "memories").exists()
 
+
+def test_call_answers_an_unreadable_file_as_a_tool_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memtui.core import snapshots
+
+    tool = MemtuiMemoryTool(tmp_path, actor="agent:t")
+    tool.call({"command": "create", "path": "/memories/a.md", "file_text": "a\n"})
+
+    def refuse(path: object, *args: object, **kwargs: object) -> object:
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(snapshots, "open", refuse, raising=False)
+    with pytest.raises(ToolError) as raised:
+        tool.call({"command": "delete", "path": "/memories/a.md"})
+    assert raised.value.content == "Cannot delete /memories/a.md: Permission denied"
+    assert (tmp_path / "a.md").read_bytes() == b"a\n"
