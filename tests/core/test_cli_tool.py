@@ -97,3 +97,31 @@ def test_help_describes_the_command(tmp_path: Path) -> None:
     text = done.stdout.decode()
     for expected in ("PATH", "--actor NAME", "--session ID", "one JSON object per line"):
         assert expected in text
+
+
+def test_lines_split_on_newline_only_and_crlf_is_tolerated(tmp_path: Path) -> None:
+    root = tmp_path / "mem"
+    text = "a\u2028b\x85c\u2029d\x1ce\vf\fg\n"
+    create = json.dumps(
+        {"command": "create", "path": "/memories/u.md", "file_text": text}, ensure_ascii=False
+    )
+    view = json.dumps({"command": "view", "path": "/memories/u\u2028.md"}, ensure_ascii=False)
+    assert "\u2028" in create and "\x85" in create
+    done = run_tool([str(root)], f"{create}\r\n\r\n{view}\r\n", tmp_path)
+    assert (done.returncode, done.stderr) == (0, b"")
+    assert done.stdout.decode() == (
+        '{"is_error": false, "content": "File created successfully at: /memories/u.md"}\n'
+        '{"is_error": true, "content": "The path /memories/u\u2028.md does not exist. '
+        'Please provide a valid path."}\n'
+    )
+    assert (root / "u.md").read_bytes() == text.encode()
+
+
+def test_a_form_feed_alone_on_a_line_is_not_blank(tmp_path: Path) -> None:
+    done = run_tool(
+        [str(tmp_path / "mem")], '{"command": "view", "path": "/memories"}\n\f\n', tmp_path
+    )
+    assert done.returncode == 2
+    assert done.stderr.decode() == (
+        "memtui tool: malformed JSON on stdin: line 2, column 1: Expecting value\n"
+    )
