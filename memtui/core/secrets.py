@@ -62,8 +62,8 @@ _PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
 
 _ASSIGNMENT = re.compile(
     r"""(?ix)
-    (?<![A-Za-z0-9_])
-    (?:[a-z0-9]+[_.-])*
+    (?<![A-Za-z0-9_.])
+    (?:[a-z0-9]+[_.])*
     (?:password|passwd|pwd|passphrase|secret|client[_-]?secret|api[_-]?key|apikey
        |access[_-]?token|auth[_-]?token|private[_-]?key)
     (?:[_-](?:access[_-])?key|[_-]token)?

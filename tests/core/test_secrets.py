@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -144,3 +145,10 @@ def test_human_writes_are_not_scanned(tmp_path: Path) -> None:
     assert result.is_error is False
     event = store.history.event(result.event_id)
     assert event is not None and event.flags == ()
+
+
+@pytest.mark.parametrize("text", ["a." * 20000, "a_" * 20000, "a-" * 20000, "ab." * 5000 + "pwd"])
+def test_long_dotted_names_scan_in_linear_time(text: str) -> None:
+    started = time.perf_counter()
+    assert scan(text) == []
+    assert time.perf_counter() - started < 2.0
