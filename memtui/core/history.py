@@ -16,7 +16,7 @@ from typing import Any
 from memtui.core.lock import META_DIR_NAME, meta_dir
 
 DB_NAME = "history.db"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 BUSY_TIMEOUT_MS = 30_000
 SQLITE_HEADER = b"SQLite format 3\x00"
 KIND_FILE = "file"
@@ -55,6 +55,7 @@ CREATE INDEX IF NOT EXISTS events_new_path ON events (new_path);
 CREATE INDEX IF NOT EXISTS events_actor ON events (actor);
 CREATE INDEX IF NOT EXISTS events_actor_kind ON events (actor_kind);
 CREATE INDEX IF NOT EXISTS events_time ON events (time);
+CREATE INDEX IF NOT EXISTS events_path_reads ON events (path, command, actor_kind, is_error, time);
 CREATE TABLE IF NOT EXISTS blobs (
     hash TEXT PRIMARY KEY,
     size INTEGER NOT NULL,

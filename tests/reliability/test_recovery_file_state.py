@@ -11,7 +11,7 @@ import pytest
 
 import memtui.core.recovery as recovery
 from memtui.core.config import Settings
-from memtui.core.history import FileRecord
+from memtui.core.history import SCHEMA_VERSION, FileRecord
 from memtui.core.recovery import RecoveryReport, recover
 from memtui.core.store import MemoryStore
 
@@ -239,7 +239,7 @@ def test_old_history_without_file_state_is_migrated_once_from_the_replay(
     ]
     assert recorded(reopened) == disk(tmp_path)
     conn = sqlite3.connect(tmp_path / ".memtui" / "history.db")
-    assert conn.execute("PRAGMA user_version").fetchone() == (2,)
+    assert conn.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
     conn.close()
     assert reopened.recovery is not None and reopened.recovery.migrated is True
     again = start_up(tmp_path)
