@@ -33,7 +33,7 @@ LINE_NUMBER_WIDTH = len(str(MAX_LINES))
 SKIPPED_DIRECTORY = "node_modules"
 
 # Field kinds: "str" required string, "opt_str" string defaulting to "", "int" required integer,
-# "range" optional list of integers.
+# "range" optional list of integers (kept as sent when it is not one).
 _FIELDS: dict[str, tuple[tuple[str, str], ...]] = {
     "view": (("path", "str"), ("view_range", "range")),
     "create": (("path", "str"), ("file_text", "str")),
@@ -172,6 +172,10 @@ def _validate_fields(command: str, tool_input: Mapping[Any, Any]) -> dict[str, A
             else:
                 args[name] = _coerce_range(value)
         except _Invalid:
+            if kind == "range":
+                # Kept as sent: a directory ignores it and `_select_lines` judges it for a file.
+                args[name] = value
+                continue
             return f"Invalid input for {command}: `{name}` must be {_KIND_NAMES[kind]}"
     return args
 
@@ -345,7 +349,24 @@ def _collect_entries(
             entries.append((format_size(child_stat.st_size), child_relative))
 
 
-def _view_file(target: Path, path: str, view_range: list[int] | None) -> CommandOutcome:
+def _select_lines(lines: list[str], view_range: Any) -> tuple[int, list[str]] | None:
+    """The SDK's view_range rule: (first line number, shown lines), or None where the SDK crashes.
+
+    A falsy value or one whose length is not 2 shows every line; `[a, b]` shows the slice
+    `lines[max(1, a) - 1 : b]` (`b == -1`: to the end). A value the tool's schema does not
+    accept is applied as sent, exactly as the SDK applies it.
+    """
+    try:
+        if not view_range or len(view_range) != 2:
+            return 1, lines
+        start = max(1, view_range[0]) - 1
+        end = len(lines) if view_range[1] == -1 else view_range[1]
+        return start + 1, lines[start:end]
+    except Exception:
+        return None
+
+
+def _view_file(target: Path, path: str, view_range: Any) -> CommandOutcome:
     """Show a file's lines, optionally a `[start, end]` slice of them, with numbers."""
     text = _read_text(target, path)
     if isinstance(text, CommandOutcome):
@@ -353,12 +374,10 @@ def _view_file(target: Path, path: str, view_range: list[int] | None) -> Command
     lines = text.split("\n")
     if len(lines) > MAX_LINES:
         return _error(f"File {path} exceeds maximum line limit of 999,999 lines.")
-    first = 1
-    if view_range and len(view_range) == 2:
-        start = max(1, view_range[0]) - 1
-        end = len(lines) if view_range[1] == -1 else view_range[1]
-        lines = lines[start:end]
-        first = start + 1
+    selection = _select_lines(lines, view_range)
+    if selection is None:
+        return _error("Invalid input for view: `view_range` must be a list of two integers")
+    first, lines = selection
     numbered = [_numbered(first + index, line) for index, line in enumerate(lines)]
     return _success(f"Here's the content of {path} with line numbers:\n" + "\n".join(numbered))
 

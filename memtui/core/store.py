@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import threading
 import time
@@ -674,10 +675,21 @@ def _encoded_length(value: object) -> int:
 
 
 def _args_of(tool_input: object) -> dict[str, Any]:
-    """The raw input arguments as a JSON-able dict."""
+    """The raw input arguments as a dict that encodes as strict JSON."""
     if isinstance(tool_input, Mapping):
-        return {str(key): value for key, value in tool_input.items()}
+        return {str(key): _strict_json(value) for key, value in tool_input.items()}
     return {"input": repr(tool_input)}
+
+
+def _strict_json(value: object) -> object:
+    """`value` with NaN and infinities spelled as strings (`NaN`, `Infinity`, `-Infinity`)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, list | tuple):
+        return [_strict_json(item) for item in value]
+    if isinstance(value, Mapping):
+        return {key: _strict_json(item) for key, item in value.items()}
+    return value
 
 
 def _write_conflict(path: str, current: str | None, expected: str | None) -> str | None:
