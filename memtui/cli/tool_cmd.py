@@ -24,6 +24,9 @@ The exit status is 0 even when some commands returned is_error.
 """
 
 
+JSON_WHITESPACE = " \t\r\n"
+
+
 class InputError(Exception):
     """stdin is not a JSON array nor JSON lines; the message says where."""
 
@@ -54,8 +57,12 @@ def register(subparsers: Any) -> None:
 
 
 def parse_inputs(text: str) -> list[object]:
-    """The tool inputs in `text`: a JSON array, or one JSON value per non-blank line."""
-    stripped = text.lstrip()
+    """The tool inputs in `text`: a JSON array, or one JSON value per non-blank line.
+
+    Lines end at LF only (a CR before it is JSON whitespace), so U+2028, U+0085 and the
+    other characters that `str.splitlines` splits on stay inside a line.
+    """
+    stripped = text.lstrip(JSON_WHITESPACE)
     if stripped.startswith("["):
         try:
             value = json.loads(text)
@@ -65,8 +72,8 @@ def parse_inputs(text: str) -> list[object]:
             raise InputError("line 1, column 1: expected a JSON array of tool inputs")
         return value
     inputs: list[object] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip(JSON_WHITESPACE):
             continue
         try:
             inputs.append(json.loads(line))

@@ -33,7 +33,7 @@ LINE_NUMBER_WIDTH = len(str(MAX_LINES))
 SKIPPED_DIRECTORY = "node_modules"
 
 # Field kinds: "str" required string, "opt_str" string defaulting to "", "int" required integer,
-# "range" optional list of integers.
+# "range" optional list of integers (kept as sent when it is not one).
 _FIELDS: dict[str, tuple[tuple[str, str], ...]] = {
     "view": (("path", "str"), ("view_range", "range")),
     "create": (("path", "str"), ("file_text", "str")),
@@ -172,6 +172,10 @@ def _validate_fields(command: str, tool_input: Mapping[Any, Any]) -> dict[str, A
             else:
                 args[name] = _coerce_range(value)
         except _Invalid:
+            if kind == "range":
+                # Kept as sent: a directory ignores it and `_select_lines` judges it for a file.
+                args[name] = value
+                continue
             return f"Invalid input for {command}: `{name}` must be {_KIND_NAMES[kind]}"
     return args
 
@@ -208,18 +212,43 @@ def apply_command(root: Path, cmd: ParsedCommand) -> CommandOutcome:
     handler = _HANDLERS.get(cmd.command)
     if handler is None:
         return _error(f"Unknown command: {cmd.command}. Expected one of: {', '.join(COMMANDS)}")
+    outcome = _guarded(root, cmd, handler)
+    assert outcome is not None
+    return outcome
+
+
+def precheck(root: Path, cmd: ParsedCommand) -> CommandOutcome | None:
+    """The refusal a command will get that needs no file content (missing path, root, ...), or None.
+
+    `apply_command` makes the same checks; this lets a caller skip costly work (such as keeping
+    the before-state) for a command that will be refused anyway.
+    """
+    check = _PRECHECKS.get(cmd.command)
+    return None if check is None else _guarded(root, cmd, check)
+
+
+def failure_message(cmd: ParsedCommand, error: Exception) -> str:
+    """`Cannot <verb> <path>: <reason>` for a failure outside the command's own checks."""
+    if isinstance(error, OSError):
+        reason = error.strerror or str(error) or type(error).__name__
+    else:
+        reason = f"unexpected {type(error).__name__}"
+    return well_formed(f"Cannot {_VERBS[cmd.command]} {cmd.raw_paths[0]}: {reason}")
+
+
+def _guarded(
+    root: Path,
+    cmd: ParsedCommand,
+    step: Callable[[ParsedCommand, Path], CommandOutcome | None],
+) -> CommandOutcome | None:
+    """Run one step on the resolved root (created if missing); any exception becomes an error."""
     root_real = real_root(root)
     try:
         if not root_real.is_dir():
             make_dirs(root_real)
-        return handler(cmd, root_real)
-    except OSError as exc:
-        reason = exc.strerror or str(exc) or type(exc).__name__
-        return _error(f"Cannot {_VERBS[cmd.command]} {cmd.raw_paths[0]}: {reason}")
+        return step(cmd, root_real)
     except Exception as exc:
-        return _error(
-            f"Cannot {_VERBS[cmd.command]} {cmd.raw_paths[0]}: unexpected {type(exc).__name__}"
-        )
+        return _error(failure_message(cmd, exc))
 
 
 def _not_found_message(path: str) -> str:
@@ -319,7 +348,24 @@ def _collect_entries(
             entries.append((format_size(child_stat.st_size), child_relative))
 
 
-def _view_file(target: Path, path: str, view_range: list[int] | None) -> CommandOutcome:
+def _select_lines(lines: list[str], view_range: Any) -> tuple[int, list[str]] | None:
+    """The SDK's view_range rule: (first line number, shown lines), or None where the SDK crashes.
+
+    A falsy value or one whose length is not 2 shows every line; `[a, b]` shows the slice
+    `lines[max(1, a) - 1 : b]` (`b == -1`: to the end). A value the tool's schema does not
+    accept is applied as sent, exactly as the SDK applies it.
+    """
+    try:
+        if not view_range or len(view_range) != 2:
+            return 1, lines
+        start = max(1, view_range[0]) - 1
+        end = len(lines) if view_range[1] == -1 else view_range[1]
+        return start + 1, lines[start:end]
+    except Exception:
+        return None
+
+
+def _view_file(target: Path, path: str, view_range: Any) -> CommandOutcome:
     """Show a file's lines, optionally a `[start, end]` slice of them, with numbers."""
     text = _read_text(target, path)
     if isinstance(text, CommandOutcome):
@@ -327,12 +373,10 @@ def _view_file(target: Path, path: str, view_range: list[int] | None) -> Command
     lines = text.split("\n")
     if len(lines) > MAX_LINES:
         return _error(f"File {path} exceeds maximum line limit of 999,999 lines.")
-    first = 1
-    if view_range and len(view_range) == 2:
-        start = max(1, view_range[0]) - 1
-        end = len(lines) if view_range[1] == -1 else view_range[1]
-        lines = lines[start:end]
-        first = start + 1
+    selection = _select_lines(lines, view_range)
+    if selection is None:
+        return _error("Invalid input for view: `view_range` must be a list of two integers")
+    first, lines = selection
     numbered = [_numbered(first + index, line) for index, line in enumerate(lines)]
     return _success(f"Here's the content of {path} with line numbers:\n" + "\n".join(numbered))
 
@@ -363,11 +407,32 @@ def _create(cmd: ParsedCommand, root: Path) -> CommandOutcome:
     return _success(f"File created successfully at: {path}")
 
 
-def _editable_text(target: Path, path: str, missing_message: str) -> str | CommandOutcome:
-    """The text of a regular file to edit, or the command's 'missing' error."""
+def _str_replace_missing(path: str) -> str:
+    """str_replace's text for a path that is missing or not a regular file (D2, D3)."""
+    return f"Error: {_not_found_message(path)}"
+
+
+def _insert_missing(path: str) -> str:
+    """insert's text for a path that is missing or not a regular file (D5, D6)."""
+    return f"Error: The path {path} does not exist"
+
+
+def _not_a_file(cmd: ParsedCommand, missing_message: Callable[[str], str]) -> CommandOutcome | None:
+    """The command's 'missing' error unless its target is a regular file."""
+    target = cmd.targets[0]
     if not target.exists() or not target.is_file():
-        return _error(missing_message)
-    return _read_text(target, path)
+        return _error(missing_message(cmd.raw_paths[0]))
+    return None
+
+
+def _editable_text(
+    cmd: ParsedCommand, missing_message: Callable[[str], str]
+) -> str | CommandOutcome:
+    """The text of a regular file to edit, or the command's 'missing' error."""
+    refusal = _not_a_file(cmd, missing_message)
+    if refusal is not None:
+        return refusal
+    return _read_text(cmd.targets[0], cmd.raw_paths[0])
 
 
 def _occurrence_lines(content: str, needle: str) -> list[int]:
@@ -389,7 +454,7 @@ def _str_replace(cmd: ParsedCommand, root: Path) -> CommandOutcome:
     path, target = cmd.raw_paths[0], cmd.targets[0]
     old_str: str = cmd.args["old_str"]
     new_str: str = cmd.args["new_str"]
-    content = _editable_text(target, path, f"Error: {_not_found_message(path)}")
+    content = _editable_text(cmd, _str_replace_missing)
     if isinstance(content, CommandOutcome):
         return content
     count = content.count(old_str)
@@ -423,7 +488,7 @@ def _insert(cmd: ParsedCommand, root: Path) -> CommandOutcome:
     """Insert a line of text at a line index; the file always ends with a newline after."""
     path, target = cmd.raw_paths[0], cmd.targets[0]
     insert_line: int = cmd.args["insert_line"]
-    content = _editable_text(target, path, f"Error: The path {path} does not exist")
+    content = _editable_text(cmd, _insert_missing)
     if isinstance(content, CommandOutcome):
         return content
     lines = content.split("\n")
@@ -445,11 +510,22 @@ def _insert(cmd: ParsedCommand, root: Path) -> CommandOutcome:
     return _success(f"The file {path} has been edited.")
 
 
+def _delete_refusal(cmd: ParsedCommand, root: Path) -> CommandOutcome | None:
+    """Why a delete cannot run: the root itself, or nothing (no file, no folder) there."""
+    target = cmd.targets[0]
+    if target == root:
+        return _error("Cannot delete the /memories directory itself")
+    if not target.is_file() and not target.is_dir():
+        return _error(f"Error: The path {cmd.raw_paths[0]} does not exist")
+    return None
+
+
 def _delete(cmd: ParsedCommand, root: Path) -> CommandOutcome:
     """Delete a file, or a directory recursively; the root itself is refused."""
     path, target = cmd.raw_paths[0], cmd.targets[0]
-    if target == root:
-        return _error("Cannot delete the /memories directory itself")
+    refusal = _delete_refusal(cmd, root)
+    if refusal is not None:
+        return refusal
     try:
         if target.is_file():
             target.unlink()
@@ -463,8 +539,11 @@ def _delete(cmd: ParsedCommand, root: Path) -> CommandOutcome:
     return _success(f"Successfully deleted {path}")
 
 
-def _rename(cmd: ParsedCommand, root: Path) -> CommandOutcome:
-    """Move a file or directory to a destination that must not exist yet."""
+def _rename_refusal(cmd: ParsedCommand, root: Path) -> CommandOutcome | None:
+    """Why a rename cannot start: the root, an existing destination, a file parent, itself.
+
+    A missing source alone is not checked here: the SDK creates the new parents first.
+    """
     old_path, new_path = cmd.raw_paths
     old, new = cmd.targets
     if old == root:
@@ -482,6 +561,17 @@ def _rename(cmd: ParsedCommand, root: Path) -> CommandOutcome:
         if os.path.lexists(old):
             return _error(f"Cannot move {old_path} into itself")
         return source_missing
+    return None
+
+
+def _rename(cmd: ParsedCommand, root: Path) -> CommandOutcome:
+    """Move a file or directory to a destination that must not exist yet."""
+    old_path, new_path = cmd.raw_paths
+    old, new = cmd.targets
+    refusal = _rename_refusal(cmd, root)
+    if refusal is not None:
+        return refusal
+    source_missing = _error(f"Error: The path {old_path} does not exist")
     make_dirs(new.parent)
     try:
         os.rename(old, new)
@@ -502,4 +592,11 @@ _HANDLERS: dict[str, Callable[[ParsedCommand, Path], CommandOutcome]] = {
     "insert": _insert,
     "delete": _delete,
     "rename": _rename,
+}
+
+_PRECHECKS: dict[str, Callable[[ParsedCommand, Path], CommandOutcome | None]] = {
+    "str_replace": lambda cmd, root: _not_a_file(cmd, _str_replace_missing),
+    "insert": lambda cmd, root: _not_a_file(cmd, _insert_missing),
+    "delete": _delete_refusal,
+    "rename": _rename_refusal,
 }

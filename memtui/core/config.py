@@ -159,7 +159,7 @@ def human_actor(name: str) -> str:
     return name if ":" in name else f"human:{name}"
 
 
-def default_human_actor() -> str:
-    """`human:<user>`: the configured actor name (MEMTUI_ACTOR) or the login name."""
-    name = os.environ.get("MEMTUI_ACTOR") or login_name()
+def default_human_actor(settings: Settings | None = None) -> str:
+    """`human:<name>`: MEMTUI_ACTOR, else the settings' actor, else the login name."""
+    name = os.environ.get("MEMTUI_ACTOR") or (settings.actor if settings else login_name())
     return human_actor(name)

@@ -86,6 +86,7 @@ CREATE INDEX IF NOT EXISTS events_actor ON events (actor);
 CREATE INDEX IF NOT EXISTS events_actor_kind ON events (actor_kind);
 CREATE INDEX IF NOT EXISTS events_time ON events (time);
 CREATE INDEX IF NOT EXISTS events_flagged ON events (after_hash) WHERE flags != '';
+CREATE INDEX IF NOT EXISTS events_path_reads ON events (path, command, actor_kind, is_error, time);
 CREATE TABLE IF NOT EXISTS blobs (
     hash TEXT PRIMARY KEY,
     size INTEGER NOT NULL,
@@ -654,8 +655,30 @@ class History:
         return None if row is None else _row_to_event(row)
 
     def last_agent_read(self, path: str) -> float | None:
-        """When an agent last viewed what is now at `path` successfully, or None."""
-        return self.last_agent_reads().get(path)
+        """When an agent last viewed what is now at `path` successfully, or None.
+
+        One index seek, unless a rename or delete ever touched `path` or a folder above it;
+        then the reads are followed through the history as `last_agent_reads` does.
+        """
+        conn = self._connection()
+        parts = path.split("/")
+        places = ["/".join(parts[:end]) for end in range(3, len(parts) + 1)]
+        marks = ", ".join("?" * len(places))
+        moved = conn.execute(
+            f"SELECT 1 FROM events WHERE is_error = 0 AND command != 'view'"
+            f" AND (path IN ({marks}) OR new_path IN ({marks}))"
+            " AND (new_path IS NOT NULL OR (after_kind IS NULL AND before_kind IS NOT NULL))"
+            " LIMIT 1",
+            (*places, *places),
+        ).fetchone()
+        if moved is not None:
+            return self.last_agent_reads().get(path)
+        row = conn.execute(
+            "SELECT max(time) FROM events WHERE path = ? AND command = 'view'"
+            " AND actor_kind = 'agent' AND is_error = 0",
+            (path,),
+        ).fetchone()
+        return None if row is None else row[0]
 
     def last_agent_reads(self) -> dict[str, float]:
         """Virtual path -> time of the last successful agent view of what is there now.

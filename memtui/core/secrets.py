@@ -1,4 +1,12 @@
-"""Credential scanner for agent writes: finds likely secrets so the store can flag or refuse them."""
+"""Credential scanner for agent writes: finds likely secrets so the store can flag or refuse them.
+
+Assignments (`password=...`, `DB_PASSWORD: ...`, `spring.datasource.password = "..."`) count when
+the name is a credential word, optionally prefixed (`db_`, `AWS_`) and optionally ending in
+`_key`, `_access_key` or `_token`; other endings (`password_hint`, `password_file`) are not
+credentials. Their value must look real: empty values, placeholders (`<...>`, `${VAR}`, `$VAR`,
+`****`, `redacted`, `changeme`, `true`, ...) and filesystem paths (`/home/me`, `~/x`) are not
+flagged.
+"""
 
 from __future__ import annotations
 
@@ -21,6 +29,14 @@ _PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
         re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"),
     ),
     ("aws-access-key", "AWS access key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
+    (
+        "aws-secret-key",
+        "AWS secret access key",
+        re.compile(
+            r"""(?i)aws_?secret_?(?:access_?)?key["']?[ \t]*[:=][ \t]*["']?"""
+            r"(?-i:[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
+        ),
+    ),
     (
         "github-token",
         "GitHub token",
@@ -46,10 +62,12 @@ _PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
 
 _ASSIGNMENT = re.compile(
     r"""(?ix)
-    (?<![A-Za-z0-9_])
+    (?<![A-Za-z0-9_.])
+    (?:[a-z0-9]+[_.])*
     (?:password|passwd|pwd|passphrase|secret|client[_-]?secret|api[_-]?key|apikey
        |access[_-]?token|auth[_-]?token|private[_-]?key)
-    ["']?\s*[:=]\s*
+    (?:[_-](?:access[_-])?key|[_-]token)?
+    ["']?[ \t]*[:=][ \t]*
     (?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s"',;]+))
     """
 )
@@ -61,6 +79,7 @@ _PLACEHOLDER = re.compile(
       | \.{2,} | [*x•]+ | (?:your|my|the)[_-].* | .*(?:here|example|placeholder|redacted|changeme).*
       | none | null | nil | true | false | undefined | required | optional | string | env
       | os\.environ.* | getenv.* | process\.env.*
+      | (?:~|\.{1,2})?/[\w./-]*
     )$
     """
 )
@@ -87,10 +106,15 @@ def _non_trivial(value: str, quoted: bool) -> bool:
 def scan(text: str) -> list[SecretFinding]:
     """Every kind of likely credential found in `text`, in pattern order, each kind once."""
     findings: list[SecretFinding] = []
+    spans: list[tuple[int, int]] = []
     for kind, label, pattern in _PATTERNS:
-        if pattern.search(text):
+        matches = [match.span() for match in pattern.finditer(text)]
+        if matches:
             findings.append(SecretFinding(kind, label))
+            spans += matches
     for match in _ASSIGNMENT.finditer(text):
+        if any(start < match.end() and match.start() < end for start, end in spans):
+            continue
         bare = match.group("bare")
         value = bare if bare is not None else (match.group("dq") or match.group("sq") or "")
         if _non_trivial(value, quoted=bare is None):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import threading
 import time
@@ -14,11 +15,13 @@ from memtui.core.commands import (
     CommandOutcome,
     ParsedCommand,
     apply_command,
+    failure_message,
     is_mutating,
     parse_command,
+    precheck,
     well_formed,
 )
-from memtui.core.config import ConfigError, Settings, default_human_actor, human_actor
+from memtui.core.config import Settings, default_human_actor, human_actor, load_settings
 from memtui.core.history import (
     KIND_DIR,
     KIND_FILE,
@@ -29,7 +32,7 @@ from memtui.core.history import (
     actor_kind,
 )
 from memtui.core.lock import MutationLock
-from memtui.core.paths import PathRefusal, check_path
+from memtui.core.paths import PathRefusal, check_path, is_within, real_root, to_virtual
 from memtui.core.result import CommandResult
 from memtui.core.secrets import SecretFinding, scan
 from memtui.core.sizes import format_size
@@ -78,16 +81,6 @@ class _Shared:
         return self._history
 
 
-def _load_settings() -> Settings:
-    """The user's settings, or the defaults if the config is unusable (the CLI reports that)."""
-    from memtui.core.config import load_settings
-
-    try:
-        return load_settings()
-    except ConfigError:
-        return Settings()
-
-
 def _clean(value: object) -> str | None:
     """A string safe to store (lone surrogates folded), or None for non-strings."""
     return well_formed(value) if isinstance(value, str) else None
@@ -106,12 +99,15 @@ class MemoryStore:
         clock: Callable[[], float] = time.time,
         _shared: _Shared | None = None,
     ) -> None:
-        """Open the store at `root` (created if missing); the history opens on first use."""
+        """Open the store at `root` (created if missing); the history opens on first use.
+
+        Without `settings` the user's config is read; a bad one raises ConfigError.
+        """
+        self.settings = settings if settings is not None else load_settings()
         self.root = Path(root).expanduser().absolute()
         if not self.root.is_dir():
             make_dirs(self.root)
-        self.settings = settings if settings is not None else _load_settings()
-        self.actor = actor if actor is not None else default_human_actor()
+        self.actor = actor if actor is not None else default_human_actor(self.settings)
         self.session = session
         self.clock = clock
         self._shared = _shared if _shared is not None else _Shared(self.root)
@@ -214,9 +210,19 @@ class MemoryStore:
         return self.execute({"command": "rename", "old_path": old_path, "new_path": new_path})
 
     def _mutate(self, parsed: ParsedCommand, tool_input: object) -> CommandResult:
-        """Snapshot, apply and record a mutating command; the caller holds the lock."""
+        """Check, snapshot, apply and record a mutating command; the caller holds the lock.
+
+        A command that will be refused is refused before its before-state is read.
+        """
         target = parsed.targets[0]
-        before = MISSING if parsed.command == "create" else capture(target)
+        refusal = precheck(self.root, parsed)
+        if refusal is not None:
+            return self._record_outcome(parsed, tool_input, refusal)
+        try:
+            before = MISSING if parsed.command == "create" else capture(target)
+        except OSError as error:
+            outcome = CommandOutcome(self._unreadable_message(parsed, error), True)
+            return self._record_outcome(parsed, tool_input, outcome)
         size_refusal = self._size_refusal(parsed, before)
         if size_refusal is not None:
             return self._record_outcome(parsed, tool_input, size_refusal)
@@ -230,6 +236,22 @@ class MemoryStore:
         else:
             after = capture(target)
         return self._record_outcome(parsed, tool_input, outcome, before=before, after=after)
+
+    def _unreadable_message(self, parsed: ParsedCommand, error: OSError) -> str:
+        """`Cannot <verb> <path>: ...` for a before-state that could not be read, in virtual paths."""
+        message = failure_message(parsed, error)
+        inside = self._virtual_of(error.filename)
+        if inside is not None and inside != parsed.virtual[0]:
+            message += f" ({inside})"
+        return message
+
+    def _virtual_of(self, filename: object) -> str | None:
+        """The `/memories/...` path of a real path inside the store, or None."""
+        if not isinstance(filename, str | os.PathLike):
+            return None
+        real = Path(os.path.realpath(filename))
+        root = real_root(self.root)
+        return to_virtual(real, root) if is_within(real, root) else None
 
     # Policies: secrets and size.
 
@@ -658,10 +680,21 @@ def _encoded_length(value: object) -> int:
 
 
 def _args_of(tool_input: object) -> dict[str, Any]:
-    """The raw input arguments as a JSON-able dict."""
+    """The raw input arguments as a dict that encodes as strict JSON."""
     if isinstance(tool_input, Mapping):
-        return {str(key): value for key, value in tool_input.items()}
+        return {str(key): _strict_json(value) for key, value in tool_input.items()}
     return {"input": repr(tool_input)}
+
+
+def _strict_json(value: object) -> object:
+    """`value` with NaN and infinities spelled as strings (`NaN`, `Infinity`, `-Infinity`)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, list | tuple):
+        return [_strict_json(item) for item in value]
+    if isinstance(value, Mapping):
+        return {key: _strict_json(item) for key, item in value.items()}
+    return value
 
 
 def _write_conflict(path: str, current: str | None, expected: str | None) -> str | None:

@@ -11,6 +11,7 @@ import pytest
 from anthropic.lib.tools import BetaAbstractMemoryTool, BetaAsyncAbstractMemoryTool, ToolError
 
 from memtui.agents.anthropic import AsyncMemtuiMemoryTool, MemtuiMemoryTool
+from memtui.core.config import ConfigError
 from memtui.core.result import CommandResult
 from memtui.core.store import MemoryStore
 from tests.agents.sequences import (
@@ -151,3 +152,34 @@ def test_agents_package_imports_without_the_sdks() -> None:
         "`pip install 'memtui[anthropic]'`",
         "False",
     ]
+
+
+@pytest.mark.parametrize("tool_class", [MemtuiMemoryTool, AsyncMemtuiMemoryTool])
+def test_a_bad_config_stops_construction_with_the_file_and_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tool_class: type
+) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('secrets = "block"\ncolour = "red"\n', encoding="utf-8")
+    monkeypatch.setenv("MEMTUI_CONFIG_FILE", str(config))
+    with pytest.raises(ConfigError) as raised:
+        tool_class(tmp_path / "memories")
+    assert str(raised.value) == f'{config}: unknown key "colour"'
+    assert not (tmp_path / "memories").exists()
+
+
+def test_call_answers_an_unreadable_file_as_a_tool_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memtui.core import snapshots
+
+    tool = MemtuiMemoryTool(tmp_path, actor="agent:t")
+    tool.call({"command": "create", "path": "/memories/a.md", "file_text": "a\n"})
+
+    def refuse(path: object, *args: object, **kwargs: object) -> object:
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(snapshots, "open", refuse, raising=False)
+    with pytest.raises(ToolError) as raised:
+        tool.call({"command": "delete", "path": "/memories/a.md"})
+    assert raised.value.content == "Cannot delete /memories/a.md: Permission denied"
+    assert (tmp_path / "a.md").read_bytes() == b"a\n"

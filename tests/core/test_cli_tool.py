@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from memtui.core.config import Settings
+from memtui.core.sizes import format_size
 from memtui.core.store import MemoryStore
 
 MEMTUI = str(Path(sys.executable).with_name("memtui"))
@@ -97,3 +98,67 @@ def test_help_describes_the_command(tmp_path: Path) -> None:
     text = done.stdout.decode()
     for expected in ("PATH", "--actor NAME", "--session ID", "one JSON object per line"):
         assert expected in text
+
+
+def test_lines_split_on_newline_only_and_crlf_is_tolerated(tmp_path: Path) -> None:
+    root = tmp_path / "mem"
+    text = "a\u2028b\x85c\u2029d\x1ce\vf\fg\n"
+    create = json.dumps(
+        {"command": "create", "path": "/memories/u.md", "file_text": text}, ensure_ascii=False
+    )
+    view = json.dumps({"command": "view", "path": "/memories/u\u2028.md"}, ensure_ascii=False)
+    assert "\u2028" in create and "\x85" in create
+    done = run_tool([str(root)], f"{create}\r\n\r\n{view}\r\n", tmp_path)
+    assert (done.returncode, done.stderr) == (0, b"")
+    assert done.stdout.decode() == (
+        '{"is_error": false, "content": "File created successfully at: /memories/u.md"}\n'
+        '{"is_error": true, "content": "The path /memories/u\u2028.md does not exist. '
+        'Please provide a valid path."}\n'
+    )
+    assert (root / "u.md").read_bytes() == text.encode()
+
+
+def test_a_form_feed_alone_on_a_line_is_not_blank(tmp_path: Path) -> None:
+    done = run_tool(
+        [str(tmp_path / "mem")], '{"command": "view", "path": "/memories"}\n\f\n', tmp_path
+    )
+    assert done.returncode == 2
+    assert done.stderr.decode() == (
+        "memtui tool: malformed JSON on stdin: line 2, column 1: Expecting value\n"
+    )
+
+
+def test_nan_and_infinity_in_the_input(tmp_path: Path) -> None:
+    root = tmp_path / "mem"
+    stdin = "\n".join(
+        [
+            '{"command": "create", "path": "/memories/a.md", "file_text": "l1\\nl2\\n"}',
+            '{"command": "insert", "path": "/memories/a.md", "insert_line": NaN, "insert_text": "x"}',
+            '{"command": "view", "path": "/memories/a.md", "view_range": [NaN, 1]}',
+            '{"command": "view", "path": "/memories/a.md", "view_range": [1, Infinity]}',
+            '{"command": "view", "path": "/memories", "view_range": [-Infinity]}',
+        ]
+    )
+    done = run_tool([str(root)], stdin, tmp_path)
+    assert (done.returncode, done.stderr) == (0, b"")
+    size = format_size(root.stat().st_size)
+    assert done.stdout.decode().splitlines()[1:] == [
+        '{"is_error": true, "content": "Invalid input for insert: `insert_line` must be an integer"}',
+        '{"is_error": false, "content": "Here\'s the content of /memories/a.md with line numbers:'
+        '\\n     1\\tl1"}',
+        '{"is_error": true, "content": '
+        '"Invalid input for view: `view_range` must be a list of two integers"}',
+        '{"is_error": false, "content": "Here\'re the files and directories up to 2 levels deep in '
+        f'/memories, excluding hidden items and node_modules:\\n{size}\\t/memories\\n6B\\t/memories/a.md"}}',
+    ]
+    assert (root / "a.md").read_bytes() == b"l1\nl2\n"
+    events = MemoryStore(root, settings=Settings()).history.events(newest_first=False)
+    assert [
+        event.args.get("insert_line", event.args.get("view_range")) for event in events[1:]
+    ] == [
+        "NaN",
+        ["NaN", 1],
+        [1, "Infinity"],
+        ["-Infinity"],
+    ]
+    json.dumps([event.args for event in events], allow_nan=False)

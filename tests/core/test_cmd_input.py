@@ -55,22 +55,6 @@ def test_p10_unknown_or_missing_command(
             "Invalid input for view: `path` must be a string",
         ),
         (
-            {"command": "view", "path": "/memories", "view_range": "1,2"},
-            "Invalid input for view: `view_range` must be a list of two integers",
-        ),
-        (
-            {"command": "view", "path": "/memories", "view_range": [1.5, 2]},
-            "Invalid input for view: `view_range` must be a list of two integers",
-        ),
-        (
-            {"command": "view", "path": "/memories", "view_range": ["a", 2]},
-            "Invalid input for view: `view_range` must be a list of two integers",
-        ),
-        (
-            {"command": "view", "path": "/memories", "view_range": 3},
-            "Invalid input for view: `view_range` must be a list of two integers",
-        ),
-        (
             {"command": "create", "path": "/memories/a"},
             "Invalid input for create: `file_text` is required",
         ),
@@ -233,6 +217,109 @@ def test_view_range_coercion(cmd_root: Path, value: object, expected: list[int] 
     parsed = parse_command(cmd_root, {"command": "view", "path": "/memories", "view_range": value})
     assert isinstance(parsed, ParsedCommand)
     assert parsed.args == {"path": "/memories", "view_range": expected}
+
+
+JUNK_RANGES: list[object] = [
+    "1,2",
+    "12",
+    {"a": 1},
+    {"0": 1, "1": 2},
+    [1, 2, "x"],
+    ["1", "x"],
+    ["a", 2],
+    [1.5, 2],
+    [0.5, 2],
+    [float("nan"), 2],
+    [1, float("nan")],
+    [float("-inf"), -1],
+    [0.5, -1.0],
+    [0.5, 2.0],
+    [0.5, True],
+    [None, 2],
+    [1, None],
+    [1, 2**70],
+    [1, 1e20],
+    [-3.7, 3],
+    [[], 2],
+    3,
+    0,
+    "",
+    {},
+    [],
+    False,
+    True,
+    2.5,
+    float("nan"),
+]
+FILE_VIEW = "Here's the content of /memories/f.md with line numbers:\n"
+ALL_LINES = FILE_VIEW + "     1\tl1\n     2\tl2\n     3\tl3\n     4\tl4\n     5\t"
+BAD_RANGE = "Invalid input for view: `view_range` must be a list of two integers"
+
+
+@pytest.mark.parametrize(
+    ("view_range", "expected"),
+    [
+        ("1,2", (ALL_LINES, False)),
+        ({"a": 1}, (ALL_LINES, False)),
+        ([1, 2, "x"], (ALL_LINES, False)),
+        ([1, None], (ALL_LINES, False)),
+        ([float("nan"), 2], (FILE_VIEW + "     1\tl1\n     2\tl2", False)),
+        ([0.5, True], (FILE_VIEW + "     1\tl1", False)),
+        ("12", (BAD_RANGE, True)),
+        ([1.5, 2], (BAD_RANGE, True)),
+        ([1, float("nan")], (BAD_RANGE, True)),
+        (3, (BAD_RANGE, True)),
+        ({"0": 1, "1": 2}, (BAD_RANGE, True)),
+    ],
+)
+def test_v8_f3_junk_view_range_on_a_file(
+    cmd_root: Path, cmd_run: Run, view_range: object, expected: tuple[str, bool]
+) -> None:
+    (cmd_root / "f.md").write_bytes(b"l1\nl2\nl3\nl4\n")
+    outcome = cmd_run({"command": "view", "path": "/memories/f.md", "view_range": view_range})
+    assert (outcome.content, outcome.is_error) == expected
+
+
+@pytest.mark.parametrize("view_range", JUNK_RANGES)
+def test_v8_junk_view_range_is_ignored_for_a_directory(
+    cmd_root: Path, cmd_run: Run, view_range: object
+) -> None:
+    (cmd_root / "f.md").write_bytes(b"l1\n")
+    outcome = cmd_run({"command": "view", "path": "/memories", "view_range": view_range})
+    assert (outcome.content, outcome.is_error) == (
+        cmd_run({"command": "view", "path": "/memories"}).content,
+        False,
+    )
+    assert outcome.content.endswith("\n3B\t/memories/f.md")
+
+
+@pytest.mark.parametrize("view_range", JUNK_RANGES)
+@pytest.mark.parametrize("name", ["", "f.md"])
+def test_junk_view_range_matches_the_sdk(tmp_path: Path, view_range: object, name: str) -> None:
+    from anthropic.lib.tools import ToolError
+    from anthropic.tools import BetaLocalFilesystemMemoryTool
+
+    tool = BetaLocalFilesystemMemoryTool(base_path=str(tmp_path / "sdk"))
+    ours = tmp_path / "ours"
+    ours.mkdir()
+    for root in (tmp_path / "sdk" / "memories", ours):
+        (root / "f.md").write_bytes(b"l1\nl2\nl3\nl4\n")
+    path = "/memories/" + name if name else "/memories"
+    tool_input = {"command": "view", "path": path, "view_range": view_range}
+    parsed = parse_command(ours, tool_input)
+    assert isinstance(parsed, ParsedCommand)
+    outcome = apply_command(ours, parsed)
+    try:
+        sdk: tuple[str, bool] | None = (str(tool.call(tool_input)), False)
+    except ToolError as exc:
+        sdk = (str(exc.content), True)
+    except Exception:
+        sdk = None
+    if sdk is None:
+        assert (outcome.content, outcome.is_error) == (BAD_RANGE, True)
+    else:
+        content = sdk[0].replace("hidden items:", "hidden items and node_modules:")
+        assert (outcome.content, outcome.is_error) == (content, sdk[1])
 
 
 def test_parsed_command_fields(cmd_root: Path) -> None:

@@ -1,4 +1,11 @@
-"""Differential test: random command sequences give the SDK's results (mapped by D1-D11, M1-M4)."""
+"""Differential test: random command sequences through MemoryStore give the SDK's results.
+
+Each sequence starts by creating a few files, then draws 10-30 commands whose arguments come
+from what is on disk at that moment: old_str is a (mostly unique) substring of the target's
+current text, insert_line is near its line count, paths come from a small pool that mostly
+exists. The SDK's result is mapped by D1-D11 and M1-M4; the trees must stay byte-identical
+apart from `.memtui/`, and every call is one history event.
+"""
 
 from __future__ import annotations
 
@@ -9,35 +16,41 @@ import stat
 import tempfile
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memtui.core.commands import CommandOutcome, apply_command, parse_command
+from memtui.core.commands import CommandOutcome, parse_command
+from memtui.core.config import Settings
+from memtui.core.store import MemoryStore
 
-PATHS = [
-    "/memories",
-    "/memories/",
+FILES = [
     "/memories/a.md",
-    "/memories/a.md/",
-    "/memories//a.md",
     "/memories/B.md",
+    "/memories/_u.md",
     "/memories/é.md",
-    "/memories/.h.md",
-    "/memories/d",
-    "/memories/d/",
-    "/memories/d/./c.md",
     "/memories/d/c.md",
-    "/memories/d/e",
+    "/memories/d/C.md",
     "/memories/d/e/f.md",
-    "/memories/d/e/g/h.md",
-    "/memories/a.md/x.md",
-    "/memories/node_modules",
     "/memories/node_modules/n.md",
-    "/memories/d/node_modules/m.md",
-    # Paths that memtui refuses where the SDK would act (M1-M3), or both refuse.
+    "/memories/x/y.md",
+]
+FOLDERS = ["/memories", "/memories/d", "/memories/d/e", "/memories/node_modules", "/memories/x"]
+SPELLINGS = [
+    "/memories/",
+    "/memories//a.md",
+    "/memories/a.md/",
+    "/memories/./B.md",
+    "/memories/d/./c.md",
+    "/memories/d/",
+    "/memories/.h.md",
+    "/memories/a.md/z.md",
+]
+# memtui refuses these (M1-M3) where the SDK would act or escape; both refuse the last ones.
+REFUSED = [
     "/memories/d/../a.md",
-    "/memories/..",
     "/memories/../a.md",
     "/memoriesX/a.md",
     "/memories/%2e%2e/a.md",
@@ -45,60 +58,129 @@ PATHS = [
     "/memories/.memtui/x.md",
     "/other/a.md",
 ]
-TEXTS = [
-    "",
-    "a",
-    "a\n",
-    "aa\naaa\n",
-    "x\r\ny\r\n",
-    "é😀\n\n",
-    "line 1\nline 2\nline 3\nline 4\nline 5\nline 6\n",
-    "\n\n",
-    "no newline",
-    "tab\there `tick`\n",
-]
-NEEDLES = [
-    "",
-    "a",
-    "aa",
-    "\n",
-    "\r\n",
-    "line 3",
-    "line",
-    "y\r\n",
-    "😀",
-    "no",
-    "zz",
-    "line 2\nline 3",
-]
-
-paths = st.sampled_from(PATHS)
-texts = st.sampled_from(TEXTS)
-commands = st.one_of(
-    st.builds(
-        lambda p, r: {"command": "view", "path": p, **({"view_range": r} if r is not None else {})},
-        paths,
-        st.none() | st.lists(st.integers(-3, 8), min_size=0, max_size=3) | st.just(["2", " 3 "]),
+LINES = st.one_of(
+    st.text(
+        alphabet=st.sampled_from([*"abAB `\t", "é", "😀", "\u2028", "\r", "\ufeff"]), max_size=10
     ),
-    st.builds(lambda p, t: {"command": "create", "path": p, "file_text": t}, paths, texts),
-    st.builds(
-        lambda p, o, n, omit: (
-            {"command": "str_replace", "path": p, "old_str": o} | ({} if omit else {"new_str": n})
-        ),
-        paths,
-        st.sampled_from(NEEDLES),
-        texts,
-        st.booleans(),
-    ),
-    st.builds(
-        lambda p, line, t: {"command": "insert", "path": p, "insert_line": line, "insert_text": t},
-        paths,
-        st.integers(-1, 7) | st.sampled_from(["1", " 2 ", 1.0, True]),
-        texts,
-    ),
-    st.builds(lambda p: {"command": "delete", "path": p}, paths),
-    st.builds(lambda o, n: {"command": "rename", "old_path": o, "new_path": n}, paths, paths),
+    st.sampled_from(["", "aaaa", "ababa", "aaa", "line", "line two", "- [x] done"]),
+    st.text(alphabet="ab", min_size=2, max_size=8),
 )
+
+
+@st.composite
+def texts(draw: st.DrawFn) -> str:
+    """File text: lines joined by LF or CRLF, an optional final newline and BOM."""
+    lines = draw(st.lists(LINES, max_size=9))
+    text = draw(st.sampled_from(["\n", "\r\n"])).join(lines)
+    if draw(st.booleans()):
+        text += "\n"
+    if draw(st.integers(0, 9)) == 0:
+        text = "\ufeff" + text
+    return text
+
+
+def pick_path(data: st.DataObject) -> str:
+    """A path: mostly a pool file, sometimes a folder, an odd spelling or a refused path."""
+    roll = data.draw(st.integers(0, 19))
+    if roll < 14:
+        return data.draw(st.sampled_from(FILES))
+    if roll < 16:
+        return data.draw(st.sampled_from(FOLDERS))
+    if roll < 18:
+        return data.draw(st.sampled_from(SPELLINGS))
+    return data.draw(st.sampled_from(REFUSED))
+
+
+def current_text(sdk_root: Path, path: str) -> str | None:
+    """The text of the regular file a pool path names in the SDK's tree, or None."""
+    if not path.startswith("/memories/") or any(part == ".." for part in path.split("/")):
+        return None
+    target = sdk_root / path[len("/memories/") :]
+    try:
+        return target.read_bytes().decode("utf-8") if target.is_file() else None
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def pick_old_str(data: st.DataObject, text: str | None) -> str:
+    """Mostly a unique substring of the file's text; sometimes any substring, or absent text."""
+    roll = data.draw(st.integers(0, 9))
+    if text is None or roll < 2:
+        return data.draw(st.sampled_from(["", "a", "aa", "aaa", "ab", "aba", "zz", "\n", "line"]))
+    start = data.draw(st.integers(0, len(text)))
+    length = data.draw(st.integers(0, min(3 if roll == 2 else 12, len(text) - start)))
+    if roll > 3:
+        while start + length < len(text) and (
+            length == 0 or text.count(text[start : start + length]) > 1
+        ):
+            length += 1
+    return text[start : start + length]
+
+
+def line_count(text: str | None) -> int:
+    """The SDK's insert line count: LF-split lines, one trailing empty element dropped."""
+    if text is None:
+        return 2
+    lines = text.split("\n")
+    return len(lines) - 1 if lines[-1] == "" else len(lines)
+
+
+def draw_command(data: st.DataObject, sdk_root: Path) -> dict[str, Any]:
+    """One tool input whose arguments fit what is on disk now."""
+    command = data.draw(
+        st.sampled_from(
+            ["view"] * 3
+            + ["create"] * 2
+            + ["str_replace"] * 6
+            + ["insert"] * 4
+            + ["delete", "rename"]
+        )
+    )
+    present = [path for path in FILES if current_text(sdk_root, path) is not None]
+    missing = [path for path in FILES if path not in present]
+    roll = data.draw(st.integers(0, 3))
+    if command == "view" and roll > 1:
+        path = data.draw(st.sampled_from(FOLDERS))
+    elif command in ("str_replace", "insert", "view") and present and roll > 0:
+        path = data.draw(st.sampled_from(present))
+    elif command == "create" and missing and roll > 1:
+        path = data.draw(st.sampled_from(missing))
+    else:
+        path = pick_path(data)
+    text = current_text(sdk_root, path)
+    if command == "view":
+        tool_input: dict[str, Any] = {"command": "view", "path": path}
+        if data.draw(st.integers(0, 2)) == 0:
+            high = line_count(text) + 2
+            tool_input["view_range"] = data.draw(
+                st.lists(st.integers(-3, high), min_size=2, max_size=2)
+                | st.sampled_from([[], [1], ["2", " 3 "], [1, 2, 3], "1,2", [0.5, -1]])
+            )
+        return tool_input
+    if command == "create":
+        return {"command": "create", "path": path, "file_text": data.draw(texts())}
+    if command == "str_replace":
+        tool_input = {"command": "str_replace", "path": path, "old_str": pick_old_str(data, text)}
+        if data.draw(st.integers(0, 9)) > 0:
+            tool_input["new_str"] = data.draw(texts() | LINES)
+        return tool_input
+    if command == "insert":
+        lines = line_count(text)
+        line: object = data.draw(st.integers(-1, lines + 1))
+        if data.draw(st.integers(0, 9)) == 0:
+            line = data.draw(st.sampled_from([str(line), f" {line} ", float(line), True]))
+        return {
+            "command": "insert",
+            "path": path,
+            "insert_line": line,
+            "insert_text": data.draw(texts() | LINES),
+        }
+    if command == "delete":
+        return {"command": "delete", "path": path}
+    new_path = pick_path(data)
+    if missing and data.draw(st.booleans()):
+        new_path = data.draw(st.sampled_from(missing))
+    return {"command": "rename", "old_path": path, "new_path": new_path}
 
 
 def memtui_refusal(root: Path, tool_input: dict[str, Any]) -> CommandOutcome | None:
@@ -253,23 +335,46 @@ def expected_outcome(
     return map_sdk(tool_input, content, is_error, sdk_root)
 
 
-@settings(
-    max_examples=int(os.environ.get("MEMTUI_DIFF_EXAMPLES", "300")),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
-@given(st.lists(commands, min_size=1, max_size=14))
-def test_random_sequences_match_the_sdk(sequence: list[dict[str, Any]]) -> None:
+def run_sequence(data: st.DataObject) -> None:
+    """Seed a few files, then run 10-30 drawn commands through the store and the SDK side by side."""
     from anthropic.tools import BetaLocalFilesystemMemoryTool
 
-    with tempfile.TemporaryDirectory() as temp:
+    with tempfile.TemporaryDirectory() as temp, mock.patch("os.fsync"):
         tool = BetaLocalFilesystemMemoryTool(base_path=str(Path(temp) / "sdk"))
         sdk_root = Path(temp) / "sdk" / "memories"
         ours = Path(temp) / "ours" / "memories"
         ours.mkdir(parents=True, mode=0o700)
-        for tool_input in sequence:
+        store = MemoryStore(ours, actor="agent:diff", settings=Settings(actor="diff"))
+        seeds = data.draw(st.lists(st.sampled_from(FILES), min_size=3, max_size=6, unique=True))
+        sequence: list[dict[str, Any] | None] = [
+            {"command": "create", "path": path, "file_text": data.draw(texts())} for path in seeds
+        ]
+        sequence += [None] * data.draw(st.integers(10, 30))
+        for planned in sequence:
+            tool_input = planned if planned is not None else draw_command(data, sdk_root)
             expected = expected_outcome(tool, sdk_root, ours, tool_input)
-            parsed = parse_command(ours, tool_input)
-            outcome = parsed if isinstance(parsed, CommandOutcome) else apply_command(ours, parsed)
-            assert (outcome.content, outcome.is_error) == expected, tool_input
+            result = store.execute(tool_input)
+            assert (result.content, result.is_error) == expected, tool_input
             assert snapshot(ours) == snapshot(sdk_root), tool_input
+        assert len(store.history.events()) == len(sequence)
+
+
+@settings(
+    max_examples=int(os.environ.get("MEMTUI_DIFF_EXAMPLES", "100")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(st.data())
+def test_random_sequences_match_the_sdk(data: st.DataObject) -> None:
+    run_sequence(data)
+
+
+@pytest.mark.slow
+@settings(
+    max_examples=1000,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(st.data())
+def test_many_more_random_sequences_match_the_sdk(data: st.DataObject) -> None:
+    run_sequence(data)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -37,6 +38,18 @@ JWT = (
         ("db password=hunter2x", "assignment"),
         ('api_key = "9f8e7d6c5b4a"', "assignment"),
         ("secret: 'Zq7!mR2#'", "assignment"),
+        ("DB_PASSWORD=Sup3rS3cret", "assignment"),
+        ('db_password = "p4ssw0rd!"', "assignment"),
+        ("spring.datasource.password=Tr0ub4dor&3", "assignment"),
+        ("mysql --user=app --password=Sup3rS3cret db", "assignment"),
+        ('SECRET_KEY = "django-insecure-9x#k2!v@q7^z$w1m"', "assignment"),
+        ("secret_key: 4f9a2c7e1b8d", "assignment"),
+        ('"client_secret": "Xq93jf02KLmz"', "assignment"),
+        ("GITLAB_AUTH_TOKEN=glp-Zx81mQ0rT5", "assignment"),
+        ("Server=db;Uid=app;Pwd=Kx8!q2Zr;", "assignment"),
+        ("AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq9LmW3kT8", "aws-secret-key"),
+        ('aws_secret_access_key = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq9LmW3kT8"', "aws-secret-key"),
+        ("aws_secret_key: wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq9LmW3kT8", "aws-secret-key"),
     ],
 )
 def test_realistic_fake_secrets_are_found(text: str, kind: str) -> None:
@@ -60,10 +73,35 @@ def test_realistic_fake_secrets_are_found(text: str, kind: str) -> None:
         "password: changeme",
         "eyJhbGciOi.x.y",
         "The user prefers tabs over spaces.",
+        "pwd=/home/user/projects",
+        "PWD=/home/user/projects",
+        "password_file=Creds2024.txt",
+        "password_hint=FirstPet99",
+        'password_hint = "name of first pet"',
+        "password:\nSup3rS3cret!",
+        "password:",
+        "secret: true",
+        'password = "${DB_PASSWORD}"',
+        "DB_PASSWORD=$DB_PASSWORD",
+        "password=<redacted>",
+        "password=****",
+        'db_password = "REDACTED"',
+        "password_min_length: 12",
+        "show_password=false",
+        "secretary: Jane Doe",
+        "AWS_SECRET_ACCESS_KEY=${AWS_SECRET_ACCESS_KEY}",
+        "aws_secret_access_key = <from the vault>",
     ],
 )
 def test_near_misses_are_not_flagged(text: str) -> None:
     assert scan(text) == []
+
+
+def test_a_specific_kind_is_not_also_reported_as_an_assignment() -> None:
+    found = scan("AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq9LmW3kT8\npassword=")
+    assert [finding.label for finding in found] == ["AWS secret access key"]
+    found = scan("aws_secret_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq9LmW3kT8 pwd=Sup3rS3cret")
+    assert [finding.kind for finding in found] == ["aws-secret-key", "assignment"]
 
 
 def test_agent_write_warns_by_default_and_flags_event(tmp_path: Path) -> None:
@@ -107,3 +145,10 @@ def test_human_writes_are_not_scanned(tmp_path: Path) -> None:
     assert result.is_error is False
     event = store.history.event(result.event_id)
     assert event is not None and event.flags == ()
+
+
+@pytest.mark.parametrize("text", ["a." * 20000, "a_" * 20000, "a-" * 20000, "ab." * 5000 + "pwd"])
+def test_long_dotted_names_scan_in_linear_time(text: str) -> None:
+    started = time.perf_counter()
+    assert scan(text) == []
+    assert time.perf_counter() - started < 2.0

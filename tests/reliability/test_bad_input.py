@@ -89,7 +89,7 @@ def test_tool_answers_every_wrongly_shaped_input_and_records_it(store: Path) -> 
     batch = b'[3, "view", null, [], {"command": 5}, {"command": "view", "path": 7},' + (
         b' {"command": "insert", "path": "/memories/a.md", "insert_line": "two",'
         b' "insert_text": "x"}, {"command": "view", "path": "/memories/a.md",'
-        b' "view_range": "1-2"}]'
+        b' "view_range": "12"}]'
     )
     process = memtui("tool", str(store), stdin=batch)
     assert process.returncode == 0
@@ -118,7 +118,7 @@ MCP_BAD_CALLS: list[tuple[str, dict[str, Any]]] = [
     ("memory", {}),
     ("memory", {"command": ["view"]}),
     ("memory", {"command": "view", "path": 7}),
-    ("memory", {"command": "view", "path": "/memories", "view_range": {"a": 1}}),
+    ("memory", {"command": "view", "path": "/memories/a.md", "view_range": {"a": 1, "b": 2}}),
     ("memory", {"command": "create", "path": "/memories/n.md", "file_text": 12}),
     ("memory", {"command": "str_replace", "path": "/memories/a.md", "old_str": None}),
     ("memory", {"command": "insert", "path": "/memories/a.md", "insert_line": 1.5}),
