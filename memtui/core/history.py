@@ -8,6 +8,7 @@ import sqlite3
 import threading
 import time
 import zlib
+from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,7 +35,19 @@ _open_connections: dict[str, int] = {}
 """Open SQLite connections of this process per database file. While there are any, the file is
 never opened with a plain file handle: closing one would release every POSIX lock the process's
 connections hold on it, and another process could then delete the WAL under them."""
+_closed_connections: deque[str] = deque()
+"""Database files of connections closed or collected since `_open_connections` was last settled
+(appended without a lock, since a collection can run while the lock is held)."""
 _opening = threading.Lock()
+
+
+def _settle_open_connections() -> None:
+    """Take closed connections off `_open_connections`; called with `_opening` held."""
+    while _closed_connections:
+        key = _closed_connections.popleft()
+        _open_connections[key] -= 1
+        if not _open_connections[key]:
+            del _open_connections[key]
 
 
 class _CountedConnection(sqlite3.Connection):
@@ -46,10 +59,7 @@ class _CountedConnection(sqlite3.Connection):
         """Stop counting this connection (once)."""
         key, self.counted_key = self.counted_key, None
         if key is not None:
-            with _opening:
-                _open_connections[key] -= 1
-                if not _open_connections[key]:
-                    del _open_connections[key]
+            _closed_connections.append(key)
 
     def close(self) -> None:
         """Close, then stop counting."""
@@ -59,6 +69,7 @@ class _CountedConnection(sqlite3.Connection):
     def __del__(self) -> None:
         """A connection dropped without close stops counting when it is collected."""
         self._release()
+
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
@@ -277,6 +288,7 @@ class History:
         """
         key = os.path.realpath(self.path)
         with _opening:
+            _settle_open_connections()
             if not _open_connections.get(key):
                 self._check_header()
             try:

@@ -51,3 +51,23 @@ def test_a_second_thread_opening_the_history_keeps_the_first_connections_lock(
     actors = [event.actor for event in reopened.events(newest_first=False)]
     reopened.close()
     assert actors == ["human:first", "agent:child", "human:after-child"]
+
+
+def test_a_connection_collected_while_a_history_opens_does_not_deadlock(tmp_path: Path) -> None:
+    """A connection collected while the open lock is held (a GC run inside `History._open`)
+    must not wait for that lock."""
+    from memtui.core import history as history_module
+
+    history = History(tmp_path)
+
+    def collect_under_the_lock() -> None:
+        extra = history._open()
+        with history_module._opening:
+            del extra
+        History(tmp_path).close()
+
+    worker = threading.Thread(target=collect_under_the_lock, daemon=True)
+    worker.start()
+    worker.join(timeout=10)
+    assert not worker.is_alive(), "collecting a connection under the open lock deadlocked"
+    history.close()
