@@ -24,6 +24,8 @@ DUPLICATE_CONTENT_RATIO = 80.0
 CONTENT_SAMPLE_CHARS = 1500
 MAX_BLOCK = 64
 """Title words shared by more notes than this are too common to block duplicates on."""
+ARCHIVE_FOLDER = "archive"
+"""Notes under this top-level folder were set aside on purpose and are never proposed again."""
 
 _TITLE_WORD = re.compile(r"[^\W\d_]{3,}")
 _SPACE = re.compile(r"\s+")
@@ -79,16 +81,26 @@ def _body_sample(text: str) -> str:
     return _SPACE.sub(" ", text[: CONTENT_SAMPLE_CHARS * 2]).strip().lower()[:CONTENT_SAMPLE_CHARS]
 
 
+def is_archived(relpath: str) -> bool:
+    """Whether a note lies under the top-level archive folder."""
+    return relpath.startswith(ARCHIVE_FOLDER + "/")
+
+
+def reviewed_paths(index: NoteIndex) -> list[str]:
+    """The notes the review looks at, sorted: every note outside the archive folder."""
+    return [relpath for relpath in sorted(index.notes) if not is_archived(relpath)]
+
+
 def near_duplicates(index: NoteIndex) -> dict[str, list[tuple[str, str]]]:
     """relpath -> [(other relpath, why)] for notes with the same body or near-identical title and body.
 
-    Pairs are only compared inside small blocks (same body hash, or a shared uncommon title word),
-    so the work grows with the number of notes, not its square.
+    Archived notes are left out. Pairs are only compared inside small blocks (same body hash, or
+    a shared uncommon title word), so the work grows with the number of notes, not its square.
     """
     samples: dict[str, str] = {}
     by_hash: dict[str, list[str]] = defaultdict(list)
     by_word: dict[str, list[str]] = defaultdict(list)
-    for relpath in sorted(index.notes):
+    for relpath in reviewed_paths(index):
         sample = _body_sample(index.texts.get(relpath, ""))
         samples[relpath] = sample
         if len(sample) >= 40:
@@ -130,12 +142,12 @@ def near_duplicates(index: NoteIndex) -> dict[str, list[tuple[str, str]]]:
 def review(
     index: NoteIndex, history: Any | None, *, now: float | None = None
 ) -> list[StaleCandidate]:
-    """Every note with at least one staleness signal, highest score first (ties by path)."""
+    """Every note outside the archive with a staleness signal, highest score first (ties by path)."""
     now = time.time() if now is None else now
     reads: dict[str, float] | None = history.last_agent_reads() if history is not None else None
     duplicates = near_duplicates(index)
     candidates: list[StaleCandidate] = []
-    for relpath in sorted(index.notes):
+    for relpath in reviewed_paths(index):
         reasons = _reasons(index, relpath, reads, duplicates, now)
         if reasons:
             score = round(sum(r.weight for r in reasons), 3)
