@@ -28,7 +28,6 @@ ARCHIVE_FOLDER = "archive"
 """Notes under this top-level folder were set aside on purpose and are never proposed again."""
 
 _TITLE_WORD = re.compile(r"[^\W\d_]{3,}")
-_SPACE = re.compile(r"\s+")
 
 
 @dataclass(frozen=True)
@@ -38,6 +37,12 @@ class StaleReason:
     kind: str
     text: str
     weight: float
+
+
+NEVER_READ = StaleReason("never-read", "never read by an agent", 1.0)
+"""The reason of every note no agent has read: one object, not one per note."""
+ORPHAN = StaleReason("orphan", "no links in or out", 0.5)
+"""The reason of every note without links: one object, not one per note."""
 
 
 @dataclass(frozen=True)
@@ -78,7 +83,7 @@ def _body_sample(text: str) -> str:
         close = text.find("\n---", 3)
         if close >= 0:
             text = text[close + 4 :]
-    return _SPACE.sub(" ", text[: CONTENT_SAMPLE_CHARS * 2]).strip().lower()[:CONTENT_SAMPLE_CHARS]
+    return " ".join(text[: CONTENT_SAMPLE_CHARS * 2].split()).lower()[:CONTENT_SAMPLE_CHARS]
 
 
 def is_archived(relpath: str) -> bool:
@@ -100,12 +105,13 @@ def near_duplicates(index: NoteIndex) -> dict[str, list[tuple[str, str]]]:
     samples: dict[str, str] = {}
     by_hash: dict[str, list[str]] = defaultdict(list)
     by_word: dict[str, list[str]] = defaultdict(list)
-    for relpath in reviewed_paths(index):
+    titles = {relpath: (index.title(relpath) or "").lower() for relpath in reviewed_paths(index)}
+    for relpath, title in titles.items():
         sample = _body_sample(index.texts.get(relpath, ""))
         samples[relpath] = sample
         if len(sample) >= 40:
             by_hash[hashlib.blake2b(sample.encode(), digest_size=16).hexdigest()].append(relpath)
-        for word in set(_TITLE_WORD.findall(index.notes[relpath].title.lower())):
+        for word in set(_TITLE_WORD.findall(title)):
             by_word[word].append(relpath)
     found: dict[str, dict[str, str]] = defaultdict(dict)
 
@@ -121,7 +127,6 @@ def near_duplicates(index: NoteIndex) -> dict[str, list[tuple[str, str]]]:
     for group in by_word.values():
         if len(group) < 2 or len(group) > MAX_BLOCK:
             continue
-        titles = [index.notes[p].title.lower() for p in group]
         for i, a in enumerate(group):
             for j in range(i + 1, len(group)):
                 b = group[j]
@@ -129,7 +134,7 @@ def near_duplicates(index: NoteIndex) -> dict[str, list[tuple[str, str]]]:
                     continue
                 compared.add((a, b))
                 title_score = fuzz.token_sort_ratio(
-                    titles[i], titles[j], score_cutoff=DUPLICATE_TITLE_RATIO
+                    titles[a], titles[b], score_cutoff=DUPLICATE_TITLE_RATIO
                 )
                 if not title_score:
                     continue
@@ -169,7 +174,7 @@ def _reasons(
     if reads is not None:
         last_read = reads.get("/memories/" + relpath)
         if last_read is None:
-            reasons.append(StaleReason("never-read", "never read by an agent", 1.0))
+            reasons.append(NEVER_READ)
         elif (days := _days(now - last_read)) >= UNREAD_AFTER_DAYS:
             reasons.append(
                 StaleReason(
@@ -195,7 +200,7 @@ def _reasons(
             )
         )
     if not index.linked_notes(relpath):
-        reasons.append(StaleReason("orphan", "no links in or out", 0.5))
+        reasons.append(ORPHAN)
     unresolved = index.unresolved_targets(relpath)
     if unresolved:
         shown = ", ".join(unresolved[:3]) + (", ..." if len(unresolved) > 3 else "")
