@@ -91,7 +91,9 @@ def rename_with_links(
     index = ctx.index
     if not inbound or index is None:
         return outcome
-    index.update_paths([old, new])
+    from memtui.tui.indexing import update_notes
+
+    update_notes(ctx, [old, new])
     new_target = _link_target_for(ctx, new)
     failures = 0
     for source, relation in inbound:
