@@ -9,6 +9,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from rapidfuzz import fuzz
 
@@ -96,28 +97,93 @@ def reviewed_paths(index: NoteIndex) -> list[str]:
     return [relpath for relpath in sorted(index.notes) if not is_archived(relpath)]
 
 
-def near_duplicates(index: NoteIndex) -> dict[str, list[tuple[str, str]]]:
+@dataclass(frozen=True)
+class NoteFacts:
+    """What the review reads from one note, kept for as long as the note is unchanged."""
+
+    packed: object
+    """The index's packed form of the note these facts were read from."""
+    mtime: float
+    size: int
+    title: str
+    """The title, lowercased."""
+    sample_hash: str | None
+    """A hash of the body sample, None when the sample is too short to compare."""
+    expires: tuple[float, str] | None
+    """When the note expires, and the frontmatter text that says so."""
+    verified: tuple[float, str] | None
+    """When the note was last verified, and the frontmatter text that says so."""
+
+
+_FACTS: WeakKeyDictionary[NoteIndex, dict[str, NoteFacts]] = WeakKeyDictionary()
+"""Per index: relpath -> facts, so a review after a few changes re-reads only those notes."""
+
+
+def _dated(value: Any) -> tuple[float, str] | None:
+    """A frontmatter date as (unix seconds, its text), or None."""
+    when = parse_date(value)
+    return None if when is None else (when, str(value))
+
+
+def note_facts(index: NoteIndex, relpath: str) -> NoteFacts:
+    """The review's facts about one note, read again only when the index re-read the note."""
+    cache = _FACTS.setdefault(index, {})
+    packed = index.notes.packed(relpath)
+    facts = cache.get(relpath)
+    if facts is not None and facts.packed is packed:
+        return facts
+    note = index.notes[relpath]
+    sample = _body_sample(index.texts.get(relpath, ""))
+    digest = hashlib.blake2b(sample.encode(), digest_size=16).hexdigest()
+    facts = NoteFacts(
+        packed=packed,
+        mtime=note.mtime,
+        size=note.size,
+        title=note.title.lower(),
+        sample_hash=digest if len(sample) >= 40 else None,
+        expires=_dated(note.frontmatter.get("expires")),
+        verified=_dated(note.frontmatter.get("last_verified")),
+    )
+    cache[relpath] = facts
+    return facts
+
+
+def _all_facts(index: NoteIndex) -> dict[str, NoteFacts]:
+    """Facts of every reviewed note (sorted by path); forgets notes no longer indexed."""
+    facts = {relpath: note_facts(index, relpath) for relpath in reviewed_paths(index)}
+    cache = _FACTS.get(index, {})
+    for relpath in [p for p in cache if p not in facts]:
+        cache.pop(relpath, None)
+    return facts
+
+
+def near_duplicates(
+    index: NoteIndex, facts: dict[str, NoteFacts] | None = None
+) -> dict[str, list[tuple[str, str]]]:
     """relpath -> [(other relpath, why)] for notes with the same body or near-identical title and body.
 
     Archived notes are left out. Pairs are only compared inside small blocks (same body hash, or
     a shared uncommon title word), so the work grows with the number of notes, not its square.
     """
-    samples: dict[str, str] = {}
+    facts = _all_facts(index) if facts is None else facts
     by_hash: dict[str, list[str]] = defaultdict(list)
     by_word: dict[str, list[str]] = defaultdict(list)
-    titles = {relpath: (index.title(relpath) or "").lower() for relpath in reviewed_paths(index)}
-    for relpath, title in titles.items():
-        sample = _body_sample(index.texts.get(relpath, ""))
-        samples[relpath] = sample
-        if len(sample) >= 40:
-            by_hash[hashlib.blake2b(sample.encode(), digest_size=16).hexdigest()].append(relpath)
-        for word in set(_TITLE_WORD.findall(title)):
+    for relpath, fact in facts.items():
+        if fact.sample_hash is not None:
+            by_hash[fact.sample_hash].append(relpath)
+        for word in set(_TITLE_WORD.findall(fact.title)):
             by_word[word].append(relpath)
     found: dict[str, dict[str, str]] = defaultdict(dict)
+    samples: dict[str, str] = {}
 
     def pair(a: str, b: str, why: str) -> None:
         found[a].setdefault(b, why)
         found[b].setdefault(a, why)
+
+    def sample(relpath: str) -> str:
+        if relpath not in samples:
+            samples[relpath] = _body_sample(index.texts.get(relpath, ""))
+        return samples[relpath]
 
     for group in by_hash.values():
         for i, a in enumerate(group):
@@ -134,11 +200,11 @@ def near_duplicates(index: NoteIndex) -> dict[str, list[tuple[str, str]]]:
                     continue
                 compared.add((a, b))
                 title_score = fuzz.token_sort_ratio(
-                    titles[a], titles[b], score_cutoff=DUPLICATE_TITLE_RATIO
+                    facts[a].title, facts[b].title, score_cutoff=DUPLICATE_TITLE_RATIO
                 )
                 if not title_score:
                     continue
-                content = fuzz.ratio(samples[a], samples[b], score_cutoff=DUPLICATE_CONTENT_RATIO)
+                content = fuzz.ratio(sample(a), sample(b), score_cutoff=DUPLICATE_CONTENT_RATIO)
                 if content:
                     pair(a, b, f"similar title and content ({int(content)}%)")
     return {p: sorted(others.items()) for p, others in found.items()}
@@ -150,10 +216,11 @@ def review(
     """Every note outside the archive with a staleness signal, highest score first (ties by path)."""
     now = time.time() if now is None else now
     reads: dict[str, float] | None = history.last_agent_reads() if history is not None else None
-    duplicates = near_duplicates(index)
+    facts = _all_facts(index)
+    duplicates = near_duplicates(index, facts)
     candidates: list[StaleCandidate] = []
-    for relpath in reviewed_paths(index):
-        reasons = _reasons(index, relpath, reads, duplicates, now)
+    for relpath, fact in facts.items():
+        reasons = _reasons(index, relpath, fact, reads, duplicates, now)
         if reasons:
             score = round(sum(r.weight for r in reasons), 3)
             candidates.append(StaleCandidate(relpath, score, tuple(reasons)))
@@ -164,12 +231,12 @@ def review(
 def _reasons(
     index: NoteIndex,
     relpath: str,
+    fact: NoteFacts,
     reads: dict[str, float] | None,
     duplicates: dict[str, list[tuple[str, str]]],
     now: float,
 ) -> list[StaleReason]:
     """The staleness reasons of one note, in a fixed order."""
-    note = index.notes[relpath]
     reasons: list[StaleReason] = []
     if reads is not None:
         last_read = reads.get("/memories/" + relpath)
@@ -183,19 +250,20 @@ def _reasons(
                     min(3.0, days / UNREAD_AFTER_DAYS),
                 )
             )
-    if note.mtime and (days := _days(now - note.mtime)) >= UNCHANGED_AFTER_DAYS:
+    if fact.mtime and (days := _days(now - fact.mtime)) >= UNCHANGED_AFTER_DAYS:
         reasons.append(
             StaleReason("unchanged", f"unchanged for {_plural(days, 'day')}", min(2.0, days / 180))
         )
-    expires = parse_date(note.frontmatter.get("expires"))
-    if expires is not None and expires < now:
-        reasons.append(StaleReason("expired", f"expired on {note.frontmatter['expires']}", 3.0))
-    verified = parse_date(note.frontmatter.get("last_verified"))
-    if verified is not None and (days := _days(now - verified)) >= UNVERIFIED_AFTER_DAYS:
+    if fact.expires is not None and fact.expires[0] < now:
+        reasons.append(StaleReason("expired", f"expired on {fact.expires[1]}", 3.0))
+    if (
+        fact.verified is not None
+        and (days := _days(now - fact.verified[0])) >= UNVERIFIED_AFTER_DAYS
+    ):
         reasons.append(
             StaleReason(
                 "unverified",
-                f"last verified {_plural(days, 'day')} ago ({note.frontmatter['last_verified']})",
+                f"last verified {_plural(days, 'day')} ago ({fact.verified[1]})",
                 min(2.5, 1.0 + days / 365),
             )
         )
@@ -213,12 +281,12 @@ def _reasons(
         )
     for other, why in duplicates.get(relpath, ())[:3]:
         reasons.append(StaleReason("duplicate", f"near-duplicate of {other} ({why})", 2.0))
-    if note.size >= LARGE_NOTE_BYTES:
+    if fact.size >= LARGE_NOTE_BYTES:
         reasons.append(
             StaleReason(
                 "large",
-                f"very large ({note.size // 1000} KB)",
-                min(2.0, note.size / LARGE_NOTE_BYTES / 2),
+                f"very large ({fact.size // 1000} KB)",
+                min(2.0, fact.size / LARGE_NOTE_BYTES / 2),
             )
         )
     return reasons
