@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 from textual.screen import Screen
-from textual.widgets import DataTable, OptionList, Static
+from textual.widgets import DataTable, Input, OptionList, Static
 
 from memtui.core.history import PendingEvent
 from memtui.tui.app import MemtuiApp
@@ -127,6 +127,26 @@ async def test_history_adds_only_new_events_and_waits_while_hidden(store_root: P
         app.pop_screen()
         assert await wait_for(pilot, lambda: screen.events[0].id > newest.id)
         assert [event.id for event in screen.events][1:] == [newest.id, *before]
+
+
+async def test_a_filtered_history_that_was_empty_shows_a_new_matching_event(
+    store_root: Path,
+) -> None:
+    app = MemtuiApp(store_root, actor="human:tester", clock=demo_clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_idle(pilot)
+        await app.push_screen(HistoryScreen())
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, HistoryScreen)
+        screen.query_one("#history-filter", Input).value = "lonely"
+        await settle(pilot)
+        assert screen.events == []
+        assert title(screen, "#history-title") == "History · 0 events, newest first"
+        (store_root / "user" / "lonely.md").write_text("# Lonely\n", encoding="utf-8")
+        assert await wait_for(pilot, lambda: len(screen.events) == 1)
+        assert screen.events[0].path == "/memories/user/lonely.md"
+        assert title(screen, "#history-title") == "History · 1 event, newest first"
 
 
 async def test_review_recomputes_after_an_outside_change_and_keeps_the_selection(

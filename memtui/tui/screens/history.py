@@ -170,7 +170,7 @@ class HistoryScreen(StoreScreen):
         if not reload and query == self._fetched and self._newest is not None:
             newer = history.events(**filters, after_id=self._newest, limit=PAGE)
             reload = len(newer) == PAGE
-        if reload or query != self._fetched:
+        if reload or query != self._fetched or self._newest is None:
             events = history.events(**filters, limit=PAGE)
             self._fetched, self._fetched_total = query, history.count_events(**filters)
             self._newest = events[0].id if events else None
@@ -182,8 +182,6 @@ class HistoryScreen(StoreScreen):
         self._fetched_total += len(newer)
         if newer:
             self._newest = newer[0].id
-        if self._newest is None and older:
-            self._newest = older[0].id
         if older:
             self._oldest = older[-1].id
         return EventPage(query, False, newer, older, self._fetched_total)
