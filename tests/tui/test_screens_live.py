@@ -13,6 +13,7 @@ from memtui.core.history import PendingEvent
 from memtui.tui.app import MemtuiApp
 from memtui.tui.screens.graph import GraphScreen
 from memtui.tui.screens.history import PAGE, HistoryScreen
+from memtui.tui.screens.review import PAGE as REVIEW_PAGE
 from memtui.tui.screens.review import ReviewScreen
 from memtui.tui.widgets.graph_view import GraphView
 from memtui.tui.widgets.history_events import EventTable
@@ -147,6 +148,36 @@ async def test_a_filtered_history_that_was_empty_shows_a_new_matching_event(
         assert await wait_for(pilot, lambda: len(screen.events) == 1)
         assert screen.events[0].path == "/memories/user/lonely.md"
         assert title(screen, "#history-title") == "History · 1 event, newest first"
+
+
+async def test_review_shows_a_long_queue_a_page_at_a_time(tmp_path: Path) -> None:
+    root = tmp_path / "many"
+    for n in range(REVIEW_PAGE * 2 + 50):
+        path = root / "notes" / f"n{n:03}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"# Note {n}\n\nalone {n * 7919}\n", encoding="utf-8")
+    app = ScreenHarness(demo_context(root), lambda: ReviewScreen(clock=demo_clock))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen)
+        table = screen.query_one(DataTable)
+        total = REVIEW_PAGE * 2 + 50
+        assert (len(screen.candidates), table.row_count) == (total, REVIEW_PAGE)
+        assert title(screen, "#review-title").startswith(
+            f"Review · {total} notes proposed (first {REVIEW_PAGE} shown) · 0 selected"
+        )
+        await pilot.press("a")
+        assert len(screen.selected) == total
+        for shown in (2 * REVIEW_PAGE, total):
+            await pilot.press("ctrl+end")
+            await settle(pilot)
+            assert table.row_count == shown
+        assert [row.key.value for row in table.ordered_rows] == [c.path for c in screen.candidates]
+        assert all(str(table.get_row(key)[0]) == "●" for key in table.rows)
+        assert title(screen, "#review-title").startswith(
+            f"Review · {total} notes proposed · {total} selected"
+        )
 
 
 async def test_review_recomputes_after_an_outside_change_and_keeps_the_selection(

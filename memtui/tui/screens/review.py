@@ -131,13 +131,8 @@ class ReviewScreen(StoreScreen):
             cells = (f"{candidate.score:.2f}", reasons_summary(candidate))
             old = self._cells.get(candidate.path)
             if old is None:
-                table.add_row(
-                    self._mark(candidate.path),
-                    *cells[:1],
-                    candidate.path,
-                    cells[1],
-                    key=candidate.path,
-                )
+                mark = self._mark(candidate.path)
+                table.add_row(mark, cells[0], candidate.path, cells[1], key=candidate.path)
             elif old != cells:
                 table.update_cell(candidate.path, "score", cells[0])
                 table.update_cell(candidate.path, "reasons", cells[1])
