@@ -49,13 +49,19 @@ def build_layout(index: NoteIndex, centre: str, depth: int) -> GraphLayout:
 
 
 @dataclass(frozen=True)
-class GraphData:
-    """Everything the graph screen shows, computed off the UI thread for one centre and depth."""
+class Drawing:
+    """A centre note's neighbourhood laid out to a depth, with the screen title for it."""
 
     centre: str
     depth: int
     layout: GraphLayout
     title: str
+
+
+@dataclass(frozen=True)
+class GraphLists:
+    """The hubs, orphans and unresolved targets of the whole store."""
+
     hubs: Entries
     orphans: Entries
     unresolved: Entries
@@ -63,20 +69,21 @@ class GraphData:
     """Unresolved target -> the notes that link to it, sorted."""
 
 
-def graph_data(index: NoteIndex, centre: str, depth: int) -> GraphData:
-    """Lay out the neighbourhood and list the hubs, orphans and unresolved targets."""
+def drawing(index: NoteIndex, centre: str, depth: int) -> Drawing:
+    """Lay out the neighbourhood of `centre` and title it."""
     graph = build_layout(index, centre, depth)
     more = f" · {graph.hidden} more not drawn" if graph.hidden else ""
     title = (
         f"Graph · {note_label(index, centre)} ({centre}) · depth {depth}"
         f" · {len(graph.nodes) - 1} neighbours{more}"
     )
+    return Drawing(centre, depth, graph, title)
+
+
+def graph_lists(index: NoteIndex) -> GraphLists:
+    """List the hubs, orphans and unresolved targets."""
     unresolved = sorted(index.unresolved().items())
-    return GraphData(
-        centre=centre,
-        depth=depth,
-        layout=graph,
-        title=title,
+    return GraphLists(
         hubs=tuple(
             (path, f"{count:>3}  {note_label(index, path)}") for path, count in index.hubs()
         ),
@@ -171,7 +178,8 @@ class GraphScreen(StoreScreen):
         self.depth = max(MIN_DEPTH, min(MAX_DEPTH, depth))
         self.focused_key: str | None = relpath
         self._history: list[str] = []
-        self._data: GraphData | None = None
+        self._drawn: Drawing | None = None
+        self._lists: GraphLists | None = None
 
     def compose(self) -> ComposeResult:
         """Title, tabs (the drawn neighbourhood and the three lists), node details and footer."""
@@ -189,50 +197,61 @@ class GraphScreen(StoreScreen):
         yield Footer()
 
     def on_mount(self) -> None:
-        """Draw in the background once the index is ready, and again when notes change."""
-        self._drawing = self.refresher("graph", self._compute, self._show, quiet=QUIET)
+        """Draw and list in the background once the index is ready, and again when notes change."""
+        self._drawing = self.refresher("graph-drawing", self._draw, self._show_drawing, quiet=QUIET)
+        self._listing = self.refresher("graph-lists", self._list, self._show_lists, quiet=QUIET)
         self.follow_index(self._on_index_changed)
         self.query_one("#graph-title", Static).update("Graph: drawing…")
         self.refresh_graph()
+        self._listing.request(now=True)
         self.query_one(GraphView).focus()
 
     def _on_index_changed(self, _data: object = None) -> None:
-        """The index loaded or changed: draw again."""
+        """The index loaded or changed: draw and list again."""
         self._drawing.request()
+        self._listing.request()
 
     def refresh_graph(self) -> None:
-        """Lay out the centre note's neighbourhood and the lists again, in the background."""
+        """Lay out the centre note's neighbourhood again, in the background."""
         self._drawing.request(now=True)
 
-    def _compute(self) -> GraphData | None:
-        """The graph and lists for the current centre and depth, or None while indexing."""
+    def _draw(self) -> Drawing | None:
+        """The drawing for the current centre and depth, or None while indexing (in a thread)."""
         index = self.ctx.index
-        if index is None:
-            return None
-        return graph_data(index, self.centre, self.depth)
+        return None if index is None else drawing(index, self.centre, self.depth)
 
-    def _show(self, data: GraphData | None) -> None:
-        """Show computed data if it is still for the current centre and depth; redraw only changes."""
+    def _list(self) -> GraphLists | None:
+        """The hubs, orphans and unresolved targets, or None while indexing (in a thread)."""
+        index = self.ctx.index
+        return None if index is None else graph_lists(index)
+
+    def _show_drawing(self, data: Drawing | None) -> None:
+        """Show a drawing if it is still for the current centre and depth and differs."""
         if data is None:
             self.query_one("#graph-title", Static).update("Graph: indexing notes…")
             return
         if (data.centre, data.depth) != (self.centre, self.depth):
             return
-        old, self._data = self._data, data
+        old, self._drawn = self._drawn, data
         self.query_one("#graph-title", Static).update(data.title)
-        canvas = self.query_one(GraphView)
         if old is None or old.layout != data.layout:
-            canvas.show(data.layout, self.focused_key)
+            self.query_one(GraphView).show(data.layout, self.focused_key)
+
+    def _show_lists(self, lists: GraphLists | None) -> None:
+        """Refill the lists that changed."""
+        if lists is None:
+            return
+        old, self._lists = self._lists, lists
         for name in ("hubs", "orphans", "unresolved"):
-            entries: Entries = getattr(data, name)
+            entries: Entries = getattr(lists, name)
             if old is None or getattr(old, name) != entries:
                 options = self.query_one(f"#graph-{name}", OptionList)
                 options.clear_options()
                 options.add_options(Option(text, id=key) for key, text in entries)
 
     def _sources(self, target: str) -> Sequence[str]:
-        """The notes linking to an unresolved target, as last computed."""
-        return self._data.unresolved_sources.get(target, ()) if self._data is not None else ()
+        """The notes linking to an unresolved target, as last listed."""
+        return self._lists.unresolved_sources.get(target, ()) if self._lists is not None else ()
 
     def recentre(self, key: str) -> None:
         """Make `key` the centre (an unresolved target centres on its first source)."""
@@ -261,7 +280,7 @@ class GraphScreen(StoreScreen):
         self.focused_key = event.key
         index = self.ctx.index
         if index is not None:
-            unresolved = self._data.unresolved_sources if self._data is not None else None
+            unresolved = self._lists.unresolved_sources if self._lists is not None else None
             detail = describe_node(index, event.key, unresolved)
             self.query_one("#graph-detail", Static).update(detail)
 
