@@ -203,7 +203,6 @@ class GraphScreen(StoreScreen):
         self.follow_index(self._on_index_changed)
         self.query_one("#graph-title", Static).update("Graph: drawing…")
         self.refresh_graph()
-        self._listing.request(now=True)
         self.query_one(GraphView).focus()
 
     def _on_index_changed(self, _data: object = None) -> None:
@@ -226,13 +225,18 @@ class GraphScreen(StoreScreen):
         return None if index is None else graph_lists(index)
 
     def _show_drawing(self, data: Drawing | None) -> None:
-        """Show a drawing if it is still for the current centre and depth and differs."""
+        """Show a drawing if it is still for the current centre and depth and differs.
+
+        The first drawing starts the lists, so they do not slow it down.
+        """
         if data is None:
             self.query_one("#graph-title", Static).update("Graph: indexing notes…")
             return
         if (data.centre, data.depth) != (self.centre, self.depth):
             return
         old, self._drawn = self._drawn, data
+        if old is None:
+            self._listing.request(now=True)
         self.query_one("#graph-title", Static).update(data.title)
         if old is None or old.layout != data.layout:
             self.query_one(GraphView).show(data.layout, self.focused_key)
