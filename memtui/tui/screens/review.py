@@ -102,11 +102,19 @@ class ReviewScreen(StoreScreen):
         self._queue.request(now=True)
 
     def _compute(self) -> list[StaleCandidate] | None:
-        """The stale queue, or None while the index loads (runs in a thread)."""
+        """The stale queue, or None while the index loads (runs in a thread).
+
+        Candidates equal to those shown are kept rather than replaced, so a recompute leaves few
+        new objects behind for the garbage collector to scan.
+        """
         index = self.ctx.index
         if index is None:
             return None
-        return review(index, self.ctx.history, now=self.now())
+        shown = {candidate.path: candidate for candidate in self.candidates}
+        return [
+            shown[c.path] if shown.get(c.path) == c else c
+            for c in review(index, self.ctx.history, now=self.now())
+        ]
 
     def _show_queue(self, candidates: list[StaleCandidate] | None) -> None:
         """Show a computed queue, keeping the selection and the cursor's note."""
