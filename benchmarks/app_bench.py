@@ -2,9 +2,13 @@
 
 Key echo is measured while indexing, while the search index builds, while typing fast (30 ms
 between keys) and while a search runs (100 ms between keys, longer than the search screen's typing
-pause).
+pause). The history, review and graph screens are measured on a store whose first open recorded
+every note as an `external` event: time from pushing the screen to its first populated frame
+(against pushing an empty screen in the same app), and key echo while the screen is open and
+outside writes land.
 
-Usage: python benchmarks/app_bench.py [--sizes 10000 50000] [--runs 5] [--frames-only] [--work DIR]
+Usage: python benchmarks/app_bench.py [--sizes 10000 50000] [--runs 5] [--frames-only]
+       [--screens-only] [--work DIR]
 
 Public tools only: time.perf_counter/time.time, statistics, subprocess and tmux. Corpora come
 from benchmarks/gen_corpus.py (same seed, so every run measures the same notes).
@@ -191,6 +195,201 @@ async def in_app(root: Path, runs: int) -> dict[str, list[float]]:
     return results
 
 
+SCREEN_KEYS = 40
+"""Keys sent per screen while outside writes land (30 ms apart)."""
+WRITES_AT = (2, 20)
+"""The keys before which a note is changed outside the app."""
+FILTER_TEXT = "outside memtui"
+"""Typed into the history filter: every prefix still matches the recorded outside changes."""
+
+
+async def key_echo(app: object, key: str, probe: object, timeout: float = 60.0) -> float:
+    """Seconds from a key event reaching the app to `probe()` returning something new."""
+    from textual import events
+
+    before = probe()  # type: ignore[operator]
+    start = time.perf_counter()
+    app.post_message(events.Key(key, None))  # type: ignore[attr-defined]
+    while probe() == before and time.perf_counter() - start < timeout:  # type: ignore[operator]
+        await asyncio.sleep(0)
+    return time.perf_counter() - start
+
+
+async def next_frame(app: object) -> None:
+    """Wait until the app has refreshed the screen once more."""
+    drawn = asyncio.Event()
+    app.call_after_refresh(drawn.set)  # type: ignore[attr-defined]
+    await drawn.wait()
+
+
+async def settle(app: object, pilot: object) -> None:
+    """Wait until every worker but the file watcher has finished and messages are handled."""
+    while any(w.group != "watch" and not w.is_finished for w in app.workers):  # type: ignore[attr-defined]
+        await pilot.pause(0.05)  # type: ignore[attr-defined]
+    await pilot.pause(0.3)  # type: ignore[attr-defined]
+
+
+def screen_kinds(centre: str) -> dict[str, tuple[object, object, str]]:
+    """Screen name -> (factory, populated(screen) predicate, key pair to move a cursor).
+
+    A table is populated once it has rows, the graph once its neighbourhood is drawn.
+    """
+    from textual.widgets import DataTable
+
+    from memtui.tui.screens.graph import GraphScreen
+    from memtui.tui.screens.history import HistoryScreen
+    from memtui.tui.screens.review import ReviewScreen
+    from memtui.tui.widgets.graph_view import GraphView
+
+    def graph_ready(screen: object) -> bool:
+        return screen.query_one(GraphView).graph is not None  # type: ignore[attr-defined]
+
+    return {
+        "history": (
+            HistoryScreen,
+            lambda screen: screen.query_one(DataTable).row_count > 0,
+            "down up",
+        ),
+        "review": (
+            ReviewScreen,
+            lambda screen: screen.query_one(DataTable).row_count > 0,
+            "down up",
+        ),
+        "graph": (lambda: GraphScreen(centre), graph_ready, "tab shift+tab"),
+    }
+
+
+def cursor_probe(screen: object) -> object:
+    """What a cursor key changes on `screen`: the table's cursor row or the graph's node cursor."""
+    from textual.widgets import DataTable
+
+    from memtui.tui.widgets.graph_view import GraphView
+
+    tables = list(screen.query(DataTable))  # type: ignore[attr-defined]
+    if tables:
+        return lambda: tables[0].cursor_row
+    canvas = screen.query_one(GraphView)  # type: ignore[attr-defined]
+    return lambda: canvas.cursor_key
+
+
+async def open_screen(app: object, make: object, populated: object) -> float:
+    """Seconds from pushing a screen to its first frame with content."""
+    start = time.perf_counter()
+    app.push_screen(make())  # type: ignore[attr-defined,operator]
+    while True:
+        screen = app.screen  # type: ignore[attr-defined]
+        try:
+            if screen.is_mounted and populated(screen):  # type: ignore[operator]
+                break
+        except Exception:
+            pass
+        if time.perf_counter() - start > 120:
+            raise RuntimeError(f"{screen} never showed content")
+        await asyncio.sleep(0.001)
+    await next_frame(app)
+    return time.perf_counter() - start
+
+
+async def echo_with_writes(app: object, keys: list[str], probe: object, note: Path) -> list[float]:
+    """Key echo for `keys` (30 ms apart) while `note` is changed outside the app twice."""
+    times = []
+    for n, key in enumerate(keys):
+        if n in WRITES_AT:
+            note.write_text(note.read_text(encoding="utf-8") + f"\n- [bench] write {n}\n")
+        times.append(await key_echo(app, key, probe))
+        await asyncio.sleep(0.03)
+    return times
+
+
+async def screens_in_app(root: Path, runs: int) -> dict[str, list[float]]:
+    """Open time and key echo during outside writes for the history, review and graph screens."""
+    from textual.screen import Screen
+    from textual.widgets import DataTable, Input
+
+    from memtui.tui.app import MemtuiApp
+
+    class EmptyScreen(Screen[None]):
+        def compose(self) -> object:
+            yield DataTable()
+
+        def on_mount(self) -> None:
+            table = self.query_one(DataTable)
+            table.add_column("row")
+            table.add_rows([(f"row {n}",) for n in range(100)])
+            table.focus()
+
+    results: dict[str, list[float]] = {}
+    note = next(iter(sorted((root / "sessions").glob("*.md"))))
+    app = MemtuiApp(root, actor="human:bench")
+    async with app.run_test(size=(120, 40)) as pilot:
+        while not app.history_ready or app.ctx.searcher is None:
+            await pilot.pause(0.1)
+        await settle(app, pilot)
+        print(f"  ({len(app.ctx.history.events())} events in the history)")
+        results["open_empty"] = []
+        for _ in range(runs):
+            results["open_empty"].append(await open_screen(app, EmptyScreen, lambda screen: True))
+            app.pop_screen()
+            await settle(app, pilot)
+        await open_screen(app, EmptyScreen, lambda screen: True)
+        await settle(app, pilot)
+        sequence = ["down" if n % 2 == 0 else "up" for n in range(SCREEN_KEYS)]
+        probe = cursor_probe(app.screen)
+        results["echo_empty"] = await echo_with_writes(app, sequence, probe, note)
+        app.pop_screen()
+        await settle(app, pilot)
+        centre = app.ctx.index.hubs(1)[0][0]  # type: ignore[union-attr]
+        for name, (make, populated, keys) in screen_kinds(centre).items():
+            results[f"open_{name}"] = []
+            for _ in range(runs):
+                results[f"open_{name}"].append(await open_screen(app, make, populated))
+                app.pop_screen()
+                await settle(app, pilot)
+            await open_screen(app, make, populated)
+            await settle(app, pilot)
+            pair = keys.split()
+            sequence = [pair[n % 2] for n in range(SCREEN_KEYS)]
+            probe = cursor_probe(app.screen)
+            results[f"echo_{name}"] = await echo_with_writes(app, sequence, probe, note)
+            await settle(app, pilot)
+            if name == "history":
+                field = app.screen.query_one("#history-filter", Input)
+                field.focus()
+                await pilot.pause()
+                typed = [("space" if c == " " else c) for c in FILTER_TEXT]
+                results["echo_history_filter"] = []
+                for n, key in enumerate(typed):
+                    if n in WRITES_AT:
+                        note.write_text(note.read_text(encoding="utf-8") + f"\n- [bench] f{n}\n")
+                    char = " " if key == "space" else key
+                    results["echo_history_filter"].append(await echo(app, field, key, char))
+                    await asyncio.sleep(0.03)
+                await settle(app, pilot)
+            app.pop_screen()
+            await settle(app, pilot)
+    return results
+
+
+def report_screens(size: int, measured: dict[str, list[float]]) -> None:
+    """Print the screens' open times and key echo."""
+    base = statistics.median(measured["open_empty"])
+    print(f"{size:>6} notes, push an empty screen: median {base * 1000:.0f} ms")
+    for name in ("history", "review", "graph"):
+        opened = statistics.median(measured[f"open_{name}"])
+        print(
+            f"{size:>6} notes, open {name}: median {opened * 1000:.0f} ms"
+            f" = {opened / base:.1f}x an empty screen"
+        )
+    for key in ("empty", "history", "history_filter", "review", "graph"):
+        values = measured[f"echo_{key}"]
+        where = "an empty screen (a table)" if key == "empty" else key.replace("_", " ")
+        print(
+            f"{size:>6} notes, key echo in {where} during outside writes:"
+            f" p95 {p95(values) * 1000:.1f} ms, max {max(values) * 1000:.0f} ms"
+            f" ({len(values)} keys, goal p95 <= 25 ms)"
+        )
+
+
 def main() -> None:
     """Run every measurement and print medians (and p95 for key echo)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -198,6 +397,11 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument(
         "--frames-only", action="store_true", help="measure only the first frame (quick)"
+    )
+    parser.add_argument(
+        "--screens-only",
+        action="store_true",
+        help="measure only the history, review and graph screens",
     )
     parser.add_argument(
         "--work", type=Path, default=Path(tempfile.gettempdir()) / "memtui-app-bench"
@@ -214,6 +418,9 @@ def main() -> None:
     print(f"empty Textual app, first frame: median {base * 1000:.0f} ms ({args.runs} runs)")
     for size in args.sizes:
         source = corpus(size, work)
+        if args.screens_only:
+            report_screens(size, asyncio.run(screens_in_app(fresh_copy(source, work), args.runs)))
+            continue
         frames = []
         for _ in range(args.runs):
             root = fresh_copy(source, work)
@@ -249,6 +456,7 @@ def main() -> None:
             f"{size:>6} notes, outside write to screen: p50 {statistics.median(measured['live']) * 1000:.0f} ms"
             " (goal <= 150 ms)"
         )
+        report_screens(size, asyncio.run(screens_in_app(fresh_copy(source, work), args.runs)))
 
 
 if __name__ == "__main__":

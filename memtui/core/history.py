@@ -9,7 +9,7 @@ import threading
 import time
 import zlib
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -120,6 +120,11 @@ _COLUMNS = (
     "id, time, actor, session, command, path, new_path, args, result, is_error, "
     "before_hash, after_hash, flags, reverted_by, before_kind, after_kind"
 )
+_WORD_CLAUSE = (
+    "instr(memtui_lower(coalesce(path, '') || ' ' || coalesce(new_path, '') || ' ' || actor"
+    " || ' ' || command || ' ' || result), ?) > 0"
+)
+"""A free word appears in the event's path, new path, actor, command or result (any case)."""
 
 
 class HistoryCorrupt(Exception):
@@ -237,6 +242,67 @@ def actor_kind(actor: str) -> str:
     return actor.split(":", 1)[0]
 
 
+def _lower(text: str | None) -> str | None:
+    """Python's (Unicode) lowercase for SQL, which only folds ASCII itself."""
+    return None if text is None else text.lower()
+
+
+def _filter_sql(
+    *,
+    path: str | None = None,
+    actor: str | None = None,
+    command: str | None = None,
+    since: float | None = None,
+    until: float | None = None,
+    actor_kinds: Collection[str] | None = None,
+    skip_reads: bool = False,
+    errors_only: bool = False,
+    words: Sequence[str] = (),
+    before_id: int | None = None,
+    after_id: int | None = None,
+) -> tuple[str, list[Any]]:
+    """The WHERE clause (empty or with a leading space) and parameters of the event filters."""
+    clauses: list[str] = []
+    params: list[Any] = []
+    if path is not None:
+        folder = path.rstrip("/")
+        clauses.append(
+            "(path = ? OR new_path = ? OR (path > ? AND path < ?)"
+            " OR (new_path > ? AND new_path < ?))"
+        )
+        params += [folder, folder, folder + "/", folder + "0", folder + "/", folder + "0"]
+    if actor is not None:
+        clauses.append("actor = ?" if ":" in actor else "actor_kind = ?")
+        params.append(actor)
+    if command is not None:
+        clauses.append("command = ?")
+        params.append(command)
+    if since is not None:
+        clauses.append("time >= ?")
+        params.append(since)
+    if until is not None:
+        clauses.append("time <= ?")
+        params.append(until)
+    if actor_kinds is not None:
+        kinds = sorted(actor_kinds)
+        clauses.append(f"actor_kind IN ({', '.join('?' for _ in kinds)})")
+        params += kinds
+    if skip_reads:
+        clauses.append("command != 'view'")
+    if errors_only:
+        clauses.append("is_error = 1")
+    for word in words:
+        clauses.append(_WORD_CLAUSE)
+        params.append(word.lower())
+    if before_id is not None:
+        clauses.append("id < ?")
+        params.append(before_id)
+    if after_id is not None:
+        clauses.append("id > ?")
+        params.append(after_id)
+    return (" WHERE " + " AND ".join(clauses) if clauses else ""), params
+
+
 def _row_to_event(row: tuple[Any, ...]) -> Event:
     """Build an Event from a row selected with `_COLUMNS`."""
     return Event(
@@ -306,6 +372,7 @@ class History:
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = NORMAL")
+            conn.create_function("memtui_lower", 1, _lower, deterministic=True)
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             if version != SCHEMA_VERSION:
                 self._create_schema(conn, version)
@@ -606,41 +673,66 @@ class History:
         until: float | None = None,
         limit: int | None = None,
         newest_first: bool = True,
+        actor_kinds: Collection[str] | None = None,
+        skip_reads: bool = False,
+        errors_only: bool = False,
+        words: Sequence[str] = (),
+        before_id: int | None = None,
+        after_id: int | None = None,
     ) -> list[Event]:
-        """Events matching every given filter (path also matches new_path and paths below it)."""
-        clauses: list[str] = []
-        params: list[Any] = []
-        if path is not None:
-            folder = path.rstrip("/")
-            clauses.append(
-                "(path = ? OR new_path = ? OR (path > ? AND path < ?)"
-                " OR (new_path > ? AND new_path < ?))"
-            )
-            params += [folder, folder, folder + "/", folder + "0", folder + "/", folder + "0"]
-        if actor is not None:
-            if ":" in actor:
-                clauses.append("actor = ?")
-            else:
-                clauses.append("actor_kind = ?")
-            params.append(actor)
-        if command is not None:
-            clauses.append("command = ?")
-            params.append(command)
-        if since is not None:
-            clauses.append("time >= ?")
-            params.append(since)
-        if until is not None:
-            clauses.append("time <= ?")
-            params.append(until)
-        sql = f"SELECT {_COLUMNS} FROM events"
-        if clauses:
-            sql += " WHERE " + " AND ".join(clauses)
+        """Events matching every given filter.
+
+        `path` also matches new_path and paths below it; `actor` is a full actor or a kind;
+        `actor_kinds` keeps only those kinds; `skip_reads` drops views; `words` must each appear
+        in the path, new path, actor, command or result (any case); `before_id` and `after_id`
+        page by event id.
+        """
+        where, params = _filter_sql(
+            path=path,
+            actor=actor,
+            command=command,
+            since=since,
+            until=until,
+            actor_kinds=actor_kinds,
+            skip_reads=skip_reads,
+            errors_only=errors_only,
+            words=words,
+            before_id=before_id,
+            after_id=after_id,
+        )
+        sql = f"SELECT {_COLUMNS} FROM events{where}"
         sql += " ORDER BY id DESC" if newest_first else " ORDER BY id"
         if limit is not None:
             sql += " LIMIT ?"
             params.append(limit)
         rows = self._connection().execute(sql, params).fetchall()
         return [_row_to_event(row) for row in rows]
+
+    def count_events(
+        self,
+        *,
+        path: str | None = None,
+        actor: str | None = None,
+        command: str | None = None,
+        since: float | None = None,
+        actor_kinds: Collection[str] | None = None,
+        skip_reads: bool = False,
+        errors_only: bool = False,
+        words: Sequence[str] = (),
+    ) -> int:
+        """How many events `events` would return with the same filters and no limit."""
+        where, params = _filter_sql(
+            path=path,
+            actor=actor,
+            command=command,
+            since=since,
+            actor_kinds=actor_kinds,
+            skip_reads=skip_reads,
+            errors_only=errors_only,
+            words=words,
+        )
+        row = self._connection().execute(f"SELECT count(*) FROM events{where}", params).fetchone()
+        return int(row[0])
 
     def event(self, event_id: int) -> Event | None:
         """One event by id, or None."""

@@ -280,6 +280,13 @@ class NoteIndex:
                 self._resolve_source(source)
         return changed
 
+    def title(self, relpath: str) -> str | None:
+        """One note's title without materialising the note, or None when it is not indexed."""
+        try:
+            return self.notes.packed(relpath)[0]
+        except KeyError:
+            return None
+
     def titles(self) -> dict[str, str]:
         """relpath -> title of every note, without materialising the notes (fast at 50k notes)."""
         return {relpath: packed[0] for relpath, packed in self.notes.packed_items()}

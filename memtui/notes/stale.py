@@ -9,6 +9,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from rapidfuzz import fuzz
 
@@ -24,9 +25,10 @@ DUPLICATE_CONTENT_RATIO = 80.0
 CONTENT_SAMPLE_CHARS = 1500
 MAX_BLOCK = 64
 """Title words shared by more notes than this are too common to block duplicates on."""
+ARCHIVE_FOLDER = "archive"
+"""Notes under this top-level folder were set aside on purpose and are never proposed again."""
 
 _TITLE_WORD = re.compile(r"[^\W\d_]{3,}")
-_SPACE = re.compile(r"\s+")
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,12 @@ class StaleReason:
     kind: str
     text: str
     weight: float
+
+
+NEVER_READ = StaleReason("never-read", "never read by an agent", 1.0)
+"""The reason of every note no agent has read: one object, not one per note."""
+ORPHAN = StaleReason("orphan", "no links in or out", 0.5)
+"""The reason of every note without links: one object, not one per note."""
 
 
 @dataclass(frozen=True)
@@ -76,30 +84,106 @@ def _body_sample(text: str) -> str:
         close = text.find("\n---", 3)
         if close >= 0:
             text = text[close + 4 :]
-    return _SPACE.sub(" ", text[: CONTENT_SAMPLE_CHARS * 2]).strip().lower()[:CONTENT_SAMPLE_CHARS]
+    return " ".join(text[: CONTENT_SAMPLE_CHARS * 2].split()).lower()[:CONTENT_SAMPLE_CHARS]
 
 
-def near_duplicates(index: NoteIndex) -> dict[str, list[tuple[str, str]]]:
+def is_archived(relpath: str) -> bool:
+    """Whether a note lies under the top-level archive folder."""
+    return relpath.startswith(ARCHIVE_FOLDER + "/")
+
+
+def reviewed_paths(index: NoteIndex) -> list[str]:
+    """The notes the review looks at, sorted: every note outside the archive folder."""
+    return [relpath for relpath in sorted(index.notes) if not is_archived(relpath)]
+
+
+@dataclass(frozen=True)
+class NoteFacts:
+    """What the review reads from one note, kept for as long as the note is unchanged."""
+
+    packed: object
+    """The index's packed form of the note these facts were read from."""
+    mtime: float
+    size: int
+    title: str
+    """The title, lowercased."""
+    sample_hash: str | None
+    """A hash of the body sample, None when the sample is too short to compare."""
+    expires: tuple[float, str] | None
+    """When the note expires, and the frontmatter text that says so."""
+    verified: tuple[float, str] | None
+    """When the note was last verified, and the frontmatter text that says so."""
+
+
+_FACTS: WeakKeyDictionary[NoteIndex, dict[str, NoteFacts]] = WeakKeyDictionary()
+"""Per index: relpath -> facts, so a review after a few changes re-reads only those notes."""
+
+
+def _dated(value: Any) -> tuple[float, str] | None:
+    """A frontmatter date as (unix seconds, its text), or None."""
+    when = parse_date(value)
+    return None if when is None else (when, str(value))
+
+
+def note_facts(index: NoteIndex, relpath: str) -> NoteFacts:
+    """The review's facts about one note, read again only when the index re-read the note."""
+    cache = _FACTS.setdefault(index, {})
+    packed = index.notes.packed(relpath)
+    facts = cache.get(relpath)
+    if facts is not None and facts.packed is packed:
+        return facts
+    note = index.notes[relpath]
+    sample = _body_sample(index.texts.get(relpath, ""))
+    digest = hashlib.blake2b(sample.encode(), digest_size=16).hexdigest()
+    facts = NoteFacts(
+        packed=packed,
+        mtime=note.mtime,
+        size=note.size,
+        title=note.title.lower(),
+        sample_hash=digest if len(sample) >= 40 else None,
+        expires=_dated(note.frontmatter.get("expires")),
+        verified=_dated(note.frontmatter.get("last_verified")),
+    )
+    cache[relpath] = facts
+    return facts
+
+
+def _all_facts(index: NoteIndex) -> dict[str, NoteFacts]:
+    """Facts of every reviewed note (sorted by path); forgets notes no longer indexed."""
+    facts = {relpath: note_facts(index, relpath) for relpath in reviewed_paths(index)}
+    cache = _FACTS.get(index, {})
+    for relpath in [p for p in cache if p not in facts]:
+        cache.pop(relpath, None)
+    return facts
+
+
+def near_duplicates(
+    index: NoteIndex, facts: dict[str, NoteFacts] | None = None
+) -> dict[str, list[tuple[str, str]]]:
     """relpath -> [(other relpath, why)] for notes with the same body or near-identical title and body.
 
-    Pairs are only compared inside small blocks (same body hash, or a shared uncommon title word),
-    so the work grows with the number of notes, not its square.
+    Archived notes are left out. Pairs are only compared inside small blocks (same body hash, or
+    a shared uncommon title word), so the work grows with the number of notes, not its square.
     """
-    samples: dict[str, str] = {}
+    facts = _all_facts(index) if facts is None else facts
     by_hash: dict[str, list[str]] = defaultdict(list)
     by_word: dict[str, list[str]] = defaultdict(list)
-    for relpath in sorted(index.notes):
-        sample = _body_sample(index.texts.get(relpath, ""))
-        samples[relpath] = sample
-        if len(sample) >= 40:
-            by_hash[hashlib.blake2b(sample.encode(), digest_size=16).hexdigest()].append(relpath)
-        for word in set(_TITLE_WORD.findall(index.notes[relpath].title.lower())):
+    for relpath, fact in facts.items():
+        if fact.sample_hash is not None:
+            by_hash[fact.sample_hash].append(relpath)
+        for word in set(_TITLE_WORD.findall(fact.title)):
             by_word[word].append(relpath)
     found: dict[str, dict[str, str]] = defaultdict(dict)
+    samples: dict[str, str] = {}
 
     def pair(a: str, b: str, why: str) -> None:
         found[a].setdefault(b, why)
         found[b].setdefault(a, why)
+
+    def sample(relpath: str) -> str:
+        if relpath not in samples:
+            samples[relpath] = _body_sample(index.texts.get(relpath, ""))
+        return samples[relpath]
 
     for group in by_hash.values():
         for i, a in enumerate(group):
@@ -109,7 +193,6 @@ def near_duplicates(index: NoteIndex) -> dict[str, list[tuple[str, str]]]:
     for group in by_word.values():
         if len(group) < 2 or len(group) > MAX_BLOCK:
             continue
-        titles = [index.notes[p].title.lower() for p in group]
         for i, a in enumerate(group):
             for j in range(i + 1, len(group)):
                 b = group[j]
@@ -117,11 +200,11 @@ def near_duplicates(index: NoteIndex) -> dict[str, list[tuple[str, str]]]:
                     continue
                 compared.add((a, b))
                 title_score = fuzz.token_sort_ratio(
-                    titles[i], titles[j], score_cutoff=DUPLICATE_TITLE_RATIO
+                    facts[a].title, facts[b].title, score_cutoff=DUPLICATE_TITLE_RATIO
                 )
                 if not title_score:
                     continue
-                content = fuzz.ratio(samples[a], samples[b], score_cutoff=DUPLICATE_CONTENT_RATIO)
+                content = fuzz.ratio(sample(a), sample(b), score_cutoff=DUPLICATE_CONTENT_RATIO)
                 if content:
                     pair(a, b, f"similar title and content ({int(content)}%)")
     return {p: sorted(others.items()) for p, others in found.items()}
@@ -130,13 +213,14 @@ def near_duplicates(index: NoteIndex) -> dict[str, list[tuple[str, str]]]:
 def review(
     index: NoteIndex, history: Any | None, *, now: float | None = None
 ) -> list[StaleCandidate]:
-    """Every note with at least one staleness signal, highest score first (ties by path)."""
+    """Every note outside the archive with a staleness signal, highest score first (ties by path)."""
     now = time.time() if now is None else now
     reads: dict[str, float] | None = history.last_agent_reads() if history is not None else None
-    duplicates = near_duplicates(index)
+    facts = _all_facts(index)
+    duplicates = near_duplicates(index, facts)
     candidates: list[StaleCandidate] = []
-    for relpath in sorted(index.notes):
-        reasons = _reasons(index, relpath, reads, duplicates, now)
+    for relpath, fact in facts.items():
+        reasons = _reasons(index, relpath, fact, reads, duplicates, now)
         if reasons:
             score = round(sum(r.weight for r in reasons), 3)
             candidates.append(StaleCandidate(relpath, score, tuple(reasons)))
@@ -147,17 +231,17 @@ def review(
 def _reasons(
     index: NoteIndex,
     relpath: str,
+    fact: NoteFacts,
     reads: dict[str, float] | None,
     duplicates: dict[str, list[tuple[str, str]]],
     now: float,
 ) -> list[StaleReason]:
     """The staleness reasons of one note, in a fixed order."""
-    note = index.notes[relpath]
     reasons: list[StaleReason] = []
     if reads is not None:
         last_read = reads.get("/memories/" + relpath)
         if last_read is None:
-            reasons.append(StaleReason("never-read", "never read by an agent", 1.0))
+            reasons.append(NEVER_READ)
         elif (days := _days(now - last_read)) >= UNREAD_AFTER_DAYS:
             reasons.append(
                 StaleReason(
@@ -166,24 +250,25 @@ def _reasons(
                     min(3.0, days / UNREAD_AFTER_DAYS),
                 )
             )
-    if note.mtime and (days := _days(now - note.mtime)) >= UNCHANGED_AFTER_DAYS:
+    if fact.mtime and (days := _days(now - fact.mtime)) >= UNCHANGED_AFTER_DAYS:
         reasons.append(
             StaleReason("unchanged", f"unchanged for {_plural(days, 'day')}", min(2.0, days / 180))
         )
-    expires = parse_date(note.frontmatter.get("expires"))
-    if expires is not None and expires < now:
-        reasons.append(StaleReason("expired", f"expired on {note.frontmatter['expires']}", 3.0))
-    verified = parse_date(note.frontmatter.get("last_verified"))
-    if verified is not None and (days := _days(now - verified)) >= UNVERIFIED_AFTER_DAYS:
+    if fact.expires is not None and fact.expires[0] < now:
+        reasons.append(StaleReason("expired", f"expired on {fact.expires[1]}", 3.0))
+    if (
+        fact.verified is not None
+        and (days := _days(now - fact.verified[0])) >= UNVERIFIED_AFTER_DAYS
+    ):
         reasons.append(
             StaleReason(
                 "unverified",
-                f"last verified {_plural(days, 'day')} ago ({note.frontmatter['last_verified']})",
+                f"last verified {_plural(days, 'day')} ago ({fact.verified[1]})",
                 min(2.5, 1.0 + days / 365),
             )
         )
     if not index.linked_notes(relpath):
-        reasons.append(StaleReason("orphan", "no links in or out", 0.5))
+        reasons.append(ORPHAN)
     unresolved = index.unresolved_targets(relpath)
     if unresolved:
         shown = ", ".join(unresolved[:3]) + (", ..." if len(unresolved) > 3 else "")
@@ -196,12 +281,12 @@ def _reasons(
         )
     for other, why in duplicates.get(relpath, ())[:3]:
         reasons.append(StaleReason("duplicate", f"near-duplicate of {other} ({why})", 2.0))
-    if note.size >= LARGE_NOTE_BYTES:
+    if fact.size >= LARGE_NOTE_BYTES:
         reasons.append(
             StaleReason(
                 "large",
-                f"very large ({note.size // 1000} KB)",
-                min(2.0, note.size / LARGE_NOTE_BYTES / 2),
+                f"very large ({fact.size // 1000} KB)",
+                min(2.0, fact.size / LARGE_NOTE_BYTES / 2),
             )
         )
     return reasons

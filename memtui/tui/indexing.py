@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -81,12 +81,27 @@ def apply_changes(ctx: AppContext, paths: frozenset[str]) -> set[str]:
         return ctx.index.update_paths(paths) | set(paths)
 
 
-def after_changes(ctx: AppContext, paths: frozenset[str], changed: set[str]) -> list[int]:
-    """Refresh the search index and log outside edits as `external` events (run in a thread)."""
+def refresh_search(ctx: AppContext, changed: Iterable[str]) -> None:
+    """Tell the search index which notes changed (or remember them until it is installed)."""
     with UPDATE_LOCK:
         if ctx.searcher is not None:
             ctx.searcher.invalidate(changed)
         else:
             ctx.changed_while_loading.update(changed)
+
+
+def update_notes(ctx: AppContext, paths: Iterable[str]) -> set[str]:
+    """Bring the index and the search index up to date for paths the app itself changed.
+
+    Folder paths stand for every note below them. Returns what changed.
+    """
+    changed = apply_changes(ctx, frozenset(paths))
+    refresh_search(ctx, changed)
+    return changed
+
+
+def after_changes(ctx: AppContext, paths: frozenset[str], changed: set[str]) -> list[int]:
+    """Refresh the search index and log outside edits as `external` events (run in a thread)."""
+    refresh_search(ctx, changed)
     files = sorted(p for p in paths if not (ctx.root / p).is_dir())
     return ctx.store.record_external(files) if files else []

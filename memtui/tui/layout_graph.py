@@ -313,12 +313,14 @@ def layout_neighbourhood(
                     overlay[(lx + i, ky)] = char
                 placed_labels.append(EdgeLabel(lx + 1, ky, text))
 
+    overlay_rows: dict[int, list[tuple[int, str]]] = defaultdict(list)
+    for (ox, oy), char in overlay.items():
+        overlay_rows[oy].append((ox, char))
     lines = []
     for y in range(height):
         row = [_BOX[cells[y][x]] for x in range(width)]
-        for (ox, oy), char in overlay.items():
-            if oy == y:
-                row[ox] = char
+        for ox, char in overlay_rows.get(y, ()):
+            row[ox] = char
         lines.append("".join(row).rstrip())
     return GraphLayout(lines=lines, nodes=boxes, labels=placed_labels, hidden=hidden)
 

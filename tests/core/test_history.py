@@ -60,6 +60,36 @@ def test_query_filters(tmp_path: Path) -> None:
     assert ids(limit=2) == [4, 3]
 
 
+def test_screen_filters_words_paging_and_counts(tmp_path: Path) -> None:
+    now = [1000.0]
+    agent = make_store(tmp_path, "agent:claude", now)
+    human = agent.with_actor("human:ann")
+    agent.create("/memories/Ärger.md", "a\n")  # 1
+    agent.view("/memories/Ärger.md")  # 2
+    human.view("/memories/missing.md")  # 3, an error
+    human.create("/memories/notes/Plan.md", "b\n")  # 4
+    (tmp_path / "outside.md").write_text("c\n")
+    agent.record_external(["outside.md"])  # 5
+    h = agent.history
+
+    def ids(**filters: object) -> list[int]:
+        return [event.id for event in h.events(**filters)]  # type: ignore[arg-type]
+
+    assert ids(actor_kinds={"agent", "human"}) == [4, 3, 2, 1]
+    assert ids(actor_kinds=set()) == []
+    assert ids(skip_reads=True) == [5, 4, 1]
+    assert ids(errors_only=True) == [3]
+    assert ids(words=["ärger"]) == [2, 1]
+    assert ids(words=["ÄRGER"]) == [2, 1]
+    assert ids(words=["plan", "human:ann"]) == [4]
+    assert ids(words=["outside memtui"]) == [5]
+    assert ids(limit=2, before_id=4) == [3, 2]
+    assert ids(after_id=3) == [5, 4]
+    assert h.count_events() == 5
+    assert h.count_events(skip_reads=True, actor_kinds={"agent"}) == 1
+    assert h.count_events(words=["ärger"], path="/memories/Ärger.md") == 2
+
+
 def test_agent_reads_and_change_actors(tmp_path: Path) -> None:
     now = [10.0]
     agent = make_store(tmp_path, "agent:claude", now)

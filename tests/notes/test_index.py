@@ -136,6 +136,15 @@ def test_backlinks_unresolved_orphans_hubs(tmp_path: Path) -> None:
     assert index.notes["one.md"].warnings == []
 
 
+def test_title_of_one_note_follows_updates(tmp_path: Path) -> None:
+    write(tmp_path, "a.md", note("Alpha"))
+    index = NoteIndex.load(tmp_path)
+    assert (index.title("a.md"), index.title("missing.md")) == ("Alpha", None)
+    write(tmp_path, "a.md", note("Alpha two", "changed\n"))
+    index.update_paths(["a.md"])
+    assert index.title("a.md") == "Alpha two" == index.notes["a.md"].title
+
+
 def test_counts(tmp_path: Path) -> None:
     write(
         tmp_path,

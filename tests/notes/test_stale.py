@@ -94,6 +94,40 @@ def test_near_duplicates_by_title_and_content_and_by_same_body(tmp_path: Path) -
     assert StaleReason("duplicate", "near-duplicate of a.md (same content)", 2.0) in reasons["c.md"]
 
 
+def test_notes_under_the_top_level_archive_are_never_proposed(tmp_path: Path) -> None:
+    body = "The deploy pipeline runs tests first, then builds the image and pushes it.\n"
+    old = "---\ntitle: Old plan\nexpires: 2020-01-01\n---\n\n" + body
+    write(tmp_path, "archive/projects/old.md", old, age_days=400)
+    write(tmp_path, "archive/deep/archive/x.md", "---\ntitle: X\n---\n\nalone\n")
+    write(tmp_path, "projects/copy.md", "---\ntitle: Copy\n---\n\n" + body)
+    write(tmp_path, "projects/archive/kept.md", "---\ntitle: Kept\n---\n\nalone\n")
+    index = NoteIndex.load(tmp_path)
+    candidates = {c.path: c for c in review(index, FakeHistory({}), now=NOW)}
+    assert sorted(candidates) == ["projects/archive/kept.md", "projects/copy.md"]
+    assert [r.kind for r in candidates["projects/copy.md"].reasons] == ["never-read", "orphan"]
+    assert near_duplicates(index) == {}
+    assert (tmp_path / "archive/projects/old.md").exists()
+
+
+def test_a_later_review_follows_changed_and_deleted_notes(tmp_path: Path) -> None:
+    body = "The deploy pipeline runs tests first, then builds the image and pushes it.\n"
+    write(tmp_path, "a.md", "---\ntitle: A\n---\n\n" + body)
+    write(tmp_path, "b.md", "---\ntitle: B\n---\n\n" + body)
+    index = NoteIndex.load(tmp_path)
+    first = {c.path: [r.kind for r in c.reasons] for c in review(index, None, now=NOW)}
+    assert first == {"a.md": ["orphan", "duplicate"], "b.md": ["orphan", "duplicate"]}
+    write(tmp_path, "a.md", "---\ntitle: A\nexpires: 2020-01-01\n---\n\nNew text.\n" + "x" * 25_000)
+    (tmp_path / "b.md").unlink()
+    index.update_paths(["a.md", "b.md"])
+    reasons = {c.path: c.reasons for c in review(index, None, now=NOW)}
+    assert list(reasons) == ["a.md"]
+    assert [r.text for r in reasons["a.md"]] == [
+        "expired on 2020-01-01",
+        "no links in or out",
+        "very large (25 KB)",
+    ]
+
+
 def test_parse_date_accepts_iso_dates_and_datetimes() -> None:
     assert parse_date("2026-06-01") == NOW
     assert parse_date("2026-06-01T00:00:00Z") == NOW

@@ -106,6 +106,9 @@ async def test_refused_agent_paths_are_listed_in_the_history_screen(tmp_path: Pa
         await pilot.pause()
         app.push_screen(HistoryScreen())
         await pilot.pause()
+        while busy := [worker for worker in app.workers if not worker.is_finished]:
+            await app.workers.wait_for_complete(busy)
+            await pilot.pause()
         table = app.screen.query_one(EventTable)
         for event, expected in zip(events, shown.values(), strict=True):
             row = [str(cell) for cell in table.get_row(str(event.id))]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.pilot import Pilot
 from textual.widgets import OptionList, Static, TabbedContent
 
 from memtui.notes.index import NoteIndex
@@ -28,6 +29,21 @@ def graph_app(tmp_path: Path, relpath: str = CENTRE) -> ScreenHarness:
     return ScreenHarness(ctx, lambda: GraphScreen(relpath))
 
 
+async def settle(pilot: Pilot[None]) -> None:
+    """Wait until the graph and its lists are computed and shown."""
+    await pilot.pause()
+    while busy := [worker for worker in pilot.app.workers if not worker.is_finished]:
+        await pilot.app.workers.wait_for_complete(busy)
+        await pilot.pause()
+
+
+async def press(pilot: Pilot[None], *keys: str) -> None:
+    """Press keys one by one, letting the graph redraw after each."""
+    for key in keys:
+        await pilot.press(key)
+        await settle(pilot)
+
+
 def title(app: ScreenHarness) -> str:
     return str(app.screen.query_one("#graph-title", Static).render())
 
@@ -39,7 +55,7 @@ def canvas(app: ScreenHarness) -> GraphView:
 async def test_draws_the_neighbourhood_with_labelled_edges(tmp_path: Path) -> None:
     app = graph_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         assert title(app) == "Graph · memtui (projects/memtui.md) · depth 1 · 9 neighbours"
         graph = canvas(app).graph
         assert graph is not None
@@ -55,22 +71,24 @@ async def test_draws_the_neighbourhood_with_labelled_edges(tmp_path: Path) -> No
 async def test_plus_and_minus_change_the_depth(tmp_path: Path) -> None:
     app = graph_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("plus")
+        await settle(pilot)
+        await press(pilot, "plus")
         assert title(app) == "Graph · memtui (projects/memtui.md) · depth 2 · 20 neighbours"
-        await pilot.press("plus", "plus")
+        await press(pilot, "plus", "plus")
         assert "depth 3" in title(app)
-        await pilot.press("minus", "minus", "minus", "minus")
+        await press(pilot, "minus", "minus", "minus", "minus")
         assert title(app) == "Graph · memtui (projects/memtui.md) · depth 1 · 9 neighbours"
 
 
 async def test_arrows_move_between_nodes_and_enter_recentres(tmp_path: Path) -> None:
     app = graph_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
         await pilot.press("right")
         assert canvas(app).cursor_key == "patterns/textual-ui.md"
         await pilot.press("up")
         assert canvas(app).cursor_key == "patterns/sqlite-tips.md"
-        await pilot.press("enter")
+        await press(pilot, "enter")
         assert isinstance(app.screen, GraphScreen)
         assert app.screen.centre == "patterns/sqlite-tips.md"
         assert (
@@ -85,6 +103,7 @@ async def test_arrows_move_between_nodes_and_enter_recentres(tmp_path: Path) -> 
 async def test_tab_cycles_nodes_and_o_opens_the_focused_note(tmp_path: Path) -> None:
     app = graph_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
         await pilot.press("tab", "tab")
         assert canvas(app).cursor_key == "patterns/error-handling.md"
         await pilot.press("o")
@@ -98,6 +117,7 @@ async def test_tab_cycles_nodes_and_o_opens_the_focused_note(tmp_path: Path) -> 
 async def test_clicking_a_node_focuses_it_and_clicking_again_recentres(tmp_path: Path) -> None:
     app = graph_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
         view = canvas(app)
         graph = view.graph
         assert graph is not None
@@ -114,6 +134,7 @@ async def test_clicking_a_node_focuses_it_and_clicking_again_recentres(tmp_path:
 async def test_lists_show_hubs_orphans_unresolved_and_enter_centres(tmp_path: Path) -> None:
     app = graph_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
         screen = app.screen
         hubs = screen.query_one("#graph-hubs", OptionList)
         assert str(hubs.get_option_at_index(0).prompt) == "  8  Billing Service"
@@ -133,13 +154,13 @@ async def test_lists_show_hubs_orphans_unresolved_and_enter_centres(tmp_path: Pa
         assert screen.query_one(TabbedContent).active == "tab-unresolved"
         assert unresolved.has_focus
         unresolved.highlighted = 2
-        await pilot.press("enter")
+        await press(pilot, "enter")
         assert screen.centre == "projects/billing-service.md"
         assert screen.query_one(TabbedContent).active == "tab-graph"
         assert canvas(app).has_focus
         assert canvas(app).cursor_key == "?Kubernetes Migration"
         await pilot.press("3")
         orphans.highlighted = 4
-        await pilot.press("enter")
+        await press(pilot, "enter")
         assert screen.centre == "user/schedule.md"
         assert title(app) == "Graph · Schedule Notes (user/schedule.md) · depth 1 · 0 neighbours"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.pilot import Pilot
 from textual.widgets import Checkbox, Input, Static
 
 from memtui.tui.screens.history import HistoryScreen
@@ -39,6 +40,14 @@ def diff_text(app: ScreenHarness) -> str:
     return str(app.screen.query_one(DiffView).render())
 
 
+async def settle(pilot: Pilot[None]) -> None:
+    """Wait until the screen's background work (and any work it started) is done and shown."""
+    await pilot.pause()
+    while busy := [worker for worker in pilot.app.workers if not worker.is_finished]:
+        await pilot.app.workers.wait_for_complete(busy)
+        await pilot.pause()
+
+
 def select(app: ScreenHarness, event_id: int) -> None:
     table = app.screen.query_one(EventTable)
     table.move_cursor(row=table.get_row_index(str(event_id)), animate=False)
@@ -47,7 +56,7 @@ def select(app: ScreenHarness, event_id: int) -> None:
 async def test_lists_every_event_newest_first_with_refusals_flagged(store_root: Path) -> None:
     app = history_app(store_root)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         assert title(app) == f"History · {ROOT_EVENT_COUNT} events, newest first"
         ids = shown_ids(app)
         assert ids == sorted(ids, reverse=True) and len(ids) == ROOT_EVENT_COUNT
@@ -67,39 +76,41 @@ async def test_lists_every_event_newest_first_with_refusals_flagged(store_root: 
 async def test_filter_row_narrows_by_actor_command_path_and_time(store_root: Path) -> None:
     app = history_app(store_root)
     async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
         field = app.screen.query_one("#history-filter", Input)
         field.value = "actor:human"
-        await pilot.pause()
+        await settle(pilot)
         assert shown_ids(app) == [43, 42]
         field.value = "actor:agent cmd:str_replace path:projects/"
-        await pilot.pause()
+        await settle(pilot)
         assert shown_ids(app) == [56, 45, 19]
         field.value = "since:36h"
-        await pilot.pause()
+        await settle(pilot)
         assert shown_ids(app) == [57, 56, 55]
         field.value = "since:soon"
-        await pilot.pause()
+        await settle(pilot)
         assert title(app).endswith("since:soon is not a duration like 30m, 12h, 7d, 2w")
 
 
 async def test_toggles_hide_reads_and_show_errors_only(store_root: Path) -> None:
     app = history_app(store_root)
     async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
         screen = app.screen
         screen.query_one("#errors-only", Checkbox).value = True
-        await pilot.pause()
+        await settle(pilot)
         assert shown_ids(app) == [56, 47]
         screen.query_one("#errors-only", Checkbox).value = False
         screen.query_one("#show-reads", Checkbox).value = False
         screen.query_one("#show-agent", Checkbox).value = False
-        await pilot.pause()
+        await settle(pilot)
         assert shown_ids(app) == [43]
 
 
 async def test_note_scope_and_diff_of_an_agent_edit(store_root: Path) -> None:
     app = history_app(store_root, "/memories/user/profile.md")
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         assert title(app) == "History of user/profile.md · 3 events, newest first"
         assert shown_ids(app) == [55, 50, 1]
         assert diff_text(app).splitlines()[:5] == [
@@ -116,6 +127,7 @@ async def test_undo_restores_a_deleted_folder(store_root: Path) -> None:
     app = history_app(store_root)
     assert not (store_root / "scratch").exists()
     async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
         select(app, 46)
         await pilot.pause()
         assert diff_text(app).splitlines()[1:] == [
@@ -127,8 +139,7 @@ async def test_undo_restores_a_deleted_folder(store_root: Path) -> None:
         await pilot.pause()
         assert isinstance(app.screen, ConfirmScreen)
         await pilot.press("y")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(pilot)
         assert isinstance(app.screen, HistoryScreen)
         assert (store_root / "scratch/todo.md").read_text() == (
             "# Scratch todo\n\n- [todo] Ask Dana about the Q1 freeze dates\n"
@@ -148,6 +159,7 @@ async def test_undo_conflict_offers_to_force(store_root: Path) -> None:
     assert not ctx.store.write(profile, edited, ctx.store.revision(profile)).is_error
     app = ScreenHarness(ctx, lambda: HistoryScreen(clock=demo_clock))
     async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
         select(app, 55)
         await pilot.press("u")
         await pilot.pause()
@@ -166,6 +178,7 @@ async def test_undo_conflict_offers_to_force(store_root: Path) -> None:
 async def test_undo_of_a_read_changes_nothing(store_root: Path) -> None:
     app = history_app(store_root)
     async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
         select(app, 57)
         await pilot.press("u")
         await pilot.pause()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 
 from memtui.demo import DEMO_NOTES_DIR
@@ -33,6 +34,14 @@ def screen_of(app: ScreenHarness) -> ReviewScreen:
     return screen
 
 
+async def settle(pilot: Pilot[None]) -> None:
+    """Wait until the screen's background work (and any work it started) is done and shown."""
+    await pilot.pause()
+    while busy := [worker for worker in pilot.app.workers if not worker.is_finished]:
+        await pilot.app.workers.wait_for_complete(busy)
+        await pilot.pause()
+
+
 def title(app: ScreenHarness) -> str:
     return str(app.screen.query_one("#review-title", Static).render())
 
@@ -40,7 +49,7 @@ def title(app: ScreenHarness) -> str:
 async def test_queue_shows_scores_paths_and_every_reason(store_root: Path) -> None:
     app = review_app(store_root)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         screen = screen_of(app)
         assert title(app).startswith("Review · 29 notes proposed · 0 selected")
         assert [c.path for c in screen.candidates[:6]] == [
@@ -66,6 +75,7 @@ async def test_queue_shows_scores_paths_and_every_reason(store_root: Path) -> No
 async def test_space_selects_and_a_toggles_all(store_root: Path) -> None:
     app = review_app(store_root)
     async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
         await pilot.press("space", "space")
         screen = screen_of(app)
         assert screen.selected == set(FIRST_TWO)
@@ -81,13 +91,13 @@ async def test_space_selects_and_a_toggles_all(store_root: Path) -> None:
 async def test_archive_moves_the_selected_notes_and_each_move_is_undoable(store_root: Path) -> None:
     app = review_app(store_root)
     async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
         await pilot.press("space", "space", "A")
         await pilot.pause()
         assert isinstance(app.screen, ConfirmScreen)
         assert app.screen.title_text == "Archive 2 notes?"
         await pilot.press("y")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(pilot)
         for path in FIRST_TWO:
             assert not (store_root / path).exists()
             assert (store_root / "archive" / path).read_bytes() == (
@@ -103,7 +113,16 @@ async def test_archive_moves_the_selected_notes_and_each_move_is_undoable(store_
         ]
         screen = screen_of(app)
         assert screen.selected == set()
-        assert FIRST_TWO[0] not in [c.path for c in screen.candidates]
+        archived = [f"archive/{path}" for path in FIRST_TWO]
+        assert app.ctx.index is not None and set(archived) <= set(app.ctx.index.notes)
+        proposed = [c.path for c in screen.candidates]
+        assert not set(FIRST_TWO + archived) & set(proposed)
+        assert len(proposed) == 27 and title(app).startswith("Review · 27 notes proposed")
+        table = screen.query_one(DataTable)
+        assert not any(str(key.value).startswith("archive/") for key in table.rows)
+        screen.reload()
+        await settle(pilot)
+        assert [c.path for c in screen.candidates] == proposed
 
         await app.push_screen(HistoryScreen(clock=demo_clock))
         await pilot.pause()
@@ -123,6 +142,7 @@ async def test_archive_moves_the_selected_notes_and_each_move_is_undoable(store_
 async def test_delete_without_selection_removes_the_cursor_note(store_root: Path) -> None:
     app = review_app(store_root)
     async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
         await pilot.press("down", "down", "d")
         await pilot.pause()
         assert isinstance(app.screen, ConfirmScreen)
@@ -148,6 +168,7 @@ async def test_delete_without_selection_removes_the_cursor_note(store_root: Path
 async def test_many_removals_show_progress_and_a_count(store_root: Path) -> None:
     app = review_app(store_root)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await settle(pilot)
         await pilot.press("a", "A")
         await pilot.pause()
         await pilot.press("y")

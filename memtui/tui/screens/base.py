@@ -4,18 +4,23 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from textual.screen import Screen
 
+from memtui.tui.background import Computed, Refresher
+
 if TYPE_CHECKING:
     from memtui.tui.context import AppContext
+
+T = TypeVar("T")
 
 
 class StoreScreen(Screen[None]):
     """A screen over the open store that `escape` (the `close` action) leaves."""
 
     _clock: Callable[[], float] | None = None
+    _refreshers: list[Refresher[Any]] | None = None
 
     @property
     def ctx(self) -> AppContext:
@@ -35,6 +40,23 @@ class StoreScreen(Screen[None]):
             signal = getattr(app, name, None)
             if signal is not None:
                 signal.subscribe(self, callback)
+
+    def refresher(
+        self, name: str, compute: Callable[[], T], apply: Callable[[T], None], *, quiet: float = 0.0
+    ) -> Refresher[T]:
+        """A background refresh of this screen (see `Refresher`), resumed when the screen shows."""
+        refresher = Refresher(self, name, compute, apply, quiet=quiet)
+        self._refreshers = [*(self._refreshers or []), refresher]
+        return refresher
+
+    def on_computed(self, message: Computed) -> None:
+        """Apply a background result on the UI thread."""
+        message.apply(message.result)
+
+    def on_screen_resume(self) -> None:
+        """Run the refreshes asked for while the screen was hidden."""
+        for refresher in self._refreshers or []:
+            refresher.resume()
 
     def action_close(self) -> None:
         """Go back to the previous screen."""

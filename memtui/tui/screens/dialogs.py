@@ -89,9 +89,10 @@ def rename_with_links(ctx: AppContext, old: str, new: str, inbound: Plan) -> Ren
     index = ctx.index
     if not inbound or index is None:
         return outcome
-    index.update_paths([old, new])
     from memtui.notes.links import retargets
+    from memtui.tui.indexing import update_notes
 
+    update_notes(ctx, [old, new])
     failures = 0
     for source, renames in retargets(index, inbound, old, new).items():
         event_id = _rewrite_links(ctx, source, renames)

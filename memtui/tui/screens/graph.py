@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on
@@ -19,6 +21,11 @@ if TYPE_CHECKING:
 
 MIN_DEPTH = 1
 MAX_DEPTH = 3
+QUIET = 0.3
+"""Seconds without a change before the graph and its lists are computed again."""
+
+Entries = tuple[tuple[str, str], ...]
+"""A list's options as (id, text) pairs."""
 
 
 def unresolved_key(target: str) -> str:
@@ -30,8 +37,7 @@ def note_label(index: NoteIndex, key: str) -> str:
     """A node's label: the note's title, or the unresolved target text."""
     if key.startswith(UNRESOLVED_PREFIX):
         return key[len(UNRESOLVED_PREFIX) :]
-    note = index.notes.get(key)
-    return note.title if note is not None and note.title else key
+    return index.title(key) or key
 
 
 def build_layout(index: NoteIndex, centre: str, depth: int) -> GraphLayout:
@@ -42,12 +48,72 @@ def build_layout(index: NoteIndex, centre: str, depth: int) -> GraphLayout:
     return layout_neighbourhood(centre, keys, edges, depth=depth, labels=labels)
 
 
-def describe_node(index: NoteIndex, key: str) -> str:
-    """A short plain-text description of a node: its path, and every link in and out of it."""
+@dataclass(frozen=True)
+class Drawing:
+    """A centre note's neighbourhood laid out to a depth, with the screen title for it."""
+
+    centre: str
+    depth: int
+    layout: GraphLayout
+    title: str
+
+
+@dataclass(frozen=True)
+class GraphLists:
+    """The hubs, orphans and unresolved targets of the whole store."""
+
+    hubs: Entries
+    orphans: Entries
+    unresolved: Entries
+    unresolved_sources: Mapping[str, Sequence[str]]
+    """Unresolved target -> the notes that link to it, sorted."""
+
+
+def drawing(index: NoteIndex, centre: str, depth: int) -> Drawing:
+    """Lay out the neighbourhood of `centre` and title it."""
+    graph = build_layout(index, centre, depth)
+    more = f" · {graph.hidden} more not drawn" if graph.hidden else ""
+    title = (
+        f"Graph · {note_label(index, centre)} ({centre}) · depth {depth}"
+        f" · {len(graph.nodes) - 1} neighbours{more}"
+    )
+    return Drawing(centre, depth, graph, title)
+
+
+def graph_lists(index: NoteIndex) -> GraphLists:
+    """List the hubs, orphans and unresolved targets."""
+    unresolved = sorted(index.unresolved().items())
+    return GraphLists(
+        hubs=tuple(
+            (path, f"{count:>3}  {note_label(index, path)}") for path, count in index.hubs()
+        ),
+        orphans=tuple((path, note_label(index, path)) for path in sorted(index.orphans())),
+        unresolved=tuple(
+            (unresolved_key(target), f"{target}  ({len(sources)})")
+            for target, sources in unresolved
+        ),
+        unresolved_sources={
+            target: sorted({source for source, _ in sources}) for target, sources in unresolved
+        },
+    )
+
+
+def describe_node(
+    index: NoteIndex, key: str, unresolved: Mapping[str, Sequence[str]] | None = None
+) -> str:
+    """A short plain-text description of a node: its path, and every link in and out of it.
+
+    `unresolved` (target -> linking notes) saves scanning the index for an unresolved node.
+    """
     if key.startswith(UNRESOLVED_PREFIX):
         target = key[len(UNRESOLVED_PREFIX) :]
-        sources = index.unresolved().get(target, [])
-        names = ", ".join(sorted({source for source, _ in sources})) or "none"
+        if unresolved is None:
+            unresolved = {
+                name: sorted({source for source, _ in sources})
+                for name, sources in index.unresolved().items()
+            }
+        sources = unresolved.get(target, [])
+        names = ", ".join(sources) or "none"
         return f"Unresolved target “{target}”: no note has this title, permalink or path.\nLinked from: {names}"
     if key.startswith("+more:"):
         return "More neighbours than fit: recentre on a neighbour, or use the lists on the right."
@@ -112,6 +178,8 @@ class GraphScreen(StoreScreen):
         self.depth = max(MIN_DEPTH, min(MAX_DEPTH, depth))
         self.focused_key: str | None = relpath
         self._history: list[str] = []
+        self._drawn: Drawing | None = None
+        self._lists: GraphLists | None = None
 
     def compose(self) -> ComposeResult:
         """Title, tabs (the drawn neighbourhood and the three lists), node details and footer."""
@@ -129,50 +197,65 @@ class GraphScreen(StoreScreen):
         yield Footer()
 
     def on_mount(self) -> None:
-        """Draw once the index is ready, and redraw when notes change."""
+        """Draw and list in the background once the index is ready, and again when notes change."""
+        self._drawing = self.refresher("graph-drawing", self._draw, self._show_drawing, quiet=QUIET)
+        self._listing = self.refresher("graph-lists", self._list, self._show_lists, quiet=QUIET)
         self.follow_index(self._on_index_changed)
+        self.query_one("#graph-title", Static).update("Graph: drawing…")
         self.refresh_graph()
         self.query_one(GraphView).focus()
 
     def _on_index_changed(self, _data: object = None) -> None:
-        """The index loaded or changed: redraw."""
-        self.refresh_graph()
+        """The index loaded or changed: draw and list again."""
+        self._drawing.request()
+        self._listing.request()
 
     def refresh_graph(self) -> None:
-        """Lay out the centre note's neighbourhood and refill the lists."""
-        index = self.ctx.index
-        title = self.query_one("#graph-title", Static)
-        if index is None:
-            title.update("Graph: indexing notes…")
-            return
-        graph = build_layout(index, self.centre, self.depth)
-        more = f" · {graph.hidden} more not drawn" if graph.hidden else ""
-        title.update(
-            f"Graph · {note_label(index, self.centre)} ({self.centre}) · depth {self.depth}"
-            f" · {len(graph.nodes) - 1} neighbours{more}"
-        )
-        self.query_one(GraphView).show(graph, self.focused_key)
-        self._fill_lists(index)
+        """Lay out the centre note's neighbourhood again, in the background."""
+        self._drawing.request(now=True)
 
-    def _fill_lists(self, index: NoteIndex) -> None:
-        """Fill the hubs, orphans and unresolved lists (sorted, deterministic)."""
-        hubs = self.query_one("#graph-hubs", OptionList)
-        hubs.clear_options()
-        hubs.add_options(
-            Option(f"{count:>3}  {note_label(index, path)}", id=path)
-            for path, count in index.hubs()
-        )
-        orphans = self.query_one("#graph-orphans", OptionList)
-        orphans.clear_options()
-        orphans.add_options(
-            Option(note_label(index, path), id=path) for path in sorted(index.orphans())
-        )
-        unresolved = self.query_one("#graph-unresolved", OptionList)
-        unresolved.clear_options()
-        unresolved.add_options(
-            Option(f"{target}  ({len(sources)})", id=unresolved_key(target))
-            for target, sources in sorted(index.unresolved().items())
-        )
+    def _draw(self) -> Drawing | None:
+        """The drawing for the current centre and depth, or None while indexing (in a thread)."""
+        index = self.ctx.index
+        return None if index is None else drawing(index, self.centre, self.depth)
+
+    def _list(self) -> GraphLists | None:
+        """The hubs, orphans and unresolved targets, or None while indexing (in a thread)."""
+        index = self.ctx.index
+        return None if index is None else graph_lists(index)
+
+    def _show_drawing(self, data: Drawing | None) -> None:
+        """Show a drawing if it is still for the current centre and depth and differs.
+
+        The first drawing starts the lists, so they do not slow it down.
+        """
+        if data is None:
+            self.query_one("#graph-title", Static).update("Graph: indexing notes…")
+            return
+        if (data.centre, data.depth) != (self.centre, self.depth):
+            return
+        old, self._drawn = self._drawn, data
+        if old is None:
+            self._listing.request(now=True)
+        self.query_one("#graph-title", Static).update(data.title)
+        if old is None or old.layout != data.layout:
+            self.query_one(GraphView).show(data.layout, self.focused_key)
+
+    def _show_lists(self, lists: GraphLists | None) -> None:
+        """Refill the lists that changed."""
+        if lists is None:
+            return
+        old, self._lists = self._lists, lists
+        for name in ("hubs", "orphans", "unresolved"):
+            entries: Entries = getattr(lists, name)
+            if old is None or getattr(old, name) != entries:
+                options = self.query_one(f"#graph-{name}", OptionList)
+                options.clear_options()
+                options.add_options(Option(text, id=key) for key, text in entries)
+
+    def _sources(self, target: str) -> Sequence[str]:
+        """The notes linking to an unresolved target, as last listed."""
+        return self._lists.unresolved_sources.get(target, ()) if self._lists is not None else ()
 
     def recentre(self, key: str) -> None:
         """Make `key` the centre (an unresolved target centres on its first source)."""
@@ -180,9 +263,7 @@ class GraphScreen(StoreScreen):
         if index is None:
             return
         if key.startswith(UNRESOLVED_PREFIX):
-            sources = sorted(
-                source for source, _ in index.unresolved().get(key[len(UNRESOLVED_PREFIX) :], [])
-            )
+            sources = self._sources(key[len(UNRESOLVED_PREFIX) :])
             if not sources:
                 return
             self.focused_key = key
@@ -203,7 +284,9 @@ class GraphScreen(StoreScreen):
         self.focused_key = event.key
         index = self.ctx.index
         if index is not None:
-            self.query_one("#graph-detail", Static).update(describe_node(index, event.key))
+            unresolved = self._lists.unresolved_sources if self._lists is not None else None
+            detail = describe_node(index, event.key, unresolved)
+            self.query_one("#graph-detail", Static).update(detail)
 
     @on(GraphView.NodeChosen)
     def _centre_on_node(self, event: GraphView.NodeChosen) -> None:

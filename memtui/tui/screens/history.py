@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on, work
@@ -15,8 +17,6 @@ from memtui.tui.screens.base import StoreScreen
 from memtui.tui.widgets.history_events import (
     DiffView,
     EventTable,
-    actor_kind,
-    matches_text,
     parse_filter,
     short_path,
 )
@@ -25,6 +25,52 @@ if TYPE_CHECKING:
     from memtui.core.history import Event
 
 FILTER_HELP = "actor:agent cmd:str_replace path:projects/ since:7d  words…"
+PAGE = 200
+"""Events fetched at a time: the newest page first, one more each time the end is reached."""
+QUIET = 0.15
+"""Seconds without a keystroke or change before the history is queried again."""
+KINDS = ("agent", "human", "external")
+
+
+@dataclass(frozen=True)
+class EventQuery:
+    """The history filters that the filter row, the toggles and the scope ask for."""
+
+    path: str | None = None
+    actor: str | None = None
+    command: str | None = None
+    since: float | None = None
+    actor_kinds: frozenset[str] = frozenset(KINDS)
+    skip_reads: bool = False
+    errors_only: bool = False
+    words: tuple[str, ...] = ()
+    problems: tuple[str, ...] = field(default=(), compare=False)
+    """What the filter row could not understand, for the title."""
+
+    def filters(self) -> dict[str, Any]:
+        """Keyword arguments for `History.events` and `History.count_events`."""
+        return {
+            "path": self.path,
+            "actor": self.actor,
+            "command": self.command,
+            "since": self.since,
+            "actor_kinds": self.actor_kinds,
+            "skip_reads": self.skip_reads,
+            "errors_only": self.errors_only,
+            "words": self.words,
+        }
+
+
+@dataclass
+class EventPage:
+    """A query's result: all its events (`replace`), or the ones newer and older than those shown."""
+
+    query: EventQuery
+    replace: bool
+    newer: list[Event]
+    older: list[Event]
+    total: int
+    """How many events match the query in all."""
 
 
 class HistoryScreen(StoreScreen):
@@ -59,6 +105,15 @@ class HistoryScreen(StoreScreen):
         """A virtual path (note or folder) to limit the history to, or None for everything."""
         self._clock = clock
         self.events: list[Event] = []
+        self.total = 0
+        self._diff_of: Event | None = None
+        self._wanted = EventQuery(path=path)
+        self._more_wanted = False
+        self._reload_wanted = False
+        self._fetched: EventQuery | None = None
+        self._newest: int | None = None
+        self._oldest: int | None = None
+        self._fetched_total = 0
 
     def compose(self) -> ComposeResult:
         """Title, filter row with toggles, event table, diff view and footer."""
@@ -76,44 +131,87 @@ class HistoryScreen(StoreScreen):
         yield Footer()
 
     def on_mount(self) -> None:
-        """Load the events and follow changes to the store."""
+        """Query the events in the background and follow changes to the store."""
+        self._loader = self.refresher("history-query", self._fetch, self._show_page, quiet=QUIET)
         app: Any = self.app
         signal = getattr(app, "notes_changed_signal", None)
         if signal is not None:
-            signal.subscribe(self, lambda _paths: self.reload())
+            signal.subscribe(self, lambda _paths: self._loader.request())
+        self.query_one("#history-title", Static).update("History · loading…")
         self.reload()
         self.query_one(EventTable).focus()
 
-    def reload(self) -> None:
-        """Query the history with the current filter and toggles and refill the table."""
-        query = self.query_one("#history-filter", Input).value
-        wanted = parse_filter(query, self.now())
-        path = wanted.path or self.scope
-        events = self.ctx.history.events(
-            path=path, actor=wanted.actor, command=wanted.command, since=wanted.since
+    def reload(self, *, now: bool = True) -> None:
+        """Query the history again with the current filter and toggles."""
+        wanted = parse_filter(self.query_one("#history-filter", Input).value, self.now())
+        self._wanted = EventQuery(
+            path=wanted.path or self.scope,
+            actor=wanted.actor,
+            command=wanted.command,
+            since=wanted.since,
+            actor_kinds=frozenset(
+                kind for kind in KINDS if self.query_one(f"#show-{kind}", Checkbox).value
+            ),
+            skip_reads=not self.query_one("#show-reads", Checkbox).value,
+            errors_only=self.query_one("#errors-only", Checkbox).value,
+            words=tuple(wanted.text),
+            problems=tuple(wanted.problems),
         )
-        kinds = {
-            kind
-            for kind in ("agent", "human", "external")
-            if self.query_one(f"#show-{kind}", Checkbox).value
-        }
-        show_reads = self.query_one("#show-reads", Checkbox).value
-        errors_only = self.query_one("#errors-only", Checkbox).value
-        self.events = [
-            event
-            for event in events
-            if actor_kind(event.actor) in kinds
-            and (show_reads or event.command != "view")
-            and (event.is_error or not errors_only)
-            and matches_text(event, wanted.text)
-        ]
-        self.query_one(EventTable).show_events(self.events)
+        self._loader.request(now=now)
+
+    def _fetch(self) -> EventPage:
+        """Fetch what the screen lacks: a fresh first page, or newer events and the next page."""
+        history = self.ctx.history
+        query = self._wanted
+        filters = query.filters()
+        more, self._more_wanted = self._more_wanted, False
+        reload, self._reload_wanted = self._reload_wanted, False
+        newer: list[Event] = []
+        if not reload and query == self._fetched and self._newest is not None:
+            newer = history.events(**filters, after_id=self._newest, limit=PAGE)
+            reload = len(newer) == PAGE
+        if reload or query != self._fetched or self._newest is None:
+            events = history.events(**filters, limit=PAGE)
+            self._fetched, self._fetched_total = query, history.count_events(**filters)
+            self._newest = events[0].id if events else None
+            self._oldest = events[-1].id if events else None
+            return EventPage(query, True, events, [], self._fetched_total)
+        older: list[Event] = []
+        if more and self._oldest is not None:
+            older = history.events(**filters, before_id=self._oldest, limit=PAGE)
+        self._fetched_total += len(newer)
+        if newer:
+            self._newest = newer[0].id
+        if older:
+            self._oldest = older[-1].id
+        return EventPage(query, False, newer, older, self._fetched_total)
+
+    def _show_page(self, page: EventPage) -> None:
+        """Show a fetched page: replace the rows, or add the newer and older events."""
+        table = self.query_one(EventTable)
+        if page.replace:
+            self.events = page.newer
+            table.show_events(self.events)
+        elif page.newer or page.older:
+            self.events = [*page.newer, *self.events, *page.older]
+            table.add_events(page.newer, page.older)
+        self.total = page.total
+        path = page.query.path
         scope = f" of {short_path(path) or '/memories'}" if path else ""
-        problems = f" · {'; '.join(wanted.problems)}" if wanted.problems else ""
+        shown = len(self.events)
+        more = f" · newest {shown} shown, more below" if shown < self.total else ""
+        problems = f" · {'; '.join(page.query.problems)}" if page.query.problems else ""
         self.query_one("#history-title", Static).update(
-            f"History{scope} · {len(self.events)} event{'' if len(self.events) == 1 else 's'}, newest first{problems}"
+            f"History{scope} · {self.total} event{'' if self.total == 1 else 's'}, newest first"
+            f"{more}{problems}"
         )
         self._show_selected()
+
+    def load_more(self) -> None:
+        """Fetch the next page of older events, if there is one."""
+        if len(self.events) < self.total and not self._more_wanted:
+            self._more_wanted = True
+            self._loader.request(now=True)
 
     def selected_event(self) -> Event | None:
         """The event under the table cursor."""
@@ -121,20 +219,30 @@ class HistoryScreen(StoreScreen):
         return next((e for e in self.events if e.id == event_id), None)
 
     def _show_selected(self) -> None:
-        """Show the diff of the selected event."""
+        """Show the diff of the selected event (unless it is shown already)."""
         event = self.selected_event()
+        if event == self._diff_of and event is not None:
+            return
+        self._diff_of = event
         before, after = self.ctx.history.texts(event) if event is not None else (None, None)
         self.query_one(DiffView).show(event, before, after)
 
     @on(DataTable.RowHighlighted)
-    def _on_row(self, _event: DataTable.RowHighlighted) -> None:
-        """Follow the cursor with the diff view."""
+    def _on_row(self, event: DataTable.RowHighlighted) -> None:
+        """Follow the cursor with the diff view; on the last row, fetch the next page."""
         self._show_selected()
+        if event.cursor_row >= event.data_table.row_count - 1:
+            self.load_more()
+
+    @on(EventTable.ReachedEnd)
+    def _on_end(self, _event: EventTable.ReachedEnd) -> None:
+        """Scrolled to the end of the table: fetch the next page."""
+        self.load_more()
 
     @on(Input.Changed, "#history-filter")
     def _on_filter(self, _event: Input.Changed) -> None:
-        """Refilter as the user types."""
-        self.reload()
+        """Refilter once the user pauses typing."""
+        self.reload(now=False)
 
     @on(Input.Submitted, "#history-filter")
     def _on_filter_done(self, _event: Input.Submitted) -> None:
@@ -196,20 +304,13 @@ class HistoryScreen(StoreScreen):
             remember = getattr(self.app, "remember_event", None)
             if remember is not None:
                 remember(result.event_id)
-            self._update_index(event)
+            await self._update_index(event)
+        self._reload_wanted = True
         self.reload()
 
-    def _update_index(self, event: Event) -> None:
-        """Tell the index which notes the undo touched, so other screens see the change."""
-        index = self.ctx.index
-        if index is None:
-            return
+    async def _update_index(self, event: Event) -> None:
+        """Tell the index which notes or folders the undo touched, so other screens see it."""
+        from memtui.tui.indexing import update_notes
+
         paths = {short_path(p) for p in (event.path, event.new_path) if p}
-        changed: set[str] = set()
-        for path in paths:
-            folder = self.ctx.root / path
-            if folder.is_dir():
-                changed |= {p.relative_to(self.ctx.root).as_posix() for p in folder.rglob("*.md")}
-            changed.add(path)
-        changed |= {p for p in index.notes if any(p.startswith(f + "/") for f in paths)}
-        index.update_paths(changed)
+        await asyncio.to_thread(update_notes, self.ctx, paths)

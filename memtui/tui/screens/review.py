@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -12,14 +13,18 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Footer, Static
 
+from memtui.notes.stale import ARCHIVE_FOLDER, review
 from memtui.tui.screens.base import StoreScreen
 
 if TYPE_CHECKING:
     from memtui.notes.stale import StaleCandidate
 
-ARCHIVE_FOLDER = "archive"
 PROGRESS_THRESHOLD = 5
 SELECTED_MARK = "●"
+PAGE = 200
+"""Rows shown at first; reaching the last row shows this many more."""
+QUIET = 0.5
+"""Seconds without a change before the queue is computed again."""
 
 
 def reasons_summary(candidate: StaleCandidate, limit: int = 60) -> str:
@@ -67,6 +72,9 @@ class ReviewScreen(StoreScreen):
         self._clock = clock
         self.candidates: list[StaleCandidate] = []
         self.selected: set[str] = set()
+        self._by_path: dict[str, StaleCandidate] = {}
+        self._shown = PAGE
+        self._cells: dict[str, tuple[str, str]] = {}
 
     def compose(self) -> ComposeResult:
         """Title, queue table, reason details and footer."""
@@ -77,52 +85,89 @@ class ReviewScreen(StoreScreen):
         yield Footer()
 
     def on_mount(self) -> None:
-        """Build the columns, load the queue and follow index changes."""
+        """Build the columns, compute the queue in the background and follow index changes."""
         table = self.query_one(DataTable)
         table.add_column(" ", key="sel", width=1)
         table.add_column("Score", key="score", width=5)
         table.add_column("Path", key="path", width=40)
         table.add_column("Reasons", key="reasons", width=62)
-        self.follow_index(lambda _data=None: self.reload())
+        self._queue = self.refresher("review-queue", self._compute, self._show_queue, quiet=QUIET)
+        self.follow_index(lambda _data=None: self._queue.request())
+        self.query_one("#review-title", Static).update("Review: finding stale notes…")
         self.reload()
         table.focus()
 
     def reload(self) -> None:
-        """Recompute the stale queue and refill the table."""
-        from memtui.notes.stale import review
+        """Compute the stale queue again in the background."""
+        self._queue.request(now=True)
 
+    def _compute(self) -> list[StaleCandidate] | None:
+        """The stale queue, or None while the index loads (runs in a thread).
+
+        Candidates equal to those shown are kept rather than replaced, so a recompute leaves few
+        new objects behind for the garbage collector to scan.
+        """
         index = self.ctx.index
-        title = self.query_one("#review-title", Static)
         if index is None:
-            title.update("Review: indexing notes…")
+            return None
+        shown = {candidate.path: candidate for candidate in self.candidates}
+        return [
+            shown[c.path] if shown.get(c.path) == c else c
+            for c in review(index, self.ctx.history, now=self.now())
+        ]
+
+    def _show_queue(self, candidates: list[StaleCandidate] | None) -> None:
+        """Show a computed queue, keeping the selection and the cursor's note."""
+        if candidates is None:
+            self.query_one("#review-title", Static).update("Review: indexing notes…")
             return
-        self.candidates = review(index, self.ctx.history, now=self.now())
-        paths = {c.path for c in self.candidates}
-        self.selected &= paths
+        self.candidates = candidates
+        self._by_path = {c.path: c for c in candidates}
+        self.selected &= self._by_path.keys()
+        self._fill_table()
+
+    def _fill_table(self) -> None:
+        """Make the rows match the first shown candidates, touching only rows that changed."""
         table = self.query_one(DataTable)
         cursor_path = self.current_path()
-        table.clear()
-        for candidate in self.candidates:
-            table.add_row(
-                self._mark(candidate.path),
-                f"{candidate.score:.2f}",
-                candidate.path,
-                reasons_summary(candidate),
-                key=candidate.path,
-            )
-        if cursor_path in paths:
+        wanted = self.candidates[: self._shown]
+        order = {c.path: n for n, c in enumerate(wanted)}
+        for key in [key for key in table.rows if key.value not in order]:
+            table.remove_row(key)
+            self._cells.pop(str(key.value), None)
+        for candidate in wanted:
+            cells = (f"{candidate.score:.2f}", reasons_summary(candidate))
+            old = self._cells.get(candidate.path)
+            if old is None:
+                mark = self._mark(candidate.path)
+                table.add_row(mark, cells[0], candidate.path, cells[1], key=candidate.path)
+            elif old != cells:
+                table.update_cell(candidate.path, "score", cells[0])
+                table.update_cell(candidate.path, "reasons", cells[1])
+            self._cells[candidate.path] = cells
+        if [row.key.value for row in table.ordered_rows] != list(order):
+            table.sort("path", key=order.__getitem__)
+        if cursor_path in order:
             table.move_cursor(row=table.get_row_index(cursor_path), animate=False)
         self._update_title()
         self._show_detail()
+
+    def show_more(self) -> None:
+        """Show the next page of the queue."""
+        if len(self.candidates) > self._shown:
+            self._shown += PAGE
+            self._fill_table()
 
     def _mark(self, path: str) -> Text:
         """The selection mark of a row."""
         return Text(SELECTED_MARK if path in self.selected else " ", style="bold yellow")
 
     def _update_title(self) -> None:
-        """Show the queue size and the selection count."""
+        """Show the queue size, how much of it is shown and the selection count."""
+        rows = self.query_one(DataTable).row_count
+        shown = f" (first {rows} shown)" if rows < len(self.candidates) else ""
         self.query_one("#review-title", Static).update(
-            f"Review · {len(self.candidates)} notes proposed · {len(self.selected)} selected"
+            f"Review · {len(self.candidates)} notes proposed{shown} · {len(self.selected)} selected"
             " · space select · a all · A archive · d delete"
         )
 
@@ -138,7 +183,7 @@ class ReviewScreen(StoreScreen):
         """Every reason of the candidate under the cursor."""
         detail = self.query_one("#review-detail", Static)
         path = self.current_path()
-        candidate = next((c for c in self.candidates if c.path == path), None)
+        candidate = self._by_path.get(path) if path is not None else None
         if candidate is None:
             detail.update(Text("Nothing to review: no note looks stale.", style="italic"))
             return
@@ -151,15 +196,17 @@ class ReviewScreen(StoreScreen):
         detail.update(text)
 
     @on(DataTable.RowHighlighted)
-    def _on_row(self, _event: DataTable.RowHighlighted) -> None:
-        """Follow the cursor with the detail panel."""
+    def _on_row(self, event: DataTable.RowHighlighted) -> None:
+        """Follow the cursor with the detail panel; on the last row, show more of the queue."""
         self._show_detail()
+        if event.cursor_row >= event.data_table.row_count - 1:
+            self.show_more()
 
     def _refresh_marks(self) -> None:
         """Redraw the selection column."""
         table = self.query_one(DataTable)
-        for candidate in self.candidates:
-            table.update_cell(candidate.path, "sel", self._mark(candidate.path))
+        for key in table.rows:
+            table.update_cell(key, "sel", self._mark(str(key.value)))
         self._update_title()
 
     def action_toggle_selected(self) -> None:
@@ -241,8 +288,10 @@ class ReviewScreen(StoreScreen):
                 if remember is not None:
                     remember(result.event_id)
         changed = set(done) | ({archive_path(p) for p in done} if archive else set())
-        if self.ctx.index is not None and changed:
-            self.ctx.index.update_paths(changed)
+        if changed:
+            from memtui.tui.indexing import update_notes
+
+            await asyncio.to_thread(update_notes, self.ctx, changed)
         self.selected -= set(done)
         past = "Archived" if archive else "Deleted"
         if done:

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from rich.text import Text
+from textual.message import Message
 from textual.widgets import DataTable, Static
 
 if TYPE_CHECKING:
@@ -113,14 +114,6 @@ def parse_filter(query: str, now: float) -> EventFilter:
     return result
 
 
-def matches_text(event: Event, words: list[str]) -> bool:
-    """Whether every free word appears in the event's path, actor, command or result."""
-    haystack = " ".join(
-        [event.path or "", event.new_path or "", event.actor, event.command, event.result]
-    ).lower()
-    return all(word in haystack for word in words)
-
-
 class EventTable(DataTable[Text | str]):
     """Events newest first: id, time, actor (coloured by kind), command, path, result, flags."""
 
@@ -143,24 +136,50 @@ class EventTable(DataTable[Text | str]):
         ):
             self.add_column(label, key=key, width=width)
 
+    class ReachedEnd(Message):
+        """The table was scrolled to its last row."""
+
     def show_events(self, events: list[Event]) -> None:
         """Replace the rows with `events`, keeping the cursor on the same event when possible."""
         selected = self.selected_event_id()
         self.clear()
         for event in events:
-            flags = event_flags(event)
-            self.add_row(
-                Text(str(event.id), justify="right"),
-                format_time(event.time),
-                Text(event.actor, style=ACTOR_STYLES.get(actor_kind(event.actor), "")),
-                event.command,
-                event_path_text(event),
-                Text(first_line(event.result), style="red" if event.is_error else ""),
-                Text(flags, style="bold red" if "refused" in flags or "secret" in flags else ""),
-                key=str(event.id),
-            )
-        if selected is not None and str(selected) in self.rows:
-            self.move_cursor(row=self.get_row_index(str(selected)), animate=False)
+            self._add_event(event)
+        self._keep_cursor_on(selected)
+
+    def add_events(self, newer: list[Event], older: list[Event]) -> None:
+        """Add events newer than the first row above it and older ones below the last row."""
+        selected = self.selected_event_id()
+        for event in [*newer, *older]:
+            self._add_event(event)
+        if newer:
+            self.sort("id", key=lambda cell: -int(str(cell)))
+            self._keep_cursor_on(selected)
+
+    def _add_event(self, event: Event) -> None:
+        """Append one event's row."""
+        flags = event_flags(event)
+        self.add_row(
+            Text(str(event.id), justify="right"),
+            format_time(event.time),
+            Text(event.actor, style=ACTOR_STYLES.get(actor_kind(event.actor), "")),
+            event.command,
+            event_path_text(event),
+            Text(first_line(event.result), style="red" if event.is_error else ""),
+            Text(flags, style="bold red" if "refused" in flags or "secret" in flags else ""),
+            key=str(event.id),
+        )
+
+    def _keep_cursor_on(self, event_id: int | None) -> None:
+        """Put the cursor back on `event_id` if it is still shown."""
+        if event_id is not None and str(event_id) in self.rows:
+            self.move_cursor(row=self.get_row_index(str(event_id)), animate=False)
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        """Say when the table is scrolled to its end."""
+        super().watch_scroll_y(old_value, new_value)
+        if new_value > old_value and new_value >= self.max_scroll_y:
+            self.post_message(self.ReachedEnd())
 
     def selected_event_id(self) -> int | None:
         """The id of the event under the cursor."""
