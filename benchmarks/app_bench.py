@@ -26,6 +26,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 PYTHON = sys.executable
@@ -108,6 +109,16 @@ async def echo(app: object, field: object, key: str, character: str | None) -> f
     return time.perf_counter() - start
 
 
+def shown(screen: Any, relpath: str, text: str) -> bool:
+    """Whether the preview shows `text` of `relpath` (rendered, or as plain text)."""
+    preview = screen.preview
+    if preview.relpath != relpath:
+        return False
+    if preview.mode == "plain":
+        return bool(preview.query_one("#preview-plain").text == text)
+    return bool(preview.mode == "rendered")
+
+
 async def in_app(root: Path, runs: int) -> dict[str, list[float]]:
     """Key echo while indexing and searching, opening a 10 KB note, outside write to screen."""
     from textual.widgets import Input, Static
@@ -127,6 +138,8 @@ async def in_app(root: Path, runs: int) -> dict[str, list[float]]:
     note.parent.mkdir(exist_ok=True)
     body = "".join(f"- [fact] benchmark line {n} with some words #bench\n" for n in range(220))
     note.write_text(f"---\ntitle: Ten KB\n---\n\n{body}"[:10_240], encoding="utf-8")
+    (root / "bench" / "ten-ka.md").write_text("---\ntitle: Ten KA\n---\n\nA neighbour.\n")
+    ten_kb = note.read_text(encoding="utf-8")
     app = MemtuiApp(root, actor="human:bench")
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press("slash")
@@ -170,13 +183,18 @@ async def in_app(root: Path, runs: int) -> dict[str, list[float]]:
         await pilot.pause(0.5)
         screen = app.screen
         assert isinstance(screen, MainScreen)
+        screen.note_tree.focus()
         for _ in range(runs):
-            screen.note_tree.select_path("bench/ten-kb.md")
+            screen.show_path("bench/ten-ka.md")
+            while screen.preview.relpath != "bench/ten-ka.md":
+                await pilot.pause(0.01)
+            await pilot.pause(0.2)
             start = time.perf_counter()
-            await screen.load_preview()
+            await pilot.press("down")
+            while not shown(screen, "bench/ten-kb.md", ten_kb):
+                await pilot.pause(0.001)
             await pilot.pause()
             results["open"].append(time.perf_counter() - start)
-            screen.preview.show_message("reset")
         screen.show_path("bench/ten-kb.md")
         await pilot.pause(0.3)
         header = screen.query_one("#preview-header", Static)

@@ -305,3 +305,39 @@ async def test_a_badge_run_overtaken_by_a_newer_one_does_not_win(
             await app.workers.wait_for_complete([old])
         await wait_idle(pilot)
         assert app.badges == {"tools/textual.md": frozenset({"agent"})}
+
+
+async def test_one_key_previews_at_once_and_a_held_key_only_where_it_stops(
+    store_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a rest, one cursor move loads the preview without waiting for a timer; a burst of
+    moves loads at most the first and the last note."""
+    app = await open_app(store_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_idle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        screen.show_path("projects/memtui.md")
+        assert await wait_for(pilot, lambda: screen.preview.relpath == "projects/memtui.md")
+        loaded: list[str | None] = []
+        original = screen.load_preview
+
+        async def counting_load(line: int | None = None) -> None:
+            loaded.append(screen.note_tree.cursor_relpath)
+            await original(line)
+
+        monkeypatch.setattr(screen, "load_preview", counting_load)
+        await pilot.pause(0.2)
+        screen._last_preview_request = 0.0
+        await pilot.press("down")
+        await pilot.pause()
+        first = screen.note_tree.cursor_relpath
+        assert loaded == [first]
+        await pilot.pause(0.2)
+        loaded.clear()
+        screen._last_preview_request = 0.0
+        for _ in range(4):
+            screen.note_tree.action_cursor_down()
+        await pilot.pause(0.3)
+        last = screen.note_tree.cursor_relpath
+        assert loaded[-1] == last and len(loaded) <= 2, loaded

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
     from memtui.tui.context import AppContext
 
 PREVIEW_DELAY = 0.05
-"""Seconds the cursor must rest on a note before the preview loads it."""
+"""Seconds between cursor moves below which the preview waits for the cursor to rest."""
 HISTORY_ROWS = 8
 
 
@@ -68,6 +69,7 @@ class MainScreen(Screen[None]):
         """Create the screen; content arrives on mount."""
         super().__init__()
         self._preview_timer: Timer | None = None
+        self._last_preview_request = 0.0
         self.raw = False
         self.first_frame_shown = False
         self._history_rows: dict[str, list[Event]] = {}
@@ -176,14 +178,21 @@ class MainScreen(Screen[None]):
             self.preview.focus()
 
     def schedule_preview(self, line: int | None = None, *, keep_mode: bool = False) -> None:
-        """Load the preview after a short pause, so holding a key does not render every note."""
+        """Load the preview now after a rest, else once the cursor rests (a held key renders
+        only where it stops)."""
         if self._preview_timer is not None:
             self._preview_timer.stop()
         if not keep_mode:
             self.raw = False
         if not self.first_frame_shown:
             return
-        self._preview_timer = self.set_timer(PREVIEW_DELAY, lambda: self.load_preview(line))
+        now = time.monotonic()
+        rested = now - self._last_preview_request >= PREVIEW_DELAY
+        self._last_preview_request = now
+        if rested:
+            self.call_later(self.load_preview, line)
+        else:
+            self._preview_timer = self.set_timer(PREVIEW_DELAY, lambda: self.load_preview(line))
 
     def show_path(self, relpath: str, line: int | None = None) -> None:
         """Put the tree cursor on `relpath` and show it, scrolled to `line`."""
