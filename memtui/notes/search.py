@@ -25,6 +25,7 @@ from typing import TypeAlias
 from rapidfuzz import fuzz, process
 
 from memtui.notes import cache as note_cache
+from memtui.notes.file_checks import LARGE_NOTE_BYTES, LARGE_NOTE_LINES
 from memtui.notes.index import NoteIndex
 
 WORD_RE = re.compile(r"\w+")
@@ -214,6 +215,20 @@ def _merge_spans(spans: Iterable[tuple[int, int]]) -> tuple[tuple[int, int], ...
     return tuple((s, e) for s, e in merged)
 
 
+def searchable(text: str) -> str:
+    """The part of a note search covers: what the app shows of it, its first 20,000 lines
+    within its first MiB (all of any ordinary note)."""
+    if len(text) <= LARGE_NOTE_LINES:
+        return text
+    head = text[:LARGE_NOTE_BYTES]
+    if head.count("\n") < LARGE_NOTE_LINES:
+        return head
+    end = -1
+    for _ in range(LARGE_NOTE_LINES):
+        end = head.find("\n", end + 1)
+    return head[: end + 1]
+
+
 def _body_start(text: str) -> int:
     """Offset of the first char after the frontmatter block (0 when there is none)."""
     if not text.startswith("---"):
@@ -371,7 +386,7 @@ class Searcher:
             entries = list(index.notes.packed_items())
             for done, (relpath, packed) in enumerate(entries, 1):
                 self._docs[relpath] = _doc_of_packed(packed)
-                self._words.add(relpath, self.texts.get(relpath, ""), packed[0])
+                self._words.add(relpath, searchable(self.texts.get(relpath, "")), packed[0])
                 if progress is not None and done % PROGRESS_EVERY == 0 and done < len(entries):
                     progress(done, len(entries))
             del entries
@@ -391,7 +406,7 @@ class Searcher:
             else:
                 packed = self.index.notes.packed(relpath)
                 self._docs[relpath] = _doc_of_packed(packed)
-                self._words.add(relpath, self.texts.get(relpath, ""), packed[0])
+                self._words.add(relpath, searchable(self.texts.get(relpath, "")), packed[0])
         self._words.refresh_vocab()
         self._filter_cache.clear()
         self._phrase_checks.clear()
@@ -666,7 +681,7 @@ class Searcher:
 
     def _holds(self, note_id: int, phrase: str) -> bool:
         """True if the note's lowered text contains `phrase`."""
-        return phrase in self.texts.get(self._words.paths[note_id], "").lower()
+        return phrase in searchable(self.texts.get(self._words.paths[note_id], "")).lower()
 
     def _check_phrase(self, note_id: int, phrase: str, checks: _PhraseChecks) -> bool:
         """Whether the note holds the phrase, remembered in `checks`."""
@@ -738,7 +753,7 @@ class Searcher:
         doc = self._docs.get(relpath)
         if doc is None:
             return []
-        text = self.texts.get(relpath, "")
+        text = searchable(self.texts.get(relpath, ""))
         lowered = _lower_same_length(text)
         body_start = _body_start(text)
         lines: dict[int, tuple[list[float], list[tuple[int, int]]]] = {}

@@ -319,3 +319,17 @@ def test_new_words_join_the_vocabulary_as_a_full_rebuild_would_place_them(
         words.vocab_text,
         words.vocab_starts,
     )
+
+
+def test_search_covers_what_the_app_shows_of_a_huge_note(tmp_path: Path) -> None:
+    """Words past a note's first 20,000 lines, or past its first MiB, are not searched (the app
+    shows only that much); everything before is."""
+    many_lines = ["early marker"] + ["filler"] * 24_998 + ["late marker"]
+    write(tmp_path, "lines.md", "\n".join(many_lines) + "\n")
+    long_text = "first needle\n" + ("y" * 100 + "\n") * 11_000 + "second needle\n"
+    assert len(long_text) > search_module.LARGE_NOTE_BYTES
+    write(tmp_path, "bytes.md", long_text)
+    searcher = searcher_for(tmp_path)
+    assert [(h.path, h.line) for h in searcher.search("marker", limit=10)] == [("lines.md", 1)]
+    assert [(h.path, h.line) for h in searcher.search("needle", limit=10)] == [("bytes.md", 1)]
+    assert len(searcher.search("filler", limit=50_000)) == 19_999
