@@ -758,6 +758,11 @@ class History:
         )
         return None if row is None else _row_to_event(row)
 
+    def recording_since(self) -> float | None:
+        """The time of the first recorded event, or None for an empty history."""
+        row = self._connection().execute("SELECT time FROM events ORDER BY id LIMIT 1").fetchone()
+        return None if row is None else float(row[0])
+
     def last_agent_read(self, path: str) -> float | None:
         """When an agent last viewed what is now at `path` successfully, or None.
 

@@ -41,7 +41,8 @@ class StaleReason:
 
 
 NEVER_READ = StaleReason("never-read", "never read by an agent", 1.0)
-"""The reason of every note no agent has read: one object, not one per note."""
+"""The reason of every note no agent has read in the UNREAD_AFTER_DAYS or more that both the
+note and the history have existed: one object, not one per note."""
 ORPHAN = StaleReason("orphan", "no links in or out", 0.5)
 """The reason of every note without links: one object, not one per note."""
 
@@ -216,11 +217,12 @@ def review(
     """Every note outside the archive with a staleness signal, highest score first (ties by path)."""
     now = time.time() if now is None else now
     reads: dict[str, float] | None = history.last_agent_reads() if history is not None else None
+    recorded_from = history.recording_since() if history is not None else None
     facts = _all_facts(index)
     duplicates = near_duplicates(index, facts)
     candidates: list[StaleCandidate] = []
     for relpath, fact in facts.items():
-        reasons = _reasons(index, relpath, fact, reads, duplicates, now)
+        reasons = _reasons(index, relpath, fact, reads, recorded_from, duplicates, now)
         if reasons:
             score = round(sum(r.weight for r in reasons), 3)
             candidates.append(StaleCandidate(relpath, score, tuple(reasons)))
@@ -233,6 +235,7 @@ def _reasons(
     relpath: str,
     fact: NoteFacts,
     reads: dict[str, float] | None,
+    recorded_from: float | None,
     duplicates: dict[str, list[tuple[str, str]]],
     now: float,
 ) -> list[StaleReason]:
@@ -241,7 +244,9 @@ def _reasons(
     if reads is not None:
         last_read = reads.get("/memories/" + relpath)
         if last_read is None:
-            reasons.append(NEVER_READ)
+            watched_since = max(recorded_from if recorded_from is not None else now, fact.mtime)
+            if _days(now - watched_since) >= UNREAD_AFTER_DAYS:
+                reasons.append(NEVER_READ)
         elif (days := _days(now - last_read)) >= UNREAD_AFTER_DAYS:
             reasons.append(
                 StaleReason(

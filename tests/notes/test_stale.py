@@ -28,11 +28,15 @@ def write(root: Path, relpath: str, text: str, age_days: float = 1) -> None:
 class FakeHistory:
     """Only the query `review` uses."""
 
-    def __init__(self, reads: dict[str, float]) -> None:
+    def __init__(self, reads: dict[str, float], since: float = 0.0) -> None:
         self.reads = reads
+        self.since = since
 
     def last_agent_reads(self) -> dict[str, float]:
         return self.reads
+
+    def recording_since(self) -> float:
+        return self.since
 
 
 def test_each_signal_has_a_reason(tmp_path: Path) -> None:
@@ -43,7 +47,7 @@ def test_each_signal_has_a_reason(tmp_path: Path) -> None:
         age_days=200,
     )
     write(tmp_path, "fresh.md", "---\ntitle: Fresh\n---\n\nRecently read.\n")
-    write(tmp_path, "big.md", "---\ntitle: Big\n---\n\n" + "word " * 5000)
+    write(tmp_path, "big.md", "---\ntitle: Big\n---\n\n" + "word " * 5000, age_days=40)
     history = FakeHistory({"/memories/fresh.md": NOW - 2 * DAY, "/memories/old.md": NOW - 45 * DAY})
     result = {c.path: c for c in review(NoteIndex.load(tmp_path), history, now=NOW)}
     assert result["old.md"].reasons == (
@@ -59,6 +63,22 @@ def test_each_signal_has_a_reason(tmp_path: Path) -> None:
         StaleReason("large", "very large (25 KB)", 25020 / 20000 / 2),
     )
     assert "fresh.md" not in result
+
+
+def test_never_read_counts_only_after_the_note_and_the_history_are_a_month_old(
+    tmp_path: Path,
+) -> None:
+    """No agent read of a day-old note, or in a history that began last week, is no signal."""
+    write(tmp_path, "new.md", "---\ntitle: New\n---\n\n- uses [[Old]]\n", age_days=1)
+    write(tmp_path, "old.md", "---\ntitle: Old\n---\n\n- uses [[New]]\n", age_days=60)
+    index = NoteIndex.load(tmp_path)
+
+    def kinds(recording_days: float) -> dict[str, list[str]]:
+        history = FakeHistory({}, since=NOW - recording_days * DAY)
+        return {c.path: [r.kind for r in c.reasons] for c in review(index, history, now=NOW)}
+
+    assert kinds(recording_days=7) == {}
+    assert kinds(recording_days=45) == {"old.md": ["never-read"]}
 
 
 def test_order_is_score_then_path_and_nothing_is_deleted(tmp_path: Path) -> None:
@@ -99,7 +119,7 @@ def test_notes_under_the_top_level_archive_are_never_proposed(tmp_path: Path) ->
     old = "---\ntitle: Old plan\nexpires: 2020-01-01\n---\n\n" + body
     write(tmp_path, "archive/projects/old.md", old, age_days=400)
     write(tmp_path, "archive/deep/archive/x.md", "---\ntitle: X\n---\n\nalone\n")
-    write(tmp_path, "projects/copy.md", "---\ntitle: Copy\n---\n\n" + body)
+    write(tmp_path, "projects/copy.md", "---\ntitle: Copy\n---\n\n" + body, age_days=40)
     write(tmp_path, "projects/archive/kept.md", "---\ntitle: Kept\n---\n\nalone\n")
     index = NoteIndex.load(tmp_path)
     candidates = {c.path: c for c in review(index, FakeHistory({}), now=NOW)}

@@ -51,7 +51,7 @@ async def test_queue_shows_scores_paths_and_every_reason(store_root: Path) -> No
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = screen_of(app)
-        assert title(app).startswith("Review · 29 notes proposed · 0 selected")
+        assert title(app).startswith("Review · 20 notes proposed · 0 selected")
         assert [c.path for c in screen.candidates[:6]] == [
             *FIRST_TWO,
             "patterns/prompt-formats.md",
@@ -83,7 +83,7 @@ async def test_space_selects_and_a_toggles_all(store_root: Path) -> None:
         assert str(screen.query_one(DataTable).get_row(FIRST_TWO[0])[0]) == "●"
         assert "· 2 selected ·" in title(app)
         await pilot.press("a")
-        assert len(screen.selected) == 29
+        assert len(screen.selected) == 20
         await pilot.press("a")
         assert screen.selected == set()
 
@@ -117,7 +117,7 @@ async def test_archive_moves_the_selected_notes_and_each_move_is_undoable(store_
         assert app.ctx.index is not None and set(archived) <= set(app.ctx.index.notes)
         proposed = [c.path for c in screen.candidates]
         assert not set(FIRST_TWO + archived) & set(proposed)
-        assert len(proposed) == 27 and title(app).startswith("Review · 27 notes proposed")
+        assert len(proposed) == 18 and title(app).startswith("Review · 18 notes proposed")
         table = screen.query_one(DataTable)
         assert not any(str(key.value).startswith("archive/") for key in table.rows)
         screen.reload()
@@ -176,7 +176,7 @@ async def test_many_removals_show_progress_and_a_count(store_root: Path) -> None
         await pilot.pause()
         messages = [n.message for n in app._notifications]
         assert messages[:2] == [
-            "Archiving 29 notes…",
-            "Archived 29 notes; undo any of them from the history (h).",
+            "Archiving 20 notes…",
+            "Archived 20 notes; undo any of them from the history (h).",
         ]
-        assert len(list((store_root / "archive").rglob("*.md"))) == 29
+        assert len(list((store_root / "archive").rglob("*.md"))) == 20
