@@ -7,6 +7,7 @@ only `App.run` is replaced, so the test can drive that very app with `run_test` 
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -225,7 +226,7 @@ def test_installed_memtui_demo_in_a_real_terminal(tmp_path: Path) -> None:
     temp = tmp_path / "tmp"
     temp.mkdir()
     log = tmp_path / "exit.txt"
-    session = f"memtui-demo-{tmp_path.name}"
+    session = f"memtui-demo-{os.getpid()}-{tmp_path.name}"
     command = (
         f"env -u COLUMNS -u LINES -u MEMTUI_CONFIG_FILE -u MEMTUI_ROOT HOME={tmp_path} "
         f"XDG_CONFIG_HOME={tmp_path}/config TMPDIR={temp} {MEMTUI} --demo;"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -38,7 +39,7 @@ def test_search_and_external_editor_in_a_real_terminal(tmp_path: Path) -> None:
     """Type a search, open the hit, edit it with $EDITOR (the app suspends), quit cleanly."""
     root = write_fixture_store(tmp_path / "memories")
     log = tmp_path / "exit.txt"
-    session = f"memtui-smoke-{tmp_path.name}"
+    session = f"memtui-smoke-{os.getpid()}-{tmp_path.name}"
     editor = "sed -i s/Workers/Threads/"
     command = (
         f"env -u COLUMNS -u LINES -u VISUAL HOME={tmp_path} EDITOR='{editor}' {MEMTUI} {root};"
