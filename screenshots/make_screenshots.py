@@ -1,7 +1,7 @@
 """Regenerate the SVG screenshots of every memtui screen on the demo store at 120x40.
 
 Run from the repository root: `python screenshots/make_screenshots.py` (uses the installed
-memtui). The demo store is rebuilt at `<tmp>/memtui-demo/memories`, its history is
+memtui). The demo store is rebuilt at `/tmp/memtui-demo/memories`, its history is
 backdated to fixed times, and screens that show ages are given the demo's fixed present, so the
 images only change when the app does.
 """
@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import shutil
 import sys
-import tempfile
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -23,7 +22,8 @@ from memtui.tui.app import MemtuiApp
 
 OUT = Path(__file__).resolve().parent
 SIZE = (120, 40)
-DEMO_BASE = Path(tempfile.gettempdir()) / "memtui-demo"
+DEMO_BASE = Path("/tmp/memtui-demo")
+"""Where the demo store is built: a fixed path, since the status line shows it."""
 NOTE = "projects/memtui.md"
 GRAPH_CENTRE = "projects/memtui.md"
 
@@ -90,6 +90,27 @@ async def graph(pilot: Pilot[None]) -> None:
     await settle(pilot)
 
 
+async def graph_tab(pilot: Pilot[None], key: str) -> None:
+    """The graph screen around the memtui note, switched to the list under `key`."""
+    from memtui.tui.screens.graph import GraphScreen
+
+    await open_note(pilot)
+    await pilot.app.push_screen(GraphScreen(GRAPH_CENTRE))
+    await settle(pilot)
+    await pilot.press(key)
+    await settle(pilot)
+
+
+async def graph_hubs(pilot: Pilot[None]) -> None:
+    """The hubs list: the most linked notes."""
+    await graph_tab(pilot, "2")
+
+
+async def graph_unresolved(pilot: Pilot[None]) -> None:
+    """The unresolved list: link targets no note answers to."""
+    await graph_tab(pilot, "4")
+
+
 async def history(pilot: Pilot[None]) -> None:
     """The history with the diff of an agent edit selected."""
     from memtui.tui.screens.history import HistoryScreen
@@ -119,6 +140,36 @@ async def editor(pilot: Pilot[None]) -> None:
     await settle(pilot, 1.0, workers=False)
 
 
+async def conflict(pilot: Pilot[None]) -> None:
+    """An agent changed the note while it was being edited: both versions and the diff."""
+    from textual.widgets import TextArea
+
+    await editor(pilot)
+    app: MemtuiApp = pilot.app  # type: ignore[assignment]
+    agent = app.ctx.store.with_actor("agent:claude")
+    agent.str_replace(f"/memories/{NOTE}", "status: active", "status: in review")
+    area = app.screen.query_one(TextArea)
+    area.text = area.text.replace("# memtui\n", "# memtui, the memory browser\n", 1)
+    await pilot.press("ctrl+s")
+    await settle(pilot, workers=False)
+
+
+async def new_note(pilot: Pilot[None]) -> None:
+    """The new-note dialog, folder prefilled from the selected note, a title typed."""
+    await open_note(pilot)
+    await pilot.press("n")
+    await settle(pilot, 0.3, workers=False)
+    await pilot.press(*"Rate limits")
+    await settle(pilot, 0.3, workers=False)
+
+
+async def rename(pilot: Pilot[None]) -> None:
+    """The rename dialog, offering to rewrite the links that point to the note."""
+    await open_note(pilot)
+    await pilot.press("m")
+    await settle(pilot, 0.3, workers=False)
+
+
 async def help_screen(pilot: Pilot[None]) -> None:
     """The keys of the main screen."""
     await open_note(pilot)
@@ -131,9 +182,14 @@ SHOTS: dict[str, tuple[str, Step]] = {
     "raw": ("Raw view: what the agent's view returns", raw_view),
     "search": ("Search as you type, matches highlighted", search),
     "graph": ("Graph: the memtui note's neighbourhood at depth 2", graph),
+    "graph-hubs": ("Graph: the most linked notes", graph_hubs),
+    "graph-unresolved": ("Graph: link targets with no note", graph_unresolved),
     "history": ("History with the diff of an agent edit", history),
     "review": ("Review: stale notes with reasons", review),
     "editor": ("In-app editor", editor),
+    "conflict": ("Edit conflict: the agent changed the note meanwhile", conflict),
+    "new-note": ("New note from the template", new_note),
+    "rename": ("Rename or move, rewriting links", rename),
     "help": ("Keys of the current screen (F1)", help_screen),
 }
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import shutil
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,8 +14,9 @@ from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 from textual.worker import WorkerCancelled
 
-FIXTURE_BASE = Path(tempfile.gettempdir()) / "memtui-tui-fixture"
-"""Fixture stores live at `FIXTURE_BASE/<test name>/memories`: the same path on every run."""
+FIXTURE_BASE = Path("/tmp/memtui-tui-fixture")
+"""Fixture stores live at `FIXTURE_BASE/<test name>/memories`: the same path on every run and
+machine whatever `TMPDIR` says, since snapshots show the store's path."""
 
 FIXTURE_NOTES: dict[str, str] = {
     "projects/memtui.md": (
@@ -76,6 +77,18 @@ def write_fixture_store(root: Path) -> Path:
     return root
 
 
+@contextlib.contextmanager
+def fixed_folder(name: str) -> Iterator[Path]:
+    """An empty folder `FIXTURE_BASE/<name>`, locked while in use so concurrent runs take turns."""
+    FIXTURE_BASE.mkdir(parents=True, exist_ok=True)
+    with (FIXTURE_BASE / f"{name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        folder = FIXTURE_BASE / name
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir()
+        yield folder
+
+
 @pytest.fixture
 def store_root(
     request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
@@ -86,7 +99,8 @@ def store_root(
     for name in ("MEMTUI_ROOT", "MEMTUI_THEME", "MEMTUI_ACTOR", "EDITOR", "VISUAL"):
         monkeypatch.delenv(name, raising=False)
     name = request.node.name.replace("[", "-").replace("]", "").replace("/", "-")
-    yield write_fixture_store(FIXTURE_BASE / name / "memories")
+    with fixed_folder(name) as folder:
+        yield write_fixture_store(folder / "memories")
 
 
 @pytest.fixture(autouse=True)

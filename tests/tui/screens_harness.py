@@ -9,6 +9,7 @@ from pathlib import Path
 from textual.app import App
 from textual.screen import Screen
 
+import memtui.tui
 from memtui.demo import DEMO_NOTES_DIR, DEMO_NOW, create_demo_store
 from memtui.notes.index import NoteIndex
 from memtui.tui.context import AppContext, default_settings
@@ -44,6 +45,8 @@ def demo_context(root: Path) -> AppContext:
 
 class ScreenHarness(App[None]):
     """A minimal app that holds a context and shows one screen, recording `open_note` calls."""
+
+    CSS_PATH = Path(memtui.tui.__file__).parent / "memtui.tcss"
 
     def __init__(self, ctx: AppContext, make_screen: Callable[[], Screen[None]]) -> None:
         super().__init__()

@@ -69,6 +69,20 @@ def test_every_binding_of_every_screen_and_widget_has_a_unique_id() -> None:
     assert checked >= 50
 
 
+# ----- styling lives in memtui.tcss -------------------------------------------------------------
+
+
+def test_no_screen_or_widget_carries_its_own_css() -> None:
+    """Every style is in `memtui.tcss`: no class of `memtui.tui` declares CSS of its own."""
+    own_css = [
+        f"{cls.__module__}.{cls.__qualname__}.{name}"
+        for cls in memtui_node_classes()
+        for name in ("DEFAULT_CSS", "CSS")
+        if vars(cls).get(name)
+    ]
+    assert own_css == []
+
+
 # ----- every action is in the palette -----------------------------------------------------------
 
 NAVIGATION_ONLY: dict[str, str] = {

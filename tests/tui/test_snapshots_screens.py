@@ -17,7 +17,7 @@ from memtui.tui.screens.graph import GraphScreen
 from memtui.tui.screens.history import HistoryScreen
 from memtui.tui.screens.review import ReviewScreen
 from memtui.tui.widgets.history_events import EventTable
-from tests.tui.conftest import FIXTURE_BASE, wait_idle
+from tests.tui.conftest import fixed_folder, wait_idle
 from tests.tui.screens_harness import demo_clock, demo_copy
 
 SIZE = (120, 40)
@@ -35,11 +35,9 @@ def demo_root(
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     for name in ("MEMTUI_ROOT", "MEMTUI_THEME", "MEMTUI_ACTOR", "EDITOR", "VISUAL"):
         monkeypatch.delenv(name, raising=False)
-    base = FIXTURE_BASE / f"screens-{request.node.name}"
-    shutil.rmtree(base, ignore_errors=True)
-    copy = demo_copy(tmp_path, tmp_path_factory.getbasetemp())
-    base.mkdir(parents=True)
-    yield Path(shutil.move(copy, base / "memories"))
+    with fixed_folder(f"screens-{request.node.name}") as base:
+        copy = demo_copy(tmp_path, tmp_path_factory.getbasetemp())
+        yield Path(shutil.move(copy, base / "memories"))
 
 
 def make_app(root: Path) -> MemtuiApp:

@@ -6,13 +6,14 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, TypeVar
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Checkbox, Input, Label, Static
 
+from memtui.tui import text_styles as styles
 from memtui.tui.widgets.confirm import ConfirmScreen
 
 if TYPE_CHECKING:
@@ -241,9 +242,9 @@ class HelpScreen(ModalScreen[None]):
             with VerticalScroll():
                 yield Static(self.keys_text(), id="help-keys")
 
-    def keys_text(self) -> Text:
+    def keys_text(self) -> Content:
         """Key, description and binding id of every active binding, then the screen's help."""
-        text = Text()
+        parts: list[styles.Part] = []
         seen: set[str] = set()
         for _key, active in self.described.active_bindings.items():
             binding = active.binding
@@ -251,16 +252,15 @@ class HelpScreen(ModalScreen[None]):
                 continue
             seen.add(binding.action)
             display = self.app.get_key_display(binding)
-            text.append(f"{display:>10}  ", style="bold")
-            text.append(binding.description or binding.action)
+            parts += [(f"{display:>10}  ", styles.HEADING), binding.description or binding.action]
             if binding.id:
-                text.append(f"  ({binding.id})", style="dim")
-            text.append("\n")
+                parts.append((f"  ({binding.id})", styles.MUTED))
+            parts.append("\n")
         help_text = getattr(self.described, "HELP", "")
         if help_text:
-            text.append("\n" + help_text.strip() + "\n")
-        text.append("\nctrl+p opens the command palette: every action, and any note by title.")
-        return text
+            parts.append("\n" + help_text.strip() + "\n")
+        parts.append("\nctrl+p opens the command palette: every action, and any note by title.")
+        return styles.assemble(*parts)
 
     def action_close(self) -> None:
         """Close the help."""

@@ -10,14 +10,15 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Literal
 
-from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Footer, Label, Static, TextArea
 
+from memtui.tui import text_styles as styles
 from memtui.tui.widgets.confirm import ConfirmScreen
 
 if TYPE_CHECKING:
@@ -27,22 +28,12 @@ Choice = Literal["mine", "theirs", "edit"]
 SaveOutcome = Literal["saved", "theirs", "edit", "failed"]
 
 
-def unified_diff(theirs: str, mine: str, relpath: str) -> Text:
+def unified_diff(theirs: str, mine: str, relpath: str) -> Content:
     """A coloured unified diff from their version to mine."""
-    text = Text()
     lines = difflib.unified_diff(
         theirs.splitlines(), mine.splitlines(), f"theirs/{relpath}", f"mine/{relpath}", lineterm=""
     )
-    for line in lines:
-        style = ""
-        if line.startswith("+") and not line.startswith("+++"):
-            style = "green"
-        elif line.startswith("-") and not line.startswith("---"):
-            style = "red"
-        elif line.startswith("@@"):
-            style = "cyan"
-        text.append(line + "\n", style=style)
-    return text
+    return styles.assemble(*((line + "\n", styles.diff_line(line)) for line in lines))
 
 
 class ConflictScreen(ModalScreen[Choice]):

@@ -132,17 +132,6 @@ def describe_node(
 class GraphScreen(StoreScreen):
     """A note's neighbourhood as a navigable tree, with lists of orphans, hubs and unresolved links."""
 
-    DEFAULT_CSS = """
-    GraphScreen #graph-title { height: 1; padding: 0 1; background: $panel; color: $text; }
-    GraphScreen #graph-tabs { height: 1fr; }
-    GraphScreen #graph-tabs TabPane { padding: 0; }
-    GraphScreen GraphView { width: 1fr; height: 1fr; }
-    GraphScreen #graph-tabs OptionList { height: 1fr; border: none; }
-    GraphScreen #graph-detail {
-        height: 4; padding: 0 1; background: $panel; color: $text-muted;
-    }
-    """
-
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("plus,equals_sign", "depth(1)", "Depth +", id="graph.depth_more"),
         Binding("minus", "depth(-1)", "Depth -", id="graph.depth_less"),

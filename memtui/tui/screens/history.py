@@ -76,15 +76,6 @@ class EventPage:
 class HistoryScreen(StoreScreen):
     """Events newest first, filterable by actor, command, path and time; diff and undo."""
 
-    DEFAULT_CSS = """
-    HistoryScreen #history-title { height: 1; padding: 0 1; background: $panel; }
-    HistoryScreen #history-filters { height: 3; }
-    HistoryScreen #history-filter { width: 1fr; }
-    HistoryScreen #history-filters Checkbox { width: auto; border: none; padding: 0 1; }
-    HistoryScreen EventTable { height: 1fr; }
-    HistoryScreen #history-diff-scroll { height: 1fr; border-top: solid $panel-lighten-2; }
-    """
-
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("u", "undo", "Undo event", id="history.undo"),
         Binding("slash", "focus_filter", "Filter", id="history.filter"),

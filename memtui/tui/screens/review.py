@@ -6,14 +6,15 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
+from textual.content import Content
 from textual.widgets import DataTable, Footer, Static
 
 from memtui.notes.stale import ARCHIVE_FOLDER, review
+from memtui.tui import text_styles as styles
 from memtui.tui.screens.base import StoreScreen
 
 if TYPE_CHECKING:
@@ -41,13 +42,6 @@ def archive_path(relpath: str) -> str:
 
 class ReviewScreen(StoreScreen):
     """Stale notes with their reasons; `space` selects, `d` deletes, `A` archives (confirmed)."""
-
-    DEFAULT_CSS = """
-    ReviewScreen #review-title { height: 1; padding: 0 1; background: $panel; }
-    ReviewScreen DataTable { height: 1fr; }
-    ReviewScreen #review-detail-scroll { height: 12; border-top: solid $panel-lighten-2; }
-    ReviewScreen #review-detail { padding: 0 1; }
-    """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("space", "toggle_selected", "Select", id="review.select"),
@@ -158,9 +152,9 @@ class ReviewScreen(StoreScreen):
             self._shown += PAGE
             self._fill_table()
 
-    def _mark(self, path: str) -> Text:
+    def _mark(self, path: str) -> Content:
         """The selection mark of a row."""
-        return Text(SELECTED_MARK if path in self.selected else " ", style="bold yellow")
+        return Content.styled(SELECTED_MARK if path in self.selected else " ", styles.SELECTED)
 
     def _update_title(self) -> None:
         """Show the queue size, how much of it is shown and the selection count."""
@@ -185,15 +179,18 @@ class ReviewScreen(StoreScreen):
         path = self.current_path()
         candidate = self._by_path.get(path) if path is not None else None
         if candidate is None:
-            detail.update(Text("Nothing to review: no note looks stale.", style="italic"))
+            detail.update(Content.styled("Nothing to review: no note looks stale.", styles.ASIDE))
             return
-        text = Text()
-        text.append(f"{candidate.path}  score {candidate.score:.2f}\n", style="bold")
+        parts: list[styles.Part] = [
+            (f"{candidate.path}  score {candidate.score:.2f}\n", styles.HEADING)
+        ]
         for reason in sorted(candidate.reasons, key=lambda r: (-r.weight, r.text)):
-            text.append(f"  {reason.weight:4.2f}  ", style="dim")
-            text.append(f"{reason.kind:<12} ", style="cyan")
-            text.append(f"{reason.text}\n")
-        detail.update(text)
+            parts += [
+                (f"  {reason.weight:4.2f}  ", styles.MUTED),
+                (f"{reason.kind:<12} ", styles.KIND),
+                f"{reason.text}\n",
+            ]
+        detail.update(styles.assemble(*parts))
 
     @on(DataTable.RowHighlighted)
     def _on_row(self, event: DataTable.RowHighlighted) -> None:

@@ -6,16 +6,18 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
+
+from memtui.tui import text_styles as styles
 
 if TYPE_CHECKING:
     from memtui.notes.search import SearchFilters, SearchHit
@@ -64,23 +66,24 @@ def parse_query(text: str) -> tuple[str, SearchFilters]:
     return words, SearchFilters(**values)  # type: ignore[arg-type]
 
 
-def highlight(text: str, spans: tuple[tuple[int, int], ...]) -> Text:
+def highlight(text: str, spans: tuple[tuple[int, int], ...]) -> Content:
     """`text` with the matched spans highlighted."""
-    styled = Text(text)
+    styled = Content(styles.blank_controls(text))
     for start, end in spans:
-        styled.stylize("bold reverse", start, end)
+        styled = styled.stylize(styles.MATCH, start, end)
     return styled
 
 
-def hit_prompt(hit: SearchHit) -> Text:
+def hit_prompt(hit: SearchHit) -> Content:
     """How one hit is shown: location and kind, then the matching text."""
     location = hit.path if hit.line == 0 else f"{hit.path}:{hit.line}"
-    prompt = Text(location, style="bold")
-    prompt.append(f"  {hit.kind}\n", style="dim")
-    prompt.append("  ")
     shown = hit.text if len(hit.text) <= 300 else hit.text[:300] + "…"
-    prompt.append_text(highlight(shown, tuple(s for s in hit.spans if s[0] < 300)))
-    return prompt
+    return styles.assemble(
+        (location, styles.HEADING),
+        (f"  {hit.kind}\n", styles.MUTED),
+        "  ",
+        highlight(shown, tuple(s for s in hit.spans if s[0] < 300)),
+    )
 
 
 @dataclass

@@ -14,17 +14,6 @@ from textual.widgets import Button, Label, Static
 class ConfirmScreen(ModalScreen[bool]):
     """Ask the user to confirm an action; dismisses with True or False."""
 
-    DEFAULT_CSS = """
-    ConfirmScreen { align: center middle; }
-    ConfirmScreen > Vertical {
-        width: 64; height: auto; max-height: 80%;
-        border: thick $warning; background: $surface; padding: 1 2;
-    }
-    ConfirmScreen .confirm-title { text-style: bold; margin-bottom: 1; }
-    ConfirmScreen Horizontal { height: auto; margin-top: 1; align-horizontal: right; }
-    ConfirmScreen Button { margin-left: 1; }
-    """
-
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="confirm.cancel"),
         Binding("y", "confirm", "Yes", show=False, id="confirm.yes"),

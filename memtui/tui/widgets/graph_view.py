@@ -29,20 +29,6 @@ class GraphView(ScrollView, can_focus=True):
         "graph-view--cursor",
     }
 
-    DEFAULT_CSS = """
-    GraphView {
-        background: $surface;
-        padding: 1 2;
-    }
-    GraphView > .graph-view--edge { color: $text-muted; }
-    GraphView > .graph-view--label { color: $accent; }
-    GraphView > .graph-view--centre { color: $text; text-style: bold; }
-    GraphView > .graph-view--note { color: $text-primary; }
-    GraphView > .graph-view--unresolved { color: $text-warning; text-style: italic; }
-    GraphView > .graph-view--more { color: $text-muted; text-style: italic; }
-    GraphView > .graph-view--cursor { background: $primary; color: $text; text-style: bold; }
-    """
-
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up", "move('up')", "Up", show=False, id="graph.node_up"),
         Binding("down", "move('down')", "Down", show=False, id="graph.node_down"),

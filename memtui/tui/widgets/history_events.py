@@ -10,22 +10,19 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from rich.text import Text
+from textual.content import Content
 from textual.message import Message
 from textual.widgets import DataTable, Static
+
+from memtui.tui import text_styles as styles
 
 if TYPE_CHECKING:
     from memtui.core.history import Event
 
-ACTOR_STYLES = {"agent": "bold magenta", "human": "bold green", "external": "bold yellow"}
 VIRTUAL_PREFIX = "/memories/"
 _DURATION = re.compile(r"^(\d+(?:\.\d+)?)([mhdw])$")
 _UNIT_SECONDS = {"m": 60.0, "h": 3600.0, "d": 86_400.0, "w": 604_800.0}
 _COMMAND_ALIASES = {"edit": "str_replace", "replace": "str_replace", "read": "view"}
-
-
-def actor_kind(actor: str) -> str:
-    """The kind of an actor string: "agent", "human" or "external"."""
-    return actor.split(":", 1)[0]
 
 
 def format_time(seconds: float) -> str:
@@ -56,6 +53,11 @@ def event_flags(event: Event) -> str:
     if event.reverted_by is not None:
         flags.append(f"undone by #{event.reverted_by}")
     return " ".join(flags)
+
+
+def flag_alarms(flags: str) -> bool:
+    """Whether a flags column warns of a refusal or a secret."""
+    return "refused" in flags or "secret" in flags
 
 
 def first_line(text: str, limit: int = 40) -> str:
@@ -114,12 +116,8 @@ def parse_filter(query: str, now: float) -> EventFilter:
     return result
 
 
-class EventTable(DataTable[Text | str]):
+class EventTable(DataTable[Text | Content | str]):
     """Events newest first: id, time, actor (coloured by kind), command, path, result, flags."""
-
-    DEFAULT_CSS = """
-    EventTable { height: 1fr; }
-    """
 
     def on_mount(self) -> None:
         """Set up the columns and row cursor."""
@@ -162,11 +160,11 @@ class EventTable(DataTable[Text | str]):
         self.add_row(
             Text(str(event.id), justify="right"),
             format_time(event.time),
-            Text(event.actor, style=ACTOR_STYLES.get(actor_kind(event.actor), "")),
+            Content.styled(event.actor, styles.actor_style(event.actor)),
             event.command,
             event_path_text(event),
-            Text(first_line(event.result), style="red" if event.is_error else ""),
-            Text(flags, style="bold red" if "refused" in flags or "secret" in flags else ""),
+            Content.styled(first_line(event.result), styles.ERROR if event.is_error else ""),
+            Content.styled(flags, styles.ERROR_STRONG if flag_alarms(flags) else ""),
             key=str(event.id),
         )
 
@@ -192,71 +190,55 @@ class EventTable(DataTable[Text | str]):
         return int(key.value) if key.value is not None else None
 
 
-def unified_diff(before: str, after: str, before_name: str, after_name: str) -> Text:
-    """A unified diff of two texts, `+` lines green and `-` lines red."""
-    text = Text()
+def unified_diff(before: str, after: str, before_name: str, after_name: str) -> Content:
+    """A unified diff of two texts, added and removed lines in the theme's colours."""
     lines = difflib.unified_diff(
         before.splitlines(keepends=True),
         after.splitlines(keepends=True),
         before_name,
         after_name,
     )
-    for line in lines:
-        line = line if line.endswith("\n") else line + "\n"
-        if line.startswith(("+++", "---")):
-            text.append(line, style="bold")
-        elif line.startswith("@@"):
-            text.append(line, style="cyan")
-        elif line.startswith("+"):
-            text.append(line, style="green")
-        elif line.startswith("-"):
-            text.append(line, style="red")
-        else:
-            text.append(line)
-    return text
+    return styles.assemble(
+        *((line if line.endswith("\n") else line + "\n", styles.diff_line(line)) for line in lines)
+    )
 
 
-def describe_event(event: Event, before: str | None, after: str | None) -> Text:
+def describe_event(event: Event, before: str | None, after: str | None) -> Content:
     """What changed in an event: a diff, the content read, a folder manifest or the error."""
     name = event_path_text(event) or "/memories"
-    header = Text(f"#{event.id} {format_time(event.time)} {event.actor} {event.command} {name}\n")
-    header.stylize("bold")
+    title = (
+        f"#{event.id} {format_time(event.time)} {event.actor} {event.command} {name}\n",
+        styles.HEADING,
+    )
     if event.is_error:
-        header.append(f"{event_flags(event)}: {event.result}\n", style="red")
-        return header
+        return styles.assemble(title, (f"{event_flags(event)}: {event.result}\n", styles.ERROR))
     if event.command == "view":
-        header.append("The agent read:\n", style="italic")
-        header.append(event.result + ("\n" if not event.result.endswith("\n") else ""))
-        return header
+        read = event.result + ("\n" if not event.result.endswith("\n") else "")
+        return styles.assemble(title, ("The agent read:\n", styles.ASIDE), read)
     if before is None and after is None:
-        header.append(event.result + "\n", style="italic")
-        return header
+        return styles.assemble(title, (event.result + "\n", styles.ASIDE))
     before_name = short_path(event.path) or "before"
     after_name = short_path(event.new_path or event.path) or "after"
     if event.command == "delete" and after is None and before is not None:
-        if getattr(event, "before_kind", None) == "dir":
-            header.append("Deleted folder; undo restores these files:\n", style="bold red")
-        else:
-            header.append("Deleted; undo restores:\n", style="bold red")
-        header.append(before, style="red")
-        return header
+        folder = getattr(event, "before_kind", None) == "dir"
+        what = (
+            "Deleted folder; undo restores these files:\n"
+            if folder
+            else "Deleted; undo restores:\n"
+        )
+        return styles.assemble(title, (what, styles.ERROR_STRONG), (before, styles.DIFF_REMOVED))
     diff = unified_diff(before or "", after or "", before_name, after_name)
     if not diff.plain:
-        header.append("No content change (moved or identical).\n", style="italic")
-        return header
-    return header + diff
+        return styles.assemble(title, ("No content change (moved or identical).\n", styles.ASIDE))
+    return styles.assemble(title, diff)
 
 
 class DiffView(Static):
     """The before/after of the selected event."""
 
-    DEFAULT_CSS = """
-    DiffView { padding: 0 1; }
-    """
-
     def show(self, event: Event | None, before: str | None, after: str | None) -> None:
         """Show the change made by `event` (or a hint when none is selected)."""
         if event is None:
-            self.update(Text("No event selected.", style="italic"))
+            self.update(Content.styled("No event selected.", styles.ASIDE))
         else:
             self.update(describe_event(event, before, after))

@@ -14,14 +14,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from memtui.tui.context import AGENT_BADGE_DAYS
-
-BADGE_GLYPHS: dict[str, tuple[str, str]] = {
-    "stale": ("◌", "dim"),
-    "agent": ("●", "bold cyan"),
-    "secret": ("⚑", "bold red"),
-    "warning": ("!", "bold yellow"),
-}
-"""Badge name -> (glyph, style) drawn after a note's label."""
+from memtui.tui.text_styles import BADGES
 
 BADGE_HELP = (
     "  ◌ stale (in the review queue for a strong reason)\n"
@@ -210,15 +203,16 @@ class NoteTree(Tree[TreeEntry]):
         self.refresh()
 
     def render_label(self, node: TreeNode[TreeEntry], base_style: Style, style: Style) -> Text:
-        """The default label plus the note's badges."""
+        """The default label plus the note's badges, in the theme's colours."""
         text = super().render_label(node, base_style, style)
         if node.data is not None and not node.data.is_dir:
             badges = self.badges.get(node.data.relpath)
             if badges:
+                parse = self.app.stylesheet.parse_style
                 for name in ("stale", "agent", "secret", "warning"):
                     if name in badges:
-                        glyph, glyph_style = BADGE_GLYPHS[name]
-                        text.append(" " + glyph, style=glyph_style)
+                        glyph, glyph_style = BADGES[name]
+                        text.append(" " + glyph, style=parse(glyph_style).rich_style)
         return text
 
     def action_expand_cursor(self) -> None:

@@ -7,13 +7,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
-from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
 from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
+
+from memtui.tui import text_styles as styles
 
 if TYPE_CHECKING:
     from textual.widgets import Markdown, TextArea
@@ -57,44 +59,39 @@ def too_big_for_markdown(text: str) -> bool:
     return text.count("\n\n") > MARKDOWN_MAX_BLOCKS
 
 
-def highlight_tags(content: str) -> Text:
+def highlight_tags(content: str) -> Content:
     """An observation's text with its `#tags` highlighted."""
-    text = Text(content)
+    parts: list[styles.Part] = []
+    position = 0
     for match in TAG.finditer(content):
-        text.stylize("bold magenta", match.start(), match.end())
-    return text
+        parts += [content[position : match.start()], (match.group(0), styles.TAG)]
+        position = match.end()
+    return styles.assemble(*parts, content[position:])
 
 
-def frontmatter_text(note: Note) -> Text:
+def frontmatter_text(note: Note) -> Content:
     """The frontmatter as aligned `key: value` lines."""
-    text = Text()
     if not note.frontmatter:
-        text.append("no frontmatter", style="dim italic")
-        return text
+        return Content.styled("no frontmatter", f"{styles.MUTED} {styles.ASIDE}")
     width = max(len(str(key)) for key in note.frontmatter)
+    parts: list[styles.Part] = []
     for position, (key, value) in enumerate(note.frontmatter.items()):
-        if position:
-            text.append("\n")
         shown = ", ".join(str(v) for v in value) if isinstance(value, list) else str(value)
-        text.append(f"{key!s:>{width}}  ", style="bold")
-        text.append(shown)
-    return text
+        parts += ["\n" if position else "", (f"{key!s:>{width}}  ", styles.HEADING), shown]
+    return styles.assemble(*parts)
 
 
-def observations_text(note: Note) -> Text:
+def observations_text(note: Note) -> Content:
     """Observations grouped by category, tags highlighted."""
     groups: dict[str, list[str]] = {}
     for observation in note.observations:
         groups.setdefault(observation.category or "note", []).append(observation.content)
-    text = Text()
+    parts: list[styles.Part] = []
     for position, (category, contents) in enumerate(groups.items()):
-        if position:
-            text.append("\n")
-        text.append(f"[{category}]", style="bold green")
+        parts += ["\n" if position else "", (f"[{category}]", styles.CATEGORY)]
         for content in contents:
-            text.append("\n  • ")
-            text.append_text(highlight_tags(content))
-    return text
+            parts += ["\n  • ", highlight_tags(content)]
+    return styles.assemble(*parts)
 
 
 @dataclass
@@ -211,10 +208,11 @@ class Preview(Vertical):
         relations.clear_options()
         relations.display = bool(outgoing)
         for position, (label, resolved) in enumerate(outgoing):
-            prompt = Text("→ ", style="bold")
-            prompt.append(label, style="underline" if resolved else "italic red")
-            if resolved is None:
-                prompt.append("  (unresolved)", style="dim")
+            prompt = styles.assemble(
+                ("→ ", styles.HEADING),
+                (label, styles.LINK if resolved else styles.UNRESOLVED),
+                ("  (unresolved)" if resolved is None else "", styles.MUTED),
+            )
             relations.add_option(Option(prompt, id=f"{position}"))
         self._outgoing = outgoing
 

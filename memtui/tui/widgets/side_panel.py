@@ -6,10 +6,12 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from rich.text import Text
+from textual.content import Content
 from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
+
+from memtui.tui import text_styles as styles
 
 if TYPE_CHECKING:
     from memtui.core.history import Event
@@ -69,22 +71,26 @@ class SidePanel(OptionList):
         for label, path in resolved:
             self._item(f"  → {label}", "note", path)
         if not index_ready:
-            self.add_option(Option(Text("  indexing…", style="dim"), disabled=True))
+            self.add_option(Option(Content.styled("  indexing…", styles.MUTED), disabled=True))
         self._section(f"Backlinks ({len(backlinks)})")
         for title, source, relation_type in backlinks:
             self._item(f"  ← {title} ({relation_type})", "note", source)
         self._section(f"Unresolved ({len(unresolved)})")
         for label in unresolved:
-            self.add_option(Option(Text(f"  ? {label}", style="italic"), disabled=True))
+            self.add_option(
+                Option(Content.styled(f"  ? {label}", styles.UNRESOLVED), disabled=True)
+            )
         self._section("History")
         if events is None:
-            self.add_option(Option(Text("  loading…", style="dim"), disabled=True))
+            self.add_option(Option(Content.styled("  loading…", styles.MUTED), disabled=True))
         elif not events:
-            self.add_option(Option(Text("  no events", style="dim"), disabled=True))
+            self.add_option(Option(Content.styled("  no events", styles.MUTED), disabled=True))
         for event in events or []:
-            line = Text(f"  {ago(now - event.time):>4} ")
-            line.append(event.actor, style="bold cyan" if event.actor.startswith("agent") else "")
-            line.append(f" {event.command}", style="red" if event.is_error else "")
+            line = styles.assemble(
+                f"  {ago(now - event.time):>4} ",
+                (event.actor, styles.actor_style(event.actor)),
+                (f" {event.command}", styles.ERROR if event.is_error else ""),
+            )
             self._item(line, "history", str(event.id))
 
     def show_nothing(self) -> None:
@@ -93,7 +99,7 @@ class SidePanel(OptionList):
         self._items.clear()
         self.clear_options()
 
-    def _item(self, prompt: str | Text, kind: str, value: str) -> None:
+    def _item(self, prompt: str | Content, kind: str, value: str) -> None:
         """Add a followable item."""
         option_id = f"item-{len(self._items)}"
         self._items[option_id] = (kind, value)
@@ -101,7 +107,7 @@ class SidePanel(OptionList):
 
     def _section(self, title: str) -> None:
         """Add a disabled section heading."""
-        self.add_option(Option(Text(title, style="bold underline"), disabled=True))
+        self.add_option(Option(Content.styled(title, styles.SECTION), disabled=True))
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         """Turn a chosen option into a `SideItemChosen` message."""
