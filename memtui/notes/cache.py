@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import gc
 import os
 import pickle
 import sys
@@ -16,6 +15,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
+from memtui.notes.bulk import collector_paused
 from memtui.notes.model import Note, Observation, Relation
 
 CACHE_VERSION = 3
@@ -322,13 +322,8 @@ def read_payload(root: Path, name: str) -> Any:
         with open(Path(root) / ".memtui" / name, "rb") as handle:
             if pickle.load(handle) != _code_stamp():
                 return None
-            gc_was_enabled = gc.isenabled()
-            gc.disable()
-            try:
+            with collector_paused():
                 return pickle.load(handle)
-            finally:
-                if gc_was_enabled:
-                    gc.enable()
     except Exception:
         return None
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import posixpath
 import time
 from collections import Counter, deque
@@ -10,6 +9,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from memtui.notes import cache as note_cache
+from memtui.notes.bulk import KEEP_MIN_NOTES, collector_paused
 from memtui.notes.model import Note, Relation
 from memtui.notes.scan import FileStat, scan_notes, stat_note
 
@@ -165,10 +165,8 @@ class NoteIndex:
         self.timings["cache"] = time.perf_counter() - started
         total = len(scan.files)
         dirty = len(cached) != total
-        gc_was_enabled = gc.isenabled()
-        gc.disable()
         read_time = parse_time = 0.0
-        try:
+        with collector_paused(keep=total >= KEEP_MIN_NOTES):
             for done, file in enumerate(scan.files, 1):
                 entry = cached.pop(file.relpath, None)
                 if not (
@@ -193,9 +191,6 @@ class NoteIndex:
             for relpath in self.notes:
                 self._resolve_source(relpath)
             self.timings["resolve"] = time.perf_counter() - started
-        finally:
-            if gc_was_enabled:
-                gc.enable()
         started = time.perf_counter()
         if use_cache and dirty:
             self.save_cache()
@@ -297,17 +292,12 @@ class NoteIndex:
 
     def save_cache(self) -> bool:
         """Write every parsed note to the cache (load does this when anything was re-read)."""
-        gc_was_enabled = gc.isenabled()
-        gc.disable()
-        try:
+        with collector_paused():
             entries = {
                 relpath: (*unstamp(self._stats[relpath]), packed, self.texts[relpath])
                 for relpath, packed in self.notes.packed_items()
             }
             return note_cache.save_cache(self.root, entries)
-        finally:
-            if gc_was_enabled:
-                gc.enable()
 
     def _expand_folders(self, relpaths: Iterable[str]) -> list[str]:
         """The given paths, with each folder replaced by the notes indexed or present below it."""

@@ -25,6 +25,7 @@ from typing import TypeAlias
 from rapidfuzz import fuzz, process
 
 from memtui.notes import cache as note_cache
+from memtui.notes.bulk import KEEP_MIN_NOTES, collector_paused
 from memtui.notes.file_checks import LARGE_NOTE_BYTES, LARGE_NOTE_LINES
 from memtui.notes.index import NoteIndex
 
@@ -52,6 +53,11 @@ BODY, BODY_MAYBE_PHRASE, LINE_TITLE, LINE_PATH = 0, 1, 2, 3
 BODY_LINE, OBSERVATION_LINE, RELATION_LINE = 0, 1, 2
 LINE_KIND_NAMES = ("body", "observation", "relation")
 SNAPSHOT_NAME = "search-snapshot.pickle"
+YIELD_EVERY = 0.01
+"""Seconds of building after which the build sleeps for YIELD_FOR. Unpacking a note releases
+the interpreter lock for a moment, which starves other threads (a UI's keys) of it for tenths of
+a second unless the builder also really waits now and then."""
+YIELD_FOR = 0.0005
 PROGRESS_EVERY = 500
 """Notes indexed between two progress reports while the search index builds."""
 CHUNK = 32
@@ -330,13 +336,13 @@ class _WordIndex:
 
         A few new words are inserted in place; many (a first build) rebuild everything.
         """
-        new = sorted(self.new_words)
-        self.new_words.clear()
-        if not new:
+        if not self.new_words:
             return
-        if len(new) > INSERT_WORDS_MAX or not self.vocab:
+        if len(self.new_words) > INSERT_WORDS_MAX or not self.vocab:
             self.rebuild_vocab()
             return
+        new = sorted(self.new_words)
+        self.new_words.clear()
         for word in new:
             bisect.insort(self.vocab, word)
             bisect.insort(self.by_length.setdefault(len(word), []), word)
@@ -384,13 +390,18 @@ class Searcher:
         self._phrase_checks: dict[str, _PhraseChecks] = {}
         if index is not None:
             entries = list(index.notes.packed_items())
-            for done, (relpath, packed) in enumerate(entries, 1):
-                self._docs[relpath] = _doc_of_packed(packed)
-                self._words.add(relpath, searchable(self.texts.get(relpath, "")), packed[0])
-                if progress is not None and done % PROGRESS_EVERY == 0 and done < len(entries):
-                    progress(done, len(entries))
-            del entries
-            self._words.refresh_vocab()
+            with collector_paused(keep=len(entries) >= KEEP_MIN_NOTES):
+                turn = time.perf_counter() + YIELD_EVERY
+                for done, (relpath, packed) in enumerate(entries, 1):
+                    self._docs[relpath] = _doc_of_packed(packed)
+                    self._words.add(relpath, searchable(self.texts.get(relpath, "")), packed[0])
+                    if progress is not None and done % PROGRESS_EVERY == 0 and done < len(entries):
+                        progress(done, len(entries))
+                    if time.perf_counter() > turn:
+                        time.sleep(YIELD_FOR)
+                        turn = time.perf_counter() + YIELD_EVERY
+                del entries
+                self._words.refresh_vocab()
             if progress is not None:
                 progress(len(self._docs), len(self._docs))
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -17,8 +16,6 @@ UPDATE_LOCK = threading.Lock()
 """Index loads, index updates and search index updates never run at the same time."""
 PROGRESS_EVERY = 0.1
 """Seconds between two progress reports while indexing."""
-FREEZE_MIN_NOTES = 5_000
-"""From this many notes on, the built indexes are frozen out of full garbage collections."""
 
 
 def load_index(
@@ -54,9 +51,6 @@ def build_searcher(ctx: AppContext, index: NoteIndex, history: object) -> Search
 
     The build does not hold the update lock, so the tree and previews follow the disk meanwhile;
     the notes that changed during the build are re-indexed before the searcher is installed.
-    In a large store everything built so far is then frozen out of the garbage collector's
-    full passes, which would otherwise stop every thread, the UI's included, for a third of a
-    second at 50k notes.
     """
     from memtui.notes.search import Searcher
 
@@ -67,8 +61,6 @@ def build_searcher(ctx: AppContext, index: NoteIndex, history: object) -> Search
         if changed:
             searcher.invalidate(changed)
         ctx.searcher = searcher
-    if len(index.notes) >= FREEZE_MIN_NOTES:
-        gc.freeze()
     return searcher
 
 
