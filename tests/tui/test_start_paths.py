@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -27,6 +26,7 @@ from memtui.tui.app import MemtuiApp
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.screens.search import SearchScreen
 from tests.tui.conftest import wait_for, wait_idle, write_fixture_store
+from tests.tui.tmux import MEMTUI, tmux, wait_for_screen
 
 
 @pytest.fixture
@@ -199,24 +199,6 @@ async def test_demo_opens_a_temporary_copy_with_history(
     assert root != DEMO_NOTES_DIR.resolve()
 
 
-MEMTUI = Path(sys.executable).parent / "memtui"
-
-
-def tmux(*args: str) -> str:
-    """Run a tmux command and return its output."""
-    return subprocess.run(["tmux", *args], capture_output=True, text=True, check=True).stdout
-
-
-def wait_for_screen(session: str, needle: str, timeout: float = 20.0) -> str:
-    """Capture the pane until `needle` shows up; returns the last capture."""
-    deadline = time.monotonic() + timeout
-    screen = ""
-    while time.monotonic() < deadline:
-        screen = tmux("capture-pane", "-t", session, "-p")
-        if needle in screen:
-            return screen
-        time.sleep(0.1)
-    return screen
 
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")

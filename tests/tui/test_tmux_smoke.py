@@ -5,34 +5,16 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
 from tests.tui.conftest import write_fixture_store
+from tests.tui.tmux import MEMTUI, tmux, wait_for_screen
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 
-MEMTUI = Path(sys.executable).parent / "memtui"
-
-
-def tmux(*args: str) -> str:
-    """Run a tmux command and return its output."""
-    return subprocess.run(["tmux", *args], capture_output=True, text=True, check=True).stdout
-
-
-def wait_for_screen(session: str, needle: str, timeout: float = 15.0) -> str:
-    """Capture the pane until `needle` shows up; returns the last capture."""
-    deadline = time.monotonic() + timeout
-    screen = ""
-    while time.monotonic() < deadline:
-        screen = tmux("capture-pane", "-t", session, "-p")
-        if needle in screen:
-            return screen
-        time.sleep(0.1)
-    return screen
 
 
 def test_search_and_external_editor_in_a_real_terminal(tmp_path: Path) -> None:
