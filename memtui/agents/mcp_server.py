@@ -15,6 +15,7 @@ from mcp.server.mcpserver.utilities.func_metadata import func_metadata
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError, WithJsonSchema
 
+from memtui.agents.actors import agent_actor
 from memtui.agents.notes_access import FILTERS_SCHEMA, NotesAccess, NotesError
 from memtui.agents.prompts import PROMPTS, load_prompt
 from memtui.agents.worker import SerialWorker
@@ -94,12 +95,6 @@ What changed in /memories recently, newest first: which notes, when and by whom.
 `timeframe` is like "7d", "24h" or "2 weeks"."""
 
 
-def agent_actor(name: str) -> str:
-    """`agent:<name>` for a bare name (blanks become `-`); an `agent:` prefix is kept."""
-    name = "-".join(name.split())
-    return name if name.startswith("agent:") else f"agent:{name}"
-
-
 class RawArgumentsTool(Tool):
     """A tool that gets the call's arguments untouched and returns its own CallToolResult."""
 
@@ -149,7 +144,7 @@ class MemoryService:
     ) -> None:
         self.root = Path(root).expanduser()
         self.session = session or uuid.uuid4().hex
-        self.fixed_actor = agent_actor(actor) if actor else None
+        self.fixed_actor = agent_actor(actor) if actor is not None else None
         self.store = MemoryStore(
             self.root,
             actor=self.fixed_actor or "agent:mcp",
@@ -162,11 +157,14 @@ class MemoryService:
         self.worker = SerialWorker()
 
     def actor_for(self, client_name: str | None) -> str:
-        """The actor of a call: --actor, else the client's reported name, else `agent:mcp`."""
+        """The actor of a call: --actor, else the client's name if it names an agent, else `agent:mcp`."""
         if self.fixed_actor:
             return self.fixed_actor
-        if client_name and client_name.strip():
-            return agent_actor(client_name)
+        if client_name:
+            try:
+                return agent_actor(client_name)
+            except ValueError:
+                pass
         return "agent:mcp"
 
     def store_for(self, actor: str, session: str) -> MemoryStore:

@@ -7,6 +7,7 @@ import socket
 from pathlib import Path
 from typing import Any
 
+from memtui.agents.actors import agent_actor
 from memtui.cli.shared import fail, open_failure
 
 DESCRIPTION = """\
@@ -76,8 +77,11 @@ def run(args: argparse.Namespace) -> int:
         return fail("mcp", f"{args.path} is not a folder")
     if args.port is not None and not 0 < args.port < 65536:
         return fail("mcp", f"--port must be between 1 and 65535, got {args.port}")
-    if args.actor is not None and not args.actor.strip():
-        return fail("mcp", "--actor must not be empty")
+    if args.actor is not None:
+        try:
+            agent_actor(args.actor)
+        except ValueError as exc:
+            return fail("mcp", f"--actor: {exc}")
     try:
         from memtui.agents import mcp_server
     except ImportError as exc:

@@ -108,3 +108,26 @@ def test_mcp_reports_a_busy_port(tmp_path: Path) -> None:
         done = run_memtui("mcp", str(tmp_path), "--http", "--port", str(port))
     assert done.returncode == 2
     assert done.stderr == f"memtui mcp: port {port} on 127.0.0.1 is already in use\n"
+
+
+@pytest.mark.parametrize(
+    ("actor", "message"),
+    [
+        (
+            "agent:",
+            "the agent name is empty: give a name such as 'my-bot' (recorded as agent:my-bot)",
+        ),
+        (
+            "human:ana",
+            "'human:ana' is not an agent actor: agents are recorded as agent:NAME; "
+            "give a name such as 'my-bot'",
+        ),
+    ],
+)
+def test_mcp_refuses_an_actor_that_is_not_an_agent(
+    tmp_path: Path, actor: str, message: str
+) -> None:
+    done = run_memtui("mcp", str(tmp_path / "store"), "--actor", actor)
+    assert done.returncode == 2
+    assert done.stderr == f"memtui mcp: --actor: {message}\n"
+    assert not (tmp_path / "store").exists()
