@@ -184,3 +184,10 @@ def test_mcp_refuses_an_actor_that_is_not_an_agent(
     assert done.returncode == 2
     assert done.stderr == f"memtui mcp: --actor: {message}\n"
     assert not (tmp_path / "store").exists()
+
+
+def test_mcp_refuses_a_port_without_http(tmp_path: Path) -> None:
+    done = run_memtui("mcp", str(tmp_path / "store"), "--port", "9000")
+    assert done.returncode == 2
+    assert done.stderr == "memtui mcp: --port only applies with --http (stdio has no port)\n"
+    assert not (tmp_path / "store").exists()
