@@ -25,7 +25,7 @@ STORE_FILES = frozenset(
 
 
 def snapshot_tree(root: Path) -> dict[str, object]:
-    """Every entry below `root` but the store's own files: file bytes and mode, dirs, link targets."""
+    """Every entry below `root` but the store's files: file bytes and mode, dirs, link targets."""
     tree: dict[str, object] = {}
     for dirpath, dirnames, filenames in os.walk(root):
         for name in dirnames + filenames:
