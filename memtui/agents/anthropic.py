@@ -20,6 +20,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         "`pip install 'memtui[anthropic]'`"
     ) from exc
 
+from memtui.agents.actors import agent_actor
 from memtui.agents.worker import SerialWorker
 from memtui.core.result import CommandResult
 from memtui.core.store import MemoryStore
@@ -28,8 +29,14 @@ __all__ = ["AsyncMemtuiMemoryTool", "MemtuiMemoryTool"]
 
 
 def open_agent_store(root: str | os.PathLike[str], actor: str, session: str | None) -> MemoryStore:
-    """A store on `root` (with `~` expanded) that records every call as `actor` in `session`."""
-    return MemoryStore(Path(root).expanduser(), actor=actor, session=session or uuid.uuid4().hex)
+    """A store on `root` (with `~` expanded) recording every call as `agent_actor(actor)`.
+
+    Raises ValueError, before anything is created, for an empty name or a `human:`/`external`
+    actor, and ConfigError for a broken config file.
+    """
+    return MemoryStore(
+        Path(root).expanduser(), actor=agent_actor(actor), session=session or uuid.uuid4().hex
+    )
 
 
 def run_command(store: MemoryStore, tool_input: object) -> str:
@@ -49,7 +56,11 @@ def command_input(command: BetaMemoryTool20250818Command) -> dict[str, object]:
 
 
 class MemtuiMemoryTool(BetaAbstractMemoryTool):
-    """The `memory_20250818` tool on a memtui store: same rules, lock and history as the app."""
+    """The `memory_20250818` tool on a memtui store: same rules, lock and history as the app.
+
+    `actor` is recorded as `memtui mcp` records `--actor`: `my-bot` as `agent:my-bot`,
+    `agent:x` as it is; an empty name or a `human:`/`external` actor raises ValueError.
+    """
 
     def __init__(
         self,
@@ -75,7 +86,10 @@ class MemtuiMemoryTool(BetaAbstractMemoryTool):
 
 
 class AsyncMemtuiMemoryTool(BetaAsyncAbstractMemoryTool):
-    """The async `memory_20250818` tool on a memtui store; store calls run on one worker thread."""
+    """The async `memory_20250818` tool on a memtui store; store calls run on one worker thread.
+
+    `actor` follows the same rules as in MemtuiMemoryTool.
+    """
 
     def __init__(
         self,

@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from memtui.cli.shared import fail, open_failure
+
 DEFAULT_MODEL = "claude-sonnet-5-5"
 DEFAULT_TASK = (
     "Check your memory, then keep a short project note about memtui in /memories/projects/: "
@@ -45,6 +47,18 @@ COMPACTION: dict[str, Any] = {
 }
 
 
+def open_memory_tool(root: str | os.PathLike[str], actor: str) -> Any:
+    """The memory tool on `root` with its history open, so a broken store fails before any call.
+
+    Raises ConfigError, HistoryCorrupt or OSError.
+    """
+    from memtui.agents.anthropic import MemtuiMemoryTool
+
+    tool = MemtuiMemoryTool(root, actor=actor)
+    tool.store.history  # noqa: B018 - opened (and recovered) now, not on the agent's first call
+    return tool
+
+
 def build_runner(
     client: Any,
     root: str | os.PathLike[str],
@@ -55,7 +69,6 @@ def build_runner(
     actor: str = "agent:example",
 ) -> Any:
     """A tool runner for `task` with memtui's memory tool, context editing and the protocol."""
-    from memtui.agents.anthropic import MemtuiMemoryTool
     from memtui.agents.prompts import memory_protocol
 
     return client.beta.messages.tool_runner(
@@ -63,7 +76,7 @@ def build_runner(
         max_tokens=max_tokens,
         system=memory_protocol(),
         messages=[{"role": "user", "content": task}],
-        tools=[MemtuiMemoryTool(root, actor=actor)],
+        tools=[open_memory_tool(root, actor)],
         betas=BETAS,
         context_management=CONTEXT_MANAGEMENT,
     )
@@ -101,31 +114,35 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the example agent; 2 when the API key or the SDK is missing."""
+    """Run the example agent; 2 (and one line) when the key, the SDK or the store is not usable."""
     args = parse_args(argv)
     if not os.environ.get("ANTHROPIC_API_KEY"):
-        print(
-            "memtui example: set ANTHROPIC_API_KEY to run the agent "
-            "(https://console.anthropic.com/settings/keys)",
-            file=sys.stderr,
+        return fail(
+            "example",
+            "set ANTHROPIC_API_KEY to run the agent (https://console.anthropic.com/settings/keys)",
         )
-        return 2
     try:
         import anthropic
     except ImportError:
-        print(
-            "memtui example: the Anthropic SDK is missing; install it with "
-            "`pip install 'memtui[anthropic]'`",
-            file=sys.stderr,
+        return fail(
+            "example",
+            "the Anthropic SDK is missing; install it with `pip install 'memtui[anthropic]'`",
         )
-        return 2
+    from memtui.core.config import ConfigError
+    from memtui.core.history import HistoryCorrupt
+
+    root = Path(args.path).expanduser()
+    if root.exists() and not root.is_dir():
+        return fail("example", f"{args.path} is not a folder")
     client = anthropic.Anthropic()
-    runner = build_runner(client, Path(args.path).expanduser(), args.task, model=args.model)
+    try:
+        runner = build_runner(client, root, args.task, model=args.model)
+    except (ConfigError, HistoryCorrupt, OSError) as exc:
+        return open_failure("example", args.path, exc)
     try:
         run_agent(runner)
     except anthropic.APIError as exc:
-        print(f"memtui example: the API call failed: {exc}", file=sys.stderr)
-        return 1
+        return fail("example", f"the API call failed: {exc}", 1)
     except KeyboardInterrupt:
         return 130
     return 0

@@ -12,11 +12,14 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.mcpserver.utilities.func_metadata import func_metadata
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.shared.exceptions import MCPError
+from mcp.types import INVALID_PARAMS, CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError, WithJsonSchema
 
+from memtui.agents.actors import agent_actor
 from memtui.agents.notes_access import FILTERS_SCHEMA, NotesAccess, NotesError
-from memtui.agents.prompts import PROMPTS, load_prompt
+from memtui.agents.prompts import PROMPT_NAMES, PROMPTS, load_prompt
+from memtui.agents.stdio_input import surrogate_tolerant_stdin
 from memtui.agents.worker import SerialWorker
 from memtui.core.config import Settings
 from memtui.core.store import MemoryStore
@@ -94,12 +97,6 @@ What changed in /memories recently, newest first: which notes, when and by whom.
 `timeframe` is like "7d", "24h" or "2 weeks"."""
 
 
-def agent_actor(name: str) -> str:
-    """`agent:<name>` for a bare name (blanks become `-`); an `agent:` prefix is kept."""
-    name = "-".join(name.split())
-    return name if name.startswith("agent:") else f"agent:{name}"
-
-
 class RawArgumentsTool(Tool):
     """A tool that gets the call's arguments untouched and returns its own CallToolResult."""
 
@@ -136,6 +133,23 @@ class NotesTool(Tool):
             return self.fn_metadata.convert_result(result) if convert_result else result
 
 
+class MemtuiServer(MCPServer):
+    """The MCP server, answering a prompt request it cannot serve as an invalid-params error."""
+
+    async def get_prompt(
+        self,
+        name: str,
+        arguments: dict[str, Any] | None = None,
+        context: Context[Any, Any] | None = None,
+    ) -> Any:
+        """The prompt `name`; an unknown name or any argument is the client's error, not ours."""
+        if name not in PROMPT_NAMES:
+            raise MCPError(INVALID_PARAMS, f"Unknown prompt: {name}")
+        if arguments:
+            raise MCPError(INVALID_PARAMS, f"The prompt {name} takes no arguments")
+        return await super().get_prompt(name, None, context)
+
+
 class MemoryService:
     """The state of one server process: the store, one actor per client, the loaded note index."""
 
@@ -149,7 +163,7 @@ class MemoryService:
     ) -> None:
         self.root = Path(root).expanduser()
         self.session = session or uuid.uuid4().hex
-        self.fixed_actor = agent_actor(actor) if actor else None
+        self.fixed_actor = agent_actor(actor) if actor is not None else None
         self.store = MemoryStore(
             self.root,
             actor=self.fixed_actor or "agent:mcp",
@@ -162,11 +176,14 @@ class MemoryService:
         self.worker = SerialWorker()
 
     def actor_for(self, client_name: str | None) -> str:
-        """The actor of a call: --actor, else the client's reported name, else `agent:mcp`."""
+        """The actor of a call: --actor, else the client's name if usable, else `agent:mcp`."""
         if self.fixed_actor:
             return self.fixed_actor
-        if client_name and client_name.strip():
-            return agent_actor(client_name)
+        if client_name:
+            try:
+                return agent_actor(client_name)
+            except ValueError:
+                pass
         return "agent:mcp"
 
     def store_for(self, actor: str, session: str) -> MemoryStore:
@@ -234,7 +251,7 @@ def _session_id(context: Context[Any, Any], fallback: str) -> str:
     return fallback
 
 
-def build_server(service: MemoryService) -> MCPServer:
+def build_server(service: MemoryService) -> MemtuiServer:
     """An MCPServer with the memory tool, the notes tools and the prompts over `service`."""
 
     async def memory(arguments: dict[str, Any], context: Context[Any, Any]) -> CallToolResult:
@@ -280,7 +297,7 @@ def build_server(service: MemoryService) -> MCPServer:
         _notes_tool(build_context, BUILD_CONTEXT_DESCRIPTION),
         _notes_tool(recent_activity, RECENT_ACTIVITY_DESCRIPTION),
     ]
-    server: MCPServer = MCPServer(
+    server = MemtuiServer(
         name="memtui",
         title="memtui memory",
         instructions=load_prompt("memory_protocol"),
@@ -320,9 +337,10 @@ def _prompt_function(name: str) -> Any:
 
 
 def serve_stdio(service: MemoryService) -> None:
-    """Serve over stdio until the client disconnects."""
+    """Serve over stdio until the client disconnects (a lone surrogate reads as U+FFFD)."""
     service.notes.start_loading()
-    build_server(service).run("stdio")
+    with surrogate_tolerant_stdin():
+        build_server(service).run("stdio")
 
 
 def serve_http(service: MemoryService, *, port: int) -> None:

@@ -7,6 +7,7 @@ import socket
 from pathlib import Path
 from typing import Any
 
+from memtui.agents.actors import agent_actor
 from memtui.cli.shared import fail, open_failure
 
 DESCRIPTION = """\
@@ -20,6 +21,8 @@ By default the server talks MCP over stdin/stdout, which is what Claude Desktop,
 most clients start. With --http it serves streamable HTTP at http://127.0.0.1:PORT/mcp instead
 (local connections only). Every call is recorded in the history as agent:<name>: the --actor
 name, else the name the client reports, else agent:mcp."""
+
+DEFAULT_PORT = 8765
 
 EPILOG = """\
 examples:
@@ -52,9 +55,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--port",
         type=int,
-        default=8765,
+        default=None,
         metavar="N",
-        help="port for --http (default: 8765)",
+        help=f"port for --http (default: {DEFAULT_PORT})",
     )
 
 
@@ -74,10 +77,16 @@ def run(args: argparse.Namespace) -> int:
     root = Path(args.path).expanduser()
     if root.exists() and not root.is_dir():
         return fail("mcp", f"{args.path} is not a folder")
-    if args.port is not None and not 0 < args.port < 65536:
-        return fail("mcp", f"--port must be between 1 and 65535, got {args.port}")
-    if args.actor is not None and not args.actor.strip():
-        return fail("mcp", "--actor must not be empty")
+    if args.port is not None and not args.http:
+        return fail("mcp", "--port only applies with --http (stdio has no port)")
+    port = DEFAULT_PORT if args.port is None else args.port
+    if not 0 < port < 65536:
+        return fail("mcp", f"--port must be between 1 and 65535, got {port}")
+    if args.actor is not None:
+        try:
+            agent_actor(args.actor)
+        except ValueError as exc:
+            return fail("mcp", f"--actor: {exc}")
     try:
         from memtui.agents import mcp_server
     except ImportError as exc:
@@ -92,11 +101,11 @@ def run(args: argparse.Namespace) -> int:
         service.store.history  # noqa: B018 - open now so a broken history is reported at start
     except (ConfigError, HistoryCorrupt, OSError) as exc:
         return open_failure("mcp", args.path, exc)
-    if args.http and not port_is_free(args.port):
-        return fail("mcp", f"port {args.port} on 127.0.0.1 is already in use")
+    if args.http and not port_is_free(port):
+        return fail("mcp", f"port {port} on 127.0.0.1 is already in use")
     try:
         if args.http:
-            mcp_server.serve_http(service, port=args.port)
+            mcp_server.serve_http(service, port=port)
         else:
             mcp_server.serve_stdio(service)
     except KeyboardInterrupt:

@@ -65,6 +65,59 @@ def test_example_without_api_key_exits_2(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
+def run_example(path: Path, config: Path) -> subprocess.CompletedProcess[str]:
+    """Run the example on `path` with a key set and an API address where nothing listens."""
+    env = {
+        **os.environ,
+        "ANTHROPIC_API_KEY": "test",
+        "ANTHROPIC_BASE_URL": "http://127.0.0.1:9",
+        "MEMTUI_CONFIG_FILE": str(config),
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "memtui.agents.example", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
+
+
+def test_example_reports_a_bad_config_in_one_line(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text("bogus = 1\n", encoding="utf-8")
+    done = run_example(tmp_path / "store", config)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f'memtui example: {config}: unknown key "bogus"\n'
+    assert not (tmp_path / "store").exists()
+
+
+def test_example_refuses_a_file_as_store(tmp_path: Path) -> None:
+    not_a_folder = tmp_path / "notes.txt"
+    not_a_folder.write_text("x")
+    done = run_example(not_a_folder, tmp_path / "no-config.toml")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"memtui example: {not_a_folder} is not a folder\n"
+    assert not_a_folder.read_text() == "x"
+
+
+def test_example_reports_a_folder_it_cannot_create(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("x")
+    done = run_example(tmp_path / "file" / "store", tmp_path / "no-config.toml")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"memtui example: {tmp_path / 'file' / 'store'}: Not a directory\n"
+
+
+def test_example_reports_a_corrupt_history_and_keeps_it(tmp_path: Path) -> None:
+    database = tmp_path / "store" / ".memtui" / "history.db"
+    database.parent.mkdir(parents=True)
+    database.write_bytes(b"not a database " * 100)
+    done = run_example(tmp_path / "store", tmp_path / "no-config.toml")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.startswith(f"memtui example: {database}: ")
+    assert done.stderr.count("\n") == 1
+    assert database.read_bytes() == b"not a database " * 100
+
+
 def test_example_compacts_when_the_context_is_large(capsys: pytest.CaptureFixture[str]) -> None:
     class Usage:
         input_tokens = example.COMPACT_AT_INPUT_TOKENS
@@ -108,3 +161,33 @@ def test_mcp_reports_a_busy_port(tmp_path: Path) -> None:
         done = run_memtui("mcp", str(tmp_path), "--http", "--port", str(port))
     assert done.returncode == 2
     assert done.stderr == f"memtui mcp: port {port} on 127.0.0.1 is already in use\n"
+
+
+@pytest.mark.parametrize(
+    ("actor", "message"),
+    [
+        (
+            "agent:",
+            "the agent name is empty: give a name such as 'my-bot' (recorded as agent:my-bot)",
+        ),
+        (
+            "human:ana",
+            "'human:ana' is not an agent actor: agents are recorded as agent:NAME; "
+            "give a name such as 'my-bot'",
+        ),
+    ],
+)
+def test_mcp_refuses_an_actor_that_is_not_an_agent(
+    tmp_path: Path, actor: str, message: str
+) -> None:
+    done = run_memtui("mcp", str(tmp_path / "store"), "--actor", actor)
+    assert done.returncode == 2
+    assert done.stderr == f"memtui mcp: --actor: {message}\n"
+    assert not (tmp_path / "store").exists()
+
+
+def test_mcp_refuses_a_port_without_http(tmp_path: Path) -> None:
+    done = run_memtui("mcp", str(tmp_path / "store"), "--port", "9000")
+    assert done.returncode == 2
+    assert done.stderr == "memtui mcp: --port only applies with --http (stdio has no port)\n"
+    assert not (tmp_path / "store").exists()

@@ -12,7 +12,7 @@ import pytest
 from mcp.client import Client
 from mcp.types import Implementation
 
-from memtui.agents.mcp_server import MemoryService, agent_actor, build_server
+from memtui.agents.mcp_server import MemoryService, build_server
 from memtui.agents.notes_access import NotesError, parse_filters, relpath_of
 from memtui.agents.watcher import ChangeWatcher
 from memtui.core.store import MemoryStore
@@ -270,13 +270,3 @@ def test_failed_index_update_is_repaired_by_the_next_refresh(
     assert created.is_error is False
     assert service.notes.search_text("token") == fresh_search(tmp_path, "token")
     assert calls == [{"n.md"}, {"n.md"}]
-
-
-def test_agent_actor_names(tmp_path: Path) -> None:
-    assert agent_actor("claude-code") == "agent:claude-code"
-    assert agent_actor("  Claude  Desktop ") == "agent:Claude-Desktop"
-    assert agent_actor("agent:bob") == "agent:bob"
-    service = MemoryService(tmp_path)
-    assert service.actor_for(None) == "agent:mcp"
-    assert service.actor_for(" ") == "agent:mcp"
-    assert service.actor_for("cursor") == "agent:cursor"

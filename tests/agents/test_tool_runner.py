@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 from pathlib import Path
 from typing import Any
@@ -9,6 +10,7 @@ from typing import Any
 import anthropic
 import httpx2
 import pytest
+from anthropic.lib.tools import BetaToolRunner
 
 from memtui.agents import example
 from memtui.agents.anthropic import AsyncMemtuiMemoryTool
@@ -248,3 +250,12 @@ def test_saved_memory_survives_compaction(
     ]
     assert after["context_management"] == CONTEXT_MANAGEMENT
     assert (tmp_path / "sessions/progress.md").read_bytes() == b"- [status] step 1 done\n"
+
+
+def test_the_runner_compacts_through_compact_before_next_turn() -> None:
+    """`compaction_control` is not a tool_runner parameter here, so the example cannot use it."""
+    client = anthropic.Anthropic(api_key="test")
+    parameters = inspect.signature(client.beta.messages.tool_runner).parameters
+    assert "compaction_control" not in parameters
+    assert callable(BetaToolRunner.compact_before_next_turn)
+    assert "compact-2026-09-04" in BETAS

@@ -4,32 +4,35 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from memtui.core.commands import CommandOutcome, apply_command, parse_command
+from memtui.core.history import DB_NAME
+from memtui.core.lock import META_DIR_NAME
 from memtui.core.sizes import format_size
+from tests.core.vias import VIAS, Runner, runner_for
 
-Runner = Callable[[object], CommandOutcome]
-
-
-def cmd_execute(root: Path, tool_input: object) -> CommandOutcome:
-    """Parse and apply one tool input the way the store does (minus lock and history)."""
-    parsed = parse_command(root, tool_input)
-    if isinstance(parsed, CommandOutcome):
-        return parsed
-    return apply_command(root, parsed)
+STORE_FILES = frozenset(
+    {META_DIR_NAME}
+    | {
+        f"{META_DIR_NAME}/{name}"
+        for name in ("lock", DB_NAME, f"{DB_NAME}-wal", f"{DB_NAME}-shm", f"{DB_NAME}-journal")
+    }
+)
+"""The history and lock the store keeps in `<root>/.memtui` (anything else there is compared)."""
 
 
 def snapshot_tree(root: Path) -> dict[str, object]:
-    """Every entry below `root`: file bytes and mode, dirs, symlink targets (for 'nothing changed')."""
+    """Every entry below `root` but the store's files: file bytes and mode, dirs, link targets."""
     tree: dict[str, object] = {}
     for dirpath, dirnames, filenames in os.walk(root):
         for name in dirnames + filenames:
             full = Path(dirpath) / name
             relative = full.relative_to(root).as_posix()
+            if relative in STORE_FILES:
+                continue
             info = full.lstat()
             if stat.S_ISLNK(info.st_mode):
                 tree[relative] = ("link", os.readlink(full))
@@ -55,14 +58,16 @@ def cmd_root(tmp_path: Path) -> Path:
     return root
 
 
-@pytest.fixture
-def cmd_run(cmd_root: Path) -> Runner:
-    """Run one raw tool input against `cmd_root`."""
-
-    def run(tool_input: object) -> CommandOutcome:
-        return cmd_execute(cmd_root, tool_input)
-
-    return run
+@pytest.fixture(params=VIAS)
+def cmd_run(
+    request: pytest.FixtureRequest, cmd_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Runner]:
+    """Run one raw tool input against `cmd_root`: through the core, the store or an SDK class."""
+    monkeypatch.setenv("MEMTUI_CONFIG_FILE", str(cmd_root.parent / "no-config.toml"))
+    for name in ("MEMTUI_SECRETS", "MEMTUI_MAX_FILE_SIZE"):
+        monkeypatch.delenv(name, raising=False)
+    with runner_for(request.param, cmd_root) as run:
+        yield run
 
 
 @pytest.fixture

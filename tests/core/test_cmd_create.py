@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from memtui.core.commands import CommandOutcome, apply_command, parse_command
+from tests.core.vias import entries
 
 Run = Callable[..., Any]
 
@@ -79,7 +80,7 @@ def test_c2_echoes_raw_path(cmd_root: Path, cmd_run: Run) -> None:
 def test_c3_directory_or_root_exists(cmd_root: Path, cmd_run: Run, path: str) -> None:
     (cmd_root / "dir").mkdir()
     assert create(cmd_run, path, "x") == (f"Error: File {path} already exists", True)
-    assert sorted(os.listdir(cmd_root)) == ["dir"]
+    assert sorted(entries(cmd_root)) == ["dir"]
     assert os.listdir(cmd_root / "dir") == []
 
 
@@ -118,7 +119,7 @@ def test_c6_unencodable_text_leaves_nothing(cmd_root: Path, cmd_run: Run) -> Non
         "The text for /memories/sub/dir/bad.md is not valid Unicode",
         True,
     )
-    assert os.listdir(cmd_root) == []
+    assert entries(cmd_root) == []
 
 
 def test_c7_hidden_file_created_but_not_listed(
@@ -159,7 +160,7 @@ def test_p11_missing_root_is_recreated(tmp_path: Path) -> None:
 def test_no_temp_files_left(cmd_root: Path, cmd_run: Run) -> None:
     create(cmd_run, "/memories/a.md", "a")
     create(cmd_run, "/memories/a.md", "b")
-    assert os.listdir(cmd_root) == ["a.md"]
+    assert entries(cmd_root) == ["a.md"]
 
 
 def test_write_failure_removes_partial_file(
@@ -179,4 +180,4 @@ def test_write_failure_removes_partial_file(
     assert apply_command(cmd_root, parsed) == CommandOutcome(
         "Cannot create /memories/a.md: No space left on device", True
     )
-    assert os.listdir(cmd_root) == []
+    assert entries(cmd_root) == []

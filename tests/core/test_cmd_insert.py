@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from tests.core.vias import entries
+
 Run = Callable[..., Any]
 
 
@@ -43,7 +45,7 @@ def test_i1_insert_bytes(
     )
     assert (cmd_root / "f.txt").read_bytes() == after
     assert stat.S_IMODE((cmd_root / "f.txt").stat().st_mode) == 0o600
-    assert os.listdir(cmd_root) == ["f.txt"]
+    assert entries(cmd_root) == ["f.txt"]
 
 
 @pytest.mark.parametrize(
@@ -126,7 +128,7 @@ def test_unencodable_text_leaves_file_untouched(cmd_root: Path, cmd_run: Run) ->
         True,
     )
     assert (cmd_root / "f.txt").read_bytes() == b"a\n"
-    assert os.listdir(cmd_root) == ["f.txt"]
+    assert entries(cmd_root) == ["f.txt"]
 
 
 def test_bad_line_checked_before_text_encoding(cmd_root: Path, cmd_run: Run) -> None:

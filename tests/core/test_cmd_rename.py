@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from tests.core.vias import entries
+
 Run = Callable[..., Any]
 
 
@@ -25,7 +27,7 @@ def test_r1_rename_creates_parents(cmd_root: Path, cmd_run: Run) -> None:
         "Successfully renamed /memories/a.md to /memories/x/y/b.md",
         False,
     )
-    assert os.listdir(cmd_root) == ["x"]
+    assert entries(cmd_root) == ["x"]
     assert (cmd_root / "x" / "y" / "b.md").read_bytes() == b"a"
     assert stat.S_IMODE((cmd_root / "x").stat().st_mode) == 0o700
 
@@ -33,7 +35,7 @@ def test_r1_rename_creates_parents(cmd_root: Path, cmd_run: Run) -> None:
 def test_r1_case_only_rename(cmd_root: Path, cmd_run: Run) -> None:
     (cmd_root / "a.md").write_bytes(b"a")
     assert rename(cmd_run, "/memories/a.md", "/memories/A.md")[1] is False
-    assert os.listdir(cmd_root) == ["A.md"]
+    assert entries(cmd_root) == ["A.md"]
 
 
 @pytest.mark.parametrize(
@@ -74,7 +76,7 @@ def test_r4_root_cannot_be_renamed(cmd_root: Path, cmd_run: Run, old: str) -> No
         "Cannot rename the /memories directory itself",
         True,
     )
-    assert os.listdir(cmd_root) == []
+    assert entries(cmd_root) == []
 
 
 def test_r6_into_own_subtree(
@@ -95,7 +97,7 @@ def test_r6_missing_source_below_itself(cmd_root: Path, cmd_run: Run) -> None:
         "Error: The path /memories/m does not exist",
         True,
     )
-    assert os.listdir(cmd_root) == []
+    assert entries(cmd_root) == []
 
 
 def test_r6_below_a_regular_file(
@@ -130,7 +132,7 @@ def test_r7_first_invalid_path_wins(
 ) -> None:
     (cmd_root / "a").write_bytes(b"a")
     assert rename(cmd_run, old, new) == (message, True)
-    assert os.listdir(cmd_root) == ["a"]
+    assert entries(cmd_root) == ["a"]
 
 
 def test_r8_directory_subtree_moves(cmd_root: Path, cmd_run: Run) -> None:
@@ -141,7 +143,7 @@ def test_r8_directory_subtree_moves(cmd_root: Path, cmd_run: Run) -> None:
         "Successfully renamed /memories/d to /memories/z/d2",
         False,
     )
-    assert os.listdir(cmd_root) == ["z"]
+    assert entries(cmd_root) == ["z"]
     assert (cmd_root / "z" / "d2" / "e" / "n.md").read_bytes() == b"n"
     assert (cmd_root / "z" / "d2" / ".h").read_bytes() == b"h"
 
@@ -156,13 +158,13 @@ def test_symlink_source_moves_the_target(cmd_root: Path, cmd_run: Run) -> None:
     (cmd_root / "t.md").write_bytes(b"t")
     (cmd_root / "l.md").symlink_to("t.md")
     assert rename(cmd_run, "/memories/l.md", "/memories/moved.md")[1] is False
-    assert sorted(os.listdir(cmd_root)) == ["l.md", "moved.md"]
+    assert sorted(entries(cmd_root)) == ["l.md", "moved.md"]
     assert (cmd_root / "moved.md").read_bytes() == b"t"
 
 
 def test_m1_rename_out_of_reserved_refused(cmd_root: Path, cmd_run: Run) -> None:
     (cmd_root / ".memtui").mkdir()
-    (cmd_root / ".memtui" / "history.db").write_bytes(b"db")
+    (cmd_root / ".memtui" / "kept").write_bytes(b"kept")
     outcome = cmd_run(
         {"command": "rename", "old_path": "/memories/.memtui", "new_path": "/memories/h"}
     )

@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from tests.core.vias import entries
+
 Run = Callable[..., Any]
 EDITED = (
     "The memory file has been edited. Here is the snippet showing the change (with line numbers):\n"
@@ -35,7 +37,7 @@ def test_s1_success_snippet_and_bytes(cmd_root: Path, cmd_run: Run) -> None:
     )
     assert (cmd_root / "f.txt").read_bytes() == TEN_LINES.replace("line 5", "LINE FIVE").encode()
     assert stat.S_IMODE((cmd_root / "f.txt").stat().st_mode) == 0o600
-    assert os.listdir(cmd_root) == ["f.txt"]
+    assert entries(cmd_root) == ["f.txt"]
 
 
 def test_s1_snippet_clipped_at_start_and_shows_trailing_empty_line(
@@ -185,7 +187,7 @@ def test_unencodable_new_str_leaves_file_untouched(cmd_root: Path, cmd_run: Run)
         True,
     )
     assert (cmd_root / "f.txt").read_bytes() == b"abc\n"
-    assert os.listdir(cmd_root) == ["f.txt"]
+    assert entries(cmd_root) == ["f.txt"]
 
 
 def test_symlink_edits_target_and_keeps_link(cmd_root: Path, cmd_run: Run) -> None:
@@ -218,4 +220,4 @@ def test_failed_write_keeps_old_bytes_and_no_temp(
         True,
     )
     assert (cmd_root / "f.txt").read_bytes() == b"abc\n"
-    assert os.listdir(cmd_root) == ["f.txt"]
+    assert entries(cmd_root) == ["f.txt"]

@@ -153,7 +153,7 @@ def test_listing_skips_links_into_reserved_folder(
     cmd_root: Path, cmd_run: Run, cmd_dir_size: Callable[[Path], str]
 ) -> None:
     (cmd_root / ".memtui").mkdir()
-    (cmd_root / ".memtui" / "history.db").write_bytes(b"db")
+    (cmd_root / ".memtui" / "kept").write_bytes(b"kept")
     (cmd_root / "hist").symlink_to(".memtui")
     assert view(cmd_run, "/memories") == (
         HEADER.format(path="/memories") + f"{cmd_dir_size(cmd_root)}\t/memories",

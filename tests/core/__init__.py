@@ -1,0 +1,1 @@
+"""Tests of the command core: the six commands, paths, history, store, config and CLI."""
