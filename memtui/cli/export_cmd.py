@@ -17,8 +17,8 @@ Parse every .md file under PATH (recursively; hidden folders such as .memtui are
 symlinks out of PATH are not followed) and print one JSON object per file, sorted by path:
 {"path", "title", "frontmatter", "observations", "relations"}, exactly as Basic Memory 0.24.1's
 parser reads the note (with --warnings, also memtui's parse "warnings" when a note has any).
-A file Basic Memory would refuse to
-index (undecodable bytes, a non-string frontmatter key) gives {"path", "error"}.
+A file Basic Memory would refuse to index (undecodable bytes, a non-string frontmatter key, a
+schema/document-extraction note without a valid source block) gives {"path", "error"}.
 Each entry that is skipped (a link out of PATH, a symlink loop, a FIFO) is named on stderr.
 """
 
