@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from memtui.cli.shared import fail, has_history, open_history
+from memtui.cli.terminal import console
 
 DEFAULT_LIMIT = 100
 _RELATIVE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
@@ -182,8 +183,6 @@ def run(args: argparse.Namespace) -> int:
         for event in events:
             out.write(event_json(event) + "\n")
         return 0
-    from rich.console import Console
-
-    console = Console() if sys.stdout.isatty() else Console(width=200)
-    console.print(_table(events, console.width))
+    out = console() if sys.stdout.isatty() else console(width=200)
+    out.print(_table(events, out.width))
     return 0

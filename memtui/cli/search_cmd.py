@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from memtui.cli.shared import fail, open_history, progress_printer
+from memtui.cli.terminal import console
 from memtui.notes.search import Searcher, SearchFilters, SearchHit
 
 HIGHLIGHT = "bold yellow"
@@ -65,10 +66,9 @@ def hit_json(hit: SearchHit) -> str:
 
 def print_hits(hits: list[SearchHit]) -> None:
     """Hits as `path:line  kind  text`, with the matched characters highlighted on a terminal."""
-    from rich.console import Console
     from rich.text import Text
 
-    console = Console(highlight=False, soft_wrap=True)
+    out = console(highlight=False, soft_wrap=True)
     for hit in hits:
         line = Text(f"{hit.path}:{hit.line}", style="cyan")
         line.append(f"  {hit.kind:<11} ", style="dim")
@@ -76,7 +76,7 @@ def print_hits(hits: list[SearchHit]) -> None:
         for start, end in hit.spans:
             body.stylize(HIGHLIGHT, start, end)
         line.append_text(body)
-        console.print(line)
+        out.print(line)
 
 
 def load_searcher(root: Path, history: Any | None) -> tuple[Searcher, list[str]]:
