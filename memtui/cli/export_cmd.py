@@ -7,10 +7,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from memtui.cli.shared import fail
+from memtui.cli.shared import fail, progress_printer
 from memtui.notes.export import export_records, record_json
 from memtui.notes.index import NoteIndex
 from memtui.notes.scan import scan_notes
+
+PROGRESS_MIN_NOTES = 200
+"""Exports of more notes than this show their progress on stderr when it is a terminal."""
+PROGRESS_EVERY = 100
+"""How many records between two progress updates."""
 
 _DESCRIPTION = """\
 Parse every .md file under PATH (recursively; hidden folders such as .memtui are skipped and
@@ -54,12 +59,16 @@ def run(args: argparse.Namespace) -> int:
     for problem in scan.problems:
         fail("export", f"skipped {problem}")
     relpaths = [file.relpath for file in scan.files]
-    show_progress = sys.stderr.isatty() and len(relpaths) > 200
+    show_progress = sys.stderr.isatty() and len(relpaths) > PROGRESS_MIN_NOTES
     out = sys.stdout
     first = True
     if args.format == "json":
         out.write("[")
-    index = NoteIndex.load(root, use_cache=False) if args.warnings else None
+    index = (
+        NoteIndex.load(root, use_cache=False, progress=progress_printer())
+        if args.warnings
+        else None
+    )
     for done, record in enumerate(
         export_records(root, relpaths, with_warnings=args.warnings, index=index), start=1
     ):
@@ -69,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             out.write(line + "\n")
         first = False
-        if show_progress and (done % 100 == 0 or done == len(relpaths)):
+        if show_progress and (done % PROGRESS_EVERY == 0 or done == len(relpaths)):
             print(f"\rexport: {done}/{len(relpaths)} notes", end="", file=sys.stderr, flush=True)
     if args.format == "json":
         out.write("\n]\n" if not first else "]\n")
