@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from memtui.cli.shared import fail, progress_printer
+from memtui.cli.shared import fail, progress_printer, report_skipped
+from memtui.cli.terminal import json_safe
 from memtui.notes.export import export_records, record_json
 from memtui.notes.index import NoteIndex
 from memtui.notes.scan import scan_notes
@@ -56,8 +57,7 @@ def run(args: argparse.Namespace) -> int:
     if not root.is_dir():
         return fail("export", f"{args.path}: not a folder")
     scan = scan_notes(root)
-    for problem in scan.problems:
-        fail("export", f"skipped {problem}")
+    report_skipped("export", scan.problems)
     relpaths = [file.relpath for file in scan.files]
     show_progress = sys.stderr.isatty() and len(relpaths) > PROGRESS_MIN_NOTES
     out = sys.stdout
@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     for done, record in enumerate(
         export_records(root, relpaths, with_warnings=args.warnings, index=index), start=1
     ):
-        line = record_json(record)
+        line = json_safe(record_json(record))
         if args.format == "json":
             out.write(("\n" if first else ",\n") + line)
         else:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from memtui.cli.shared import fail, has_history, open_history
-from memtui.cli.terminal import console
+from memtui.cli.terminal import console, json_safe, visible
 
 DEFAULT_LIMIT = 100
 _RELATIVE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
@@ -88,25 +88,27 @@ def register(subparsers: Any) -> None:
 
 
 def event_json(event: Any) -> str:
-    """One event as a JSON line."""
-    return json.dumps(
-        {
-            "id": event.id,
-            "time": event.time,
-            "actor": event.actor,
-            "session": event.session,
-            "command": event.command,
-            "path": event.path,
-            "new_path": event.new_path,
-            "args": event.args,
-            "result": event.result,
-            "is_error": event.is_error,
-            "before_hash": event.before_hash,
-            "after_hash": event.after_hash,
-            "flags": list(event.flags),
-            "reverted_by": event.reverted_by,
-        },
-        ensure_ascii=False,
+    """One event as a JSON line (valid UTF-8, control characters escaped)."""
+    return json_safe(
+        json.dumps(
+            {
+                "id": event.id,
+                "time": event.time,
+                "actor": event.actor,
+                "session": event.session,
+                "command": event.command,
+                "path": event.path,
+                "new_path": event.new_path,
+                "args": event.args,
+                "result": event.result,
+                "is_error": event.is_error,
+                "before_hash": event.before_hash,
+                "after_hash": event.after_hash,
+                "flags": list(event.flags),
+                "reverted_by": event.reverted_by,
+            },
+            ensure_ascii=False,
+        )
     )
 
 
@@ -124,11 +126,11 @@ def _rows(events: list[Any], time_format: str) -> list[tuple[str, ...]]:
             (
                 str(event.id),
                 time.strftime(time_format, time.localtime(event.time)),
-                event.actor,
-                event.command,
-                path,
-                event.result.split("\n", 1)[0],
-                " ".join(flags),
+                visible(event.actor),
+                visible(event.command),
+                visible(path),
+                visible(event.result.split("\n", 1)[0]),
+                visible(" ".join(flags)),
             )
         )
     return rows
@@ -138,6 +140,7 @@ def _table(events: list[Any], width: int) -> Any:
     """A Rich table of events that fits `width`: fixed columns whole, path and result cut; errors red."""
     from rich import box
     from rich.table import Table
+    from rich.text import Text
 
     time_format = "%Y-%m-%d %H:%M:%S" if width >= 120 else "%m-%d %H:%M"
     rows = _rows(events, time_format)
@@ -151,7 +154,7 @@ def _table(events: list[Any], width: int) -> Any:
     for header, column_width in zip(headers, widths, strict=True):
         table.add_column(header, no_wrap=True, overflow="ellipsis", width=column_width)
     for event, row in zip(events, rows, strict=True):
-        table.add_row(*row, style="red" if event.is_error else "")
+        table.add_row(*map(Text, row), style="red" if event.is_error else "")
     return table
 
 

@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from memtui.cli.shared import fail, open_history, progress_printer
-from memtui.cli.terminal import console
+from memtui.cli.shared import fail, open_history, progress_printer, report_skipped
+from memtui.cli.terminal import console, json_safe, visible, visible_spans
 from memtui.notes.search import Searcher, SearchFilters, SearchHit
 
 HIGHLIGHT = "bold yellow"
@@ -24,13 +24,20 @@ def register(subparsers: Any) -> None:
         description=(
             "Fuzzy search every note of a memory folder: titles, paths, observations, relations "
             "and body lines. Typos are tolerated; exact words and phrases rank first. "
+            "Control characters in notes and file names are shown as symbols (ESC as ␛, "
+            "a newline as ␊, a byte that is not UTF-8 as \\xff); a note that is not valid UTF-8 "
+            "is searched with its bad bytes read as �. "
             "Exit status: 0 with matches, 1 without, 2 on error."
         ),
     )
     parser.add_argument("path", metavar="PATH", help="the memory folder (what /memories maps to)")
     parser.add_argument("query", metavar="QUERY", help="words to look for, in any order")
     parser.add_argument("--limit", type=int, default=20, metavar="N", help="at most N hits (20)")
-    parser.add_argument("--json", action="store_true", help="print one JSON object per hit")
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object per hit: path, line, kind, text, score, spans",
+    )
     parser.add_argument("--folder", metavar="F", help="only notes under folder F (e.g. projects)")
     parser.add_argument(
         "--tag", metavar="T", help="only notes tagged T (frontmatter or observation)"
@@ -50,30 +57,33 @@ def register(subparsers: Any) -> None:
 
 
 def hit_json(hit: SearchHit) -> str:
-    """One hit as a JSON line."""
-    return json.dumps(
-        {
-            "path": hit.path,
-            "line": hit.line,
-            "kind": hit.kind,
-            "text": hit.text,
-            "score": hit.score,
-            "spans": [list(span) for span in hit.spans],
-        },
-        ensure_ascii=False,
+    """One hit as a JSON line, valid UTF-8."""
+    return json_safe(
+        json.dumps(
+            {
+                "path": hit.path,
+                "line": hit.line,
+                "kind": hit.kind,
+                "text": hit.text,
+                "score": hit.score,
+                "spans": [list(span) for span in hit.spans],
+            },
+            ensure_ascii=False,
+        )
     )
 
 
 def print_hits(hits: list[SearchHit]) -> None:
-    """Hits as `path:line  kind  text`, with the matched characters highlighted on a terminal."""
+    """Hits as `path:line  kind  text`, the matches highlighted on a terminal, control chars visible."""
     from rich.text import Text
 
     out = console(highlight=False, soft_wrap=True)
     for hit in hits:
-        line = Text(f"{hit.path}:{hit.line}", style="cyan")
+        line = Text(f"{visible(hit.path)}:{hit.line}", style="cyan")
         line.append(f"  {hit.kind:<11} ", style="dim")
-        body = Text(hit.text)
-        for start, end in hit.spans:
+        shown, spans = visible_spans(hit.text, hit.spans)
+        body = Text(shown)
+        for start, end in spans:
             body.stylize(HIGHLIGHT, start, end)
         line.append_text(body)
         out.print(line)
@@ -122,8 +132,7 @@ def run(args: argparse.Namespace) -> int:
         hits = searcher.search(args.query, limit=args.limit, filters=filters)
     except Exception as exc:  # a one-line message, never a traceback
         return fail("search", exc)
-    for problem in problems:
-        fail("search", f"skipped {problem}")
+    report_skipped("search", problems)
     if args.json:
         for hit in hits:
             print(hit_json(hit))
