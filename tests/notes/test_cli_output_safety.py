@@ -127,3 +127,23 @@ def test_export_keeps_unicode_text_readable(tmp_path: Path) -> None:
     out = memtui(root, "export").stdout.decode("utf-8")
     assert '"path": "é.md"' in out and "ünïcödé — 日本" in out
 
+
+def test_a_huge_line_is_shown_around_its_first_match(tmp_path: Path) -> None:
+    root = tmp_path / "mem"
+    root.mkdir()
+    line = "lorem ipsum dolor " * 30_000 + "needle in the haystack " + "sit amet " * 120_000
+    (root / "huge.md").write_text(f"# Huge\n\n{line}\n")
+    done = memtui(root, "search", "needle haystack")
+    out = printed(done.stdout)
+    (hit,) = [row for row in out.splitlines() if row.startswith("huge.md:3")]
+    assert len(hit) < 260
+    assert "  body        …" in hit and "dolor needle in the haystack sit amet" in hit
+    assert hit.endswith("…")
+    (record,) = [
+        json.loads(row)
+        for row in printed(memtui(root, "search", "needle haystack", "--json").stdout).split("\n")
+        if row and json.loads(row)["line"] == 3
+    ]
+    assert record["text"] == line[:10_000]
+    assert len(record["spans"]) <= 100
+    assert all(0 <= start < end <= 10_000 for start, end in record["spans"])
