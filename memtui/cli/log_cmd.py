@@ -13,6 +13,7 @@ from typing import Any
 
 from memtui.cli.shared import fail, has_history, open_history
 from memtui.cli.terminal import console, json_safe, visible
+from memtui.notes.timeframe import parse_timeframe
 
 DEFAULT_LIMIT = 100
 _RELATIVE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
@@ -26,16 +27,21 @@ one JSON object per event and line.
 
 
 def parse_when(value: str, now: float | None = None) -> float:
-    """Unix time of `7d`, `12h`, `30m`, `45s`, `2w` ago, or of an ISO date/time (local time)."""
+    """Unix time of `7d`, `12h`, `45s`, `1.5d`, `2 weeks`, `1 month`, `1y`, `today` ago, or of an ISO date."""
     match = _RELATIVE.match(value)
     current = time.time() if now is None else now
     if match:
         return current - float(match.group(1)) * _SECONDS[match.group(2)]
     try:
+        return parse_timeframe(value, current)
+    except ValueError:
+        pass
+    try:
         return datetime.fromisoformat(value.strip()).timestamp()
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"{value!r} is not a time: use 7d, 12h, 30m or an ISO date like 2026-11-01T09:30"
+            f"{value!r} is not a time: use 7d, 12h, 30m, 2 weeks, 1 month, 1y, today, yesterday "
+            "or an ISO date like 2026-11-01T09:30"
         ) from None
 
 
@@ -75,7 +81,7 @@ def register(subparsers: Any) -> None:
         "--since",
         metavar="WHEN",
         type=parse_when,
-        help="only events since WHEN: 7d, 12h, 30m, or an ISO date/time",
+        help="only events since WHEN: 7d, 12h, 30m, 2 weeks, 1 month, 1y, today, yesterday, or an ISO date/time",
     )
     parser.add_argument(
         "--limit",
