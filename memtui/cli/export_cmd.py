@@ -7,18 +7,24 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from memtui.cli.shared import fail
+from memtui.cli.shared import fail, progress_printer, report_skipped
+from memtui.cli.terminal import json_safe
 from memtui.notes.export import export_records, record_json
 from memtui.notes.index import NoteIndex
 from memtui.notes.scan import scan_notes
+
+PROGRESS_MIN_NOTES = 200
+"""Exports of more notes than this show their progress on stderr when it is a terminal."""
+PROGRESS_EVERY = 100
+"""How many records between two progress updates."""
 
 _DESCRIPTION = """\
 Parse every .md file under PATH (recursively; hidden folders such as .memtui are skipped and
 symlinks out of PATH are not followed) and print one JSON object per file, sorted by path:
 {"path", "title", "frontmatter", "observations", "relations"}, exactly as Basic Memory 0.24.1's
 parser reads the note (with --warnings, also memtui's parse "warnings" when a note has any).
-A file Basic Memory would refuse to
-index (undecodable bytes, a non-string frontmatter key) gives {"path", "error"}.
+A file Basic Memory would refuse to index (undecodable bytes, a non-string frontmatter key, a
+schema/document-extraction note without a valid source block) gives {"path", "error"}.
 Each entry that is skipped (a link out of PATH, a symlink loop, a FIFO) is named on stderr.
 """
 
@@ -51,25 +57,28 @@ def run(args: argparse.Namespace) -> int:
     if not root.is_dir():
         return fail("export", f"{args.path}: not a folder")
     scan = scan_notes(root)
-    for problem in scan.problems:
-        fail("export", f"skipped {problem}")
+    report_skipped("export", scan.problems)
     relpaths = [file.relpath for file in scan.files]
-    show_progress = sys.stderr.isatty() and len(relpaths) > 200
+    show_progress = sys.stderr.isatty() and len(relpaths) > PROGRESS_MIN_NOTES
     out = sys.stdout
     first = True
     if args.format == "json":
         out.write("[")
-    index = NoteIndex.load(root, use_cache=False) if args.warnings else None
+    index = (
+        NoteIndex.load(root, use_cache=False, progress=progress_printer())
+        if args.warnings
+        else None
+    )
     for done, record in enumerate(
         export_records(root, relpaths, with_warnings=args.warnings, index=index), start=1
     ):
-        line = record_json(record)
+        line = json_safe(record_json(record))
         if args.format == "json":
             out.write(("\n" if first else ",\n") + line)
         else:
             out.write(line + "\n")
         first = False
-        if show_progress and (done % 100 == 0 or done == len(relpaths)):
+        if show_progress and (done % PROGRESS_EVERY == 0 or done == len(relpaths)):
             print(f"\rexport: {done}/{len(relpaths)} notes", end="", file=sys.stderr, flush=True)
     if args.format == "json":
         out.write("\n]\n" if not first else "]\n")

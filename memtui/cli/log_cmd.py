@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from memtui.cli.shared import fail, has_history, open_history
+from memtui.cli.terminal import console, json_safe, visible
+from memtui.notes.timeframe import parse_timeframe
 
 DEFAULT_LIMIT = 100
 _RELATIVE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
@@ -25,16 +27,21 @@ one JSON object per event and line.
 
 
 def parse_when(value: str, now: float | None = None) -> float:
-    """Unix time of `7d`, `12h`, `30m`, `45s`, `2w` ago, or of an ISO date/time (local time)."""
+    """Unix time of `7d`, `12h`, `45s`, `1.5d`, `2 weeks`, `1 month`, `1y`, `today` ago, or of an ISO date."""
     match = _RELATIVE.match(value)
     current = time.time() if now is None else now
     if match:
         return current - float(match.group(1)) * _SECONDS[match.group(2)]
     try:
+        return parse_timeframe(value, current)
+    except ValueError:
+        pass
+    try:
         return datetime.fromisoformat(value.strip()).timestamp()
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"{value!r} is not a time: use 7d, 12h, 30m or an ISO date like 2026-11-01T09:30"
+            f"{value!r} is not a time: use 7d, 12h, 30m, 2 weeks, 1 month, 1y, today, yesterday "
+            "or an ISO date like 2026-11-01T09:30"
         ) from None
 
 
@@ -74,7 +81,7 @@ def register(subparsers: Any) -> None:
         "--since",
         metavar="WHEN",
         type=parse_when,
-        help="only events since WHEN: 7d, 12h, 30m, or an ISO date/time",
+        help="only events since WHEN: 7d, 12h, 30m, 2 weeks, 1 month, 1y, today, yesterday, or an ISO date/time",
     )
     parser.add_argument(
         "--limit",
@@ -87,25 +94,27 @@ def register(subparsers: Any) -> None:
 
 
 def event_json(event: Any) -> str:
-    """One event as a JSON line."""
-    return json.dumps(
-        {
-            "id": event.id,
-            "time": event.time,
-            "actor": event.actor,
-            "session": event.session,
-            "command": event.command,
-            "path": event.path,
-            "new_path": event.new_path,
-            "args": event.args,
-            "result": event.result,
-            "is_error": event.is_error,
-            "before_hash": event.before_hash,
-            "after_hash": event.after_hash,
-            "flags": list(event.flags),
-            "reverted_by": event.reverted_by,
-        },
-        ensure_ascii=False,
+    """One event as a JSON line (valid UTF-8, control characters escaped)."""
+    return json_safe(
+        json.dumps(
+            {
+                "id": event.id,
+                "time": event.time,
+                "actor": event.actor,
+                "session": event.session,
+                "command": event.command,
+                "path": event.path,
+                "new_path": event.new_path,
+                "args": event.args,
+                "result": event.result,
+                "is_error": event.is_error,
+                "before_hash": event.before_hash,
+                "after_hash": event.after_hash,
+                "flags": list(event.flags),
+                "reverted_by": event.reverted_by,
+            },
+            ensure_ascii=False,
+        )
     )
 
 
@@ -123,11 +132,11 @@ def _rows(events: list[Any], time_format: str) -> list[tuple[str, ...]]:
             (
                 str(event.id),
                 time.strftime(time_format, time.localtime(event.time)),
-                event.actor,
-                event.command,
-                path,
-                event.result.split("\n", 1)[0],
-                " ".join(flags),
+                visible(event.actor),
+                visible(event.command),
+                visible(path),
+                visible(event.result.split("\n", 1)[0]),
+                visible(" ".join(flags)),
             )
         )
     return rows
@@ -137,6 +146,7 @@ def _table(events: list[Any], width: int) -> Any:
     """A Rich table of events that fits `width`: fixed columns whole, path and result cut; errors red."""
     from rich import box
     from rich.table import Table
+    from rich.text import Text
 
     time_format = "%Y-%m-%d %H:%M:%S" if width >= 120 else "%m-%d %H:%M"
     rows = _rows(events, time_format)
@@ -150,7 +160,7 @@ def _table(events: list[Any], width: int) -> Any:
     for header, column_width in zip(headers, widths, strict=True):
         table.add_column(header, no_wrap=True, overflow="ellipsis", width=column_width)
     for event, row in zip(events, rows, strict=True):
-        table.add_row(*row, style="red" if event.is_error else "")
+        table.add_row(*map(Text, row), style="red" if event.is_error else "")
     return table
 
 
@@ -182,8 +192,6 @@ def run(args: argparse.Namespace) -> int:
         for event in events:
             out.write(event_json(event) + "\n")
         return 0
-    from rich.console import Console
-
-    console = Console() if sys.stdout.isatty() else Console(width=200)
-    console.print(_table(events, console.width))
+    out = console() if sys.stdout.isatty() else console(width=200)
+    out.print(_table(events, out.width))
     return 0

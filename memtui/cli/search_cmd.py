@@ -9,10 +9,19 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from memtui.cli.shared import fail, open_history, progress_printer
+from memtui.cli.shared import fail, open_history, progress_printer, report_skipped
+from memtui.cli.terminal import console, json_safe, visible, visible_spans
 from memtui.notes.search import Searcher, SearchFilters, SearchHit
 
 HIGHLIGHT = "bold yellow"
+PLAIN_WINDOW = 200
+"""Characters of a longer line shown in the plain output, around its first match."""
+PLAIN_BEFORE = 60
+"""How many of those come before the first match."""
+JSON_TEXT_LIMIT = 10_000
+"""A longer line is cut to its first this many characters in --json output."""
+MAX_SPANS = 100
+"""Most matched spans printed for one hit."""
 
 
 def register(subparsers: Any) -> None:
@@ -23,13 +32,26 @@ def register(subparsers: Any) -> None:
         description=(
             "Fuzzy search every note of a memory folder: titles, paths, observations, relations "
             "and body lines. Typos are tolerated; exact words and phrases rank first. "
+            f"A line longer than {PLAIN_WINDOW} characters is shown around its first match, cut "
+            "ends marked "
+            "with …. Control characters in notes and file names are shown as symbols (ESC as ␛, "
+            "a newline as ␊, a byte that is not UTF-8 as \\xff); a note that is not valid UTF-8 "
+            "is searched with its bad bytes read as �. "
             "Exit status: 0 with matches, 1 without, 2 on error."
         ),
     )
     parser.add_argument("path", metavar="PATH", help="the memory folder (what /memories maps to)")
     parser.add_argument("query", metavar="QUERY", help="words to look for, in any order")
     parser.add_argument("--limit", type=int, default=20, metavar="N", help="at most N hits (20)")
-    parser.add_argument("--json", action="store_true", help="print one JSON object per hit")
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help=(
+            "print one JSON object per hit: path, line, kind, text, score, spans; a text "
+            f"longer than {JSON_TEXT_LIMIT:,} characters is cut to its first {JSON_TEXT_LIMIT:,}, "
+            f"with at most {MAX_SPANS} spans"
+        ),
+    )
     parser.add_argument("--folder", metavar="F", help="only notes under folder F (e.g. projects)")
     parser.add_argument(
         "--tag", metavar="T", help="only notes tagged T (frontmatter or observation)"
@@ -48,35 +70,61 @@ def register(subparsers: Any) -> None:
     )
 
 
+def clip(
+    text: str, spans: tuple[tuple[int, int], ...], limit: int, before: int
+) -> tuple[str, list[tuple[int, int]]]:
+    """At most `limit` characters of a line, `before` of them ahead of its first match, ends `…`."""
+    if len(text) <= limit:
+        return text, list(spans[:MAX_SPANS])
+    first = spans[0][0] if spans else 0
+    start = max(0, min(first - before, len(text) - limit))
+    end = start + limit
+    prefix = "…" if start else ""
+    suffix = "…" if end < len(text) else ""
+    shift = len(prefix) - start
+    kept = [
+        (max(span_start, start) + shift, min(span_end, end) + shift)
+        for span_start, span_end in spans
+        if span_end > start and span_start < end
+    ]
+    return prefix + text[start:end] + suffix, kept[:MAX_SPANS]
+
+
 def hit_json(hit: SearchHit) -> str:
-    """One hit as a JSON line."""
-    return json.dumps(
-        {
-            "path": hit.path,
-            "line": hit.line,
-            "kind": hit.kind,
-            "text": hit.text,
-            "score": hit.score,
-            "spans": [list(span) for span in hit.spans],
-        },
-        ensure_ascii=False,
+    """One hit as a JSON line: the line cut to `JSON_TEXT_LIMIT` characters, valid UTF-8."""
+    text = hit.text[:JSON_TEXT_LIMIT]
+    spans = [
+        [start, min(end, JSON_TEXT_LIMIT)] for start, end in hit.spans if start < JSON_TEXT_LIMIT
+    ][:MAX_SPANS]
+    return json_safe(
+        json.dumps(
+            {
+                "path": hit.path,
+                "line": hit.line,
+                "kind": hit.kind,
+                "text": text,
+                "score": hit.score,
+                "spans": spans,
+            },
+            ensure_ascii=False,
+        )
     )
 
 
 def print_hits(hits: list[SearchHit]) -> None:
-    """Hits as `path:line  kind  text`, with the matched characters highlighted on a terminal."""
-    from rich.console import Console
+    """Hits as `path:line  kind  text`, the matches highlighted on a terminal, control chars visible."""
     from rich.text import Text
 
-    console = Console(highlight=False, soft_wrap=True)
+    out = console(highlight=False, soft_wrap=True)
     for hit in hits:
-        line = Text(f"{hit.path}:{hit.line}", style="cyan")
+        line = Text(f"{visible(hit.path)}:{hit.line}", style="cyan")
         line.append(f"  {hit.kind:<11} ", style="dim")
-        body = Text(hit.text)
-        for start, end in hit.spans:
+        shown, spans = visible_spans(*clip(hit.text, hit.spans, PLAIN_WINDOW, PLAIN_BEFORE))
+        body = Text(shown)
+        for start, end in spans:
             body.stylize(HIGHLIGHT, start, end)
         line.append_text(body)
-        console.print(line)
+        out.print(line)
 
 
 def load_searcher(root: Path, history: Any | None) -> tuple[Searcher, list[str]]:
@@ -122,8 +170,7 @@ def run(args: argparse.Namespace) -> int:
         hits = searcher.search(args.query, limit=args.limit, filters=filters)
     except Exception as exc:  # a one-line message, never a traceback
         return fail("search", exc)
-    for problem in problems:
-        fail("search", f"skipped {problem}")
+    report_skipped("search", problems)
     if args.json:
         for hit in hits:
             print(hit_json(hit))

@@ -14,6 +14,14 @@ def fail(command: str, message: object, status: int = 2) -> int:
     return status
 
 
+def report_skipped(command: str, problems: list[str]) -> None:
+    """Name each entry the scan skipped on stderr, control characters made visible."""
+    from memtui.cli.terminal import visible
+
+    for problem in problems:
+        fail(command, f"skipped {visible(problem)}")
+
+
 def open_failure(command: str, path: str, error: Exception) -> int:
     """Report a store that would not open: an OS error names the folder, others speak alone."""
     if isinstance(error, OSError):

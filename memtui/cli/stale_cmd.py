@@ -7,7 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from memtui.cli.shared import fail, open_history, progress_printer
+from memtui.cli.shared import fail, open_history, progress_printer, report_skipped
+from memtui.cli.terminal import json_safe, visible
 
 
 def register(subparsers: Any) -> None:
@@ -28,6 +29,17 @@ def register(subparsers: Any) -> None:
     )
 
 
+def candidate_record(candidate: Any) -> dict[str, Any]:
+    """One review candidate as a JSON-ready dict: path, score, reasons."""
+    return {
+        "path": candidate.path,
+        "score": candidate.score,
+        "reasons": [
+            {"kind": r.kind, "text": r.text, "weight": r.weight} for r in candidate.reasons
+        ],
+    }
+
+
 def run(args: argparse.Namespace) -> int:
     """Run `memtui stale`."""
     from memtui.notes.index import NoteIndex
@@ -44,27 +56,16 @@ def run(args: argparse.Namespace) -> int:
         candidates = review(index, history)
     except Exception as exc:  # a one-line message, never a traceback
         return fail("stale", exc)
+    report_skipped("stale", index.problems)
     if args.limit:
         candidates = candidates[: args.limit]
     for candidate in candidates:
         if args.json:
-            print(
-                json.dumps(
-                    {
-                        "path": candidate.path,
-                        "score": candidate.score,
-                        "reasons": [
-                            {"kind": r.kind, "text": r.text, "weight": r.weight}
-                            for r in candidate.reasons
-                        ],
-                    },
-                    ensure_ascii=False,
-                )
-            )
+            print(json_safe(json.dumps(candidate_record(candidate), ensure_ascii=False)))
         else:
-            print(f"{candidate.score:5.1f}  {candidate.path}")
+            print(f"{candidate.score:5.1f}  {visible(candidate.path)}")
             for reason in candidate.reasons:
-                print(f"       - {reason.text}")
+                print(f"       - {visible(reason.text)}")
     if not candidates and not args.json:
         print("nothing to review")
     return 0

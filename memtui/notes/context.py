@@ -2,44 +2,17 @@
 
 from __future__ import annotations
 
-import re
-import time
 from collections import deque
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from memtui.notes.index import NoteIndex
 from memtui.notes.model import Observation
+from memtui.notes.timeframe import parse_timeframe
 
 VIRTUAL_PREFIX = "/memories/"
 MEMORY_URL = "memory://"
-_SPAN = re.compile(
-    r"^\s*(\d+)\s*(m|min|mins|minute|minutes|h|hr|hrs|hour|hours|d|day|days|w|week|weeks)\s*$"
-)
-_UNIT_SECONDS = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
-
-
-def parse_timeframe(timeframe: str, now: float | None = None) -> float:
-    """The unix time a timeframe starts: `7d`, `24h`, `30m`, `1w`, `2 days`, `today`, `yesterday`.
-
-    Raises ValueError with a one-line message for anything else.
-    """
-    now = time.time() if now is None else now
-    spec = timeframe.strip().lower()
-    if spec in ("today", "yesterday"):
-        midnight = datetime.fromtimestamp(now).replace(hour=0, minute=0, second=0, microsecond=0)
-        if spec == "yesterday":
-            midnight -= timedelta(days=1)
-        return midnight.timestamp()
-    match = _SPAN.match(spec)
-    if match is None:
-        raise ValueError(
-            f"unknown timeframe {timeframe!r}: use e.g. 30m, 24h, 7d, 1w, today or yesterday"
-        )
-    unit = match.group(2)
-    seconds = _UNIT_SECONDS["m" if unit.startswith("m") else unit[0]]
-    return now - int(match.group(1)) * seconds
 
 
 def _when(seconds: float) -> str:

@@ -40,6 +40,8 @@ class Frontmatter:
     warnings: list[str] = field(default_factory=list)
     index_error: str | None = None
     """Why Basic Memory would refuse to index the file, if it would."""
+    source: Any = None
+    """The YAML value of the `source` key as read, before normalisation."""
 
 
 def _expanded_size(root: yaml.Node) -> int:
@@ -330,4 +332,4 @@ def read_frontmatter(text: str, stem: str, *, fast: bool = True) -> Frontmatter:
             for key, value in metadata.items()
         }
     _fill_defaults(metadata, stem)
-    return Frontmatter(metadata, body, body_start, warnings, index_error)
+    return Frontmatter(metadata, body, body_start, warnings, index_error, raw.get("source"))

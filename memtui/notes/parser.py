@@ -7,12 +7,14 @@ import re
 from pathlib import Path, PurePosixPath
 
 from memtui.notes import _md_fast, _md_reference
+from memtui.notes.document_source import DOCUMENT_EXTRACTION_SCHEMA, InvalidSource, source_entity_id
 from memtui.notes.file_checks import name_warnings, nul_warning, size_warnings
-from memtui.notes.frontmatter_norm import read_frontmatter
-from memtui.notes.model import Note
+from memtui.notes.frontmatter_norm import Frontmatter, read_frontmatter
+from memtui.notes.model import Note, Relation
 from memtui.notes.permalink import generate_permalink
 
 _NEWLINE = re.compile(r"\r\n?|\n")
+_SOURCE_KEY = re.compile(r"^source[ \t]*:", re.MULTILINE)
 
 
 def _decode(data: bytes | str) -> tuple[str, bytes, str | None]:
@@ -101,15 +103,39 @@ def _fill(note: Note, text: str, stem: str, use_fast_path: bool) -> None:
     )
     note.warnings.extend(front.warnings)
     note.index_error = front.index_error
-    if not front.body or not _semantics_enabled(metadata):
+    if front.body and _semantics_enabled(metadata):
+        offset = _count_newlines(text[: front.body_start])
+        extraction = _md_fast.fast_extract(front.body, offset) if use_fast_path else None
+        if extraction is None:
+            extraction = _md_reference.extract(_md_reference.reference_blocks(front.body), offset)
+        note.observations = extraction.observations
+        note.relations = extraction.relations
+        note.warnings.extend(extraction.warnings)
+    if metadata.get("schema") == DOCUMENT_EXTRACTION_SCHEMA:
+        _add_provenance(note, front, text)
+
+
+def _add_provenance(note: Note, front: Frontmatter, text: str) -> None:
+    """Add the `derived_from` relation of a document extraction, or refuse its invalid `source`."""
+    key = _SOURCE_KEY.search(text, 0, front.body_start)
+    line = _count_newlines(text[: key.start()]) + 1 if key is not None else 1
+    try:
+        target = source_entity_id(front.source)
+    except InvalidSource as error:
+        message = (
+            f"a schema/document-extraction note without a valid source block ({error}); "
+            "Basic Memory refuses to index this file"
+        )
+        note.warnings.append(f"line {line}: {message}")
+        if note.index_error is None:
+            note.index_error = message
         return
-    offset = _count_newlines(text[: front.body_start])
-    extraction = _md_fast.fast_extract(front.body, offset) if use_fast_path else None
-    if extraction is None:
-        extraction = _md_reference.extract(_md_reference.reference_blocks(front.body), offset)
-    note.observations = extraction.observations
-    note.relations = extraction.relations
-    note.warnings.extend(extraction.warnings)
+    already = any(
+        rel.relation_type == "derived_from" and rel.target == target and not rel.context
+        for rel in note.relations
+    )
+    if not already:
+        note.relations.append(Relation("derived_from", target, None, line))
 
 
 def parse_file(root: Path, relpath: str) -> Note:

@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 import time
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -134,9 +135,17 @@ def test_parse_when() -> None:
     assert parse_when("12h", now=100_000.0) == 100_000.0 - 12 * 3600
     assert parse_when("30m", now=10_000.0) == 10_000.0 - 1800
     assert parse_when("2026-11-01T00:00:00+00:00") == 1_793_491_200.0
+    june_10 = datetime(2026, 6, 10, 12, 0).timestamp()
+    assert parse_when("1 month", now=june_10) == datetime(2026, 5, 10, 12, 0).timestamp()
+    assert parse_when("2 months", now=june_10) == datetime(2026, 4, 10, 12, 0).timestamp()
+    assert parse_when("1y", now=june_10) == datetime(2025, 6, 10, 12, 0).timestamp()
+    assert parse_when("1 year", now=june_10) == datetime(2025, 6, 10, 12, 0).timestamp()
+    assert parse_when("1 week", now=june_10) == june_10 - 7 * 86400
+    assert parse_when("today", now=june_10) == datetime(2026, 6, 10).timestamp()
+    assert parse_when("yesterday", now=june_10) == datetime(2026, 6, 9).timestamp()
     bad = run(Path("/tmp"), "log", "/tmp", "--since", "soon")
     assert bad.returncode == 2
-    assert "'soon' is not a time: use 7d, 12h, 30m or an ISO date" in bad.stderr
+    assert "'soon' is not a time: use 7d, 12h, 30m, 2 weeks, 1 month, 1y, today" in bad.stderr
 
 
 def test_help_texts() -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from memtui.cli import main
+from memtui.cli import export_cmd, main
 from memtui.cli.shared import progress_printer
 from memtui.notes import search as search_module
 
@@ -67,4 +67,33 @@ def test_a_search_on_a_pipe_shows_no_progress(
     store: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["search", str(store), "hello", "--json"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_export_with_warnings_shows_the_index_progress_on_a_terminal(
+    store: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    stderr = TerminalStream()
+    monkeypatch.setattr("sys.stderr", stderr)
+    assert main(["export", str(store), "--warnings"]) == 0
+    assert stderr.getvalue() == "\rindexing 5/5 notes\n"
+    assert len(capsys.readouterr().out.splitlines()) == 5
+
+
+def test_a_long_export_shows_its_progress_on_a_terminal(
+    store: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(export_cmd, "PROGRESS_MIN_NOTES", 3)
+    monkeypatch.setattr(export_cmd, "PROGRESS_EVERY", 2)
+    stderr = TerminalStream()
+    monkeypatch.setattr("sys.stderr", stderr)
+    assert main(["export", str(store)]) == 0
+    assert stderr.getvalue() == ("\rexport: 2/5 notes\rexport: 4/5 notes\rexport: 5/5 notes\n")
+
+
+def test_an_export_on_a_pipe_shows_no_progress(
+    store: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(export_cmd, "PROGRESS_MIN_NOTES", 0)
+    assert main(["export", str(store), "--warnings"]) == 0
     assert capsys.readouterr().err == ""

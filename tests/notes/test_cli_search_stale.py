@@ -138,3 +138,24 @@ def test_search_reuses_its_snapshot_until_a_note_changes(
     (store / "new.md").write_text("---\ntitle: New\n---\n\nmore python\n")
     assert main(["search", str(store), "python", "--json"]) == 0
     assert "new.md" in {json.loads(x)["path"] for x in capsys.readouterr().out.splitlines()}
+
+
+def test_search_tag_and_category_filters(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (store / "tagged.md").write_text(
+        "---\ntitle: Tagged\ntags: [snakes]\n---\n\n- [fact] python is also a snake\n"
+    )
+
+    def paths(*flags: str) -> list[str]:
+        assert main(["search", str(store), "python", "--json", *flags]) in (0, 1)
+        return sorted(json.loads(line)["path"] for line in capsys.readouterr().out.splitlines())
+
+    assert paths() == ["old.md", "projects/memtui.md", "tagged.md"]
+    assert paths("--tag", "lang") == ["projects/memtui.md"]
+    assert paths("--tag", "#lang") == ["projects/memtui.md"]
+    assert paths("--tag", "snakes") == ["tagged.md"]
+    assert paths("--tag", "nothing") == []
+    assert paths("--category", "decision") == ["projects/memtui.md"]
+    assert paths("--category", "fact") == ["tagged.md"]
+    assert paths("--category", "fact", "--tag", "lang") == []
+    assert main(["search", str(store), "python", "--tag", "snakes"]) == 0
+    assert capsys.readouterr().out.startswith("tagged.md:")

@@ -122,6 +122,52 @@ def test_timeframes() -> None:
         parse_timeframe("soon", NOW)
 
 
+@pytest.mark.parametrize(
+    ("timeframe", "start"),
+    [
+        ("1 month", datetime(2026, 5, 10, 12, 0)),
+        ("2 months", datetime(2026, 4, 10, 12, 0)),
+        ("1mo", datetime(2026, 5, 10, 12, 0)),
+        ("1y", datetime(2025, 6, 10, 12, 0)),
+        ("1 year", datetime(2025, 6, 10, 12, 0)),
+        ("2 years ago", datetime(2024, 6, 10, 12, 0)),
+        ("1 week", datetime(2026, 6, 3, 12, 0)),
+        ("3 weeks ago", datetime(2026, 5, 20, 12, 0)),
+        ("  7  Days ", datetime(2026, 6, 3, 12, 0)),
+        ("Today", datetime(2026, 6, 10)),
+        ("YESTERDAY", datetime(2026, 6, 9)),
+    ],
+)
+def test_timeframes_basic_memory_examples(timeframe: str, start: datetime) -> None:
+    assert parse_timeframe(timeframe, NOW) == start.timestamp()
+
+
+def test_calendar_months_end_on_the_shorter_months_last_day() -> None:
+    march_31 = datetime(2026, 3, 31, 9, 0).timestamp()
+    assert parse_timeframe("1 month", march_31) == datetime(2026, 2, 28, 9, 0).timestamp()
+    leap_day = datetime(2028, 2, 29, 9, 0).timestamp()
+    assert parse_timeframe("1y", leap_day) == datetime(2027, 2, 28, 9, 0).timestamp()
+
+
+@pytest.mark.parametrize(
+    "nonsense", ["soon", "", "7", "d7", "1 fortnight", "-1d", "1.5 days", "7d7d"]
+)
+def test_nonsense_timeframes_get_one_clear_line(nonsense: str) -> None:
+    with pytest.raises(ValueError) as error:
+        parse_timeframe(nonsense, NOW)
+    assert str(error.value) == (
+        f"unknown timeframe {nonsense!r}: use e.g. 30m, 24h, 7d, 2 weeks, 1 month, 1y, "
+        "today or yesterday"
+    )
+
+
+def test_a_timeframe_before_the_year_1_is_refused() -> None:
+    with pytest.raises(ValueError, match="reaches back before the year 1"):
+        parse_timeframe("3000 years", NOW)
+    with pytest.raises(ValueError, match="reaches back before the year 1"):
+        parse_timeframe("99999999999999999999 months", NOW)
+
+
 def test_recent_activity_merges_history_and_file_changes(store: Path) -> None:
     history = History(store)
     history.record(

@@ -1,0 +1,57 @@
+"""Timeframes as Basic Memory's tools take them: `7d`, `24h`, `2 weeks`, `1 month`, `1y`, `today`.
+
+`today` and `yesterday` start at local midnight; months and years are calendar months and years
+(`1 month` on 31 March starts on 28 or 29 February); an `ago` after the span is allowed.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+import time
+from datetime import datetime, timedelta
+
+_SPAN = re.compile(r"(\d+) ?([a-z]+)(?: ago)?")
+_UNIT_NAMES = {
+    "minute": ("m", "min", "mins", "minute", "minutes"),
+    "hour": ("h", "hr", "hrs", "hour", "hours"),
+    "day": ("d", "day", "days"),
+    "week": ("w", "wk", "wks", "week", "weeks"),
+    "month": ("mo", "mon", "mons", "month", "months"),
+    "year": ("y", "yr", "yrs", "year", "years"),
+}
+_UNITS = {name: unit for unit, names in _UNIT_NAMES.items() for name in names}
+_SECONDS = {"minute": 60, "hour": 3600, "day": 86400, "week": 7 * 86400}
+EXAMPLES = "30m, 24h, 7d, 2 weeks, 1 month, 1y, today or yesterday"
+"""The forms named in error messages."""
+
+
+def _months_back(moment: datetime, months: int) -> datetime:
+    """The same local time `months` calendar months earlier (the 31st becomes a shorter month's end)."""
+    total = moment.year * 12 + moment.month - 1 - months
+    year, month = divmod(total, 12)
+    if year < 1:
+        raise ValueError("reaches back before the year 1")
+    day = min(moment.day, calendar.monthrange(year, month + 1)[1])
+    return moment.replace(year=year, month=month + 1, day=day)
+
+
+def parse_timeframe(timeframe: str, now: float | None = None) -> float:
+    """The unix time a timeframe starts; `ValueError` with a one-line message for anything else."""
+    now = time.time() if now is None else now
+    spec = " ".join(timeframe.lower().split())
+    if spec in ("today", "yesterday"):
+        midnight = datetime.fromtimestamp(now).replace(hour=0, minute=0, second=0, microsecond=0)
+        return (midnight - timedelta(days=1 if spec == "yesterday" else 0)).timestamp()
+    match = _SPAN.fullmatch(spec)
+    unit = _UNITS.get(match.group(2)) if match is not None else None
+    if match is None or unit is None:
+        raise ValueError(f"unknown timeframe {timeframe!r}: use e.g. {EXAMPLES}")
+    count = int(match.group(1))
+    if unit in _SECONDS:
+        return now - count * _SECONDS[unit]
+    try:
+        months = count * (12 if unit == "year" else 1)
+        return _months_back(datetime.fromtimestamp(now), months).timestamp()
+    except (ValueError, OverflowError):
+        raise ValueError(f"timeframe {timeframe!r} reaches back before the year 1") from None
