@@ -73,6 +73,8 @@ class MainScreen(Screen[None]):
         self.raw = False
         self.first_frame_shown = False
         self._history_rows: dict[str, list[Event]] = {}
+        self._opening: tuple[str, int] | None = None
+        """The note `show_path` moved the cursor to and the line to show it at."""
 
     @property
     def memtui(self) -> MemtuiApp:
@@ -167,9 +169,13 @@ class MainScreen(Screen[None]):
 
     @on(Tree.NodeHighlighted, "#tree")
     def _node_highlighted(self, event: Tree.NodeHighlighted[TreeEntry]) -> None:
-        """Preview the note under the cursor once it rests there."""
+        """Preview the note under the cursor once it rests there (at the line `show_path` asked
+        for when the cursor moved there to open it)."""
+        opening, self._opening = self._opening, None
+        data = event.node.data
+        line = opening[1] if opening and data is not None and data.relpath == opening[0] else None
         self.raw = False
-        self.schedule_preview()
+        self.schedule_preview(line)
 
     @on(Tree.NodeSelected, "#tree")
     def _node_selected(self, event: Tree.NodeSelected[TreeEntry]) -> None:
@@ -196,6 +202,8 @@ class MainScreen(Screen[None]):
 
     def show_path(self, relpath: str, line: int | None = None) -> None:
         """Put the tree cursor on `relpath` and show it, scrolled to `line`."""
+        moves = self.note_tree.cursor_relpath != relpath
+        self._opening = (relpath, line) if moves and line is not None else None
         self.note_tree.select_path(relpath)
         self.raw = False
         self.note_tree.focus()

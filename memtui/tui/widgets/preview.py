@@ -164,16 +164,17 @@ class Preview(Vertical):
         """Show a note; `outgoing` is (link label, resolved relpath or None); scroll to `line`.
 
         `whole_size` is the file's size in bytes when `text` is only its start (a large note).
-        Showing the note already shown, unchanged and without a line, redraws nothing.
+        Showing the note already shown, unchanged, redraws nothing (it only goes to `line`).
         """
         unchanged = (
             note.path == self.relpath
             and text == self._shown_text
             and outgoing == self._outgoing
-            and line is None
             and self.mode in ("rendered", "plain")
         )
         if unchanged:
+            if line is not None:
+                self.go_to_line(line)
             return
         self._shown_text = text
         self.relpath = note.path
@@ -185,6 +186,7 @@ class Preview(Vertical):
         self.query_one("#preview-header", Static).update(header)
         self.show_warnings(note.warnings)
         if too_big_for_markdown(text):
+            self._outgoing = outgoing
             await self._show_plain(text, line, title=None)
             return
         self._set_mode("rendered")
@@ -201,6 +203,16 @@ class Preview(Vertical):
             scroller.scroll_home(animate=False)
         else:
             self.call_after_refresh(self._scroll_markdown_to, line, note.path)
+
+    def go_to_line(self, line: int) -> None:
+        """Bring 1-based file line `line` of the shown note into view (the cursor on it when plain)."""
+        if self.mode == "plain":
+            from textual.widgets import TextArea
+
+            plain = self.query_one("#preview-plain", TextArea)
+            plain.move_cursor((max(0, line - 1), 0), center=True)
+        elif self.mode == "rendered" and self.relpath is not None:
+            self.call_after_refresh(self._scroll_markdown_to, line, self.relpath)
 
     def _fill_relations(self, outgoing: list[tuple[str, str | None]]) -> None:
         """List the note's relations as followable links."""
