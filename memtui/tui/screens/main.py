@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from memtui.tui.commands import PaletteEntry
     from memtui.tui.context import AppContext
 
+SIDE_PANEL_MIN_WIDTH = 100
+"""Terminals narrower than this hide the side panel by default (`l` shows it)."""
 PREVIEW_DELAY = 0.05
 """Seconds between cursor moves below which the preview waits for the cursor to rest."""
 HISTORY_ROWS = 8
@@ -34,6 +36,10 @@ class MainScreen(Screen[None]):
     """Browse the store: tree, preview, links and history; every note action starts here."""
 
     HELP = "Tree badges:\n" + BADGE_HELP
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [
+        (0, "-narrow"),
+        (SIDE_PANEL_MIN_WIDTH, "-wide"),
+    ]
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "search", "Search", id="main.search"),
         Binding("e", "edit", "Edit", id="main.edit"),
@@ -43,6 +49,7 @@ class MainScreen(Screen[None]):
         Binding("d", "delete", "Delete", id="main.delete"),
         Binding("u", "undo", "Undo", id="main.undo"),
         Binding("v", "toggle_raw", "Raw", id="main.raw"),
+        Binding("l", "toggle_side", "Links", show=False, id="main.side"),
         Binding("g", "graph", "Graph", id="main.graph"),
         Binding("h", "history", "History", id="main.history"),
         Binding("H", "note_history", "Note history", show=False, id="main.note_history"),
@@ -58,6 +65,7 @@ class MainScreen(Screen[None]):
         ("note: delete", "delete", "Delete the note or folder, undoable (d)"),
         ("note: undo last change", "undo", "Revert the last change made in this app (u)"),
         ("view: toggle raw", "toggle_raw", "Show exactly what the agent's view returns (v)"),
+        ("view: toggle links panel", "toggle_side", "Show or hide links, backlinks and history (l)"),
         ("go: graph", "graph", "The note's neighbourhood (g)"),
         ("go: history", "history", "Every event in the store (h)"),
         ("go: note history", "note_history", "Events of this note (H)"),
@@ -395,6 +403,10 @@ class MainScreen(Screen[None]):
             await self.show_raw(relpath)
         else:
             self.schedule_preview()
+
+    def action_toggle_side(self) -> None:
+        """Show or hide the links-and-history panel (hidden by default on a narrow terminal)."""
+        self.toggle_class("-side-toggled")
 
     def action_reload(self) -> None:
         """Re-list every open folder."""
