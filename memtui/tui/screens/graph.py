@@ -14,6 +14,7 @@ from textual.widgets.option_list import Option
 
 from memtui.tui.layout_graph import UNRESOLVED_PREFIX, GraphLayout, layout_neighbourhood
 from memtui.tui.screens.base import StoreScreen
+from memtui.tui.widgets.cursor_list import CursorList
 from memtui.tui.widgets.graph_view import GraphView
 
 if TYPE_CHECKING:
@@ -177,11 +178,11 @@ class GraphScreen(StoreScreen):
             with TabPane("Neighbourhood", id="tab-graph"):
                 yield GraphView(id="graph-canvas")
             with TabPane("Hubs", id="tab-hubs"):
-                yield OptionList(id="graph-hubs")
+                yield CursorList(id="graph-hubs")
             with TabPane("Orphans", id="tab-orphans"):
-                yield OptionList(id="graph-orphans")
+                yield CursorList(id="graph-orphans")
             with TabPane("Unresolved", id="tab-unresolved"):
-                yield OptionList(id="graph-unresolved")
+                yield CursorList(id="graph-unresolved")
         yield Static(id="graph-detail")
         yield Footer()
 
@@ -238,9 +239,8 @@ class GraphScreen(StoreScreen):
         for name in ("hubs", "orphans", "unresolved"):
             entries: Entries = getattr(lists, name)
             if old is None or getattr(old, name) != entries:
-                options = self.query_one(f"#graph-{name}", OptionList)
-                options.clear_options()
-                options.add_options(Option(text, id=key) for key, text in entries)
+                options = self.query_one(f"#graph-{name}", CursorList)
+                options.replace_options(Option(text, id=key) for key, text in entries)
 
     def _sources(self, target: str) -> Sequence[str]:
         """The notes linking to an unresolved target, as last listed."""

@@ -16,6 +16,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from memtui.tui import text_styles as styles
+from memtui.tui.widgets.cursor_list import CursorList
 
 if TYPE_CHECKING:
     from textual.widgets import Markdown, TextArea
@@ -121,7 +122,7 @@ class Preview(Vertical):
         with VerticalScroll(id="preview-rendered"):
             yield Static("", id="preview-frontmatter", classes="panel")
             yield Static("", id="preview-observations", classes="panel")
-            yield OptionList(id="preview-relations", classes="panel")
+            yield CursorList(id="preview-relations", classes="panel")
 
     def on_mount(self) -> None:
         """Start empty."""
@@ -216,16 +217,19 @@ class Preview(Vertical):
 
     def _fill_relations(self, outgoing: list[tuple[str, str | None]]) -> None:
         """List the note's relations as followable links."""
-        relations = self.query_one("#preview-relations", OptionList)
-        relations.clear_options()
+        relations = self.query_one("#preview-relations", CursorList)
         relations.display = bool(outgoing)
-        for position, (label, resolved) in enumerate(outgoing):
-            prompt = styles.assemble(
-                ("→ ", styles.HEADING),
-                (label, styles.LINK if resolved else styles.UNRESOLVED),
-                ("  (unresolved)" if resolved is None else "", styles.MUTED),
+        relations.replace_options(
+            Option(
+                styles.assemble(
+                    ("→ ", styles.HEADING),
+                    (label, styles.LINK if resolved else styles.UNRESOLVED),
+                    ("  (unresolved)" if resolved is None else "", styles.MUTED),
+                ),
+                id=f"{position}",
             )
-            relations.add_option(Option(prompt, id=f"{position}"))
+            for position, (label, resolved) in enumerate(outgoing)
+        )
         self._outgoing = outgoing
 
     async def markdown_body(self) -> Markdown:

@@ -12,6 +12,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from memtui.tui import text_styles as styles
+from memtui.tui.widgets.cursor_list import CursorList
 
 if TYPE_CHECKING:
     from memtui.core.history import Event
@@ -34,7 +35,7 @@ class SideItemChosen(Message):
     value: str
 
 
-class SidePanel(OptionList):
+class SidePanel(CursorList):
     """One list with sections; Enter or a click on an item follows it."""
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -92,6 +93,8 @@ class SidePanel(OptionList):
                 (f" {event.command}", styles.ERROR if event.is_error else ""),
             )
             self._item(line, "history", str(event.id))
+        if self.has_focus:
+            self.start_on_first()
 
     def show_nothing(self) -> None:
         """Empty the panel."""
