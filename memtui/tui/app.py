@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -28,7 +28,9 @@ from memtui.tui.messages import (
 )
 
 if TYPE_CHECKING:
+    from textual.app import SystemCommand
     from textual.command import Provider
+    from textual.screen import Screen
 
     from memtui.core.config import Settings
     from memtui.core.history import History, HistoryCorrupt
@@ -307,6 +309,12 @@ class MemtuiApp(App[None]):
         """Remember an event this app made, so `undo` can revert it."""
         if event_id is not None:
             self.undo_stack.append(event_id)
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        """Textual's palette commands, without the keys help and quit memtui lists itself."""
+        from memtui.tui.commands import without_textual_duplicates
+
+        return without_textual_duplicates(super().get_system_commands(screen))
 
     def action_help(self) -> None:
         """Show the keys of the focused widget and its screen."""

@@ -45,9 +45,9 @@ class ConflictScreen(ModalScreen[Choice]):
         Binding("ctrl+t", "choose('theirs')", "Take theirs", id="conflict.theirs"),
     ]
     PALETTE: ClassVar[list[tuple[str, str, str]]] = [
-        ("conflict: keep mine", "choose('mine')", "Save my version over theirs (ctrl+k)"),
-        ("conflict: take theirs", "choose('theirs')", "Keep the version on disk (ctrl+t)"),
-        ("conflict: keep editing", "choose('edit')", "Back to the editor, nothing saved (escape)"),
+        ("conflict: keep mine", "choose('mine')", "Save my version over theirs"),
+        ("conflict: take theirs", "choose('theirs')", "Keep the version on disk"),
+        ("conflict: keep editing", "choose('edit')", "Back to the editor, nothing saved"),
     ]
 
     def __init__(self, relpath: str, theirs: str | None, mine: str) -> None:

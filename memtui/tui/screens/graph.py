@@ -152,14 +152,14 @@ class GraphScreen(StoreScreen):
             "recentre_focused",
             "Centre the graph there (enter)",
         ),
-        ("graph: depth +", "depth(1)", "Show one more level of links (+)"),
-        ("graph: depth -", "depth(-1)", "Show one level less (-)"),
-        ("graph: open note", "open_note", "Open the focused note in the main screen (o)"),
-        ("graph: show hubs", "show_tab('tab-hubs')", "The most linked notes (2)"),
-        ("graph: show orphans", "show_tab('tab-orphans')", "Notes with no links (3)"),
-        ("graph: show unresolved", "show_tab('tab-unresolved')", "Link targets with no note (4)"),
-        ("graph: show the neighbourhood", "show_tab('tab-graph')", "Back to the drawing (1)"),
-        ("go: back", "close", "Leave the graph (escape)"),
+        ("graph: depth +", "depth(1)", "Show one more level of links"),
+        ("graph: depth -", "depth(-1)", "Show one level less"),
+        ("graph: open note", "open_note", "Open the focused note in the main screen"),
+        ("graph: show hubs", "show_tab('tab-hubs')", "The most linked notes"),
+        ("graph: show orphans", "show_tab('tab-orphans')", "Notes with no links"),
+        ("graph: show unresolved", "show_tab('tab-unresolved')", "Link targets with no note"),
+        ("graph: show the neighbourhood", "show_tab('tab-graph')", "Back to the drawing"),
+        ("go: back", "close", "Leave the graph"),
     ]
 
     def __init__(self, relpath: str, *, depth: int = 1) -> None:

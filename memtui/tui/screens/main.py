@@ -36,7 +36,7 @@ class MainScreen(Screen[None]):
     """Browse the store: tree, preview, links and history; every note action starts here."""
 
     HELP = "Tree badges:\n" + BADGE_HELP
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [  # type: ignore[misc]
         (0, "-narrow"),
         (SIDE_PANEL_MIN_WIDTH, "-wide"),
     ]
@@ -57,20 +57,20 @@ class MainScreen(Screen[None]):
         Binding("ctrl+r", "reload", "Reload", show=False, id="main.reload"),
     ]
     PALETTE: ClassVar[list[PaletteEntry]] = [
-        ("go: search", "search", "Search every note (/)"),
-        ("note: edit", "edit", "Edit the note in memtui (e)"),
-        ("note: edit in $EDITOR", "external_edit", "Edit a copy in your editor (E)"),
-        ("note: new", "new_note", "Create a note from the template (n)"),
-        ("note: rename or move", "rename", "Rename, optionally rewriting links to it (m)"),
-        ("note: delete", "delete", "Delete the note or folder, undoable (d)"),
-        ("note: undo last change", "undo", "Revert the last change made in this app (u)"),
-        ("view: toggle raw", "toggle_raw", "Show exactly what the agent's view returns (v)"),
-        ("view: toggle links panel", "toggle_side", "Show or hide links, backlinks and history (l)"),
-        ("go: graph", "graph", "The note's neighbourhood (g)"),
-        ("go: history", "history", "Every event in the store (h)"),
-        ("go: note history", "note_history", "Events of this note (H)"),
-        ("go: review", "review", "Stale notes to review (r)"),
-        ("view: reload tree", "reload", "Re-list the folders (ctrl+r)"),
+        ("go: search", "search", "Search every note"),
+        ("note: edit", "edit", "Edit the note in memtui"),
+        ("note: edit in $EDITOR", "external_edit", "Edit a copy in your editor"),
+        ("note: new", "new_note", "Create a note from the template"),
+        ("note: rename or move", "rename", "Rename, optionally rewriting links to it"),
+        ("note: delete", "delete", "Delete the note or folder, undoable"),
+        ("note: undo last change", "undo", "Revert the last change made in this app"),
+        ("view: toggle raw", "toggle_raw", "Show exactly what the agent's view returns"),
+        ("view: toggle links panel", "toggle_side", "Show or hide links, backlinks and history"),
+        ("go: graph", "graph", "The note's neighbourhood"),
+        ("go: history", "history", "Every event in the store"),
+        ("go: note history", "note_history", "Events of this note"),
+        ("go: review", "review", "Stale notes to review"),
+        ("view: reload tree", "reload", "Re-list the folders"),
     ]
 
     def __init__(self) -> None:

@@ -53,12 +53,12 @@ class ReviewScreen(StoreScreen):
     ]
 
     PALETTE: ClassVar[list[tuple[str, str, str]]] = [
-        ("review: select or unselect", "toggle_selected", "Mark the note under the cursor (space)"),
-        ("review: select all", "select_all", "Mark every proposed note (a)"),
-        ("review: archive selected", "archive_selected", "Move them to archive/, undoable (A)"),
-        ("review: delete selected", "delete_selected", "Delete them, undoable (d)"),
-        ("review: open note", "open_note", "Open the note in the main screen (o)"),
-        ("go: back", "close", "Leave the review (escape)"),
+        ("review: select or unselect", "toggle_selected", "Mark the note under the cursor"),
+        ("review: select all", "select_all", "Mark every proposed note"),
+        ("review: archive selected", "archive_selected", "Move them to archive/, undoable"),
+        ("review: delete selected", "delete_selected", "Delete them, undoable"),
+        ("review: open note", "open_note", "Open the note in the main screen"),
+        ("go: back", "close", "Leave the review"),
     ]
 
     def __init__(self, *, clock: Callable[[], float] | None = None) -> None:

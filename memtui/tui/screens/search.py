@@ -108,9 +108,9 @@ class SearchScreen(Screen[None]):
         Binding("ctrl+l", "clear", "Clear", id="search.clear"),
     ]
     PALETTE: ClassVar[list[tuple[str, str, str]]] = [
-        ("search: clear", "clear", "Empty the query (ctrl+l)"),
-        ("search: go to the results", "focus_results", "Move from the query to the results (down)"),
-        ("search: back", "close", "Back to the notes (escape)"),
+        ("search: clear", "clear", "Empty the query"),
+        ("search: go to the results", "focus_results", "Move from the query to the results"),
+        ("search: back", "close", "Back to the notes"),
     ]
 
     def __init__(self, query: str = "") -> None:
