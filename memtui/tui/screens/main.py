@@ -465,11 +465,17 @@ class MainScreen(Screen[None]):
             return
         index = self.ctx.index
         inbound: Plan = {}
+        breaks = None
         if index is not None:
-            from memtui.notes.links import links_into
+            from memtui.notes.links import broken_by_move, links_into
 
             inbound = links_into(index, entry.relpath)
-        answer = await self.app.push_screen_wait(RenameScreen(entry.relpath, len(inbound)))
+
+            def breaks(new: str) -> int:
+                """How many linking notes a move to `new` would leave with a broken link."""
+                return len(broken_by_move(index, inbound, entry.relpath, new))
+
+        answer = await self.app.push_screen_wait(RenameScreen(entry.relpath, len(inbound), breaks))
         if answer is None:
             return
         new_relpath, rewrite = answer
