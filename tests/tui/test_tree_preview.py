@@ -52,12 +52,12 @@ async def test_preview_shows_frontmatter_observations_and_links(store_root: Path
         prompts = [
             str(relations.get_option_at_index(i).prompt) for i in range(relations.option_count)
         ]
-        assert prompts == ["→ Textual", "→ Ghost Note  (unresolved)"]
+        assert prompts == ["uses → Textual", "depends_on → Ghost Note  (unresolved)"]
         side = screen.side
         side_lines = [str(side.get_option_at_index(i).prompt) for i in range(side.option_count)]
         assert side_lines[:6] == [
             "Links out (1)",
-            "  → Textual",
+            "  uses → Textual",
             "Backlinks (1)",
             "  ← Preferences (likes)",
             "Unresolved (1)",
@@ -107,7 +107,7 @@ async def test_the_relation_list_starts_on_its_first_link_when_focused(store_roo
         await pilot.press("tab")
         side = screen.side
         assert side.has_focus and side.highlighted is not None
-        assert str(side.get_option_at_index(side.highlighted).prompt) == "  → Textual"
+        assert str(side.get_option_at_index(side.highlighted).prompt) == "  uses → Textual"
         relations.focus()
         await pilot.press("down", "enter")
         assert await wait_for(pilot, lambda: screen.preview.relpath == "tools/rich.md")

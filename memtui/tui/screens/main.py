@@ -13,6 +13,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Static, Tree
 
+from memtui.tui.outlink import OutLink
 from memtui.tui.widgets.confirm import ConfirmScreen
 from memtui.tui.widgets.note_tree import BADGE_HELP, NoteTree, TreeEntry
 from memtui.tui.widgets.preview import LinkFollowed, Preview
@@ -255,14 +256,16 @@ class MainScreen(Screen[None]):
         )
         self.refresh_side(entry.relpath, note)
 
-    def outgoing(self, relpath: str, note: object) -> list[tuple[str, str | None]]:
-        """The note's links with their resolved paths (None when unresolved or not indexed)."""
+    def outgoing(self, relpath: str, note: object) -> list[OutLink]:
+        """The note's relations with their resolved paths (None when unresolved or not indexed)."""
         index = self.ctx.index
-        relations = getattr(note, "relations", [])
-        if index is None:
-            return [(relation.target, None) for relation in relations]
         return [
-            (relation.target, index.resolve(relation.target, relpath)) for relation in relations
+            OutLink(
+                relation.relation_type,
+                relation.target,
+                None if index is None else index.resolve(relation.target, relpath),
+            )
+            for relation in getattr(note, "relations", [])
         ]
 
     def refresh_side(self, relpath: str, note: object | None = None) -> None:
@@ -292,7 +295,7 @@ class MainScreen(Screen[None]):
     def load_side_history(
         self,
         relpath: str,
-        outgoing: list[tuple[str, str | None]],
+        outgoing: list[OutLink],
         backlinks: list[tuple[str, str, str]],
     ) -> None:
         """Query the note's recent history in a thread, then show it if the note is still shown."""
@@ -305,7 +308,7 @@ class MainScreen(Screen[None]):
     def _show_side_history(
         self,
         relpath: str,
-        outgoing: list[tuple[str, str | None]],
+        outgoing: list[OutLink],
         backlinks: list[tuple[str, str, str]],
         events: list[Event],
     ) -> None:

@@ -16,6 +16,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from memtui.tui import text_styles as styles
+from memtui.tui.outlink import OutLink
 from memtui.tui.widgets.cursor_list import CursorList
 
 if TYPE_CHECKING:
@@ -112,7 +113,7 @@ class Preview(Vertical):
         self.relpath: str | None = None
         self.mode = "empty"
         self._frontmatter_lines = 0
-        self._outgoing: list[tuple[str, str | None]] = []
+        self._outgoing: list[OutLink] = []
         self._shown_text: str | None = None
 
     def compose(self) -> ComposeResult:
@@ -158,11 +159,11 @@ class Preview(Vertical):
         note: Note,
         text: str,
         *,
-        outgoing: list[tuple[str, str | None]],
+        outgoing: list[OutLink],
         line: int | None,
         whole_size: int | None = None,
     ) -> None:
-        """Show a note; `outgoing` is (link label, resolved relpath or None); scroll to `line`.
+        """Show a note with its relations `outgoing`, scrolled to `line`.
 
         `whole_size` is the file's size in bytes when `text` is only its start (a large note).
         Showing the note already shown, unchanged, redraws nothing (it only goes to `line`).
@@ -215,20 +216,20 @@ class Preview(Vertical):
         elif self.mode == "rendered" and self.relpath is not None:
             self.call_after_refresh(self._scroll_markdown_to, line, self.relpath)
 
-    def _fill_relations(self, outgoing: list[tuple[str, str | None]]) -> None:
+    def _fill_relations(self, outgoing: list[OutLink]) -> None:
         """List the note's relations as followable links."""
         relations = self.query_one("#preview-relations", CursorList)
         relations.display = bool(outgoing)
         relations.replace_options(
             Option(
                 styles.assemble(
-                    ("→ ", styles.HEADING),
-                    (label, styles.LINK if resolved else styles.UNRESOLVED),
+                    (f"{relation_type} → ", styles.HEADING),
+                    (target, styles.LINK if resolved else styles.UNRESOLVED),
                     ("  (unresolved)" if resolved is None else "", styles.MUTED),
                 ),
                 id=f"{position}",
             )
-            for position, (label, resolved) in enumerate(outgoing)
+            for position, (relation_type, target, resolved) in enumerate(outgoing)
         )
         self._outgoing = outgoing
 
@@ -315,8 +316,8 @@ class Preview(Vertical):
     def _relation_chosen(self, event: OptionList.OptionSelected) -> None:
         """Follow a relation link."""
         event.stop()
-        label, _resolved = self._outgoing[int(event.option_id or 0)]
-        self.post_message(LinkFollowed(label, self.relpath))
+        link = self._outgoing[int(event.option_id or 0)]
+        self.post_message(LinkFollowed(link.target, self.relpath))
 
     def on_markdown_link_clicked(self, event: Markdown.LinkClicked) -> None:
         """Follow a wikilink clicked in the body."""
