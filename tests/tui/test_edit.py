@@ -8,6 +8,7 @@ from textual.pilot import Pilot
 from textual.widgets import Checkbox, Input, TextArea
 
 from memtui.notes.links import links_into
+from memtui.notes.parser import parse_note
 from memtui.tui.app import MemtuiApp
 from memtui.tui.screens.dialogs import RenameScreen, note_template
 from memtui.tui.screens.editor import ConflictScreen, EditorScreen
@@ -112,7 +113,8 @@ async def test_escape_with_changes_asks_before_discarding(store_root: Path) -> N
 
 
 async def test_new_note_from_the_template(store_root: Path) -> None:
-    """`n`, a title, Enter: the template is written in the selected folder and selected."""
+    """`n`, a title, Enter: the template is written in the selected folder, selected and opened
+    in the editor."""
     app = MemtuiApp(store_root, actor="human:tester", watch=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
@@ -129,9 +131,11 @@ async def test_new_note_from_the_template(store_root: Path) -> None:
         assert text == note_template("Rich Text", "tools/Rich Text.md")
         assert text.startswith("---\ntitle: Rich Text\ntype: note\ntags: []\npermalink: ")
         assert "\n## Observations\n" in text and "\n## Relations\n" in text
-        assert await wait_for(
-            pilot, lambda: screen.note_tree.cursor_relpath == "tools/Rich Text.md"
-        )
+        assert "[[]]" not in text
+        assert parse_note(text, "tools/Rich Text.md").relations == []
+        assert await wait_for(pilot, lambda: isinstance(app.screen, EditorScreen))
+        assert app.screen.relpath == "tools/Rich Text.md"  # type: ignore[attr-defined]
+        assert screen.note_tree.cursor_relpath == "tools/Rich Text.md"
 
 
 async def rename_in_app(app: MemtuiApp, pilot: Pilot[None], relpath: str, new: str) -> str:

@@ -38,7 +38,8 @@ def note_filename(title: str) -> str:
 
 
 def note_template(title: str, relpath: str) -> str:
-    """A new note: frontmatter (title, type, tags, permalink), Observations and Relations."""
+    """A new note: frontmatter (title, type, tags, permalink), Observations and Relations (with
+    the relation syntax in a comment, so the note links nowhere until the user says so)."""
     try:
         from memtui.notes.permalink import generate_permalink
 
@@ -56,7 +57,7 @@ def note_template(title: str, relpath: str) -> str:
         "## Observations\n\n"
         "- [fact] \n\n"
         "## Relations\n\n"
-        "- relates_to [[]]\n"
+        "<!-- - relates_to [[Another note]] -->\n"
     )
 
 
@@ -119,8 +120,8 @@ def _rewrite_links(ctx: AppContext, source: str, renames: dict[str, str]) -> int
         text, revision = ctx.store.read(virtual)
     except Exception:
         return None
-    rewritten, count = rewrite_links(text, renames)
-    if count == 0:
+    rewritten, rewrites = rewrite_links(text, renames)
+    if rewrites == 0:
         return None
     result = ctx.store.write(virtual, rewritten, revision)
     return None if result.is_error else result.event_id

@@ -419,11 +419,14 @@ class MainScreen(Screen[None]):
     @work(exclusive=True, group="main-action")
     async def action_edit(self) -> None:
         """Edit the note in the in-app editor."""
+        relpath = self.selected_note()
+        if relpath is not None:
+            await self.edit_note(relpath)
+
+    async def edit_note(self, relpath: str) -> None:
+        """Open `relpath` in the in-app editor and show it again once saved."""
         from memtui.tui.screens.editor import EditorScreen
 
-        relpath = self.selected_note()
-        if relpath is None:
-            return
         try:
             text, revision = self.ctx.store.read(self.ctx.virtual(relpath))
         except Exception as error:
@@ -444,7 +447,7 @@ class MainScreen(Screen[None]):
 
     @work(exclusive=True, group="main-action")
     async def action_new_note(self) -> None:
-        """Create a note from the template in a folder the user names."""
+        """Create a note from the template in a folder the user names, then edit it."""
         from memtui.tui.screens.dialogs import NewNoteScreen, create_note
 
         answer = await self.app.push_screen_wait(NewNoteScreen(self.selected_folder()))
@@ -457,6 +460,7 @@ class MainScreen(Screen[None]):
         self.memtui.remember_event(result.event_id)
         await self.changed({relpath}, show=relpath)
         self.notify(f"Created {relpath}")
+        await self.edit_note(relpath)
 
     @work(exclusive=True, group="main-action")
     async def action_rename(self) -> None:
