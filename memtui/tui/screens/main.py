@@ -18,6 +18,7 @@ from memtui.tui.widgets.confirm import ConfirmScreen
 from memtui.tui.widgets.note_tree import BADGE_HELP, NoteTree, TreeEntry
 from memtui.tui.widgets.preview import LinkFollowed, Preview
 from memtui.tui.widgets.side_panel import SideItemChosen, SidePanel
+from memtui.tui.wording import count
 
 if TYPE_CHECKING:
     from memtui.core.history import Event
@@ -142,7 +143,7 @@ class MainScreen(Screen[None]):
         index = self.ctx.index
         progress = self.memtui.index_progress
         if index is not None:
-            state = f"{len(index.notes):,} notes"
+            state = count(len(index.notes), "note")
             if self.ctx.searcher is None:
                 state += "  ·  building the search index…"
         elif progress is not None:
