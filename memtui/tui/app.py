@@ -191,10 +191,9 @@ class MemtuiApp(App[None]):
         try:
             self.ctx.store.history.events(limit=1)
         except Exception as error:
-            self.call_from_thread(
-                self.notify, f"History recovery failed: {error}", severity="error", timeout=10
-            )
-        self.post_message(HistoryReady())
+            self.post_message(HistoryReady(f"History recovery failed: {error}"))
+        else:
+            self.post_message(HistoryReady())
 
     def plain_history(self) -> History:
         """The history for background readers: never runs start-up recovery itself."""
@@ -205,7 +204,9 @@ class MemtuiApp(App[None]):
         return self._plain_history
 
     def on_history_ready(self, message: HistoryReady) -> None:
-        """History queries no longer block: refresh what shows it."""
+        """History queries no longer block: refresh what shows it (and say if recovery failed)."""
+        if message.error:
+            self.notify(message.error, severity="error", timeout=10)
         self.history_ready = True
         self.notes_changed_signal.publish(frozenset())
         self.compute_badges()

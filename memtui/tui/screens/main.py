@@ -13,6 +13,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Static, Tree
 
+from memtui.tui.messages import NoteHistoryRead
 from memtui.tui.outlink import OutLink
 from memtui.tui.widgets.confirm import ConfirmScreen
 from memtui.tui.widgets.note_tree import BADGE_HELP, NoteTree, TreeEntry
@@ -299,28 +300,22 @@ class MainScreen(Screen[None]):
         outgoing: list[OutLink],
         backlinks: list[tuple[str, str, str]],
     ) -> None:
-        """Query the note's recent history in a thread, then show it if the note is still shown."""
+        """Query the note's recent history in a thread and post it to the screen."""
         try:
             events = self.ctx.history.events(path=self.ctx.virtual(relpath), limit=HISTORY_ROWS)
         except Exception:
             events = []
-        self.app.call_from_thread(self._show_side_history, relpath, outgoing, backlinks, events)
+        self.post_message(NoteHistoryRead(relpath, outgoing, backlinks, events))
 
-    def _show_side_history(
-        self,
-        relpath: str,
-        outgoing: list[OutLink],
-        backlinks: list[tuple[str, str, str]],
-        events: list[Event],
-    ) -> None:
+    def on_note_history_read(self, message: NoteHistoryRead) -> None:
         """Fill the side panel's history once it is read, unless another note is shown now."""
-        self._history_rows[relpath] = events
-        if self.note_tree.cursor_relpath != relpath:
+        self._history_rows[message.relpath] = message.events
+        if self.note_tree.cursor_relpath != message.relpath:
             return
         self.side.show_note(
-            outgoing=outgoing,
-            backlinks=backlinks,
-            events=events,
+            outgoing=message.outgoing,
+            backlinks=message.backlinks,
+            events=message.events,
             now=self.memtui.clock(),
             index_ready=self.ctx.index is not None,
         )
