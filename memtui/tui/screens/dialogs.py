@@ -226,8 +226,9 @@ class RenameScreen(FormDialog[tuple[str, bool]]):
         """Which notes link here and which of their links keep working."""
         if self.linking_notes == 0:
             return "No note links here."
+        verb = "links" if self.linking_notes == 1 else "link"
         return (
-            f"{count(self.linking_notes, 'note')} link here. Links by title, or by a permalink "
+            f"{count(self.linking_notes, 'note')} {verb} here. Links by title, or by a permalink "
             "set in the frontmatter, keep working after a move and are left as they are."
         )
 
@@ -238,16 +239,25 @@ class RenameScreen(FormDialog[tuple[str, bool]]):
         new = event.value.strip().strip("/")
         links = self.query_one("#rename-links", Checkbox)
         if not new or new == self.relpath:
-            links.label = "Rewrite the links the move would break"
-            links.disabled = False
+            self._offer_rewrite(links, "Rewrite the links the move would break")
             return
         broken = self.breaks(new)
-        links.label = (
-            f"Rewrite links in {count(broken, 'note')} the move would break"
-            if broken
-            else "No links need rewriting for this move"
-        )
-        links.disabled = broken == 0
+        if broken:
+            self._offer_rewrite(
+                links, f"Rewrite links in {count(broken, 'note')} the move would break"
+            )
+        else:
+            links.label = "No links need rewriting for this move"
+            links.value = False
+            links.disabled = True
+
+    @staticmethod
+    def _offer_rewrite(links: Checkbox, label: str) -> None:
+        """Offer the rewrite under `label`, ticked again if it was not offered before."""
+        links.label = label
+        if links.disabled:
+            links.disabled = False
+            links.value = True
 
     def submit(self) -> None:
         """Dismiss with (new path, rewrite links) when the path changed."""
