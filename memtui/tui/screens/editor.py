@@ -126,8 +126,8 @@ class EditorScreen(Screen[bool]):
         Binding("escape", "close", "Close", id="editor.close", priority=True),
     ]
     PALETTE: ClassVar[list[tuple[str, str, str]]] = [
-        ("editor: save", "save", "Save the note (ctrl+s)"),
-        ("editor: close", "close", "Close, asking before discarding changes (escape)"),
+        ("editor: save", "save", "Save the note"),
+        ("editor: close", "close", "Close, asking before discarding changes"),
     ]
 
     def __init__(self, relpath: str, text: str, revision: str | None) -> None:
