@@ -134,7 +134,10 @@ async def test_new_note_from_the_template(store_root: Path) -> None:
         assert "[[]]" not in text
         assert parse_note(text, "tools/Rich Text.md").relations == []
         assert await wait_for(pilot, lambda: isinstance(app.screen, EditorScreen))
-        assert app.screen.relpath == "tools/Rich Text.md"  # type: ignore[attr-defined]
+        editor = app.screen
+        assert isinstance(editor, EditorScreen) and editor.relpath == "tools/Rich Text.md"
+        row, column = editor.query_one(TextArea).cursor_location
+        assert text.splitlines()[row] == "- [fact] " and column == len("- [fact] ")
         assert screen.note_tree.cursor_relpath == "tools/Rich Text.md"
 
 

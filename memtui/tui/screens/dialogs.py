@@ -61,6 +61,13 @@ def note_template(title: str, relpath: str) -> str:
     )
 
 
+def template_cursor() -> tuple[int, int]:
+    """Where typing starts in a new note: the end of the first observation placeholder."""
+    lines = note_template("title", "title.md").splitlines()
+    row = next(n for n, line in enumerate(lines) if line.startswith("- [fact]"))
+    return row, len(lines[row])
+
+
 def create_note(store: MemoryStore, folder: str, title: str) -> tuple[CommandResult, str]:
     """Create a note from the template through the store; returns the result and its path."""
     folder = folder.strip().strip("/")

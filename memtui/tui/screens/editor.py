@@ -130,12 +130,15 @@ class EditorScreen(Screen[bool]):
         ("editor: close", "close", "Close, asking before discarding changes"),
     ]
 
-    def __init__(self, relpath: str, text: str, revision: str | None) -> None:
-        """Edit `text`, loaded from `relpath` at `revision`."""
+    def __init__(
+        self, relpath: str, text: str, revision: str | None, cursor: tuple[int, int] = (0, 0)
+    ) -> None:
+        """Edit `text`, loaded from `relpath` at `revision`, the cursor at (row, column)."""
         super().__init__()
         self.relpath = relpath
         self.original = text
         self.revision = revision
+        self.cursor = cursor
 
     def compose(self) -> ComposeResult:
         """Title line, the editor and the footer."""
@@ -144,8 +147,10 @@ class EditorScreen(Screen[bool]):
         yield Footer()
 
     def on_mount(self) -> None:
-        """Focus the text."""
-        self.query_one("#editor", TextArea).focus()
+        """Focus the text with the cursor in place."""
+        area = self.query_one("#editor", TextArea)
+        area.move_cursor(self.cursor)
+        area.focus()
 
     @property
     def text(self) -> str:

@@ -419,8 +419,8 @@ class MainScreen(Screen[None]):
         if relpath is not None:
             await self.edit_note(relpath)
 
-    async def edit_note(self, relpath: str) -> None:
-        """Open `relpath` in the in-app editor and show it again once saved."""
+    async def edit_note(self, relpath: str, cursor: tuple[int, int] = (0, 0)) -> None:
+        """Open `relpath` in the in-app editor, the cursor at (row, column); show it once saved."""
         from memtui.tui.screens.editor import EditorScreen
 
         try:
@@ -428,7 +428,7 @@ class MainScreen(Screen[None]):
         except Exception as error:
             self.notify(f"Cannot edit {relpath}: {error}", severity="error")
             return
-        saved = await self.app.push_screen_wait(EditorScreen(relpath, text, revision))
+        saved = await self.app.push_screen_wait(EditorScreen(relpath, text, revision, cursor))
         if saved:
             await self.changed({relpath}, show=relpath)
 
@@ -444,7 +444,7 @@ class MainScreen(Screen[None]):
     @work(exclusive=True, group="main-action")
     async def action_new_note(self) -> None:
         """Create a note from the template in a folder the user names, then edit it."""
-        from memtui.tui.screens.dialogs import NewNoteScreen, create_note
+        from memtui.tui.screens.dialogs import NewNoteScreen, create_note, template_cursor
 
         answer = await self.app.push_screen_wait(NewNoteScreen(self.selected_folder()))
         if answer is None:
@@ -456,7 +456,7 @@ class MainScreen(Screen[None]):
         self.memtui.remember_event(result.event_id)
         await self.changed({relpath}, show=relpath)
         self.notify(f"Created {relpath}")
-        await self.edit_note(relpath)
+        await self.edit_note(relpath, template_cursor())
 
     @work(exclusive=True, group="main-action")
     async def action_rename(self) -> None:
