@@ -164,9 +164,12 @@ async def new_note(pilot: Pilot[None]) -> None:
 
 
 async def rename(pilot: Pilot[None]) -> None:
-    """The rename dialog, offering to rewrite the links that point to the note."""
+    """The rename dialog with a new folder typed: the notes linking here name it by title, so no
+    link needs rewriting."""
     await open_note(pilot)
     await pilot.press("m")
+    await settle(pilot, 0.3, workers=False)
+    pilot.app.screen.query_one("#rename-path", Input).value = "projects/active/memtui.md"
     await settle(pilot, 0.3, workers=False)
 
 

@@ -9,6 +9,10 @@ import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from memtui.core.config import Settings
 
 DEFAULT_ROOT = "~/memories"
 
@@ -31,7 +35,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--actor",
         metavar="NAME",
         type=app_actor,
-        help="who you are in the history (recorded as human:NAME; default: your user name)",
+        help=(
+            "who you are in the history (recorded as human:NAME; default: MEMTUI_ACTOR, else the "
+            "config's actor, else your user name)"
+        ),
     )
     return parser
 
@@ -50,17 +57,19 @@ def app_actor(name: str) -> str:
     )
 
 
-def default_actor() -> str:
-    """The app's actor when --actor is not given: MEMTUI_ACTOR, else the login name."""
-    from memtui.core.config import login_name
-
-    name = os.environ.get("MEMTUI_ACTOR")
-    if not name:
-        return app_actor(login_name())
+def default_actor(settings: Settings) -> str:
+    """The app's actor when --actor is not given: MEMTUI_ACTOR, else the config's `actor`, else
+    the login name (`settings.actor` holds whichever applies)."""
     try:
-        return app_actor(name)
+        return app_actor(settings.actor)
     except argparse.ArgumentTypeError as error:
-        raise ValueError(f"memtui: MEMTUI_ACTOR: {error}") from error
+        if os.environ.get("MEMTUI_ACTOR"):
+            where = "MEMTUI_ACTOR"
+        elif settings.source is not None:
+            where = f'{settings.source}: key "actor"'
+        else:
+            where = "login name"
+        raise ValueError(f"memtui: {where}: {error}") from error
 
 
 def resolve_root(path: str | None) -> tuple[Path, str | None]:
@@ -99,8 +108,15 @@ def main(argv: Sequence[str]) -> int:
     """Parse app options and run the app; bad paths exit with status 2 and one line."""
     args = build_parser().parse_args(list(argv))
     clock = time.time
+    from memtui.core.config import ConfigError, load_settings
+
     try:
-        actor = args.actor or default_actor()
+        settings = load_settings()
+    except ConfigError as error:
+        print(f"memtui: {error}", file=sys.stderr)
+        return 2
+    try:
+        actor = args.actor or default_actor(settings)
         if args.demo:
             from memtui.demo import demo_clock
 
@@ -114,7 +130,7 @@ def main(argv: Sequence[str]) -> int:
     from memtui.tui.app import MemtuiApp
 
     try:
-        app = MemtuiApp(root, actor=actor, notice=notice, clock=clock)
+        app = MemtuiApp(root, actor=actor, settings=settings, notice=notice, clock=clock)
     except Exception as error:
         print(f"memtui: cannot open {root}: {error}", file=sys.stderr)
         return 2

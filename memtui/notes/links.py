@@ -165,3 +165,42 @@ def retargets(index: NoteIndex, plan: Plan, old: str, new: str) -> Plan:
         if renames:
             result[source_now] = renames
     return result
+
+
+def names_after_move(index: NoteIndex, relpath: str, relpath_now: str) -> tuple[set[str], set[str]]:
+    """The lookup keys the note at `relpath` answers to once moved to `relpath_now`: exact keys
+    (its permalink and title as parsed there, either may follow the path, and its path keys) and
+    the case- and `_`/`-`-insensitive forms of its path keys."""
+    from memtui.notes.index import alias_key
+    from memtui.notes.parser import parse_note
+
+    paths = {relpath_now, relpath_now.removesuffix(".md")}
+    exact = set(paths)
+    text = index.texts.get(relpath)
+    if text is not None:
+        note = parse_note(text, relpath_now)
+        exact.update(name for name in (note.permalink, note.title) if name)
+    return exact, {alias_key(path) for path in paths}
+
+
+def broken_by_move(index: NoteIndex, plan: Plan, old: str, new: str) -> Plan:
+    """The links of `plan` that would stop reaching their note if `old` moved to `new`, by
+    source (computed before moving; `retargets` rewrites exactly these once moved)."""
+    from memtui.notes.index import NoteIndex, alias_key
+
+    names: dict[str, tuple[set[str], set[str]]] = {}
+    result: Plan = {}
+    for source, targets in plan.items():
+        source_now = moved_path(source, old, new)
+        broken: dict[str, str] = {}
+        for key, target in targets.items():
+            target_now = moved_path(target, old, new)
+            if target_now not in names:
+                names[target_now] = names_after_move(index, target, target_now)
+            exact, aliases = names[target_now]
+            key_now = NoteIndex.target_key(key, source_now)
+            if key_now not in exact and alias_key(key_now) not in aliases:
+                broken[key] = target
+        if broken:
+            result[source] = broken
+    return result

@@ -92,6 +92,8 @@ class SearchFilters:
     actor: str | None = None
     """`human`, `agent`, `external` (any of that kind) or an exact actor like `agent:claude`."""
     max_age_days: float | None = None
+    now: float | None = None
+    """The present `max_age_days` counts back from (the caller's clock); None: the wall clock."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -469,8 +471,10 @@ class Searcher:
         """Relpaths that pass the filters, or None when there are none."""
         if filters is None or filters == SearchFilters():
             return None
+        if filters.max_age_days is not None:
+            return _matching(self._docs, filters, self.history)
         cached = self._filter_cache.get(filters)
-        if cached is not None and filters.max_age_days is None:
+        if cached is not None:
             return cached
         allowed = _matching(self._docs, filters, self.history)
         self._filter_cache[filters] = allowed
@@ -968,9 +972,8 @@ def _matching(docs: dict[str, _Doc], filters: SearchFilters, history: object | N
     if filters.actor:
         getter = getattr(history, "last_change_actors", None)
         actors = getter() if getter is not None else {}
-    oldest = (
-        time.time() - filters.max_age_days * 86400 if filters.max_age_days is not None else None
-    )
+    now = time.time() if filters.now is None else filters.now
+    oldest = now - filters.max_age_days * 86400 if filters.max_age_days is not None else None
     allowed: set[str] = set()
     for relpath, doc in docs.items():
         if folder and not (relpath == folder or relpath.startswith(folder + "/")):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -28,7 +28,9 @@ from memtui.tui.messages import (
 )
 
 if TYPE_CHECKING:
+    from textual.app import SystemCommand
     from textual.command import Provider
+    from textual.screen import Screen
 
     from memtui.core.config import Settings
     from memtui.core.history import History, HistoryCorrupt
@@ -189,10 +191,9 @@ class MemtuiApp(App[None]):
         try:
             self.ctx.store.history.events(limit=1)
         except Exception as error:
-            self.call_from_thread(
-                self.notify, f"History recovery failed: {error}", severity="error", timeout=10
-            )
-        self.post_message(HistoryReady())
+            self.post_message(HistoryReady(f"History recovery failed: {error}"))
+        else:
+            self.post_message(HistoryReady())
 
     def plain_history(self) -> History:
         """The history for background readers: never runs start-up recovery itself."""
@@ -203,7 +204,9 @@ class MemtuiApp(App[None]):
         return self._plain_history
 
     def on_history_ready(self, message: HistoryReady) -> None:
-        """History queries no longer block: refresh what shows it."""
+        """History queries no longer block: refresh what shows it (and say if recovery failed)."""
+        if message.error:
+            self.notify(message.error, severity="error", timeout=10)
         self.history_ready = True
         self.notes_changed_signal.publish(frozenset())
         self.compute_badges()
@@ -307,6 +310,12 @@ class MemtuiApp(App[None]):
         """Remember an event this app made, so `undo` can revert it."""
         if event_id is not None:
             self.undo_stack.append(event_id)
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        """Textual's palette commands, without the keys help and quit memtui lists itself."""
+        from memtui.tui.commands import without_textual_duplicates
+
+        return without_textual_duplicates(super().get_system_commands(screen))
 
     def action_help(self) -> None:
         """Show the keys of the focused widget and its screen."""

@@ -2,42 +2,76 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from functools import partial
 from typing import TYPE_CHECKING
 
 from rapidfuzz import fuzz, process
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.markup import escape
 
 if TYPE_CHECKING:
+    from textual.app import SystemCommand
+    from textual.screen import Screen
+
     from memtui.tui.app import MemtuiApp
 
 PaletteEntry = tuple[str, str, str]
-"""(verb shown in the palette, action name on the screen, help text)."""
+"""(verb shown in the palette, action name on the screen, help text without the keys)."""
 
 APP_PALETTE: list[PaletteEntry] = [
-    ("app: keys for this screen", "app.help", "Show the keys of the focused widget (F1)"),
+    ("app: keys for this screen", "app.help", "Show the keys of the focused widget"),
     ("app: quit", "app.quit", "Leave memtui"),
 ]
+TEXTUAL_DUPLICATES = frozenset({"Keys", "Quit"})
+"""Textual's own palette commands that `APP_PALETTE` replaces."""
 
 
-def palette_entries(screen: object) -> list[PaletteEntry]:
+def palette_entries(screen: Screen[object]) -> list[PaletteEntry]:
     """The palette verbs of a screen (its `PALETTE` attribute), then one for each of its
-    bindings that has none there, then the app's: every screen action is in the palette."""
+    bindings that has none there, then the app's: every screen action is in the palette.
+
+    Each help text ends with the keys bound to the action now, keymap included."""
     entries: list[PaletteEntry] = list(getattr(screen, "PALETTE", []))
     covered = {action for _verb, action, _help in entries}
     for binding in screen_bindings(screen):
         if binding.action not in covered:
             covered.add(binding.action)
             namespace = (binding.id or "").partition(".")[0] or "screen"
-            key = binding.key_display or binding.key.split(",")[0]
             verb = f"{namespace}: {binding.description.lower() or binding.action}"
-            entries.append((verb, binding.action, f"{binding.description} ({key})"))
-    return [*entries, *APP_PALETTE]
+            entries.append((verb, binding.action, binding.description))
+    keys = bound_keys(screen)
+    return [
+        (verb, action, f"{help_text} ({keys[action]})" if action in keys else help_text)
+        for verb, action, help_text in [*entries, *APP_PALETTE]
+    ]
 
 
-def screen_bindings(screen: object) -> Iterator[Binding]:
+def bound_keys(screen: Screen[object]) -> dict[str, str]:
+    """Action -> the keys bound to it on `screen` now, as shown in the footer (`app.` actions
+    for the app's bindings)."""
+    app = screen.app
+    keys: dict[str, list[str]] = {}
+    for active in screen.active_bindings.values():
+        if active.node is app:
+            action = f"app.{active.binding.action}"
+        elif active.node is screen:
+            action = active.binding.action
+        else:
+            continue
+        shown = escape(app.get_key_display(active.binding))
+        if shown not in keys.setdefault(action, []):
+            keys[action].append(shown)
+    return {action: ", ".join(shown) for action, shown in keys.items()}
+
+
+def without_textual_duplicates(commands: Iterable[SystemCommand]) -> Iterator[SystemCommand]:
+    """Textual's system commands minus those memtui's own palette entries replace."""
+    return (command for command in commands if command.title not in TEXTUAL_DUPLICATES)
+
+
+def screen_bindings(screen: Screen[object]) -> Iterator[Binding]:
     """The bindings with an id (memtui's own) declared on the screen's classes."""
     for cls in type(screen).__mro__:
         for binding in vars(cls).get("BINDINGS", []):
@@ -93,19 +127,32 @@ class NoteProvider(Provider):
         return {path: f"{title}  {path}" for path, title in index.titles().items()}
 
     async def search(self, query: str) -> Hits:
-        """The best matching notes, scored with rapidfuzz and highlighted like the palette."""
+        """The best matching notes, scored with rapidfuzz and highlighted like the palette; a
+        title equal to the query (ignoring case) comes first."""
         choices = self._choices()
-        if not choices or not query.strip():
+        wanted = query.strip().casefold()
+        if not choices or not wanted:
             return
         matcher = self.matcher(query)
+        exact = {
+            path for path, display in choices.items() if title_of(display).casefold() == wanted
+        }
         best = process.extract(
             query, choices, scorer=fuzz.WRatio, limit=self.LIMIT, score_cutoff=40
         )
-        for display, score, path in best:
-            title = display.rsplit("  ", 1)[0]
+        ranked = [(path, 1.0) for path in sorted(exact)] + [
+            (path, min(score / 100, 0.99)) for _display, score, path in best if path not in exact
+        ]
+        for path, score in ranked:
+            title = title_of(choices[path])
             yield Hit(
-                score / 100,
+                score,
                 matcher.highlight(f"open: {title}"),
                 partial(self.memtui.open_note, path),
-                help=path,
+                help=escape(path),
             )
+
+
+def title_of(display: str) -> str:
+    """The title part of a note finder choice ("title  path")."""
+    return display.rsplit("  ", 1)[0]

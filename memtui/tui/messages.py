@@ -8,7 +8,9 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 
 if TYPE_CHECKING:
+    from memtui.core.history import Event
     from memtui.notes.index import NoteIndex
+    from memtui.tui.outlink import OutLink
 
 
 @dataclass
@@ -49,3 +51,16 @@ class BadgesReady(Message):
 @dataclass
 class HistoryReady(Message):
     """The store's history finished start-up recovery (outside changes are recorded)."""
+
+    error: str | None = None
+    """Why recovery failed, if it did."""
+
+
+@dataclass
+class NoteHistoryRead(Message):
+    """A note's recent events, read in a worker for the side panel (with the links it showed)."""
+
+    relpath: str
+    outgoing: list[OutLink]
+    backlinks: list[tuple[str, str, str]]
+    events: list[Event]

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from memtui.notes.index import NoteIndex
 from memtui.notes.links import (
+    broken_by_move,
     link_name,
     links_into,
     moved_path,
@@ -133,3 +134,30 @@ def test_link_name_keeps_the_style_of_the_old_link(tmp_path: Path) -> None:
     index.update_paths(["z/solo.md"])
     assert link_name(index, "z/solo.md", "Old Title") == "Solo"
     assert link_name(index, "z/solo.md", "old/solo") == "z/solo"
+
+
+def rewritten_keys(plan: dict[str, dict[str, str]], old: str, new: str) -> set[tuple[str, str]]:
+    """(source after the move, link text) of every link in `plan`."""
+    return {(moved_path(source, old, new), key) for source, links in plan.items() for key in links}
+
+
+def test_the_links_a_move_would_break_are_exactly_those_rewritten_after_it(tmp_path: Path) -> None:
+    write(tmp_path, "a/kept.md", "---\ntitle: Kept\npermalink: a/kept\n---\n")
+    write(tmp_path, "a/stem.md", "# no title in frontmatter\n")
+    write(tmp_path, "a/sib.md", "- next to [[./stem.md]] and [[a/stem]]\n")
+    write(
+        tmp_path,
+        "b.md",
+        "- by title [[Kept]]\n- by permalink [[a/kept]]\n"
+        "- by stem [[stem|Stem]] and [[stem#Top]]\n- depends_on [[a/stem]]\n",
+    )
+    index = NoteIndex.load(tmp_path, use_cache=False)
+    for old, new in (("a/kept.md", "c/kept.md"), ("a/stem.md", "a/renamed.md"), ("a", "z")):
+        plan = links_into(index, old)
+        predicted = broken_by_move(index, plan, old, new)
+        move(index, old, new)
+        assert rewritten_keys(predicted, old, new) == rewritten_keys(
+            retargets(index, plan, old, new), new, new
+        ), (old, new)
+        move(index, new, old)
+    assert broken_by_move(index, links_into(index, "a/kept.md"), "a/kept.md", "c/kept.md") == {}

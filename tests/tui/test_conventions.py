@@ -3,6 +3,7 @@ and the palette opens a note by a fuzzy title."""
 
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
 import pkgutil
@@ -260,3 +261,72 @@ async def test_a_fuzzy_title_in_the_palette_opens_the_note(store_root: Path) -> 
             pilot, lambda: screen.note_tree.cursor_relpath == "user/preferences.md"
         )
         assert await wait_for(pilot, lambda: screen.preview.relpath == "user/preferences.md")
+
+
+# ----- workers never touch widgets --------------------------------------------------------------
+
+
+def thread_workers() -> Iterator[tuple[str, ast.FunctionDef]]:
+    """Every function in `memtui.tui` decorated with `@work(thread=True, ...)`."""
+    for path in sorted(Path(memtui.tui.__file__).parent.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.FunctionDef):
+                continue
+            for decorator in node.decorator_list:
+                threaded = isinstance(decorator, ast.Call) and any(
+                    keyword.arg == "thread"
+                    and isinstance(keyword.value, ast.Constant)
+                    and keyword.value.value is True
+                    for keyword in decorator.keywords
+                )
+                if threaded:
+                    yield f"{path.name}:{node.name}", node
+
+
+def test_thread_workers_post_messages_instead_of_calling_into_the_ui() -> None:
+    """No thread worker hands a UI update to the event loop with `call_from_thread`."""
+    workers = dict(thread_workers())
+    assert "main.py:load_side_history" in workers and "search.py:search_worker" in workers
+    offenders = [
+        name
+        for name, function in workers.items()
+        for node in ast.walk(function)
+        if isinstance(node, ast.Attribute) and node.attr == "call_from_thread"
+    ]
+    assert offenders == []
+
+
+async def test_no_widget_is_refreshed_off_the_event_loop_thread(
+    store_root: Path, monkeypatch: Any
+) -> None:
+    """Indexing, badges, the side panel's history and a search run in threads; no widget is
+    refreshed from one of them."""
+    import threading
+
+    from textual.widget import Widget
+
+    off_thread: list[str] = []
+    refresh = Widget.refresh
+
+    def checked_refresh(self: Widget, *args: Any, **kwargs: Any) -> Any:
+        if threading.current_thread() is not threading.main_thread():
+            off_thread.append(f"{type(self).__name__} in {threading.current_thread().name}")
+        return refresh(self, *args, **kwargs)
+
+    monkeypatch.setattr(Widget, "refresh", checked_refresh)
+    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_idle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        screen.show_path("tools/textual.md")
+        assert await wait_for(pilot, lambda: " external external" in side_text(screen))
+        await pilot.press("slash", *"widgets")
+        await wait_idle(pilot)
+    assert off_thread == []
+
+
+def side_text(screen: MainScreen) -> str:
+    """Everything the side panel lists."""
+    side = screen.side
+    return "\n".join(str(side.get_option_at_index(i).prompt) for i in range(side.option_count))

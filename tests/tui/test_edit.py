@@ -8,6 +8,7 @@ from textual.pilot import Pilot
 from textual.widgets import Checkbox, Input, TextArea
 
 from memtui.notes.links import links_into
+from memtui.notes.parser import parse_note
 from memtui.tui.app import MemtuiApp
 from memtui.tui.screens.dialogs import RenameScreen, note_template
 from memtui.tui.screens.editor import ConflictScreen, EditorScreen
@@ -112,7 +113,8 @@ async def test_escape_with_changes_asks_before_discarding(store_root: Path) -> N
 
 
 async def test_new_note_from_the_template(store_root: Path) -> None:
-    """`n`, a title, Enter: the template is written in the selected folder and selected."""
+    """`n`, a title, Enter: the template is written in the selected folder, selected and opened
+    in the editor."""
     app = MemtuiApp(store_root, actor="human:tester", watch=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
@@ -129,9 +131,14 @@ async def test_new_note_from_the_template(store_root: Path) -> None:
         assert text == note_template("Rich Text", "tools/Rich Text.md")
         assert text.startswith("---\ntitle: Rich Text\ntype: note\ntags: []\npermalink: ")
         assert "\n## Observations\n" in text and "\n## Relations\n" in text
-        assert await wait_for(
-            pilot, lambda: screen.note_tree.cursor_relpath == "tools/Rich Text.md"
-        )
+        assert "[[]]" not in text
+        assert parse_note(text, "tools/Rich Text.md").relations == []
+        assert await wait_for(pilot, lambda: isinstance(app.screen, EditorScreen))
+        editor = app.screen
+        assert isinstance(editor, EditorScreen) and editor.relpath == "tools/Rich Text.md"
+        row, column = editor.query_one(TextArea).cursor_location
+        assert text.splitlines()[row] == "- [fact] " and column == len("- [fact] ")
+        assert screen.note_tree.cursor_relpath == "tools/Rich Text.md"
 
 
 async def rename_in_app(app: MemtuiApp, pilot: Pilot[None], relpath: str, new: str) -> str:
@@ -142,8 +149,9 @@ async def rename_in_app(app: MemtuiApp, pilot: Pilot[None], relpath: str, new: s
     assert await wait_for(pilot, lambda: screen.note_tree.cursor_relpath == relpath)
     await pilot.press("m")
     assert await wait_for(pilot, lambda: isinstance(app.screen, RenameScreen))
-    label = str(app.screen.query_one("#rename-links", Checkbox).label)
     app.screen.query_one("#rename-path", Input).value = new
+    await pilot.pause()
+    label = str(app.screen.query_one("#rename-links", Checkbox).label)
     await pilot.press("enter")
     return label
 
@@ -176,7 +184,7 @@ async def test_rename_rewrites_inbound_links(store_root: Path) -> None:
         drop_permalink(target)
         await screen.changed({"projects/memtui.md", NOTE})
         label = await rename_in_app(app, pilot, NOTE, "libs/textual.md")
-        assert label == "Rewrite links in 1 note(s) that point here"
+        assert label == "Rewrite links in 1 note the move would break"
         assert await wait_for(
             pilot, lambda: "[[libs/textual]]" in source.read_text(encoding="utf-8")
         )
@@ -192,6 +200,33 @@ async def test_rename_rewrites_inbound_links(store_root: Path) -> None:
         assert await wait_for(pilot, lambda: screen.note_tree.cursor_relpath == "libs/textual.md")
 
 
+async def test_the_rename_dialog_counts_only_the_notes_whose_links_it_rewrites(
+    store_root: Path,
+) -> None:
+    """Two notes link here, one by title (still resolves after the move), one by path: the
+    dialog offers to rewrite 1 note, and exactly 1 is rewritten."""
+    drop_permalink(store_root / NOTE)
+    prefs = store_root / "user" / "preferences.md"
+    prefs.write_text(FIXTURE_NOTES["user/preferences.md"] + "- uses [[tools/textual]]\n")
+    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_idle(pilot)
+        assert app.ctx.index is not None
+        assert len(links_into(app.ctx.index, NOTE)) == 2
+        before = app.ctx.history.events(limit=1)[0].id if app.ctx.history.events(limit=1) else 0
+        label = await rename_in_app(app, pilot, NOTE, "libs/textual.md")
+        assert await wait_for(pilot, lambda: "[[libs/textual]]" in prefs.read_text())
+        await wait_idle(pilot)
+        writes = [
+            e.path
+            for e in app.ctx.history.events(limit=10)
+            if e.id > before and e.command == "write"
+        ]
+        assert writes == ["/memories/user/preferences.md"]
+        assert label == "Rewrite links in 1 note the move would break"
+        assert "[[Textual]]" in (store_root / "projects" / "memtui.md").read_text()
+
+
 async def test_rename_rewrites_alias_heading_and_relation_links(store_root: Path) -> None:
     """`[[T|alias]]`, `[[T#heading]]` and `- rel [[T]]` all follow a note whose title changed."""
     rich = store_root / "tools" / "rich.md"
@@ -203,7 +238,7 @@ async def test_rename_rewrites_alias_heading_and_relation_links(store_root: Path
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         label = await rename_in_app(app, pilot, "tools/rich.md", "tools/rich-text.md")
-        assert label == "Rewrite links in 1 note(s) that point here"
+        assert label == "Rewrite links in 1 note the move would break"
         renamed = links.replace("[[rich", "[[rich-text")
         assert await wait_for(pilot, lambda: renamed in prefs.read_text(encoding="utf-8"))
         assert prefs.read_text(encoding="utf-8") == FIXTURE_NOTES["user/preferences.md"] + renamed
@@ -227,7 +262,7 @@ async def test_moving_a_folder_rewrites_links_into_its_notes_and_undo_restores_t
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         label = await rename_in_app(app, pilot, "tools", "libs")
-        assert label == "Rewrite links in 1 note(s) that point here"
+        assert label == "Rewrite links in 1 note the move would break"
         moved = original.replace("[[tools/textual", "[[libs/textual")
         assert await wait_for(pilot, lambda: source.read_text(encoding="utf-8") == moved)
         assert (store_root / "libs" / "textual.md").exists() and not (store_root / "tools").exists()

@@ -164,3 +164,22 @@ async def test_lists_show_hubs_orphans_unresolved_and_enter_centres(tmp_path: Pa
         await press(pilot, "enter")
         assert screen.centre == "user/schedule.md"
         assert title(app) == "Graph · Schedule Notes (user/schedule.md) · depth 1 · 0 neighbours"
+
+
+async def test_a_list_tab_starts_on_its_first_item(tmp_path: Path) -> None:
+    """`2` highlights the first hub, so Enter centres on it and Down then Enter on the second."""
+    app = graph_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        hubs = screen.query_one("#graph-hubs", OptionList)
+        first, second = (hubs.get_option_at_index(i).id for i in (0, 1))
+        await press(pilot, "2")
+        assert hubs.has_focus and hubs.highlighted == 0
+        await press(pilot, "enter")
+        assert screen.centre == first
+        await press(pilot, "2", "down", "enter")
+        assert screen.centre == second
+        await press(pilot, "4")
+        unresolved = screen.query_one("#graph-unresolved", OptionList)
+        assert unresolved.has_focus and unresolved.highlighted == 0

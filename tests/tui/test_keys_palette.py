@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual.command import CommandPalette
+from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
 from memtui.tui.app import MemtuiApp
@@ -87,3 +88,56 @@ async def test_graph_history_and_review_keys_open_their_screens(store_root: Path
         await pilot.press("H")
         assert await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
         assert app.screen.scope == "/memories/tools/textual.md"  # type: ignore[attr-defined]
+
+
+async def palette_prompts(pilot: Pilot[None], query: str) -> list[str]:
+    """Open the palette, type `query` and return every listed command (prompt and help)."""
+    app = pilot.app
+    await pilot.press("ctrl+p")
+    assert await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette))
+    palette = app.screen
+    assert await wait_for(pilot, lambda: palette.has_class("-ready"))
+    if query:
+        palette.remove_class("-ready")
+        palette.query_one(Input).value = query
+        assert await wait_for(pilot, lambda: palette.has_class("-ready"))
+    await pilot.pause(0.2)
+    options = palette.query_one("CommandList").options  # type: ignore[attr-defined]
+    return [str(option.prompt) for option in options]
+
+
+async def test_the_palette_shows_the_key_bound_now(store_root: Path) -> None:
+    """After remapping `main.search` to `f`, the palette's search entry names `f`, not `/`."""
+    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_idle(pilot)
+        (before,) = [p for p in await palette_prompts(pilot, "go: search") if "go: search" in p]
+        assert "(/)" in before
+        await pilot.press("escape")
+        app.set_keymap({"main.search": "f"})
+        (after,) = [p for p in await palette_prompts(pilot, "go: search") if "go: search" in p]
+        assert "(f)" in after and "(/)" not in after
+
+
+async def test_the_palette_lists_keys_and_quit_once(store_root: Path) -> None:
+    """memtui's own keys help and quit are listed; Textual's duplicates of them are not."""
+    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    async with app.run_test(size=(120, 60)) as pilot:
+        await wait_idle(pilot)
+        prompts = await palette_prompts(pilot, "")
+        firsts = [prompt.splitlines()[0] for prompt in prompts]
+        assert "app: keys for this screen" in firsts and "app: quit" in firsts
+        assert "Keys" not in firsts and "Quit" not in firsts
+        assert "Theme" in firsts
+
+
+async def test_an_exact_title_ranks_first_in_the_note_finder(store_root: Path) -> None:
+    """Typing `memtui` offers the note titled exactly "memtui" before "memtui Roadmap"."""
+    (store_root / "projects" / "memtui-roadmap.md").write_text(
+        "---\ntitle: memtui Roadmap\n---\n# memtui Roadmap\n", encoding="utf-8"
+    )
+    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_idle(pilot)
+        prompts = await palette_prompts(pilot, "memtui")
+        assert prompts[0].splitlines() == ["open: memtui", "projects/memtui.md"]

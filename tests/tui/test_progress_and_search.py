@@ -227,3 +227,37 @@ async def test_enter_on_a_hit_puts_the_plain_view_cursor_on_its_line(store_root:
             return row == line - 1 and top > 0 and top <= row < top + height
 
         assert await wait_for(pilot, hit_line_visible)
+
+
+async def test_enter_on_a_hit_in_a_big_demo_note_settles_on_its_line(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """From a cursor elsewhere, Enter on a hit deep in the demo's 12 KB runbook leaves the plain
+    view's cursor on the hit's line once the app is idle (not back at the top)."""
+    from tests.tui.screens_harness import demo_clock, demo_copy
+
+    root = demo_copy(tmp_path, tmp_path_factory.mktemp("demo-template"))
+    runbook = "projects/data-pipeline/runbook.md"
+    assert (root / runbook).stat().st_size > 8_000
+    app = MemtuiApp(root, actor="human:tester", watch=False, clock=demo_clock)
+    async with app.run_test(size=(140, 42)) as pilot:
+        await wait_idle(pilot)
+        main = app.screen
+        assert isinstance(main, MainScreen)
+        assert main.note_tree.cursor_relpath != runbook
+        await pilot.press("slash", *"invoice_pdf_render")
+        screen = app.screen
+        assert isinstance(screen, SearchScreen)
+        assert await wait_for_results(pilot, "invoice_pdf_render")
+        position, hit = next(
+            (n, hit) for n, hit in enumerate(screen.hits) if hit.path == runbook and hit.line > 150
+        )
+        await pilot.press("down", *["down"] * position, "enter")
+        await wait_idle(pilot)
+        assert app.screen is main
+        preview = main.preview
+        assert (preview.relpath, preview.mode) == (runbook, "plain")
+        plain = preview.query_one("#preview-plain", TextArea)
+        top = plain.scroll_offset.y
+        assert plain.cursor_location == (hit.line - 1, 0)
+        assert top > 0 and top <= hit.line - 1 < top + plain.scrollable_content_region.height

@@ -76,3 +76,22 @@ async def test_a_filter_limits_results_to_matching_notes(store_root: Path) -> No
         )
         await pilot.press("escape")
         assert isinstance(app.screen, MainScreen)
+
+
+async def test_the_age_filter_counts_days_on_the_apps_clock(store_root: Path) -> None:
+    """`age:10` keeps a note changed 6 days before the app's present, however far the wall clock
+    has moved on (the demo runs on a fixed clock)."""
+    import os
+
+    present = 1_600_000_000.0
+    day = 86_400.0
+    os.utime(store_root / "projects/memtui.md", (present - 6 * day, present - 6 * day))
+    os.utime(store_root / "user/preferences.md", (present - 20 * day, present - 20 * day))
+    app = MemtuiApp(store_root, actor="human:tester", watch=False, clock=lambda: present)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_idle(pilot)
+        await pilot.press("slash", *"memtui age:10")
+        screen = app.screen
+        assert isinstance(screen, SearchScreen)
+        assert await wait_for_results(pilot, "memtui age:10")
+        assert {hit.path for hit in screen.hits} == {"projects/memtui.md"}

@@ -7,7 +7,7 @@ from typing import Any
 
 from textual.pilot import Pilot
 from textual.screen import Screen
-from textual.widgets import TextArea
+from textual.widgets import Input, TextArea
 
 from memtui.tui.screens.dialogs import NewNoteScreen, RenameScreen
 from memtui.tui.screens.editor import ConflictScreen, EditorScreen
@@ -71,11 +71,14 @@ def test_new_note_dialog(snap_compare: Any, store_root: Path) -> None:
 
 
 def test_rename_dialog(snap_compare: Any, store_root: Path) -> None:
-    """`m` on a note another note links to: the path and the offer to rewrite that link."""
+    """`m` on a note another note links to by title, a new folder typed: the link keeps
+    working, so nothing needs rewriting, and the dialog says why."""
 
     async def run_before(pilot: Pilot[None]) -> None:
         await show_note(pilot, "projects/memtui.md")
         await pilot.press("m")
         await shown(pilot, RenameScreen)
+        pilot.app.screen.query_one("#rename-path", Input).value = "projects/active/memtui.md"
+        await pilot.pause()
 
     assert snap_compare(make_app(store_root), terminal_size=SIZE, run_before=run_before)

@@ -38,6 +38,15 @@ def test_main_screen_with_a_note(snap_compare: Any, store_root: Path) -> None:
     assert snap_compare(make_app(store_root), terminal_size=SIZE, run_before=run_before)
 
 
+def test_main_screen_at_80x24(snap_compare: Any, store_root: Path) -> None:
+    """At 80x24 the side panel hides and the tree narrows, so the preview stays readable."""
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        await show_note(pilot, "projects/memtui.md")
+
+    assert snap_compare(make_app(store_root), terminal_size=(80, 24), run_before=run_before)
+
+
 def test_raw_view(snap_compare: Any, store_root: Path) -> None:
     """The raw view: the agent's `view` output with line numbers and the token estimate."""
 

@@ -52,12 +52,12 @@ async def test_preview_shows_frontmatter_observations_and_links(store_root: Path
         prompts = [
             str(relations.get_option_at_index(i).prompt) for i in range(relations.option_count)
         ]
-        assert prompts == ["→ Textual", "→ Ghost Note  (unresolved)"]
+        assert prompts == ["uses → Textual", "depends_on → Ghost Note  (unresolved)"]
         side = screen.side
         side_lines = [str(side.get_option_at_index(i).prompt) for i in range(side.option_count)]
         assert side_lines[:6] == [
             "Links out (1)",
-            "  → Textual",
+            "  uses → Textual",
             "Backlinks (1)",
             "  ← Preferences (likes)",
             "Unresolved (1)",
@@ -81,6 +81,36 @@ async def test_following_a_relation_opens_its_note(store_root: Path) -> None:
         await pilot.press("enter")
         assert await wait_for(pilot, lambda: screen.preview.relpath == "tools/textual.md")
         assert screen.note_tree.cursor_relpath == "tools/textual.md"
+
+
+async def test_the_relation_list_starts_on_its_first_link_when_focused(store_root: Path) -> None:
+    """Tab from the tree into the preview's relations: the first is highlighted, Down then Enter
+    follows the second."""
+    (store_root / "tools" / "rich.md").write_text("---\ntitle: Rich\n---\n# Rich\n")
+    note = (store_root / "projects" / "memtui.md").read_text()
+    (store_root / "projects" / "memtui.md").write_text(
+        note.replace("- uses [[Textual]]\n", "- uses [[Textual]]\n- uses [[Rich]]\n")
+    )
+    app = await open_app(store_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_idle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        screen.show_path("projects/memtui.md")
+        await wait_for(pilot, lambda: screen.preview.relpath == "projects/memtui.md")
+        await wait_idle(pilot)
+        relations = screen.query_one("#preview-relations", OptionList)
+        for _ in range(4):
+            if not relations.has_focus:
+                await pilot.press("tab")
+        assert relations.has_focus and relations.highlighted == 0
+        await pilot.press("tab")
+        side = screen.side
+        assert side.has_focus and side.highlighted is not None
+        assert str(side.get_option_at_index(side.highlighted).prompt) == "  uses → Textual"
+        relations.focus()
+        await pilot.press("down", "enter")
+        assert await wait_for(pilot, lambda: screen.preview.relpath == "tools/rich.md")
 
 
 async def test_raw_view_is_the_agent_view_and_records_one_human_view(store_root: Path) -> None:

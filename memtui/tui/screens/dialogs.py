@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, TypeVar
 
@@ -15,6 +16,7 @@ from textual.widgets import Button, Checkbox, Input, Label, Static
 
 from memtui.tui import text_styles as styles
 from memtui.tui.widgets.confirm import ConfirmScreen
+from memtui.tui.wording import count
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -36,7 +38,8 @@ def note_filename(title: str) -> str:
 
 
 def note_template(title: str, relpath: str) -> str:
-    """A new note: frontmatter (title, type, tags, permalink), Observations and Relations."""
+    """A new note: frontmatter (title, type, tags, permalink), Observations and Relations (with
+    the relation syntax in a comment, so the note links nowhere until the user says so)."""
     try:
         from memtui.notes.permalink import generate_permalink
 
@@ -54,8 +57,15 @@ def note_template(title: str, relpath: str) -> str:
         "## Observations\n\n"
         "- [fact] \n\n"
         "## Relations\n\n"
-        "- relates_to [[]]\n"
+        "<!-- - relates_to [[Another note]] -->\n"
     )
+
+
+def template_cursor() -> tuple[int, int]:
+    """Where typing starts in a new note: the end of the first observation placeholder."""
+    lines = note_template("title", "title.md").splitlines()
+    row = next(n for n, line in enumerate(lines) if line.startswith("- [fact]"))
+    return row, len(lines[row])
 
 
 def create_note(store: MemoryStore, folder: str, title: str) -> tuple[CommandResult, str]:
@@ -102,9 +112,9 @@ def rename_with_links(ctx: AppContext, old: str, new: str, inbound: Plan) -> Ren
         else:
             outcome.event_ids.append(event_id)
             outcome.rewritten.append(source)
-    outcome.summary += f"; rewrote links in {len(outcome.rewritten)} note(s)"
+    outcome.summary += f"; rewrote links in {count(len(outcome.rewritten), 'note')}"
     if failures:
-        outcome.summary += f", {failures} note(s) could not be rewritten"
+        outcome.summary += f", {count(failures, 'note')} could not be rewritten"
     return outcome
 
 
@@ -117,8 +127,8 @@ def _rewrite_links(ctx: AppContext, source: str, renames: dict[str, str]) -> int
         text, revision = ctx.store.read(virtual)
     except Exception:
         return None
-    rewritten, count = rewrite_links(text, renames)
-    if count == 0:
+    rewritten, rewrites = rewrite_links(text, renames)
+    if rewrites == 0:
         return None
     result = ctx.store.write(virtual, rewritten, revision)
     return None if result.is_error else result.event_id
@@ -186,33 +196,75 @@ class NewNoteScreen(FormDialog[tuple[str, str]]):
 
 
 class RenameScreen(FormDialog[tuple[str, bool]]):
-    """Ask for a new path; offer to rewrite the links that point to the note."""
+    """Ask for a new path; offer to rewrite the links to the note that the move would break."""
 
     SUBMIT_ID = "rename"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="rename.cancel")
     ]
 
-    def __init__(self, relpath: str, inbound_notes: int) -> None:
-        """Prefill the current path; `inbound_notes` notes link here."""
+    def __init__(
+        self, relpath: str, linking_notes: int, breaks: Callable[[str], int] | None = None
+    ) -> None:
+        """Prefill the current path; `linking_notes` notes link here and `breaks(new)` counts
+        those whose links a move to `new` would break."""
         super().__init__()
         self.relpath = relpath
-        self.inbound_notes = inbound_notes
+        self.linking_notes = linking_notes
+        self.breaks = breaks
 
     def compose(self) -> ComposeResult:
-        """The path input, the link option and buttons."""
+        """The path input, the link option with what it covers, and buttons."""
         with Vertical(classes="dialog"):
             yield Label(f"Rename or move {self.relpath}", classes="dialog-title")
             yield Input(self.relpath, id="rename-path")
             yield Checkbox(
-                f"Rewrite links in {self.inbound_notes} note(s) that point here",
-                value=self.inbound_notes > 0,
-                disabled=self.inbound_notes == 0,
+                "Rewrite the links the move would break",
+                value=self.linking_notes > 0,
+                disabled=self.linking_notes == 0,
                 id="rename-links",
             )
+            yield Static(self.links_note(), id="rename-links-note", classes="dialog-note")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Cancel", id="cancel")
                 yield Button("Rename", id="rename", variant="primary")
+
+    def links_note(self) -> str:
+        """Which notes link here and which of their links keep working."""
+        if self.linking_notes == 0:
+            return "No note links here."
+        verb = "links" if self.linking_notes == 1 else "link"
+        return (
+            f"{count(self.linking_notes, 'note')} {verb} here. Links by title, or by a permalink "
+            "set in the frontmatter, keep working after a move and are left as they are."
+        )
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        """Count the notes whose links the typed path would break."""
+        if self.breaks is None or self.linking_notes == 0:
+            return
+        new = event.value.strip().strip("/")
+        links = self.query_one("#rename-links", Checkbox)
+        if not new or new == self.relpath:
+            self._offer_rewrite(links, "Rewrite the links the move would break")
+            return
+        broken = self.breaks(new)
+        if broken:
+            self._offer_rewrite(
+                links, f"Rewrite links in {count(broken, 'note')} the move would break"
+            )
+        else:
+            links.label = "No links need rewriting for this move"
+            links.value = False
+            links.disabled = True
+
+    @staticmethod
+    def _offer_rewrite(links: Checkbox, label: str) -> None:
+        """Offer the rewrite under `label`, ticked again if it was not offered before."""
+        links.label = label
+        if links.disabled:
+            links.disabled = False
+            links.value = True
 
     def submit(self) -> None:
         """Dismiss with (new path, rewrite links) when the path changed."""

@@ -45,9 +45,9 @@ class ConflictScreen(ModalScreen[Choice]):
         Binding("ctrl+t", "choose('theirs')", "Take theirs", id="conflict.theirs"),
     ]
     PALETTE: ClassVar[list[tuple[str, str, str]]] = [
-        ("conflict: keep mine", "choose('mine')", "Save my version over theirs (ctrl+k)"),
-        ("conflict: take theirs", "choose('theirs')", "Keep the version on disk (ctrl+t)"),
-        ("conflict: keep editing", "choose('edit')", "Back to the editor, nothing saved (escape)"),
+        ("conflict: keep mine", "choose('mine')", "Save my version over theirs"),
+        ("conflict: take theirs", "choose('theirs')", "Keep the version on disk"),
+        ("conflict: keep editing", "choose('edit')", "Back to the editor, nothing saved"),
     ]
 
     def __init__(self, relpath: str, theirs: str | None, mine: str) -> None:
@@ -126,16 +126,19 @@ class EditorScreen(Screen[bool]):
         Binding("escape", "close", "Close", id="editor.close", priority=True),
     ]
     PALETTE: ClassVar[list[tuple[str, str, str]]] = [
-        ("editor: save", "save", "Save the note (ctrl+s)"),
-        ("editor: close", "close", "Close, asking before discarding changes (escape)"),
+        ("editor: save", "save", "Save the note"),
+        ("editor: close", "close", "Close, asking before discarding changes"),
     ]
 
-    def __init__(self, relpath: str, text: str, revision: str | None) -> None:
-        """Edit `text`, loaded from `relpath` at `revision`."""
+    def __init__(
+        self, relpath: str, text: str, revision: str | None, cursor: tuple[int, int] = (0, 0)
+    ) -> None:
+        """Edit `text`, loaded from `relpath` at `revision`, the cursor at (row, column)."""
         super().__init__()
         self.relpath = relpath
         self.original = text
         self.revision = revision
+        self.cursor = cursor
 
     def compose(self) -> ComposeResult:
         """Title line, the editor and the footer."""
@@ -144,8 +147,10 @@ class EditorScreen(Screen[bool]):
         yield Footer()
 
     def on_mount(self) -> None:
-        """Focus the text."""
-        self.query_one("#editor", TextArea).focus()
+        """Focus the text with the cursor in place."""
+        area = self.query_one("#editor", TextArea)
+        area.move_cursor(self.cursor)
+        area.focus()
 
     @property
     def text(self) -> str:

@@ -14,6 +14,7 @@ from textual.widgets.option_list import Option
 
 from memtui.tui.layout_graph import UNRESOLVED_PREFIX, GraphLayout, layout_neighbourhood
 from memtui.tui.screens.base import StoreScreen
+from memtui.tui.widgets.cursor_list import CursorList
 from memtui.tui.widgets.graph_view import GraphView
 
 if TYPE_CHECKING:
@@ -151,14 +152,14 @@ class GraphScreen(StoreScreen):
             "recentre_focused",
             "Centre the graph there (enter)",
         ),
-        ("graph: depth +", "depth(1)", "Show one more level of links (+)"),
-        ("graph: depth -", "depth(-1)", "Show one level less (-)"),
-        ("graph: open note", "open_note", "Open the focused note in the main screen (o)"),
-        ("graph: show hubs", "show_tab('tab-hubs')", "The most linked notes (2)"),
-        ("graph: show orphans", "show_tab('tab-orphans')", "Notes with no links (3)"),
-        ("graph: show unresolved", "show_tab('tab-unresolved')", "Link targets with no note (4)"),
-        ("graph: show the neighbourhood", "show_tab('tab-graph')", "Back to the drawing (1)"),
-        ("go: back", "close", "Leave the graph (escape)"),
+        ("graph: depth +", "depth(1)", "Show one more level of links"),
+        ("graph: depth -", "depth(-1)", "Show one level less"),
+        ("graph: open note", "open_note", "Open the focused note in the main screen"),
+        ("graph: show hubs", "show_tab('tab-hubs')", "The most linked notes"),
+        ("graph: show orphans", "show_tab('tab-orphans')", "Notes with no links"),
+        ("graph: show unresolved", "show_tab('tab-unresolved')", "Link targets with no note"),
+        ("graph: show the neighbourhood", "show_tab('tab-graph')", "Back to the drawing"),
+        ("go: back", "close", "Leave the graph"),
     ]
 
     def __init__(self, relpath: str, *, depth: int = 1) -> None:
@@ -177,11 +178,11 @@ class GraphScreen(StoreScreen):
             with TabPane("Neighbourhood", id="tab-graph"):
                 yield GraphView(id="graph-canvas")
             with TabPane("Hubs", id="tab-hubs"):
-                yield OptionList(id="graph-hubs")
+                yield CursorList(id="graph-hubs")
             with TabPane("Orphans", id="tab-orphans"):
-                yield OptionList(id="graph-orphans")
+                yield CursorList(id="graph-orphans")
             with TabPane("Unresolved", id="tab-unresolved"):
-                yield OptionList(id="graph-unresolved")
+                yield CursorList(id="graph-unresolved")
         yield Static(id="graph-detail")
         yield Footer()
 
@@ -238,9 +239,8 @@ class GraphScreen(StoreScreen):
         for name in ("hubs", "orphans", "unresolved"):
             entries: Entries = getattr(lists, name)
             if old is None or getattr(old, name) != entries:
-                options = self.query_one(f"#graph-{name}", OptionList)
-                options.clear_options()
-                options.add_options(Option(text, id=key) for key, text in entries)
+                options = self.query_one(f"#graph-{name}", CursorList)
+                options.replace_options(Option(text, id=key) for key, text in entries)
 
     def _sources(self, target: str) -> Sequence[str]:
         """The notes linking to an unresolved target, as last listed."""

@@ -83,9 +83,9 @@ class HistoryScreen(StoreScreen):
     ]
 
     PALETTE: ClassVar[list[tuple[str, str, str]]] = [
-        ("history: undo the selected event", "undo", "Restore what the event changed (u)"),
-        ("history: filter", "focus_filter", "actor:, cmd:, path:, since: and words (/)"),
-        ("go: back", "close", "Leave the history (escape)"),
+        ("history: undo the selected event", "undo", "Restore what the event changed"),
+        ("history: filter", "focus_filter", "actor:, cmd:, path:, since: and words"),
+        ("go: back", "close", "Leave the history"),
     ]
 
     def __init__(

@@ -13,10 +13,13 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Static, Tree
 
+from memtui.tui.messages import NoteHistoryRead
+from memtui.tui.outlink import OutLink
 from memtui.tui.widgets.confirm import ConfirmScreen
 from memtui.tui.widgets.note_tree import BADGE_HELP, NoteTree, TreeEntry
 from memtui.tui.widgets.preview import LinkFollowed, Preview
 from memtui.tui.widgets.side_panel import SideItemChosen, SidePanel
+from memtui.tui.wording import count
 
 if TYPE_CHECKING:
     from memtui.core.history import Event
@@ -25,6 +28,8 @@ if TYPE_CHECKING:
     from memtui.tui.commands import PaletteEntry
     from memtui.tui.context import AppContext
 
+SIDE_PANEL_MIN_WIDTH = 100
+"""Terminals narrower than this hide the side panel by default (`l` shows it)."""
 PREVIEW_DELAY = 0.05
 """Seconds between cursor moves below which the preview waits for the cursor to rest."""
 HISTORY_ROWS = 8
@@ -34,6 +39,10 @@ class MainScreen(Screen[None]):
     """Browse the store: tree, preview, links and history; every note action starts here."""
 
     HELP = "Tree badges:\n" + BADGE_HELP
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [  # type: ignore[misc]
+        (0, "-narrow"),
+        (SIDE_PANEL_MIN_WIDTH, "-wide"),
+    ]
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "search", "Search", id="main.search"),
         Binding("e", "edit", "Edit", id="main.edit"),
@@ -43,6 +52,7 @@ class MainScreen(Screen[None]):
         Binding("d", "delete", "Delete", id="main.delete"),
         Binding("u", "undo", "Undo", id="main.undo"),
         Binding("v", "toggle_raw", "Raw", id="main.raw"),
+        Binding("l", "toggle_side", "Links", show=False, id="main.side"),
         Binding("g", "graph", "Graph", id="main.graph"),
         Binding("h", "history", "History", id="main.history"),
         Binding("H", "note_history", "Note history", show=False, id="main.note_history"),
@@ -50,19 +60,20 @@ class MainScreen(Screen[None]):
         Binding("ctrl+r", "reload", "Reload", show=False, id="main.reload"),
     ]
     PALETTE: ClassVar[list[PaletteEntry]] = [
-        ("go: search", "search", "Search every note (/)"),
-        ("note: edit", "edit", "Edit the note in memtui (e)"),
-        ("note: edit in $EDITOR", "external_edit", "Edit a copy in your editor (E)"),
-        ("note: new", "new_note", "Create a note from the template (n)"),
-        ("note: rename or move", "rename", "Rename, optionally rewriting links to it (m)"),
-        ("note: delete", "delete", "Delete the note or folder, undoable (d)"),
-        ("note: undo last change", "undo", "Revert the last change made in this app (u)"),
-        ("view: toggle raw", "toggle_raw", "Show exactly what the agent's view returns (v)"),
-        ("go: graph", "graph", "The note's neighbourhood (g)"),
-        ("go: history", "history", "Every event in the store (h)"),
-        ("go: note history", "note_history", "Events of this note (H)"),
-        ("go: review", "review", "Stale notes to review (r)"),
-        ("view: reload tree", "reload", "Re-list the folders (ctrl+r)"),
+        ("go: search", "search", "Search every note"),
+        ("note: edit", "edit", "Edit the note in memtui"),
+        ("note: edit in $EDITOR", "external_edit", "Edit a copy in your editor"),
+        ("note: new", "new_note", "Create a note from the template"),
+        ("note: rename or move", "rename", "Rename, optionally rewriting links to it"),
+        ("note: delete", "delete", "Delete the note or folder, undoable"),
+        ("note: undo last change", "undo", "Revert the last change made in this app"),
+        ("view: toggle raw", "toggle_raw", "Show exactly what the agent's view returns"),
+        ("view: toggle links panel", "toggle_side", "Show or hide links, backlinks and history"),
+        ("go: graph", "graph", "The note's neighbourhood"),
+        ("go: history", "history", "Every event in the store"),
+        ("go: note history", "note_history", "Events of this note"),
+        ("go: review", "review", "Stale notes to review"),
+        ("view: reload tree", "reload", "Re-list the folders"),
     ]
 
     def __init__(self) -> None:
@@ -73,6 +84,8 @@ class MainScreen(Screen[None]):
         self.raw = False
         self.first_frame_shown = False
         self._history_rows: dict[str, list[Event]] = {}
+        self._opening: tuple[str, int] | None = None
+        """The note `show_path` moved the cursor to and the line to show it at."""
 
     @property
     def memtui(self) -> MemtuiApp:
@@ -131,7 +144,7 @@ class MainScreen(Screen[None]):
         index = self.ctx.index
         progress = self.memtui.index_progress
         if index is not None:
-            state = f"{len(index.notes):,} notes"
+            state = count(len(index.notes), "note")
             if self.ctx.searcher is None:
                 state += "  ·  building the search index…"
         elif progress is not None:
@@ -167,9 +180,13 @@ class MainScreen(Screen[None]):
 
     @on(Tree.NodeHighlighted, "#tree")
     def _node_highlighted(self, event: Tree.NodeHighlighted[TreeEntry]) -> None:
-        """Preview the note under the cursor once it rests there."""
+        """Preview the note under the cursor once it rests there (at the line `show_path` asked
+        for when the cursor moved there to open it)."""
+        opening, self._opening = self._opening, None
+        data = event.node.data
+        line = opening[1] if opening and data is not None and data.relpath == opening[0] else None
         self.raw = False
-        self.schedule_preview()
+        self.schedule_preview(line)
 
     @on(Tree.NodeSelected, "#tree")
     def _node_selected(self, event: Tree.NodeSelected[TreeEntry]) -> None:
@@ -196,6 +213,8 @@ class MainScreen(Screen[None]):
 
     def show_path(self, relpath: str, line: int | None = None) -> None:
         """Put the tree cursor on `relpath` and show it, scrolled to `line`."""
+        moves = self.note_tree.cursor_relpath != relpath
+        self._opening = (relpath, line) if moves and line is not None else None
         self.note_tree.select_path(relpath)
         self.raw = False
         self.note_tree.focus()
@@ -239,14 +258,16 @@ class MainScreen(Screen[None]):
         )
         self.refresh_side(entry.relpath, note)
 
-    def outgoing(self, relpath: str, note: object) -> list[tuple[str, str | None]]:
-        """The note's links with their resolved paths (None when unresolved or not indexed)."""
+    def outgoing(self, relpath: str, note: object) -> list[OutLink]:
+        """The note's relations with their resolved paths (None when unresolved or not indexed)."""
         index = self.ctx.index
-        relations = getattr(note, "relations", [])
-        if index is None:
-            return [(relation.target, None) for relation in relations]
         return [
-            (relation.target, index.resolve(relation.target, relpath)) for relation in relations
+            OutLink(
+                relation.relation_type,
+                relation.target,
+                None if index is None else index.resolve(relation.target, relpath),
+            )
+            for relation in getattr(note, "relations", [])
         ]
 
     def refresh_side(self, relpath: str, note: object | None = None) -> None:
@@ -276,31 +297,25 @@ class MainScreen(Screen[None]):
     def load_side_history(
         self,
         relpath: str,
-        outgoing: list[tuple[str, str | None]],
+        outgoing: list[OutLink],
         backlinks: list[tuple[str, str, str]],
     ) -> None:
-        """Query the note's recent history in a thread, then show it if the note is still shown."""
+        """Query the note's recent history in a thread and post it to the screen."""
         try:
             events = self.ctx.history.events(path=self.ctx.virtual(relpath), limit=HISTORY_ROWS)
         except Exception:
             events = []
-        self.app.call_from_thread(self._show_side_history, relpath, outgoing, backlinks, events)
+        self.post_message(NoteHistoryRead(relpath, outgoing, backlinks, events))
 
-    def _show_side_history(
-        self,
-        relpath: str,
-        outgoing: list[tuple[str, str | None]],
-        backlinks: list[tuple[str, str, str]],
-        events: list[Event],
-    ) -> None:
+    def on_note_history_read(self, message: NoteHistoryRead) -> None:
         """Fill the side panel's history once it is read, unless another note is shown now."""
-        self._history_rows[relpath] = events
-        if self.note_tree.cursor_relpath != relpath:
+        self._history_rows[message.relpath] = message.events
+        if self.note_tree.cursor_relpath != message.relpath:
             return
         self.side.show_note(
-            outgoing=outgoing,
-            backlinks=backlinks,
-            events=events,
+            outgoing=message.outgoing,
+            backlinks=message.backlinks,
+            events=message.events,
             now=self.memtui.clock(),
             index_ready=self.ctx.index is not None,
         )
@@ -388,6 +403,10 @@ class MainScreen(Screen[None]):
         else:
             self.schedule_preview()
 
+    def action_toggle_side(self) -> None:
+        """Show or hide the links-and-history panel (hidden by default on a narrow terminal)."""
+        self.toggle_class("-side-toggled")
+
     def action_reload(self) -> None:
         """Re-list every open folder."""
         self.note_tree.reload()
@@ -396,17 +415,20 @@ class MainScreen(Screen[None]):
     @work(exclusive=True, group="main-action")
     async def action_edit(self) -> None:
         """Edit the note in the in-app editor."""
+        relpath = self.selected_note()
+        if relpath is not None:
+            await self.edit_note(relpath)
+
+    async def edit_note(self, relpath: str, cursor: tuple[int, int] = (0, 0)) -> None:
+        """Open `relpath` in the in-app editor, the cursor at (row, column); show it once saved."""
         from memtui.tui.screens.editor import EditorScreen
 
-        relpath = self.selected_note()
-        if relpath is None:
-            return
         try:
             text, revision = self.ctx.store.read(self.ctx.virtual(relpath))
         except Exception as error:
             self.notify(f"Cannot edit {relpath}: {error}", severity="error")
             return
-        saved = await self.app.push_screen_wait(EditorScreen(relpath, text, revision))
+        saved = await self.app.push_screen_wait(EditorScreen(relpath, text, revision, cursor))
         if saved:
             await self.changed({relpath}, show=relpath)
 
@@ -421,8 +443,8 @@ class MainScreen(Screen[None]):
 
     @work(exclusive=True, group="main-action")
     async def action_new_note(self) -> None:
-        """Create a note from the template in a folder the user names."""
-        from memtui.tui.screens.dialogs import NewNoteScreen, create_note
+        """Create a note from the template in a folder the user names, then edit it."""
+        from memtui.tui.screens.dialogs import NewNoteScreen, create_note, template_cursor
 
         answer = await self.app.push_screen_wait(NewNoteScreen(self.selected_folder()))
         if answer is None:
@@ -434,6 +456,7 @@ class MainScreen(Screen[None]):
         self.memtui.remember_event(result.event_id)
         await self.changed({relpath}, show=relpath)
         self.notify(f"Created {relpath}")
+        await self.edit_note(relpath, template_cursor())
 
     @work(exclusive=True, group="main-action")
     async def action_rename(self) -> None:
@@ -445,11 +468,17 @@ class MainScreen(Screen[None]):
             return
         index = self.ctx.index
         inbound: Plan = {}
+        breaks = None
         if index is not None:
-            from memtui.notes.links import links_into
+            from memtui.notes.links import broken_by_move, links_into
 
             inbound = links_into(index, entry.relpath)
-        answer = await self.app.push_screen_wait(RenameScreen(entry.relpath, len(inbound)))
+
+            def breaks(new: str) -> int:
+                """How many linking notes a move to `new` would leave with a broken link."""
+                return len(broken_by_move(index, inbound, entry.relpath, new))
+
+        answer = await self.app.push_screen_wait(RenameScreen(entry.relpath, len(inbound), breaks))
         if answer is None:
             return
         new_relpath, rewrite = answer

@@ -16,6 +16,7 @@ from textual.widgets import DataTable, Footer, Static
 from memtui.notes.stale import ARCHIVE_FOLDER, review
 from memtui.tui import text_styles as styles
 from memtui.tui.screens.base import StoreScreen
+from memtui.tui.wording import count
 
 if TYPE_CHECKING:
     from memtui.notes.stale import StaleCandidate
@@ -53,12 +54,12 @@ class ReviewScreen(StoreScreen):
     ]
 
     PALETTE: ClassVar[list[tuple[str, str, str]]] = [
-        ("review: select or unselect", "toggle_selected", "Mark the note under the cursor (space)"),
-        ("review: select all", "select_all", "Mark every proposed note (a)"),
-        ("review: archive selected", "archive_selected", "Move them to archive/, undoable (A)"),
-        ("review: delete selected", "delete_selected", "Delete them, undoable (d)"),
-        ("review: open note", "open_note", "Open the note in the main screen (o)"),
-        ("go: back", "close", "Leave the review (escape)"),
+        ("review: select or unselect", "toggle_selected", "Mark the note under the cursor"),
+        ("review: select all", "select_all", "Mark every proposed note"),
+        ("review: archive selected", "archive_selected", "Move them to archive/, undoable"),
+        ("review: delete selected", "delete_selected", "Delete them, undoable"),
+        ("review: open note", "open_note", "Open the note in the main screen"),
+        ("go: back", "close", "Leave the review"),
     ]
 
     def __init__(self, *, clock: Callable[[], float] | None = None) -> None:
@@ -161,7 +162,8 @@ class ReviewScreen(StoreScreen):
         rows = self.query_one(DataTable).row_count
         shown = f" (first {rows} shown)" if rows < len(self.candidates) else ""
         self.query_one("#review-title", Static).update(
-            f"Review · {len(self.candidates)} notes proposed{shown} · {len(self.selected)} selected"
+            f"Review · {count(len(self.candidates), 'note')} proposed{shown}"
+            f" · {len(self.selected)} selected"
             " · space select · a all · A archive · d delete"
         )
 
@@ -252,14 +254,13 @@ class ReviewScreen(StoreScreen):
             self.notify("Nothing selected.", timeout=2)
             return
         verb = "Archive" if archive else "Delete"
-        noun = "note" if len(paths) == 1 else "notes"
         listing = "\n".join(paths[:8]) + (
             f"\n… and {len(paths) - 8} more" if len(paths) > 8 else ""
         )
         where = f" to {ARCHIVE_FOLDER}/" if archive else ""
         confirmed = await self.app.push_screen_wait(
             ConfirmScreen(
-                f"{verb} {len(paths)} {noun}?",
+                f"{verb} {count(len(paths), 'note')}?",
                 f"{verb}{where}:\n{listing}\n\nEach one can be undone from the history (h).",
                 confirm_label=f"{verb} {len(paths)}",
             )
@@ -292,7 +293,9 @@ class ReviewScreen(StoreScreen):
         self.selected -= set(done)
         past = "Archived" if archive else "Deleted"
         if done:
-            self.notify(f"{past} {len(done)} {noun}; undo any of them from the history (h).")
+            self.notify(
+                f"{past} {count(len(done), 'note')}; undo any of them from the history (h)."
+            )
         for failure in failures:
             self.notify(failure, severity="error", timeout=6)
         self.reload()

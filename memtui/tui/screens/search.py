@@ -45,8 +45,9 @@ TYPING_PAUSE = 0.06
 """Seconds without a keystroke before a search starts, so typing never competes with one."""
 
 
-def parse_query(text: str) -> tuple[str, SearchFilters]:
-    """Split `words tag:x folder:y/ age:7` into the search words and the filters."""
+def parse_query(text: str, now: float | None = None) -> tuple[str, SearchFilters]:
+    """Split `words tag:x folder:y/ age:7` into the search words and the filters; `age:` counts
+    back from `now` (None: the wall clock)."""
     from memtui.notes.search import SearchFilters
 
     values: dict[str, object] = {}
@@ -58,6 +59,8 @@ def parse_query(text: str) -> tuple[str, SearchFilters]:
                 values["max_age_days"] = float(value.rstrip("dD"))
             except ValueError:
                 continue
+            if now is not None:
+                values["now"] = now
         elif key in ("folder", "in"):
             values["folder"] = value.strip("/")
         else:
@@ -105,9 +108,9 @@ class SearchScreen(Screen[None]):
         Binding("ctrl+l", "clear", "Clear", id="search.clear"),
     ]
     PALETTE: ClassVar[list[tuple[str, str, str]]] = [
-        ("search: clear", "clear", "Empty the query (ctrl+l)"),
-        ("search: go to the results", "focus_results", "Move from the query to the results (down)"),
-        ("search: back", "close", "Back to the notes (escape)"),
+        ("search: clear", "clear", "Empty the query"),
+        ("search: go to the results", "focus_results", "Move from the query to the results"),
+        ("search: back", "close", "Back to the notes"),
     ]
 
     def __init__(self, query: str = "") -> None:
@@ -175,7 +178,7 @@ class SearchScreen(Screen[None]):
         searcher = self.memtui.ctx.searcher
         if searcher is None:
             return
-        words, filters = parse_query(text)
+        words, filters = parse_query(text, self.memtui.clock())
         hits = searcher.search(
             words, limit=RESULT_LIMIT, filters=filters, cancelled=lambda: worker.is_cancelled
         )

@@ -116,23 +116,64 @@ def parse_filter(query: str, now: float) -> EventFilter:
     return result
 
 
+COLUMNS: tuple[tuple[str, str, int], ...] = (
+    ("#", "id", 3),
+    ("When (UTC)", "when", 16),
+    ("Actor", "actor", 12),
+    ("Command", "command", 11),
+    ("Path", "path", 27),
+    ("Result", "result", 16),
+    ("Flags", "flags", 17),
+)
+"""(label, key, smallest width) of the event table's columns."""
+ACTOR_GROWTH = 16
+RESULT_GROWTH = 44
+"""How many cells Actor and Result may grow by on a wide terminal (Path takes the rest)."""
+
+
+def column_widths(width: int, padding: int = 1, scrollbar: int = 2) -> dict[str, int]:
+    """Each column's width in a table `width` cells wide: the smallest widths, with any spare
+    width shared by Actor (a quarter), Result (two fifths) and Path (the rest)."""
+    widths = {key: smallest for _label, key, smallest in COLUMNS}
+    spare = width - sum(widths.values()) - 2 * padding * len(COLUMNS) - scrollbar
+    if spare > 0:
+        actor = min(spare // 4, ACTOR_GROWTH)
+        result = min(spare * 2 // 5, RESULT_GROWTH)
+        widths["actor"] += actor
+        widths["result"] += result
+        widths["path"] += spare - actor - result
+    return widths
+
+
 class EventTable(DataTable[Text | Content | str]):
-    """Events newest first: id, time, actor (coloured by kind), command, path, result, flags."""
+    """Events newest first: id, time, actor (coloured by kind), command, path, result, flags;
+    Actor, Path and Result widen to fill a wide terminal."""
 
     def on_mount(self) -> None:
         """Set up the columns and row cursor."""
         self.cursor_type = "row"
         self.zebra_stripes = True
-        for label, key, width in (
-            ("#", "id", 3),
-            ("When (UTC)", "when", 16),
-            ("Actor", "actor", 12),
-            ("Command", "command", 11),
-            ("Path", "path", 27),
-            ("Result", "result", 16),
-            ("Flags", "flags", 17),
-        ):
-            self.add_column(label, key=key, width=width)
+        self._events: dict[int, Event] = {}
+        self._widths = column_widths(self.size.width, self.cell_padding)
+        self._add_columns()
+
+    def _add_columns(self) -> None:
+        """Add the columns at their current widths."""
+        for label, key, _smallest in COLUMNS:
+            self.add_column(label, key=key, width=self._widths[key])
+
+    def on_resize(self) -> None:
+        """Lay the columns out again for the new width, keeping the rows and the cursor."""
+        widths = column_widths(self.size.width, self.cell_padding)
+        if widths == self._widths:
+            return
+        self._widths = widths
+        selected = self.selected_event_id()
+        self.clear(columns=True)
+        self._add_columns()
+        for event_id in sorted(self._events, reverse=True):
+            self._add_event(self._events[event_id])
+        self._keep_cursor_on(selected)
 
     class ReachedEnd(Message):
         """The table was scrolled to its last row."""
@@ -141,6 +182,7 @@ class EventTable(DataTable[Text | Content | str]):
         """Replace the rows with `events`, keeping the cursor on the same event when possible."""
         selected = self.selected_event_id()
         self.clear()
+        self._events = {event.id: event for event in events}
         for event in events:
             self._add_event(event)
         self._keep_cursor_on(selected)
@@ -149,6 +191,7 @@ class EventTable(DataTable[Text | Content | str]):
         """Add events newer than the first row above it and older ones below the last row."""
         selected = self.selected_event_id()
         for event in [*newer, *older]:
+            self._events[event.id] = event
             self._add_event(event)
         if newer:
             self.sort("id", key=lambda cell: -int(str(cell)))
@@ -163,7 +206,10 @@ class EventTable(DataTable[Text | Content | str]):
             Content.styled(event.actor, styles.actor_style(event.actor)),
             event.command,
             event_path_text(event),
-            Content.styled(first_line(event.result), styles.ERROR if event.is_error else ""),
+            Content.styled(
+                first_line(event.result, max(self._widths["result"], 16)),
+                styles.ERROR if event.is_error else "",
+            ),
             Content.styled(flags, styles.ERROR_STRONG if flag_alarms(flags) else ""),
             key=str(event.id),
         )
@@ -203,6 +249,15 @@ def unified_diff(before: str, after: str, before_name: str, after_name: str) -> 
     )
 
 
+READERS = {"agent": "The agent read:\n", "human": "A person read:\n"}
+"""How a `view` event's detail names the reader, by actor kind."""
+
+
+def reader_label(actor: str) -> str:
+    """The line above what a `view` returned: who read it, by the kind of actor."""
+    return READERS.get(actor.partition(":")[0], "Read:\n")
+
+
 def describe_event(event: Event, before: str | None, after: str | None) -> Content:
     """What changed in an event: a diff, the content read, a folder manifest or the error."""
     name = event_path_text(event) or "/memories"
@@ -214,7 +269,7 @@ def describe_event(event: Event, before: str | None, after: str | None) -> Conte
         return styles.assemble(title, (f"{event_flags(event)}: {event.result}\n", styles.ERROR))
     if event.command == "view":
         read = event.result + ("\n" if not event.result.endswith("\n") else "")
-        return styles.assemble(title, ("The agent read:\n", styles.ASIDE), read)
+        return styles.assemble(title, (reader_label(event.actor), styles.ASIDE), read)
     if before is None and after is None:
         return styles.assemble(title, (event.result + "\n", styles.ASIDE))
     before_name = short_path(event.path) or "before"

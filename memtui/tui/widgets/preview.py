@@ -16,6 +16,8 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from memtui.tui import text_styles as styles
+from memtui.tui.outlink import OutLink
+from memtui.tui.widgets.cursor_list import CursorList
 
 if TYPE_CHECKING:
     from textual.widgets import Markdown, TextArea
@@ -111,7 +113,7 @@ class Preview(Vertical):
         self.relpath: str | None = None
         self.mode = "empty"
         self._frontmatter_lines = 0
-        self._outgoing: list[tuple[str, str | None]] = []
+        self._outgoing: list[OutLink] = []
         self._shown_text: str | None = None
 
     def compose(self) -> ComposeResult:
@@ -121,7 +123,7 @@ class Preview(Vertical):
         with VerticalScroll(id="preview-rendered"):
             yield Static("", id="preview-frontmatter", classes="panel")
             yield Static("", id="preview-observations", classes="panel")
-            yield OptionList(id="preview-relations", classes="panel")
+            yield CursorList(id="preview-relations", classes="panel")
 
     def on_mount(self) -> None:
         """Start empty."""
@@ -157,23 +159,24 @@ class Preview(Vertical):
         note: Note,
         text: str,
         *,
-        outgoing: list[tuple[str, str | None]],
+        outgoing: list[OutLink],
         line: int | None,
         whole_size: int | None = None,
     ) -> None:
-        """Show a note; `outgoing` is (link label, resolved relpath or None); scroll to `line`.
+        """Show a note with its relations `outgoing`, scrolled to `line`.
 
         `whole_size` is the file's size in bytes when `text` is only its start (a large note).
-        Showing the note already shown, unchanged and without a line, redraws nothing.
+        Showing the note already shown, unchanged, redraws nothing (it only goes to `line`).
         """
         unchanged = (
             note.path == self.relpath
             and text == self._shown_text
             and outgoing == self._outgoing
-            and line is None
             and self.mode in ("rendered", "plain")
         )
         if unchanged:
+            if line is not None:
+                self.go_to_line(line)
             return
         self._shown_text = text
         self.relpath = note.path
@@ -185,6 +188,7 @@ class Preview(Vertical):
         self.query_one("#preview-header", Static).update(header)
         self.show_warnings(note.warnings)
         if too_big_for_markdown(text):
+            self._outgoing = outgoing
             await self._show_plain(text, line, title=None)
             return
         self._set_mode("rendered")
@@ -202,18 +206,31 @@ class Preview(Vertical):
         else:
             self.call_after_refresh(self._scroll_markdown_to, line, note.path)
 
-    def _fill_relations(self, outgoing: list[tuple[str, str | None]]) -> None:
+    def go_to_line(self, line: int) -> None:
+        """Bring 1-based file line `line` of the shown note into view (the cursor on it when plain)."""
+        if self.mode == "plain":
+            from textual.widgets import TextArea
+
+            plain = self.query_one("#preview-plain", TextArea)
+            plain.move_cursor((max(0, line - 1), 0), center=True)
+        elif self.mode == "rendered" and self.relpath is not None:
+            self.call_after_refresh(self._scroll_markdown_to, line, self.relpath)
+
+    def _fill_relations(self, outgoing: list[OutLink]) -> None:
         """List the note's relations as followable links."""
-        relations = self.query_one("#preview-relations", OptionList)
-        relations.clear_options()
+        relations = self.query_one("#preview-relations", CursorList)
         relations.display = bool(outgoing)
-        for position, (label, resolved) in enumerate(outgoing):
-            prompt = styles.assemble(
-                ("→ ", styles.HEADING),
-                (label, styles.LINK if resolved else styles.UNRESOLVED),
-                ("  (unresolved)" if resolved is None else "", styles.MUTED),
+        relations.replace_options(
+            Option(
+                styles.assemble(
+                    (f"{relation_type} → ", styles.HEADING),
+                    (target, styles.LINK if resolved else styles.UNRESOLVED),
+                    ("  (unresolved)" if resolved is None else "", styles.MUTED),
+                ),
+                id=f"{position}",
             )
-            relations.add_option(Option(prompt, id=f"{position}"))
+            for position, (relation_type, target, resolved) in enumerate(outgoing)
+        )
         self._outgoing = outgoing
 
     async def markdown_body(self) -> Markdown:
@@ -299,8 +316,8 @@ class Preview(Vertical):
     def _relation_chosen(self, event: OptionList.OptionSelected) -> None:
         """Follow a relation link."""
         event.stop()
-        label, _resolved = self._outgoing[int(event.option_id or 0)]
-        self.post_message(LinkFollowed(label, self.relpath))
+        link = self._outgoing[int(event.option_id or 0)]
+        self.post_message(LinkFollowed(link.target, self.relpath))
 
     def on_markdown_link_clicked(self, event: Markdown.LinkClicked) -> None:
         """Follow a wikilink clicked in the body."""

@@ -12,6 +12,8 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from memtui.tui import text_styles as styles
+from memtui.tui.outlink import OutLink
+from memtui.tui.widgets.cursor_list import CursorList
 
 if TYPE_CHECKING:
     from memtui.core.history import Event
@@ -34,7 +36,7 @@ class SideItemChosen(Message):
     value: str
 
 
-class SidePanel(OptionList):
+class SidePanel(CursorList):
     """One list with sections; Enter or a click on an item follows it."""
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -47,13 +49,14 @@ class SidePanel(OptionList):
     def show_note(
         self,
         *,
-        outgoing: list[tuple[str, str | None]],
+        outgoing: list[OutLink],
         backlinks: list[tuple[str, str, str]],
         events: list[Event] | None,
         now: float | None = None,
         index_ready: bool = True,
     ) -> None:
-        """Fill the sections; `outgoing` is (target, relpath or None), `backlinks` (title, relpath, type); `events` None while the history loads; an unchanged panel is not redrawn."""
+        """Fill the sections; `backlinks` are (title, relpath, type); `events` None while the
+        history loads; an unchanged panel is not redrawn."""
         now = time.time() if now is None else now
         shown = (
             tuple(outgoing),
@@ -65,11 +68,11 @@ class SidePanel(OptionList):
             return
         self.show_nothing()
         self._shown = shown
-        resolved = [(label, path) for label, path in outgoing if path is not None]
-        unresolved = [label for label, path in outgoing if path is None]
+        resolved = [link for link in outgoing if link.resolved is not None]
+        unresolved = [link.target for link in outgoing if link.resolved is None]
         self._section(f"Links out ({len(resolved)})")
-        for label, path in resolved:
-            self._item(f"  → {label}", "note", path)
+        for relation_type, target, path in resolved:
+            self._item(f"  {relation_type} → {target}", "note", path or "")
         if not index_ready:
             self.add_option(Option(Content.styled("  indexing…", styles.MUTED), disabled=True))
         self._section(f"Backlinks ({len(backlinks)})")
@@ -92,6 +95,8 @@ class SidePanel(OptionList):
                 (f" {event.command}", styles.ERROR if event.is_error else ""),
             )
             self._item(line, "history", str(event.id))
+        if self.has_focus:
+            self.start_on_first()
 
     def show_nothing(self) -> None:
         """Empty the panel."""

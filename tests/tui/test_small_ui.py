@@ -1,0 +1,57 @@
+"""Wording and sizing details: singular counts, who read a note, history columns that fill."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import Static
+
+from memtui.core.store import MemoryStore
+from memtui.tui.app import MemtuiApp
+from memtui.tui.screens.history import HistoryScreen
+from memtui.tui.widgets.history_events import EventTable, describe_event
+from tests.tui.conftest import wait_idle
+from tests.tui.screens_harness import ScreenHarness, demo_clock, demo_context, demo_copy
+
+
+async def test_the_status_line_says_1_note(store_root: Path) -> None:
+    """A store with one note is "1 note", not "1 notes"."""
+    for relpath in ("tools/textual.md", "user/preferences.md"):
+        (store_root / relpath).unlink()
+    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_idle(pilot)
+        status = str(app.screen.query_one("#status", Static).render())
+        assert status == f" {store_root}  ·  1 note  ·  F1 keys"
+
+
+def test_a_read_is_labelled_by_who_read(store_root: Path) -> None:
+    """A person's `view` is not described as the agent's read."""
+    store = MemoryStore(store_root, actor="human:tester")
+    store.view("/memories/tools/textual.md")
+    store.with_actor("agent:claude").view("/memories/tools/textual.md")
+    agent_read, human_read = store.history.events(limit=2)
+    assert "The agent read:" in describe_event(agent_read, None, None).plain
+    human = describe_event(human_read, None, None).plain
+    assert "agent" not in human and "A person read:" in human
+
+
+@pytest.mark.parametrize(("width", "actor", "result"), [(120, 12, 16), (170, 20, 30)])
+async def test_history_columns_grow_with_the_terminal(
+    tmp_path: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+    width: int,
+    actor: int,
+    result: int,
+) -> None:
+    """Actor and Result keep their widths at 120 columns and take a share of any extra width."""
+    root = demo_copy(tmp_path, tmp_path_factory.getbasetemp())
+    app = ScreenHarness(demo_context(root), lambda: HistoryScreen(None, clock=demo_clock))
+    async with app.run_test(size=(width, 40)) as pilot:
+        await pilot.pause(0.3)
+        table = app.screen.query_one(EventTable)
+        widths = {str(key.value): column.width for key, column in table.columns.items()}
+        assert widths["actor"] >= actor and widths["result"] >= result
+        used = sum(column.get_render_width(table) for column in table.columns.values())
+        assert used <= max(width, 120)
