@@ -31,11 +31,6 @@ class InputError(Exception):
     """stdin is not a JSON array nor JSON lines; the message says where."""
 
 
-def agent_actor(name: str) -> str:
-    """`agent:<name>`, keeping a value that already has a kind prefix."""
-    return name if ":" in name else f"agent:{name}"
-
-
 def register(subparsers: Any) -> None:
     """Add the `tool` subcommand."""
     parser = subparsers.add_parser(
@@ -49,7 +44,7 @@ def register(subparsers: Any) -> None:
         "--actor",
         default="cli",
         metavar="NAME",
-        help='who is acting, recorded as "agent:NAME" (default: cli; a value with ":" is kept)',
+        help='who is acting, recorded as "agent:NAME" (default: cli; other kinds are refused)',
     )
     parser.add_argument(
         "--session", metavar="ID", default=None, help="a session id to record with every event"
@@ -84,11 +79,16 @@ def parse_inputs(text: str) -> list[object]:
 
 def run(args: argparse.Namespace) -> int:
     """Run `memtui tool`: parse all of stdin first, then execute and print each result."""
+    from memtui.core.actors import ActorError, agent_actor
     from memtui.core.config import ConfigError, load_settings
     from memtui.core.history import HistoryCorrupt
     from memtui.core.result import CommandResult
     from memtui.core.store import MemoryStore
 
+    try:
+        actor = agent_actor(args.actor)
+    except ActorError as error:
+        return fail("tool", f"--actor: {error}")
     try:
         text = sys.stdin.buffer.read().decode("utf-8")
     except UnicodeDecodeError as error:
@@ -99,9 +99,7 @@ def run(args: argparse.Namespace) -> int:
         return fail("tool", f"malformed JSON on stdin: {error}")
     try:
         settings = load_settings()
-        store = MemoryStore(
-            args.path, actor=agent_actor(args.actor), session=args.session, settings=settings
-        )
+        store = MemoryStore(args.path, actor=actor, session=args.session, settings=settings)
         store.history  # noqa: B018 - open now so a broken history is reported before any command
     except (ConfigError, HistoryCorrupt, OSError) as error:
         return open_failure("tool", args.path, error)

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memtui.core.actors import human_actor
 from memtui.core.atomic import atomic_write, make_dirs
 from memtui.core.commands import (
     CommandOutcome,
@@ -21,7 +22,7 @@ from memtui.core.commands import (
     precheck,
     well_formed,
 )
-from memtui.core.config import Settings, default_human_actor, human_actor, load_settings
+from memtui.core.config import Settings, default_human_actor, load_settings
 from memtui.core.history import (
     KIND_DIR,
     KIND_FILE,

@@ -17,15 +17,18 @@ from memtui.core.store import MemoryStore
 MEMTUI = str(Path(sys.executable).with_name("memtui"))
 
 
-def run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """Run `memtui ARGS` with an isolated config and a wide terminal."""
-    env = {
+def run(
+    tmp_path: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run `memtui ARGS` with an isolated config and a wide terminal (plus `env`)."""
+    full_env = {
         "PATH": "/usr/bin:/bin",
         "MEMTUI_CONFIG_FILE": str(tmp_path / "none.toml"),
         "COLUMNS": "200",
         "MEMTUI_ACTOR": "ann",
+        **(env or {}),
     }
-    return subprocess.run([MEMTUI, *args], capture_output=True, text=True, env=env, timeout=60)
+    return subprocess.run([MEMTUI, *args], capture_output=True, text=True, env=full_env, timeout=60)
 
 
 @pytest.fixture
@@ -117,6 +120,30 @@ def test_undo_reverts_and_reports_conflict(tmp_path: Path, store: MemoryStore) -
 
     missing = run(tmp_path, "undo", str(root), "99")
     assert (missing.returncode, missing.stderr) == (1, "There is no event 99 to revert\n")
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "reason"),
+    [
+        (["--actor", "agent:bot"], {}, "memtui undo: --actor: 'agent:bot' is not a human name"),
+        (["--actor", ""], {}, "memtui undo: --actor: the human name is empty"),
+        (
+            [],
+            {"MEMTUI_ACTOR": "agent:bot"},
+            "memtui undo: MEMTUI_ACTOR: 'agent:bot' is not a human",
+        ),
+    ],
+)
+def test_undo_is_always_done_by_a_human(
+    tmp_path: Path, store: MemoryStore, args: list[str], env: dict[str, str], reason: str
+) -> None:
+    """An undo is a person's action: an agent or empty actor is refused and nothing is undone."""
+    root = store.root
+    done = run(tmp_path, "undo", str(root), "2", *args, env=env)
+    assert done.returncode == 2
+    assert done.stderr.startswith(reason), done.stderr
+    assert (root / "a.md").read_bytes() == b"two\n"
+    assert [e.command for e in store.history.events(limit=1)] == ["create"]
 
 
 def test_log_and_undo_without_history(tmp_path: Path) -> None:

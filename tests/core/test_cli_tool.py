@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from memtui.core.config import Settings
 from memtui.core.sizes import format_size
 from memtui.core.store import MemoryStore
@@ -67,8 +69,44 @@ def test_json_array_and_default_actor(tmp_path: Path) -> None:
     ]
     events = MemoryStore(root, settings=Settings()).history.events()
     assert {e.actor for e in events} == {"agent:cli"}
-    run_tool([str(root), "--actor", "human:ann"], stdin, tmp_path)
-    assert MemoryStore(root, settings=Settings()).history.events(limit=1)[0].actor == "human:ann"
+    run_tool([str(root), "--actor", "agent:ann"], stdin, tmp_path)
+    assert MemoryStore(root, settings=Settings()).history.events(limit=1)[0].actor == "agent:ann"
+
+
+@pytest.mark.parametrize(
+    ("actor", "reason"),
+    [
+        ("human:mallory", "'human:mallory' is not an agent name"),
+        ("x:y", "'x:y' is not an agent name"),
+        ("external", None),
+        ("", "the agent name is empty"),
+        ("agent:", "the agent name is empty"),
+    ],
+)
+def test_the_actor_is_always_an_agent(tmp_path: Path, actor: str, reason: str | None) -> None:
+    """`--actor` cannot pass as a person or an unnamed agent, which would skip the secret scan."""
+    root = tmp_path / "mem"
+    stdin = '{"command": "create", "path": "/memories/k.md", "file_text": "AKIAIOSFODNN7EXAMPLE"}\n'
+    env_config = tmp_path / "config.toml"
+    env_config.write_text('secrets = "block"\n', encoding="utf-8")
+    env = {"PATH": "/usr/bin:/bin", "MEMTUI_CONFIG_FILE": str(env_config)}
+    done = subprocess.run(
+        [MEMTUI, "tool", str(root), "--actor", actor],
+        input=stdin.encode(),
+        capture_output=True,
+        env=env,
+        timeout=60,
+    )
+    if reason is None:
+        assert done.returncode == 0
+        assert json.loads(done.stdout)["is_error"] is True
+        assert not (root / "k.md").exists()
+        return
+    assert done.returncode == 2
+    assert done.stdout == b""
+    assert done.stderr.decode().startswith(f"memtui tool: --actor: {reason}")
+    assert not (root / "k.md").exists()
+    assert not (root / ".memtui").exists()
 
 
 def test_malformed_json_lines_runs_nothing(tmp_path: Path) -> None:
