@@ -109,8 +109,24 @@ def event_json(event: Any) -> str:
     )
 
 
+_INVISIBLE = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+"""Control, line-separator and bidi characters, which would move, hide or reorder table text."""
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def visible(text: str) -> str:
+    """`text` with control characters spelled as escapes (`\\n`, `\\x1b`, `\\u2028`)."""
+    return _INVISIBLE.sub(lambda match: _escape(match.group()), text)
+
+
+def _escape(char: str) -> str:
+    """The backslash escape of one character."""
+    code = ord(char)
+    return _NAMED.get(char) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+
+
 def _rows(events: list[Any], time_format: str) -> list[tuple[str, ...]]:
-    """One tuple of cell texts per event: id, time, actor, command, path, result, flags."""
+    """One tuple of cell texts per event (id, time, actor, command, path, result, flags), escaped."""
     rows = []
     for event in events:
         path = event.path or ""
@@ -119,24 +135,27 @@ def _rows(events: list[Any], time_format: str) -> list[tuple[str, ...]]:
         flags = [flag.removeprefix("security:") for flag in event.flags]
         if event.reverted_by is not None:
             flags.append(f"undone by {event.reverted_by}")
-        rows.append(
-            (
-                str(event.id),
-                time.strftime(time_format, time.localtime(event.time)),
-                event.actor,
-                event.command,
-                path,
-                event.result.split("\n", 1)[0],
-                " ".join(flags),
-            )
+        cells = (
+            str(event.id),
+            time.strftime(time_format, time.localtime(event.time)),
+            event.actor,
+            event.command,
+            path,
+            event.result.split("\n", 1)[0],
+            " ".join(flags),
         )
+        rows.append(tuple(visible(cell) for cell in cells))
     return rows
 
 
 def _table(events: list[Any], width: int) -> Any:
-    """A Rich table of events that fits `width`: fixed columns whole, path and result cut; errors red."""
+    """A Rich table of events that fits `width`: fixed columns whole, path and result cut; errors red.
+
+    Every cell is plain text: brackets in paths, actors and results are shown as they are.
+    """
     from rich import box
     from rich.table import Table
+    from rich.text import Text
 
     time_format = "%Y-%m-%d %H:%M:%S" if width >= 120 else "%m-%d %H:%M"
     rows = _rows(events, time_format)
@@ -150,7 +169,7 @@ def _table(events: list[Any], width: int) -> Any:
     for header, column_width in zip(headers, widths, strict=True):
         table.add_column(header, no_wrap=True, overflow="ellipsis", width=column_width)
     for event, row in zip(events, rows, strict=True):
-        table.add_row(*row, style="red" if event.is_error else "")
+        table.add_row(*(Text(cell) for cell in row), style="red" if event.is_error else "")
     return table
 
 

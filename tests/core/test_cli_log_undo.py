@@ -172,3 +172,28 @@ def test_help_texts() -> None:
             [MEMTUI, command, "--help"], capture_output=True, text=True, timeout=60
         )
         assert done.returncode == 0 and expected in done.stdout
+
+
+def test_log_table_shows_markup_and_control_characters_as_plain_text(tmp_path: Path) -> None:
+    """Brackets are never Rich markup, and control characters show as escapes, not raw bytes."""
+    root = tmp_path / "mem"
+    agent = MemoryStore(root, actor="agent:a[/b]", settings=Settings())
+    agent.create("/memories/prompts.md", "hello\n")
+    agent.str_replace("/memories/prompts.md", "[/INST] ", "[/INST]\n")
+    agent.create("/memories/[red]note.md", "x\n")
+    agent.create("/memories/[/x]", "y\n")
+    agent.create("/memories/esc\x1b[2Jname.md", "z\n")
+    agent.create("/memories/new\nline.md", "w\n")
+    agent.view("/memories/nul\x00.md")
+    done = run(tmp_path, "log", str(root))
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "agent:a[/b]" in out
+    assert "No replacement was performed, old_str `[/INST] ` did not appear" in out
+    assert "/memories/[red]note.md" in out
+    assert "/memories/[/x]" in out
+    assert "/memories/esc\\x1b[2Jname.md" in out
+    assert "/memories/new\\nline.md" in out
+    assert "/memories/nul\\x00.md" in out
+    assert not any(char in out for char in "\x1b\x00")
+    assert len([line for line in out.splitlines() if "agent:a[/b]" in line]) == 7
