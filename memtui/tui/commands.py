@@ -9,6 +9,9 @@ from typing import TYPE_CHECKING
 from rapidfuzz import fuzz, process
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.content import Content
+from textual.fuzzy import Matcher
+from textual.markup import escape
 
 if TYPE_CHECKING:
     from memtui.tui.app import MemtuiApp
@@ -43,6 +46,18 @@ def screen_bindings(screen: object) -> Iterator[Binding]:
         for binding in vars(cls).get("BINDINGS", []):
             if isinstance(binding, Binding) and binding.id:
                 yield binding
+
+
+def plain_highlight(matcher: Matcher, text: str) -> Content:
+    """`text` as plain text (not markup) with the characters the query matched highlighted."""
+    content = Content(text)
+    score, offsets = matcher.fuzzy_search.match(matcher.query, text)
+    if not score:
+        return content
+    for offset in offsets:
+        if not text[offset].isspace():
+            content = content.stylize(matcher.match_style, offset, offset + 1)
+    return content
 
 
 class ActionProvider(Provider):
@@ -105,7 +120,7 @@ class NoteProvider(Provider):
             title = display.rsplit("  ", 1)[0]
             yield Hit(
                 score / 100,
-                matcher.highlight(f"open: {title}"),
+                plain_highlight(matcher, f"open: {title}"),
                 partial(self.memtui.open_note, path),
-                help=path,
+                help=escape(path),
             )

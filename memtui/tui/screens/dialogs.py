@@ -202,7 +202,7 @@ class RenameScreen(FormDialog[tuple[str, bool]]):
     def compose(self) -> ComposeResult:
         """The path input, the link option and buttons."""
         with Vertical(classes="dialog"):
-            yield Label(f"Rename or move {self.relpath}", classes="dialog-title")
+            yield Label(f"Rename or move {self.relpath}", markup=False, classes="dialog-title")
             yield Input(self.relpath, id="rename-path")
             yield Checkbox(
                 f"Rewrite links in {self.inbound_notes} note(s) that point here",

@@ -159,10 +159,10 @@ class EventTable(DataTable[Text | Content | str]):
         flags = event_flags(event)
         self.add_row(
             Text(str(event.id), justify="right"),
-            format_time(event.time),
+            Content(format_time(event.time)),
             Content.styled(event.actor, styles.actor_style(event.actor)),
-            event.command,
-            event_path_text(event),
+            Content(event.command),
+            Content(event_path_text(event)),
             Content.styled(first_line(event.result), styles.ERROR if event.is_error else ""),
             Content.styled(flags, styles.ERROR_STRONG if flag_alarms(flags) else ""),
             key=str(event.id),
