@@ -10,6 +10,7 @@ flagged.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -26,7 +27,10 @@ _PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     (
         "private-key",
         "private key",
-        re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"),
+        re.compile(
+            r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
+            r"(?s:.*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|.*)"
+        ),
     ),
     ("aws-access-key", "AWS access key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
     (
@@ -34,7 +38,7 @@ _PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
         "AWS secret access key",
         re.compile(
             r"""(?i)aws_?secret_?(?:access_?)?key["']?[ \t]*[:=][ \t]*["']?"""
-            r"(?-i:[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
+            r"(?P<value>(?-i:[A-Za-z0-9/+]{40}))(?![A-Za-z0-9/+=])"
         ),
     ),
     (
@@ -103,21 +107,60 @@ def _non_trivial(value: str, quoted: bool) -> bool:
     return len(value) >= 6 and classes >= 2
 
 
+@dataclass(frozen=True)
+class SecretSpan:
+    """Where one likely credential's value sits in a text: `text[start:end]`, of kind `kind`."""
+
+    kind: str
+    start: int
+    end: int
+
+
+_LABELS = {kind: label for kind, label, _pattern in _PATTERNS} | {
+    "assignment": "password or key assignment"
+}
+
+
 def scan(text: str) -> list[SecretFinding]:
     """Every kind of likely credential found in `text`, in pattern order, each kind once."""
-    findings: list[SecretFinding] = []
-    spans: list[tuple[int, int]] = []
-    for kind, label, pattern in _PATTERNS:
-        matches = [match.span() for match in pattern.finditer(text)]
-        if matches:
-            findings.append(SecretFinding(kind, label))
-            spans += matches
+    kinds = {span.kind for span in find_spans(text)}
+    return [SecretFinding(kind, label) for kind, label in _LABELS.items() if kind in kinds]
+
+
+@functools.lru_cache(maxsize=2)
+def find_spans(text: str) -> tuple[SecretSpan, ...]:
+    """Every likely credential's value in `text`, in text order.
+
+    An assignment whose name or value overlaps a match of a specific kind is that kind only.
+    """
+    spans: list[SecretSpan] = []
+    matched: list[tuple[int, int]] = []
+    for kind, _label, pattern in _PATTERNS:
+        for match in pattern.finditer(text):
+            matched.append(match.span())
+            group = "value" if "value" in pattern.groupindex else 0
+            spans.append(SecretSpan(kind, *match.span(group)))
     for match in _ASSIGNMENT.finditer(text):
-        if any(start < match.end() and match.start() < end for start, end in spans):
+        if any(start < match.end() and match.start() < end for start, end in matched):
             continue
-        bare = match.group("bare")
-        value = bare if bare is not None else (match.group("dq") or match.group("sq") or "")
-        if _non_trivial(value, quoted=bare is None):
-            findings.append(SecretFinding("assignment", "password or key assignment"))
-            break
-    return findings
+        group = next(name for name in ("dq", "sq", "bare") if match.group(name) is not None)
+        if _non_trivial(match.group(group), quoted=group != "bare"):
+            spans.append(SecretSpan("assignment", *match.span(group)))
+    return tuple(sorted(spans, key=lambda span: (span.start, span.end)))
+
+
+def redact(text: str) -> str:
+    """`text` with each likely credential's value replaced by `<redacted secret:KIND>`."""
+    merged: list[SecretSpan] = []
+    for span in find_spans(text):
+        if merged and span.start < merged[-1].end:
+            last = merged[-1]
+            merged[-1] = SecretSpan(last.kind, last.start, max(last.end, span.end))
+        else:
+            merged.append(span)
+    parts: list[str] = []
+    position = 0
+    for span in merged:
+        parts += [text[position : span.start], f"<redacted secret:{span.kind}>"]
+        position = span.end
+    return "".join(parts) + text[position:]

@@ -35,7 +35,7 @@ from memtui.core.history import (
 from memtui.core.lock import MutationLock
 from memtui.core.paths import PathRefusal, check_path, is_within, real_root, to_virtual
 from memtui.core.result import CommandResult
-from memtui.core.secrets import SecretFinding, scan
+from memtui.core.secrets import SecretFinding, redact, scan
 from memtui.core.sizes import format_size
 from memtui.core.snapshots import (
     MISSING,
@@ -325,6 +325,16 @@ class MemoryStore:
                     flags.append(f"secret:{finding.kind}")
         return tuple(dict.fromkeys(flags))
 
+    def _recorded_args(self, command: str, tool_input: object) -> dict[str, Any]:
+        """The input's arguments as kept: likely secrets in an agent's text become placeholders."""
+        args = _args_of(tool_input)
+        field = SCANNED_FIELDS.get(command)
+        if field is not None and actor_kind(self.actor) == "agent":
+            value = args.get(field)
+            if isinstance(value, str):
+                args[field] = redact(value)
+        return args
+
     def _record(self, content: str, is_error: bool, **event: Any) -> CommandResult:
         """Record an event as this store's actor and session, now; the result carries its id."""
         event_id = self.history.record(
@@ -365,7 +375,7 @@ class MemoryStore:
             command=parsed.command,
             path=parsed.virtual[0],
             new_path=parsed.virtual[1] if len(parsed.virtual) > 1 else None,
-            args=_args_of(tool_input),
+            args=self._recorded_args(parsed.command, tool_input),
             before=before.pair if changed else (None, None),
             after=after.pair if changed else (None, None),
             flags=self._flags(parsed, outcome),
@@ -386,7 +396,7 @@ class MemoryStore:
             command=command,
             path=path,
             new_path=new_path,
-            args=_args_of(tool_input),
+            args=self._recorded_args(command, tool_input),
             flags=outcome.flags,
         )
 
