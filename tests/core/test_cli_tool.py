@@ -150,7 +150,7 @@ def test_lines_split_on_newline_only_and_crlf_is_tolerated(tmp_path: Path) -> No
     assert (done.returncode, done.stderr) == (0, b"")
     assert done.stdout.decode() == (
         '{"is_error": false, "content": "File created successfully at: /memories/u.md"}\n'
-        '{"is_error": true, "content": "The path /memories/u\u2028.md does not exist. '
+        '{"is_error": true, "content": "The path /memories/u\\u2028.md does not exist. '
         'Please provide a valid path."}\n'
     )
     assert (root / "u.md").read_bytes() == text.encode()
@@ -200,3 +200,24 @@ def test_nan_and_infinity_in_the_input(tmp_path: Path) -> None:
         ["-Infinity"],
     ]
     json.dumps([event.args for event in events], allow_nan=False)
+
+
+def test_unicode_line_separators_are_escaped_in_the_output(tmp_path: Path) -> None:
+    """U+0085, U+2028 and U+2029 are written as escapes, so `splitlines` keeps one line per result."""
+    root = tmp_path / "mem"
+    text = "a\u0085b\u2028c\u2029d é ✓\n"
+    stdin = "\n".join(
+        json.dumps(item)
+        for item in (
+            {"command": "create", "path": "/memories/u.md", "file_text": text},
+            {"command": "view", "path": "/memories/u.md"},
+        )
+    )
+    done = run_tool([str(root)], stdin, tmp_path)
+    assert done.returncode == 0
+    out = done.stdout.decode()
+    lines = out.splitlines()
+    assert len(lines) == 2
+    assert "\\u0085" in lines[1] and "\\u2028" in lines[1] and "\\u2029" in lines[1]
+    assert "é ✓" in lines[1]
+    assert json.loads(lines[1])["content"].endswith("\ta\u0085b\u2028c\u2029d é ✓\n     2\t")
