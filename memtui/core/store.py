@@ -46,6 +46,7 @@ from memtui.core.snapshots import (
     file_state,
     remove,
     restore,
+    same_state,
     stat_now,
 )
 
@@ -537,6 +538,10 @@ class MemoryStore:
             return CommandOutcome(checked.message, True, checked.flags)
         return checked.real
 
+    def _unchanged_since(self, event: Event, current: State) -> bool:
+        """True if `current` is still what `event` left (a folder's modes aside)."""
+        return same_state(current, event.after_kind, event.after_hash, self.history.blob)
+
     def _already_reverted(self, event: Event, force: bool) -> CommandOutcome | None:
         """A conflict for an event that was already reverted (unless forced)."""
         if event.reverted_by is None or force:
@@ -554,7 +559,7 @@ class MemoryStore:
             return self._record_human("revert", event.path, args, target)
         current = capture(target)
         refusal = self._already_reverted(event, force)
-        if refusal is None and not force and current.pair != (event.after_kind, event.after_hash):
+        if refusal is None and not force and not self._unchanged_since(event, current):
             refusal = CommandOutcome(
                 f"Conflict: {event.path} changed since event {event.id} ({event.command}); "
                 f"it is now {_describe(current)}. "
@@ -589,7 +594,7 @@ class MemoryStore:
                 "move or delete it first.",
                 True,
             )
-        if refusal is None and not force and current.pair != (event.after_kind, event.after_hash):
+        if refusal is None and not force and not self._unchanged_since(event, current):
             refusal = CommandOutcome(
                 f"Conflict: {event.new_path} changed since event {event.id} (rename); "
                 f"it is {_describe(current)}. Use force to restore the original anyway.",
@@ -598,7 +603,7 @@ class MemoryStore:
         if refusal is not None:
             return self._record_human("revert", event.new_path, args, refusal)
         try:
-            if current.pair == (event.after_kind, event.after_hash):
+            if self._unchanged_since(event, current):
                 make_dirs(source.parent)
                 os.rename(destination, source)
             else:
