@@ -178,6 +178,55 @@ def test_conflict_when_file_changed_since_event(tmp_path: Path) -> None:
     assert refused is not None and refused.is_error and refused.before_hash is None
 
 
+def test_conflict_reverting_create_when_file_edited_since(tmp_path: Path) -> None:
+    """Undoing a create would delete the file; an edit made since is not thrown away."""
+    store = make_store(tmp_path)
+    created = store.create("/memories/a.md", "v1\n")
+    store.insert("/memories/a.md", 1, "added")
+    revision = store.revision("/memories/a.md")
+    assert revision is not None
+
+    result = store.revert(created.event_id)
+
+    assert result.is_error is True
+    assert result.content == (
+        f"Conflict: /memories/a.md changed since event {created.event_id} (create); "
+        f"it is now a file at revision {revision[:12]}. "
+        "Use force to restore its before-state anyway."
+    )
+    assert (tmp_path / "a.md").read_bytes() == b"v1\nadded\n"
+    forced = store.revert(created.event_id, force=True)
+    assert forced.is_error is False and not (tmp_path / "a.md").exists()
+    assert store.revert(forced.event_id).is_error is False
+    assert (tmp_path / "a.md").read_bytes() == b"v1\nadded\n"
+
+
+def test_conflict_reverting_insert_when_file_edited_or_deleted_since(tmp_path: Path) -> None:
+    store = make_store(tmp_path)
+    store.create("/memories/a.md", "one\ntwo\n")
+    inserted = store.insert("/memories/a.md", 1, "middle")
+    store.str_replace("/memories/a.md", "two", "TWO")
+
+    result = store.revert(inserted.event_id)
+
+    assert result.is_error is True
+    assert result.content.startswith(
+        f"Conflict: /memories/a.md changed since event {inserted.event_id} (insert); "
+        "it is now a file at revision "
+    )
+    assert (tmp_path / "a.md").read_bytes() == b"one\nmiddle\nTWO\n"
+    store.delete("/memories/a.md")
+    gone = store.revert(inserted.event_id)
+    assert gone.is_error is True
+    assert gone.content == (
+        f"Conflict: /memories/a.md changed since event {inserted.event_id} (insert); "
+        "it is now missing. Use force to restore its before-state anyway."
+    )
+    assert not (tmp_path / "a.md").exists()
+    assert store.revert(inserted.event_id, force=True).is_error is False
+    assert (tmp_path / "a.md").read_bytes() == b"one\ntwo\n"
+
+
 def test_force_overrides_conflict_and_keeps_overwritten_content(tmp_path: Path) -> None:
     store = make_store(tmp_path)
     store.create("/memories/a.md", "v1\n")
