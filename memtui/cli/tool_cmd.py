@@ -77,6 +77,28 @@ def parse_inputs(text: str) -> list[object]:
     return inputs
 
 
+def where_in_bytes(data: bytes, offset: int) -> str:
+    """`line L, column C (byte B)` of a byte offset; the column counts characters."""
+    line_start = data.rfind(b"\n", 0, offset) + 1
+    line = data.count(b"\n", 0, offset) + 1
+    column = len(data[line_start:offset].decode("utf-8", errors="replace")) + 1
+    return f"line {line}, column {column} (byte {offset})"
+
+
+def layout_hint(text: str) -> str:
+    """A hint when stdin is one JSON object spread over several lines, else ""."""
+    if not text.lstrip(JSON_WHITESPACE).startswith("{"):
+        return ""
+    try:
+        json.loads(text)
+    except (ValueError, RecursionError):
+        return ""
+    return (
+        "; stdin must be a JSON array of tool inputs or one JSON object per line"
+        " (this is one object spread over several lines)"
+    )
+
+
 LINE_BREAKS_KEPT_BY_JSON = {"\u0085": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 """Line breaks for `str.splitlines` that `json.dumps` leaves raw; other non-ASCII stays raw."""
 
@@ -101,14 +123,15 @@ def run(args: argparse.Namespace) -> int:
         actor = agent_actor(args.actor)
     except ActorError as error:
         return fail("tool", f"--actor: {error}")
+    data = sys.stdin.buffer.read()
     try:
-        text = sys.stdin.buffer.read().decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as error:
-        return fail("tool", f"stdin is not UTF-8 (byte {error.start})")
+        return fail("tool", f"stdin is not UTF-8: {where_in_bytes(data, error.start)}")
     try:
         inputs = parse_inputs(text)
     except InputError as error:
-        return fail("tool", f"malformed JSON on stdin: {error}")
+        return fail("tool", f"malformed JSON on stdin: {error}{layout_hint(text)}")
     try:
         settings = load_settings()
         store = MemoryStore(args.path, actor=actor, session=args.session, settings=settings)

@@ -161,9 +161,25 @@ def test_parse_when() -> None:
     assert parse_when("12h", now=100_000.0) == 100_000.0 - 12 * 3600
     assert parse_when("30m", now=10_000.0) == 10_000.0 - 1800
     assert parse_when("2026-11-01T00:00:00+00:00") == 1_793_491_200.0
-    bad = run(Path("/tmp"), "log", "/tmp", "--since", "soon")
-    assert bad.returncode == 2
-    assert "'soon' is not a time: use 7d, 12h, 30m or an ISO date" in bad.stderr
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "message"),
+    [
+        (
+            "--since",
+            "soon",
+            "memtui log: --since: 'soon' is not a time: use 7d, 12h, 30m or an ISO date like "
+            "2026-11-01T09:30\n",
+        ),
+        ("--limit", "ten", "memtui log: --limit: 'ten' is not a whole number of events\n"),
+    ],
+)
+def test_a_bad_flag_value_is_one_line(
+    tmp_path: Path, store: MemoryStore, flag: str, value: str, message: str
+) -> None:
+    bad = run(tmp_path, "log", str(store.root), flag, value)
+    assert (bad.returncode, bad.stdout, bad.stderr) == (2, "", message)
 
 
 def test_help_texts() -> None:

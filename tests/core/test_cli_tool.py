@@ -221,3 +221,31 @@ def test_unicode_line_separators_are_escaped_in_the_output(tmp_path: Path) -> No
     assert "\\u0085" in lines[1] and "\\u2028" in lines[1] and "\\u2029" in lines[1]
     assert "é ✓" in lines[1]
     assert json.loads(lines[1])["content"].endswith("\ta\u0085b\u2028c\u2029d é ✓\n     2\t")
+
+
+def test_stdin_that_is_not_utf8_names_line_and_column(tmp_path: Path) -> None:
+    root = tmp_path / "mem"
+    stdin = b'{"command": "view", "path": "/memories"}\n{"command": "create", "path": "/memories/\xc3\xa9\xff"}\n'
+    env = {"PATH": "/usr/bin:/bin", "MEMTUI_CONFIG_FILE": str(tmp_path / "none.toml")}
+    done = subprocess.run(
+        [MEMTUI, "tool", str(root)], input=stdin, capture_output=True, env=env, timeout=60
+    )
+    assert (done.returncode, done.stdout) == (2, b"")
+    assert done.stderr.decode() == "memtui tool: stdin is not UTF-8: line 2, column 43 (byte 84)\n"
+    assert not root.exists()
+
+
+def test_one_pretty_printed_object_gets_a_hint(tmp_path: Path) -> None:
+    stdin = json.dumps({"command": "view", "path": "/memories"}, indent=2)
+    done = run_tool([str(tmp_path / "mem")], stdin, tmp_path)
+    assert (done.returncode, done.stdout) == (2, b"")
+    assert done.stderr.decode() == (
+        "memtui tool: malformed JSON on stdin: line 1, column 2: "
+        "Expecting property name enclosed in double quotes; stdin must be a JSON array of tool "
+        "inputs or one JSON object per line (this is one object spread over several lines)\n"
+    )
+    broken = run_tool([str(tmp_path / "mem")], '{\n  "command": "view",\n', tmp_path)
+    assert broken.stderr.decode() == (
+        "memtui tool: malformed JSON on stdin: line 1, column 2: "
+        "Expecting property name enclosed in double quotes\n"
+    )
