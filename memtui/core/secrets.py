@@ -62,7 +62,35 @@ _PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
         "JSON Web Token",
         re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
     ),
+    (
+        "gitlab-token",
+        "GitLab token",
+        re.compile(r"\b(?:glpat|gldt|glrt|glptt)-[A-Za-z0-9_-]{20,}"),
+    ),
+    (
+        "huggingface-token",
+        "Hugging Face token",
+        re.compile(r"\bhf_(?=[A-Za-z0-9]*[A-Z])(?=[A-Za-z0-9]*[a-z])[A-Za-z0-9]{34,}\b"),
+    ),
+    (
+        "sendgrid-key",
+        "SendGrid API key",
+        re.compile(r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])"),
+    ),
+    ("npm-token", "npm token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b")),
+    (
+        "connection-url",
+        "password in a connection URL",
+        re.compile(
+            r"(?i)\b(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|rediss?|amqps?|mssql)"
+            r"://[^\s:/@]*:(?P<value>[^\s/@]+)@[^\s/@]"
+        ),
+    ),
 )
+"""(kind, label, pattern): where a pattern has a `value` group, that is the credential itself."""
+
+_CHECKED_VALUES = frozenset({"connection-url"})
+"""Kinds whose value must also look real (not empty, short or a placeholder like `${PASS}`)."""
 
 _ASSIGNMENT = re.compile(
     r"""(?ix)
@@ -89,11 +117,25 @@ _PLACEHOLDER = re.compile(
 )
 
 
+_REFERENCE = re.compile(
+    r"(?i)^(?:see|use|ask|stored|kept|saved|in|on|from|get|read|set|the|a|an|same|not|no|none"
+    r"|your|my|our|their|check|look|found|provided|given|managed|rotated)\b"
+)
+"""First words of a quoted phrase that points at a secret instead of being one (`"see the vault"`)."""
+
+
 def _non_trivial(value: str, quoted: bool) -> bool:
-    """True if an assigned value looks like a real credential rather than empty or a placeholder."""
+    """True if an assigned value looks like a real credential rather than empty or a placeholder.
+
+    A quoted value may be a passphrase of a few words (`"correct horse battery"`), unless it
+    reads like a pointer to the secret (`"see the vault"`, `"stored in 1Password"`).
+    """
     value = value.strip()
-    if _PLACEHOLDER.match(value) or len(set(value)) < 3 or any(ch.isspace() for ch in value):
+    if _PLACEHOLDER.match(value) or len(set(value)) < 3:
         return False
+    if any(ch.isspace() for ch in value):
+        words = value.split()
+        return quoted and len(value) >= 12 and len(words) <= 6 and not _REFERENCE.match(value)
     if quoted:
         return len(value) >= 6
     classes = sum(
@@ -137,8 +179,10 @@ def find_spans(text: str) -> tuple[SecretSpan, ...]:
     matched: list[tuple[int, int]] = []
     for kind, _label, pattern in _PATTERNS:
         for match in pattern.finditer(text):
-            matched.append(match.span())
             group = "value" if "value" in pattern.groupindex else 0
+            if kind in _CHECKED_VALUES and not _non_trivial(match.group(group), quoted=False):
+                continue
+            matched.append(match.span())
             spans.append(SecretSpan(kind, *match.span(group)))
     for match in _ASSIGNMENT.finditer(text):
         if any(start < match.end() and match.start() < end for start, end in matched):

@@ -50,6 +50,24 @@ JWT = (
         ("AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq9LmW3kT8", "aws-secret-key"),
         ('aws_secret_access_key = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq9LmW3kT8"', "aws-secret-key"),
         ("aws_secret_key: wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq9LmW3kT8", "aws-secret-key"),
+        ("GITLAB_TOKEN glpat-xKz9Pq2RmW7vTn4LbY8c", "gitlab-token"),
+        ("deploy with gldt-Ab3De6Gh9Jk2Mn5Pq8St1V", "gitlab-token"),
+        ("HF_TOKEN=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", "huggingface-token"),
+        ("login hf_aBcDeFgHiJkLmNoPqRsTuVwXyZaBcDeFgH then push", "huggingface-token"),
+        (
+            "SENDGRID_API_KEY=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",
+            "sendgrid-key",
+        ),
+        ("//registry.npmjs.org/:_authToken=npm_Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z5A6B", "npm-token"),
+        ("DATABASE_URL=postgres://admin:S3cretP4ss@db.internal:5432/app", "connection-url"),
+        ("postgresql://app:Tr0ub4dor%263@10.0.0.5/prod", "connection-url"),
+        ("mysql://root:hunter22x@localhost:3306/shop", "connection-url"),
+        ("mongodb+srv://svc:9xQ2pL7mK4@cluster0.ab1cd.mongodb.net/db", "connection-url"),
+        ("REDIS_URL=redis://:Rz8!kd02Lm@cache:6379/0", "connection-url"),
+        ("amqp://guest:Gu3st2024@rabbit:5672/", "connection-url"),
+        ('password: "correct horse battery"', "assignment"),
+        ("secret = 'purple monkey dishwasher 42'", "assignment"),
+        ('"passphrase": "tiny elephants dance at dawn"', "assignment"),
     ],
 )
 def test_realistic_fake_secrets_are_found(text: str, kind: str) -> None:
@@ -91,6 +109,30 @@ def test_realistic_fake_secrets_are_found(text: str, kind: str) -> None:
         "secretary: Jane Doe",
         "AWS_SECRET_ACCESS_KEY=${AWS_SECRET_ACCESS_KEY}",
         "aws_secret_access_key = <from the vault>",
+        "gitlab uses glpat- tokens",
+        "glpat-short",
+        "from huggingface_hub import hf_hub_download",
+        "call hf_hub_download_with_retries_and_a_long_name_here",
+        "hf_abcdefghijklmnopqrstuvwxyzabcdefghij",
+        "SG.short.key",
+        "npm_config_registry=https://registry.npmjs.org/",
+        "npm_package_version",
+        "postgres://db.internal:5432/app",
+        "postgres://user@db.internal/app",
+        "postgres://user:@db.internal/app",
+        "postgres://user:${PASS}@db/app",
+        "postgres://user:$DB_PASSWORD@db/app",
+        "mysql://root:<password>@localhost/shop",
+        "redis://:password@localhost:6379",
+        "mongodb+srv://user:****@cluster0.mongodb.net",
+        "ssh deploy@prod-host",
+        "mail ana@example.com about it",
+        "https://example.com:8443/path",
+        'password: "see the vault"',
+        'password: "stored in 1Password under Billing"',
+        'secret: "the usual one"',
+        'password: "a b"',
+        'password = "your password here"',
     ],
 )
 def test_near_misses_are_not_flagged(text: str) -> None:
@@ -165,7 +207,7 @@ def history_bytes(root: Path) -> bytes:
 
 
 def test_redact_keeps_the_text_around_each_secret() -> None:
-    assert redact(f"aws {AWS_KEY} and password=\"hunter2x\" ok") == (
+    assert redact(f'aws {AWS_KEY} and password="hunter2x" ok') == (
         'aws <redacted secret:aws-access-key> and password="<redacted secret:assignment>" ok'
     )
     assert redact(f"intro\n{FAKE_PEM}outro password=") == (
@@ -175,6 +217,12 @@ def test_redact_keeps_the_text_around_each_secret() -> None:
         "<redacted secret:private-key>"
     )
     assert redact("no secrets here") == "no secrets here"
+    assert redact("DATABASE_URL=postgres://admin:S3cretP4ss@db:5432/app") == (
+        "DATABASE_URL=postgres://admin:<redacted secret:connection-url>@db:5432/app"
+    )
+    assert redact('password: "correct horse battery"') == (
+        'password: "<redacted secret:assignment>"'
+    )
 
 
 def test_a_refused_secret_is_not_kept_in_the_history(tmp_path: Path) -> None:
