@@ -201,7 +201,7 @@ def run(args: argparse.Namespace) -> int:
             limit=limit if limit > 0 else None,
         )
     except HistoryCorrupt as error:
-        return fail("log", error, 1)
+        return fail("log", error)
     if args.json:
         out = sys.stdout
         for event in events:

@@ -213,3 +213,19 @@ def test_log_table_shows_markup_and_control_characters_as_plain_text(tmp_path: P
     assert "/memories/nul\\x00.md" in out
     assert not any(char in out for char in "\x1b\x00")
     assert len([line for line in out.splitlines() if "agent:a[/b]" in line]) == 7
+
+
+def test_a_corrupt_history_stops_log_and_undo_with_status_2(
+    tmp_path: Path, store: MemoryStore
+) -> None:
+    """log reports a corrupt database as undo and tool do: one line, status 2."""
+    store.history.close()
+    database = store.root / ".memtui" / "history.db"
+    for companion in (Path(f"{database}-wal"), Path(f"{database}-shm")):
+        companion.unlink(missing_ok=True)
+    database.write_bytes(b"not a database " * 100)
+    for args in (("log", str(store.root)), ("undo", str(store.root), "1")):
+        done = run(tmp_path, *args)
+        assert done.returncode == 2, args
+        assert done.stderr.startswith(f"memtui {args[0]}: ") and "history.db" in done.stderr
+        assert len(done.stderr.splitlines()) == 1
