@@ -89,12 +89,12 @@ note_type, actor (who last changed the note, e.g. "agent" or "human:ana"), max_a
 BUILD_CONTEXT_DESCRIPTION = """\
 Load a note and its neighbourhood: its observations and the notes it links to or that link \
 to it, up to `depth` hops. `target` is a path (projects/memtui.md), a permalink or a title. \
-`timeframe` (e.g. "7d", "2 weeks") limits related notes to recently changed ones; without it \
+`timeframe` (e.g. "7d", "2 weeks", "1 month") limits related notes to recently changed ones; without it \
 related notes of any age are listed."""
 
 RECENT_ACTIVITY_DESCRIPTION = """\
 What changed in /memories recently, newest first: which notes, when and by whom. \
-`timeframe` is like "7d", "24h" or "2 weeks"."""
+`timeframe` is like "24h", "7d", "2 weeks", "1 month", "1y", "today" or "yesterday"."""
 
 
 class RawArgumentsTool(Tool):
@@ -287,7 +287,7 @@ def build_server(service: MemoryService) -> MemtuiServer:
         return await service.notes_result(service.notes.context_text, target, depth, timeframe)
 
     async def recent_activity(
-        timeframe: Annotated[str, Field(description='How far back, e.g. "24h", "7d".')] = "7d",
+        timeframe: Annotated[str, Field(description='How far back, e.g. "24h", "7d", "1 month".')] = "7d",
         limit: Annotated[int, Field(description="Most changes to list.", ge=1, le=200)] = 20,
     ) -> CallToolResult:
         return await service.notes_result(service.notes.activity_text, timeframe, limit)

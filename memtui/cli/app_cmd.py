@@ -45,11 +45,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def app_actor(name: str) -> str:
     """`human:<name>` for a plain name or a `human:` actor; any other kind is refused."""
-    kind, colon, rest = name.strip().partition(":")
-    if not colon and kind:
-        return f"human:{kind}"
-    if kind == "human" and rest.strip():
-        return f"human:{rest.strip()}"
+    from memtui.core.actors import ActorError, human_actor
+
+    try:
+        return human_actor(name)
+    except ActorError:
+        pass
     raise argparse.ArgumentTypeError(
         f"{name!r} is not a human name: the app records your own edits, so it always acts as "
         "human:NAME (agents and outside tools are recorded by the tool and the watcher); "

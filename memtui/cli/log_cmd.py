@@ -80,14 +80,12 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--since",
         metavar="WHEN",
-        type=parse_when,
         help="only events since WHEN: 7d, 12h, 30m, 2 weeks, 1 month, 1y, today, yesterday, or an ISO date/time",
     )
     parser.add_argument(
         "--limit",
         metavar="N",
-        type=int,
-        default=DEFAULT_LIMIT,
+        default=str(DEFAULT_LIMIT),
         help=f"show at most N events (default {DEFAULT_LIMIT}; 0 for all)",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object per event")
@@ -119,7 +117,7 @@ def event_json(event: Any) -> str:
 
 
 def _rows(events: list[Any], time_format: str) -> list[tuple[str, ...]]:
-    """One tuple of cell texts per event: id, time, actor, command, path, result, flags."""
+    """One tuple of cell texts per event (id, time, actor, command, path, result, flags), escaped."""
     rows = []
     for event in events:
         path = event.path or ""
@@ -128,22 +126,24 @@ def _rows(events: list[Any], time_format: str) -> list[tuple[str, ...]]:
         flags = [flag.removeprefix("security:") for flag in event.flags]
         if event.reverted_by is not None:
             flags.append(f"undone by {event.reverted_by}")
-        rows.append(
-            (
-                str(event.id),
-                time.strftime(time_format, time.localtime(event.time)),
-                visible(event.actor),
-                visible(event.command),
-                visible(path),
-                visible(event.result.split("\n", 1)[0]),
-                visible(" ".join(flags)),
-            )
+        cells = (
+            str(event.id),
+            time.strftime(time_format, time.localtime(event.time)),
+            event.actor,
+            event.command,
+            path,
+            event.result.split("\n", 1)[0],
+            " ".join(flags),
         )
+        rows.append(tuple(visible(cell) for cell in cells))
     return rows
 
 
 def _table(events: list[Any], width: int) -> Any:
-    """A Rich table of events that fits `width`: fixed columns whole, path and result cut; errors red."""
+    """A Rich table of events that fits `width`: fixed columns whole, path and result cut; errors red.
+
+    Every cell is plain text: brackets in paths, actors and results are shown as they are.
+    """
     from rich import box
     from rich.table import Table
     from rich.text import Text
@@ -168,6 +168,14 @@ def run(args: argparse.Namespace) -> int:
     """Run `memtui log`."""
     from memtui.core.history import HistoryCorrupt
 
+    try:
+        since = None if args.since is None else parse_when(args.since)
+    except argparse.ArgumentTypeError as error:
+        return fail("log", f"--since: {error}")
+    try:
+        limit = int(args.limit)
+    except ValueError:
+        return fail("log", f"--limit: {args.limit!r} is not a whole number of events")
     root = Path(args.path)
     if not root.is_dir():
         return fail("log", f"{args.path}: not a folder")
@@ -182,11 +190,11 @@ def run(args: argparse.Namespace) -> int:
             path=_virtual(args.file) if args.file else None,
             actor=args.actor,
             command=args.command,
-            since=args.since,
-            limit=args.limit if args.limit and args.limit > 0 else None,
+            since=since,
+            limit=limit if limit > 0 else None,
         )
     except HistoryCorrupt as error:
-        return fail("log", error, 1)
+        return fail("log", error)
     if args.json:
         out = sys.stdout
         for event in events:

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
-"""Control characters, bidirectional overrides and lone surrogates (undecodable name bytes)."""
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+"""Control characters, line separators, bidirectional overrides and lone surrogates (bad name bytes)."""
 _JSON_UNSAFE = re.compile("[\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 """What `json.dumps(..., ensure_ascii=False)` leaves raw but a terminal or a UTF-8 reader must not get."""
 _DEL_SYMBOL = "\u2421"

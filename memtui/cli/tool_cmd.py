@@ -31,11 +31,6 @@ class InputError(Exception):
     """stdin is not a JSON array nor JSON lines; the message says where."""
 
 
-def agent_actor(name: str) -> str:
-    """`agent:<name>`, keeping a value that already has a kind prefix."""
-    return name if ":" in name else f"agent:{name}"
-
-
 def register(subparsers: Any) -> None:
     """Add the `tool` subcommand."""
     parser = subparsers.add_parser(
@@ -49,7 +44,7 @@ def register(subparsers: Any) -> None:
         "--actor",
         default="cli",
         metavar="NAME",
-        help='who is acting, recorded as "agent:NAME" (default: cli; a value with ":" is kept)',
+        help='who is acting, recorded as "agent:NAME" (default: cli; other kinds are refused)',
     )
     parser.add_argument(
         "--session", metavar="ID", default=None, help="a session id to record with every event"
@@ -82,26 +77,64 @@ def parse_inputs(text: str) -> list[object]:
     return inputs
 
 
+def where_in_bytes(data: bytes, offset: int) -> str:
+    """`line L, column C (byte B)` of a byte offset; the column counts characters."""
+    line_start = data.rfind(b"\n", 0, offset) + 1
+    line = data.count(b"\n", 0, offset) + 1
+    column = len(data[line_start:offset].decode("utf-8", errors="replace")) + 1
+    return f"line {line}, column {column} (byte {offset})"
+
+
+def layout_hint(text: str) -> str:
+    """A hint when stdin is one JSON object spread over several lines, else ""."""
+    if not text.lstrip(JSON_WHITESPACE).startswith("{"):
+        return ""
+    try:
+        json.loads(text)
+    except (ValueError, RecursionError):
+        return ""
+    return (
+        "; stdin must be a JSON array of tool inputs or one JSON object per line"
+        " (this is one object spread over several lines)"
+    )
+
+
+LINE_BREAKS_KEPT_BY_JSON = {"\u0085": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+"""Line breaks for `str.splitlines` that `json.dumps` leaves raw; other non-ASCII stays raw."""
+
+
+def result_line(is_error: bool, content: str) -> str:
+    """One result as a JSON line that no line splitter breaks (U+2028 and the like escaped)."""
+    line = json.dumps({"is_error": is_error, "content": content}, ensure_ascii=False)
+    for char, escape in LINE_BREAKS_KEPT_BY_JSON.items():
+        line = line.replace(char, escape)
+    return line
+
+
 def run(args: argparse.Namespace) -> int:
     """Run `memtui tool`: parse all of stdin first, then execute and print each result."""
+    from memtui.core.actors import ActorError, agent_actor
     from memtui.core.config import ConfigError, load_settings
     from memtui.core.history import HistoryCorrupt
     from memtui.core.result import CommandResult
     from memtui.core.store import MemoryStore
 
     try:
-        text = sys.stdin.buffer.read().decode("utf-8")
+        actor = agent_actor(args.actor)
+    except ActorError as error:
+        return fail("tool", f"--actor: {error}")
+    data = sys.stdin.buffer.read()
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError as error:
-        return fail("tool", f"stdin is not UTF-8 (byte {error.start})")
+        return fail("tool", f"stdin is not UTF-8: {where_in_bytes(data, error.start)}")
     try:
         inputs = parse_inputs(text)
     except InputError as error:
-        return fail("tool", f"malformed JSON on stdin: {error}")
+        return fail("tool", f"malformed JSON on stdin: {error}{layout_hint(text)}")
     try:
         settings = load_settings()
-        store = MemoryStore(
-            args.path, actor=agent_actor(args.actor), session=args.session, settings=settings
-        )
+        store = MemoryStore(args.path, actor=actor, session=args.session, settings=settings)
         store.history  # noqa: B018 - open now so a broken history is reported before any command
     except (ConfigError, HistoryCorrupt, OSError) as error:
         return open_failure("tool", args.path, error)
@@ -112,9 +145,7 @@ def run(args: argparse.Namespace) -> int:
         except Exception as error:
             content = f"memtui could not run the command: {type(error).__name__}: {error}"
             result = CommandResult(content, True)
-        line = json.dumps(
-            {"is_error": result.is_error, "content": result.content}, ensure_ascii=False
-        )
+        line = result_line(result.is_error, result.content)
         out.write(line.encode("utf-8", errors="replace") + b"\n")
         out.flush()
     return 0

@@ -42,7 +42,8 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run `memtui undo`: print the result; exit 1 on a conflict or error."""
-    from memtui.core.config import ConfigError, human_actor, load_settings
+    from memtui.core.actors import ActorError, human_actor
+    from memtui.core.config import ConfigError, load_settings
     from memtui.core.history import HistoryCorrupt
     from memtui.core.store import MemoryStore
 
@@ -51,9 +52,11 @@ def run(args: argparse.Namespace) -> int:
         return fail("undo", f"{args.path}: no memtui history here")
     try:
         settings = load_settings()
-        actor = human_actor(args.actor or settings.actor)
+        actor = human_actor(settings.actor if args.actor is None else args.actor)
         store = MemoryStore(root, actor=actor, settings=settings)
         result = store.revert(args.event_id, force=args.force)
+    except ActorError as error:
+        return fail("undo", f"--actor: {error}")
     except (ConfigError, HistoryCorrupt) as error:
         return fail("undo", error)
     if result.is_error:

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memtui.core.actors import ActorError, human_actor
+
 DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024
 SECRET_MODES = ("warn", "block")
 
@@ -109,6 +111,15 @@ def _check_secrets(where: str, value: object) -> str:
     return str(value)
 
 
+def _check_actor(where: str, value: str) -> str:
+    """`value` if it names a person (`dana` or `human:dana`), else a ConfigError naming `where`."""
+    try:
+        human_actor(value)
+    except ActorError as error:
+        raise ConfigError(f"{where}: {error}") from error
+    return value
+
+
 def _from_table(path: Path, table: Mapping[str, Any]) -> dict[str, Any]:
     """Validated Settings fields from a config file's top-level table."""
     values: dict[str, Any] = {}
@@ -116,7 +127,7 @@ def _from_table(path: Path, table: Mapping[str, Any]) -> dict[str, Any]:
         if key == "root":
             values["root"] = Path(_check_str(path, key, value)).expanduser()
         elif key == "actor":
-            values["actor"] = _check_str(path, key, value)
+            values["actor"] = _check_actor(f'{path}: key "actor"', _check_str(path, key, value))
         elif key == "secrets":
             values["secrets"] = _check_secrets(f'{path}: key "secrets"', value)
         elif key == "max_file_size":
@@ -146,7 +157,7 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
     if env.get("MEMTUI_ROOT"):
         values["root"] = Path(env["MEMTUI_ROOT"]).expanduser()
     if env.get("MEMTUI_ACTOR"):
-        values["actor"] = env["MEMTUI_ACTOR"]
+        values["actor"] = _check_actor("MEMTUI_ACTOR", env["MEMTUI_ACTOR"])
     if env.get("MEMTUI_SECRETS"):
         values["secrets"] = _check_secrets("MEMTUI_SECRETS", env["MEMTUI_SECRETS"])
     if env.get("MEMTUI_MAX_FILE_SIZE"):
@@ -154,12 +165,10 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
     return Settings(**values)
 
 
-def human_actor(name: str) -> str:
-    """`human:<name>`, keeping a name that already has a kind prefix."""
-    return name if ":" in name else f"human:{name}"
-
-
 def default_human_actor(settings: Settings | None = None) -> str:
-    """`human:<name>`: MEMTUI_ACTOR, else the settings' actor, else the login name."""
+    """`human:<name>`: MEMTUI_ACTOR, else the settings' actor, else the login name.
+
+    Raises ActorError if that name is empty or names another kind of actor.
+    """
     name = os.environ.get("MEMTUI_ACTOR") or (settings.actor if settings else login_name())
     return human_actor(name)

@@ -10,7 +10,7 @@ import time
 import zlib
 from collections import deque
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -168,22 +168,38 @@ class Event:
 
 @dataclass(frozen=True)
 class Manifest:
-    """A folder's content: every subfolder, file (relpath -> hash) and symlink (relpath -> target)."""
+    """A folder's content: every subfolder, file (relpath -> hash) and symlink (relpath -> target).
+
+    `modes` holds the permission bits of the folder itself (`""`), its subfolders and files
+    where they differ from memtui's own (0700 folders, 0600 files); older manifests have none.
+    """
 
     dirs: tuple[str, ...]
     files: dict[str, str]
     links: dict[str, str]
+    modes: dict[str, int] = field(default_factory=dict)
 
     def to_bytes(self) -> bytes:
         """A canonical JSON encoding, so equal folders have equal hashes."""
-        data = {"dirs": sorted(self.dirs), "files": self.files, "links": self.links}
+        data: dict[str, Any] = {"dirs": sorted(self.dirs), "files": self.files, "links": self.links}
+        if self.modes:
+            data["modes"] = self.modes
         return json.dumps(data, sort_keys=True, separators=(",", ":")).encode("utf-8")
 
     @classmethod
     def from_bytes(cls, data: bytes) -> Manifest:
         """Decode a manifest written by `to_bytes`."""
         raw = json.loads(data.decode("utf-8"))
-        return cls(tuple(raw["dirs"]), dict(raw["files"]), dict(raw["links"]))
+        modes = {str(name): int(mode) for name, mode in raw.get("modes", {}).items()}
+        return cls(tuple(raw["dirs"]), dict(raw["files"]), dict(raw["links"]), modes)
+
+    def same_content(self, other: Manifest) -> bool:
+        """True if both list the same folders, file contents and links (modes aside)."""
+        return (set(self.dirs), self.files, self.links) == (
+            set(other.dirs),
+            other.files,
+            other.links,
+        )
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ flagged.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -26,7 +27,10 @@ _PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     (
         "private-key",
         "private key",
-        re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"),
+        re.compile(
+            r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
+            r"(?s:.*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|.*)"
+        ),
     ),
     ("aws-access-key", "AWS access key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
     (
@@ -34,7 +38,7 @@ _PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
         "AWS secret access key",
         re.compile(
             r"""(?i)aws_?secret_?(?:access_?)?key["']?[ \t]*[:=][ \t]*["']?"""
-            r"(?-i:[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
+            r"(?P<value>(?-i:[A-Za-z0-9/+]{40}))(?![A-Za-z0-9/+=])"
         ),
     ),
     (
@@ -58,7 +62,35 @@ _PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
         "JSON Web Token",
         re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
     ),
+    (
+        "gitlab-token",
+        "GitLab token",
+        re.compile(r"\b(?:glpat|gldt|glrt|glptt)-[A-Za-z0-9_-]{20,}"),
+    ),
+    (
+        "huggingface-token",
+        "Hugging Face token",
+        re.compile(r"\bhf_(?=[A-Za-z0-9]*[A-Z])(?=[A-Za-z0-9]*[a-z])[A-Za-z0-9]{34,}\b"),
+    ),
+    (
+        "sendgrid-key",
+        "SendGrid API key",
+        re.compile(r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])"),
+    ),
+    ("npm-token", "npm token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b")),
+    (
+        "connection-url",
+        "password in a connection URL",
+        re.compile(
+            r"(?i)\b(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|rediss?|amqps?|mssql)"
+            r"://[^\s:/@]*:(?P<value>[^\s/@]+)@[^\s/@]"
+        ),
+    ),
 )
+"""(kind, label, pattern): where a pattern has a `value` group, that is the credential itself."""
+
+_CHECKED_VALUES = frozenset({"connection-url"})
+"""Kinds whose value must also look real (not empty, short or a placeholder like `${PASS}`)."""
 
 _ASSIGNMENT = re.compile(
     r"""(?ix)
@@ -85,11 +117,25 @@ _PLACEHOLDER = re.compile(
 )
 
 
+_REFERENCE = re.compile(
+    r"(?i)^(?:see|use|ask|stored|kept|saved|in|on|from|get|read|set|the|a|an|same|not|no|none"
+    r"|your|my|our|their|check|look|found|provided|given|managed|rotated)\b"
+)
+"""First words of a quoted phrase that points at a secret instead of being one (`"see the vault"`)."""
+
+
 def _non_trivial(value: str, quoted: bool) -> bool:
-    """True if an assigned value looks like a real credential rather than empty or a placeholder."""
+    """True if an assigned value looks like a real credential rather than empty or a placeholder.
+
+    A quoted value may be a passphrase of a few words (`"correct horse battery"`), unless it
+    reads like a pointer to the secret (`"see the vault"`, `"stored in 1Password"`).
+    """
     value = value.strip()
-    if _PLACEHOLDER.match(value) or len(set(value)) < 3 or any(ch.isspace() for ch in value):
+    if _PLACEHOLDER.match(value) or len(set(value)) < 3:
         return False
+    if any(ch.isspace() for ch in value):
+        words = value.split()
+        return quoted and len(value) >= 12 and len(words) <= 6 and not _REFERENCE.match(value)
     if quoted:
         return len(value) >= 6
     classes = sum(
@@ -103,21 +149,62 @@ def _non_trivial(value: str, quoted: bool) -> bool:
     return len(value) >= 6 and classes >= 2
 
 
+@dataclass(frozen=True)
+class SecretSpan:
+    """Where one likely credential's value sits in a text: `text[start:end]`, of kind `kind`."""
+
+    kind: str
+    start: int
+    end: int
+
+
+_LABELS = {kind: label for kind, label, _pattern in _PATTERNS} | {
+    "assignment": "password or key assignment"
+}
+
+
 def scan(text: str) -> list[SecretFinding]:
     """Every kind of likely credential found in `text`, in pattern order, each kind once."""
-    findings: list[SecretFinding] = []
-    spans: list[tuple[int, int]] = []
-    for kind, label, pattern in _PATTERNS:
-        matches = [match.span() for match in pattern.finditer(text)]
-        if matches:
-            findings.append(SecretFinding(kind, label))
-            spans += matches
+    kinds = {span.kind for span in find_spans(text)}
+    return [SecretFinding(kind, label) for kind, label in _LABELS.items() if kind in kinds]
+
+
+@functools.lru_cache(maxsize=2)
+def find_spans(text: str) -> tuple[SecretSpan, ...]:
+    """Every likely credential's value in `text`, in text order.
+
+    An assignment whose name or value overlaps a match of a specific kind is that kind only.
+    """
+    spans: list[SecretSpan] = []
+    matched: list[tuple[int, int]] = []
+    for kind, _label, pattern in _PATTERNS:
+        for match in pattern.finditer(text):
+            group = "value" if "value" in pattern.groupindex else 0
+            if kind in _CHECKED_VALUES and not _non_trivial(match.group(group), quoted=False):
+                continue
+            matched.append(match.span())
+            spans.append(SecretSpan(kind, *match.span(group)))
     for match in _ASSIGNMENT.finditer(text):
-        if any(start < match.end() and match.start() < end for start, end in spans):
+        if any(start < match.end() and match.start() < end for start, end in matched):
             continue
-        bare = match.group("bare")
-        value = bare if bare is not None else (match.group("dq") or match.group("sq") or "")
-        if _non_trivial(value, quoted=bare is None):
-            findings.append(SecretFinding("assignment", "password or key assignment"))
-            break
-    return findings
+        group = next(name for name in ("dq", "sq", "bare") if match.group(name) is not None)
+        if _non_trivial(match.group(group), quoted=group != "bare"):
+            spans.append(SecretSpan("assignment", *match.span(group)))
+    return tuple(sorted(spans, key=lambda span: (span.start, span.end)))
+
+
+def redact(text: str) -> str:
+    """`text` with each likely credential's value replaced by `<redacted secret:KIND>`."""
+    merged: list[SecretSpan] = []
+    for span in find_spans(text):
+        if merged and span.start < merged[-1].end:
+            last = merged[-1]
+            merged[-1] = SecretSpan(last.kind, last.start, max(last.end, span.end))
+        else:
+            merged.append(span)
+    parts: list[str] = []
+    position = 0
+    for span in merged:
+        parts += [text[position : span.start], f"<redacted secret:{span.kind}>"]
+        position = span.end
+    return "".join(parts) + text[position:]

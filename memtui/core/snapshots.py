@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memtui.core.atomic import TEMP_PREFIX, atomic_write, fsync_dir, make_dirs
+from memtui.core.atomic import DIR_MODE, FILE_MODE, TEMP_PREFIX, atomic_write, fsync_dir, make_dirs
 from memtui.core.hashing import digest
 from memtui.core.history import KIND_DIR, KIND_FILE, UNKNOWN_STAT, FileRecord, Manifest
 
@@ -99,11 +99,18 @@ def capture(path: Path) -> State:
         state.stats[""] = (info.st_size, info.st_mtime_ns, checked)
         return state
     if stat.S_ISDIR(info.st_mode):
-        return _capture_dir(path)
+        return _capture_dir(path, info.st_mode)
     return MISSING
 
 
-def _capture_dir(path: Path) -> State:
+def _note_mode(modes: dict[str, int], relative: str, st_mode: int, default: int) -> None:
+    """Record the permission bits of `relative` if they differ from memtui's `default`."""
+    mode = stat.S_IMODE(st_mode) & 0o777
+    if mode != default:
+        modes[relative] = mode
+
+
+def _capture_dir(path: Path, st_mode: int) -> State:
     """A folder's manifest state: every subfolder, regular file and symlink below it.
 
     Temp files of in-flight or crashed atomic writes are not part of the folder's content.
@@ -113,6 +120,8 @@ def _capture_dir(path: Path) -> State:
     links: dict[str, str] = {}
     blobs: dict[str, bytes] = {}
     stats: dict[str, Stat] = {}
+    modes: dict[str, int] = {}
+    _note_mode(modes, "", st_mode, DIR_MODE)
     pending = [("", path)]
     while pending:
         prefix, directory = pending.pop()
@@ -125,18 +134,23 @@ def _capture_dir(path: Path) -> State:
                     links[relative] = os.readlink(entry.path)
                 elif entry.is_dir(follow_symlinks=False):
                     dirs.append(relative)
+                    _note_mode(modes, relative, entry.stat(follow_symlinks=False).st_mode, DIR_MODE)
                     pending.append((relative + "/", Path(entry.path)))
                 elif entry.is_file(follow_symlinks=False):
                     checked = time.time_ns()
                     info = entry.stat(follow_symlinks=False)
                     stats[relative] = (info.st_size, info.st_mtime_ns, checked)
+                    _note_mode(modes, relative, info.st_mode, FILE_MODE)
                     with open(entry.path, "rb") as handle:
                         data = handle.read()
                     key = digest(data)
                     files[relative] = key
                     blobs[key] = data
     manifest = Manifest(
-        tuple(sorted(dirs)), dict(sorted(files.items())), dict(sorted(links.items()))
+        tuple(sorted(dirs)),
+        dict(sorted(files.items())),
+        dict(sorted(links.items())),
+        dict(sorted(modes.items())),
     )
     encoded = manifest.to_bytes()
     key = digest(encoded)
@@ -177,12 +191,37 @@ def restore(
             make_dirs(path / name)
         for name, data in contents.items():
             make_dirs((path / name).parent)
-            atomic_write(path / name, data)
+            atomic_write(path / name, data, manifest.modes.get(name, FILE_MODE))
         for name, target in manifest.links.items():
             make_dirs((path / name).parent)
             os.symlink(target, path / name)
+        _restore_dir_modes(path, manifest)
         return
     remove(path)
+
+
+def _restore_dir_modes(path: Path, manifest: Manifest) -> None:
+    """Give restored folders their recorded modes once filled, deepest first, `path` last."""
+    for name in sorted(manifest.dirs, key=lambda name: name.count("/"), reverse=True):
+        if name in manifest.modes:
+            os.chmod(path / name, manifest.modes[name])
+    if "" in manifest.modes:
+        os.chmod(path, manifest.modes[""])
+
+
+def same_state(
+    state: State, kind: str | None, key: str | None, blob: Callable[[str], bytes | None]
+) -> bool:
+    """True if `state` is the recorded (kind, key); a folder's modes do not count."""
+    if state.pair == (kind, key):
+        return True
+    if state.kind != KIND_DIR or kind != KIND_DIR or state.hash is None or key is None:
+        return False
+    recorded = blob(key)
+    current = state.blobs.get(state.hash)
+    if recorded is None or current is None:
+        return False
+    return Manifest.from_bytes(current).same_content(Manifest.from_bytes(recorded))
 
 
 def _need(blob: Callable[[str], bytes | None], key: str | None) -> bytes:

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memtui.core.actors import human_actor
 from memtui.core.atomic import atomic_write, make_dirs
 from memtui.core.commands import (
     CommandOutcome,
@@ -21,7 +22,7 @@ from memtui.core.commands import (
     precheck,
     well_formed,
 )
-from memtui.core.config import Settings, default_human_actor, human_actor, load_settings
+from memtui.core.config import Settings, default_human_actor, load_settings
 from memtui.core.history import (
     KIND_DIR,
     KIND_FILE,
@@ -34,7 +35,7 @@ from memtui.core.history import (
 from memtui.core.lock import MutationLock
 from memtui.core.paths import PathRefusal, check_path, is_within, real_root, to_virtual
 from memtui.core.result import CommandResult
-from memtui.core.secrets import SecretFinding, scan
+from memtui.core.secrets import SecretFinding, redact, scan
 from memtui.core.sizes import format_size
 from memtui.core.snapshots import (
     MISSING,
@@ -45,6 +46,7 @@ from memtui.core.snapshots import (
     file_state,
     remove,
     restore,
+    same_state,
     stat_now,
 )
 
@@ -324,6 +326,16 @@ class MemoryStore:
                     flags.append(f"secret:{finding.kind}")
         return tuple(dict.fromkeys(flags))
 
+    def _recorded_args(self, command: str, tool_input: object) -> dict[str, Any]:
+        """The input's arguments as kept: likely secrets in an agent's text become placeholders."""
+        args = _args_of(tool_input)
+        field = SCANNED_FIELDS.get(command)
+        if field is not None and actor_kind(self.actor) == "agent":
+            value = args.get(field)
+            if isinstance(value, str):
+                args[field] = redact(value)
+        return args
+
     def _record(self, content: str, is_error: bool, **event: Any) -> CommandResult:
         """Record an event as this store's actor and session, now; the result carries its id."""
         event_id = self.history.record(
@@ -364,7 +376,7 @@ class MemoryStore:
             command=parsed.command,
             path=parsed.virtual[0],
             new_path=parsed.virtual[1] if len(parsed.virtual) > 1 else None,
-            args=_args_of(tool_input),
+            args=self._recorded_args(parsed.command, tool_input),
             before=before.pair if changed else (None, None),
             after=after.pair if changed else (None, None),
             flags=self._flags(parsed, outcome),
@@ -385,7 +397,7 @@ class MemoryStore:
             command=command,
             path=path,
             new_path=new_path,
-            args=_args_of(tool_input),
+            args=self._recorded_args(command, tool_input),
             flags=outcome.flags,
         )
 
@@ -526,6 +538,10 @@ class MemoryStore:
             return CommandOutcome(checked.message, True, checked.flags)
         return checked.real
 
+    def _unchanged_since(self, event: Event, current: State) -> bool:
+        """True if `current` is still what `event` left (a folder's modes aside)."""
+        return same_state(current, event.after_kind, event.after_hash, self.history.blob)
+
     def _already_reverted(self, event: Event, force: bool) -> CommandOutcome | None:
         """A conflict for an event that was already reverted (unless forced)."""
         if event.reverted_by is None or force:
@@ -543,7 +559,7 @@ class MemoryStore:
             return self._record_human("revert", event.path, args, target)
         current = capture(target)
         refusal = self._already_reverted(event, force)
-        if refusal is None and not force and current.pair != (event.after_kind, event.after_hash):
+        if refusal is None and not force and not self._unchanged_since(event, current):
             refusal = CommandOutcome(
                 f"Conflict: {event.path} changed since event {event.id} ({event.command}); "
                 f"it is now {_describe(current)}. "
@@ -578,7 +594,7 @@ class MemoryStore:
                 "move or delete it first.",
                 True,
             )
-        if refusal is None and not force and current.pair != (event.after_kind, event.after_hash):
+        if refusal is None and not force and not self._unchanged_since(event, current):
             refusal = CommandOutcome(
                 f"Conflict: {event.new_path} changed since event {event.id} (rename); "
                 f"it is {_describe(current)}. Use force to restore the original anyway.",
@@ -587,7 +603,7 @@ class MemoryStore:
         if refusal is not None:
             return self._record_human("revert", event.new_path, args, refusal)
         try:
-            if current.pair == (event.after_kind, event.after_hash):
+            if self._unchanged_since(event, current):
                 make_dirs(source.parent)
                 os.rename(destination, source)
             else:

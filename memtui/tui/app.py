@@ -111,7 +111,7 @@ class MemtuiApp(App[None]):
         theme = getattr(self.ctx.settings, "theme", None)
         theme_problem = self.theme_problem()
         if theme_problem is not None:
-            self.notify(theme_problem, severity="error", timeout=12)
+            self.notify(theme_problem, severity="error", timeout=12, markup=False)
         elif theme:
             self.theme = theme
         keymap = getattr(self.ctx.settings, "keymap", None)
@@ -122,9 +122,9 @@ class MemtuiApp(App[None]):
         if marker:
             self.call_after_refresh(Path(marker).write_text, f"{time.time():.6f}\n")
         if self.notice:
-            self.notify(self.notice, timeout=8)
+            self.notify(self.notice, timeout=8, markup=False)
         for problem in self.ctx.problems:
-            self.notify(problem, severity="warning", timeout=10)
+            self.notify(problem, severity="warning", timeout=10, markup=False)
         self.call_after_refresh(self.after_first_frame)
 
     @work(exclusive=True, group="quit")
@@ -182,7 +182,9 @@ class MemtuiApp(App[None]):
                 message=CorruptHistoryScreen.set_aside_failed_message(error, failure),
             )
             return
-        self.notify(f"Started a fresh history. The old one is kept as {kept}.", timeout=12)
+        self.notify(
+            f"Started a fresh history. The old one is kept as {kept}.", timeout=12, markup=False
+        )
         self.start_background_work()
 
     @work(thread=True, exclusive=True, group="history", exit_on_error=False)
@@ -231,7 +233,7 @@ class MemtuiApp(App[None]):
         """Tell the screens the index is in, compute badges, report skipped entries."""
         self.index_progress = None
         if message.error:
-            self.notify(message.error, severity="error", timeout=10)
+            self.notify(message.error, severity="error", timeout=10, markup=False)
         if message.index is None:
             return
         self.index_ready_signal.publish(None)
@@ -250,7 +252,10 @@ class MemtuiApp(App[None]):
         more = len(problems) - SKIPPED_SHOWN
         tail = f"\n... and {more} more" if more > 0 else ""
         self.notify(
-            f"Skipped {len(problems)} entries:\n{shown}{tail}", severity="warning", timeout=20
+            f"Skipped {len(problems)} entries:\n{shown}{tail}",
+            severity="warning",
+            timeout=20,
+            markup=False,
         )
 
     @work(thread=True, exclusive=True, group="badges", exit_on_error=False)

@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 from rapidfuzz import fuzz, process
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.content import Content
+from textual.fuzzy import Matcher
 from textual.markup import escape
 
 if TYPE_CHECKING:
@@ -79,6 +81,18 @@ def screen_bindings(screen: Screen[object]) -> Iterator[Binding]:
                 yield binding
 
 
+def plain_highlight(matcher: Matcher, text: str) -> Content:
+    """`text` as plain text (not markup) with the characters the query matched highlighted."""
+    content = Content(text)
+    score, offsets = matcher.fuzzy_search.match(matcher.query, text)
+    if not score:
+        return content
+    for offset in offsets:
+        if not text[offset].isspace():
+            content = content.stylize(matcher.match_style, offset, offset + 1)
+    return content
+
+
 class ActionProvider(Provider):
     """Every action of the current screen as a verb: "note: edit", "view: toggle raw", "go: graph"."""
 
@@ -147,7 +161,7 @@ class NoteProvider(Provider):
             title = title_of(choices[path])
             yield Hit(
                 score,
-                matcher.highlight(f"open: {title}"),
+                plain_highlight(matcher, f"open: {title}"),
                 partial(self.memtui.open_note, path),
                 help=escape(path),
             )

@@ -153,7 +153,7 @@ async def test_build_context_and_recent_activity(tmp_path: Path) -> None:
     assert "- part_of -> memtui (/memories/projects/memtui.md)" in context[0]
     assert missing == ("no note matches 'nothing' (by permalink, title or path)", True)
     assert bad_timeframe == (
-        "unknown timeframe 'soon': use e.g. 30m, 24h, 7d, 1w, today or yesterday",
+        "unknown timeframe 'soon': use e.g. 30m, 24h, 7d, 2 weeks, 1 month, 1y, today or yesterday",
         True,
     )
     expected_activity = recent_activity(index, history, timeframe="1d").to_text()

@@ -18,15 +18,18 @@ from memtui.core.store import MemoryStore
 MEMTUI = str(Path(sys.executable).with_name("memtui"))
 
 
-def run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """Run `memtui ARGS` with an isolated config and a wide terminal."""
-    env = {
+def run(
+    tmp_path: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run `memtui ARGS` with an isolated config and a wide terminal (plus `env`)."""
+    full_env = {
         "PATH": "/usr/bin:/bin",
         "MEMTUI_CONFIG_FILE": str(tmp_path / "none.toml"),
         "COLUMNS": "200",
         "MEMTUI_ACTOR": "ann",
+        **(env or {}),
     }
-    return subprocess.run([MEMTUI, *args], capture_output=True, text=True, env=env, timeout=60)
+    return subprocess.run([MEMTUI, *args], capture_output=True, text=True, env=full_env, timeout=60)
 
 
 @pytest.fixture
@@ -120,6 +123,30 @@ def test_undo_reverts_and_reports_conflict(tmp_path: Path, store: MemoryStore) -
     assert (missing.returncode, missing.stderr) == (1, "There is no event 99 to revert\n")
 
 
+@pytest.mark.parametrize(
+    ("args", "env", "reason"),
+    [
+        (["--actor", "agent:bot"], {}, "memtui undo: --actor: 'agent:bot' is not a human name"),
+        (["--actor", ""], {}, "memtui undo: --actor: the human name is empty"),
+        (
+            [],
+            {"MEMTUI_ACTOR": "agent:bot"},
+            "memtui undo: MEMTUI_ACTOR: 'agent:bot' is not a human",
+        ),
+    ],
+)
+def test_undo_is_always_done_by_a_human(
+    tmp_path: Path, store: MemoryStore, args: list[str], env: dict[str, str], reason: str
+) -> None:
+    """An undo is a person's action: an agent or empty actor is refused and nothing is undone."""
+    root = store.root
+    done = run(tmp_path, "undo", str(root), "2", *args, env=env)
+    assert done.returncode == 2
+    assert done.stderr.startswith(reason), done.stderr
+    assert (root / "a.md").read_bytes() == b"two\n"
+    assert [e.command for e in store.history.events(limit=1)] == ["create"]
+
+
 def test_log_and_undo_without_history(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     log = run(tmp_path, "log", str(tmp_path / "empty"))
@@ -143,9 +170,25 @@ def test_parse_when() -> None:
     assert parse_when("1 week", now=june_10) == june_10 - 7 * 86400
     assert parse_when("today", now=june_10) == datetime(2026, 6, 10).timestamp()
     assert parse_when("yesterday", now=june_10) == datetime(2026, 6, 9).timestamp()
-    bad = run(Path("/tmp"), "log", "/tmp", "--since", "soon")
-    assert bad.returncode == 2
-    assert "'soon' is not a time: use 7d, 12h, 30m, 2 weeks, 1 month, 1y, today" in bad.stderr
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "message"),
+    [
+        (
+            "--since",
+            "soon",
+            "memtui log: --since: 'soon' is not a time: use 7d, 12h, 30m, 2 weeks, 1 month, 1y, "
+            "today, yesterday or an ISO date like 2026-11-01T09:30\n",
+        ),
+        ("--limit", "ten", "memtui log: --limit: 'ten' is not a whole number of events\n"),
+    ],
+)
+def test_a_bad_flag_value_is_one_line(
+    tmp_path: Path, store: MemoryStore, flag: str, value: str, message: str
+) -> None:
+    bad = run(tmp_path, "log", str(store.root), flag, value)
+    assert (bad.returncode, bad.stdout, bad.stderr) == (2, "", message)
 
 
 def test_help_texts() -> None:
@@ -154,3 +197,44 @@ def test_help_texts() -> None:
             [MEMTUI, command, "--help"], capture_output=True, text=True, timeout=60
         )
         assert done.returncode == 0 and expected in done.stdout
+
+
+def test_log_table_shows_markup_and_control_characters_as_plain_text(tmp_path: Path) -> None:
+    """Brackets are never Rich markup, and control characters show as escapes, not raw bytes."""
+    root = tmp_path / "mem"
+    agent = MemoryStore(root, actor="agent:a[/b]", settings=Settings())
+    agent.create("/memories/prompts.md", "hello\n")
+    agent.str_replace("/memories/prompts.md", "[/INST] ", "[/INST]\n")
+    agent.create("/memories/[red]note.md", "x\n")
+    agent.create("/memories/[/x]", "y\n")
+    agent.create("/memories/esc\x1b[2Jname.md", "z\n")
+    agent.create("/memories/new\nline.md", "w\n")
+    agent.view("/memories/nul\x00.md")
+    done = run(tmp_path, "log", str(root))
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "agent:a[/b]" in out
+    assert "No replacement was performed, old_str `[/INST] ` did not appear" in out
+    assert "/memories/[red]note.md" in out
+    assert "/memories/[/x]" in out
+    assert "/memories/esc␛[2Jname.md" in out
+    assert "/memories/new␊line.md" in out
+    assert "/memories/nul␀.md" in out
+    assert not any(char in out for char in "\x1b\x00")
+    assert len([line for line in out.splitlines() if "agent:a[/b]" in line]) == 7
+
+
+def test_a_corrupt_history_stops_log_and_undo_with_status_2(
+    tmp_path: Path, store: MemoryStore
+) -> None:
+    """log reports a corrupt database as undo and tool do: one line, status 2."""
+    store.history.close()
+    database = store.root / ".memtui" / "history.db"
+    for companion in (Path(f"{database}-wal"), Path(f"{database}-shm")):
+        companion.unlink(missing_ok=True)
+    database.write_bytes(b"not a database " * 100)
+    for args in (("log", str(store.root)), ("undo", str(store.root), "1")):
+        done = run(tmp_path, *args)
+        assert done.returncode == 2, args
+        assert done.stderr.startswith(f"memtui {args[0]}: ") and "history.db" in done.stderr
+        assert len(done.stderr.splitlines()) == 1

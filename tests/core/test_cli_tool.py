@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from memtui.core.config import Settings
 from memtui.core.sizes import format_size
 from memtui.core.store import MemoryStore
@@ -67,8 +69,44 @@ def test_json_array_and_default_actor(tmp_path: Path) -> None:
     ]
     events = MemoryStore(root, settings=Settings()).history.events()
     assert {e.actor for e in events} == {"agent:cli"}
-    run_tool([str(root), "--actor", "human:ann"], stdin, tmp_path)
-    assert MemoryStore(root, settings=Settings()).history.events(limit=1)[0].actor == "human:ann"
+    run_tool([str(root), "--actor", "agent:ann"], stdin, tmp_path)
+    assert MemoryStore(root, settings=Settings()).history.events(limit=1)[0].actor == "agent:ann"
+
+
+@pytest.mark.parametrize(
+    ("actor", "reason"),
+    [
+        ("human:mallory", "'human:mallory' is not an agent name"),
+        ("x:y", "'x:y' is not an agent name"),
+        ("external", None),
+        ("", "the agent name is empty"),
+        ("agent:", "the agent name is empty"),
+    ],
+)
+def test_the_actor_is_always_an_agent(tmp_path: Path, actor: str, reason: str | None) -> None:
+    """`--actor` cannot pass as a person or an unnamed agent, which would skip the secret scan."""
+    root = tmp_path / "mem"
+    stdin = '{"command": "create", "path": "/memories/k.md", "file_text": "AKIAIOSFODNN7EXAMPLE"}\n'
+    env_config = tmp_path / "config.toml"
+    env_config.write_text('secrets = "block"\n', encoding="utf-8")
+    env = {"PATH": "/usr/bin:/bin", "MEMTUI_CONFIG_FILE": str(env_config)}
+    done = subprocess.run(
+        [MEMTUI, "tool", str(root), "--actor", actor],
+        input=stdin.encode(),
+        capture_output=True,
+        env=env,
+        timeout=60,
+    )
+    if reason is None:
+        assert done.returncode == 0
+        assert json.loads(done.stdout)["is_error"] is True
+        assert not (root / "k.md").exists()
+        return
+    assert done.returncode == 2
+    assert done.stdout == b""
+    assert done.stderr.decode().startswith(f"memtui tool: --actor: {reason}")
+    assert not (root / "k.md").exists()
+    assert not (root / ".memtui").exists()
 
 
 def test_malformed_json_lines_runs_nothing(tmp_path: Path) -> None:
@@ -112,7 +150,7 @@ def test_lines_split_on_newline_only_and_crlf_is_tolerated(tmp_path: Path) -> No
     assert (done.returncode, done.stderr) == (0, b"")
     assert done.stdout.decode() == (
         '{"is_error": false, "content": "File created successfully at: /memories/u.md"}\n'
-        '{"is_error": true, "content": "The path /memories/u\u2028.md does not exist. '
+        '{"is_error": true, "content": "The path /memories/u\\u2028.md does not exist. '
         'Please provide a valid path."}\n'
     )
     assert (root / "u.md").read_bytes() == text.encode()
@@ -162,3 +200,52 @@ def test_nan_and_infinity_in_the_input(tmp_path: Path) -> None:
         ["-Infinity"],
     ]
     json.dumps([event.args for event in events], allow_nan=False)
+
+
+def test_unicode_line_separators_are_escaped_in_the_output(tmp_path: Path) -> None:
+    """U+0085, U+2028 and U+2029 are written as escapes, so `splitlines` keeps one line per result."""
+    root = tmp_path / "mem"
+    text = "a\u0085b\u2028c\u2029d é ✓\n"
+    stdin = "\n".join(
+        json.dumps(item)
+        for item in (
+            {"command": "create", "path": "/memories/u.md", "file_text": text},
+            {"command": "view", "path": "/memories/u.md"},
+        )
+    )
+    done = run_tool([str(root)], stdin, tmp_path)
+    assert done.returncode == 0
+    out = done.stdout.decode()
+    lines = out.splitlines()
+    assert len(lines) == 2
+    assert "\\u0085" in lines[1] and "\\u2028" in lines[1] and "\\u2029" in lines[1]
+    assert "é ✓" in lines[1]
+    assert json.loads(lines[1])["content"].endswith("\ta\u0085b\u2028c\u2029d é ✓\n     2\t")
+
+
+def test_stdin_that_is_not_utf8_names_line_and_column(tmp_path: Path) -> None:
+    root = tmp_path / "mem"
+    stdin = b'{"command": "view", "path": "/memories"}\n{"command": "create", "path": "/memories/\xc3\xa9\xff"}\n'
+    env = {"PATH": "/usr/bin:/bin", "MEMTUI_CONFIG_FILE": str(tmp_path / "none.toml")}
+    done = subprocess.run(
+        [MEMTUI, "tool", str(root)], input=stdin, capture_output=True, env=env, timeout=60
+    )
+    assert (done.returncode, done.stdout) == (2, b"")
+    assert done.stderr.decode() == "memtui tool: stdin is not UTF-8: line 2, column 43 (byte 84)\n"
+    assert not root.exists()
+
+
+def test_one_pretty_printed_object_gets_a_hint(tmp_path: Path) -> None:
+    stdin = json.dumps({"command": "view", "path": "/memories"}, indent=2)
+    done = run_tool([str(tmp_path / "mem")], stdin, tmp_path)
+    assert (done.returncode, done.stdout) == (2, b"")
+    assert done.stderr.decode() == (
+        "memtui tool: malformed JSON on stdin: line 1, column 2: "
+        "Expecting property name enclosed in double quotes; stdin must be a JSON array of tool "
+        "inputs or one JSON object per line (this is one object spread over several lines)\n"
+    )
+    broken = run_tool([str(tmp_path / "mem")], '{\n  "command": "view",\n', tmp_path)
+    assert broken.stderr.decode() == (
+        "memtui tool: malformed JSON on stdin: line 1, column 2: "
+        "Expecting property name enclosed in double quotes\n"
+    )

@@ -125,3 +125,12 @@ def test_settings_are_frozen() -> None:
     settings = Settings()
     with pytest.raises(AttributeError):
         settings.secrets = "block"  # type: ignore[misc]
+
+
+def test_a_configured_agent_actor_is_an_error(tmp_path: Path) -> None:
+    """The config's `actor` names the person using memtui, never an agent."""
+    config = tmp_path / "config.toml"
+    config.write_text('actor = "agent:bot"\n', encoding="utf-8")
+    with pytest.raises(ConfigError) as raised:
+        load_settings({"MEMTUI_CONFIG_FILE": str(config)})
+    assert str(raised.value).startswith(f"{config}: key \"actor\": 'agent:bot' is not a human name")

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
+import stat
 from pathlib import Path
 
 from memtui.core.config import Settings
+from memtui.core.history import Manifest
+from memtui.core.snapshots import restore
 from memtui.core.store import MemoryStore
 
 
@@ -174,6 +178,55 @@ def test_conflict_when_file_changed_since_event(tmp_path: Path) -> None:
     assert refused is not None and refused.is_error and refused.before_hash is None
 
 
+def test_conflict_reverting_create_when_file_edited_since(tmp_path: Path) -> None:
+    """Undoing a create would delete the file; an edit made since is not thrown away."""
+    store = make_store(tmp_path)
+    created = store.create("/memories/a.md", "v1\n")
+    store.insert("/memories/a.md", 1, "added")
+    revision = store.revision("/memories/a.md")
+    assert revision is not None
+
+    result = store.revert(created.event_id)
+
+    assert result.is_error is True
+    assert result.content == (
+        f"Conflict: /memories/a.md changed since event {created.event_id} (create); "
+        f"it is now a file at revision {revision[:12]}. "
+        "Use force to restore its before-state anyway."
+    )
+    assert (tmp_path / "a.md").read_bytes() == b"v1\nadded\n"
+    forced = store.revert(created.event_id, force=True)
+    assert forced.is_error is False and not (tmp_path / "a.md").exists()
+    assert store.revert(forced.event_id).is_error is False
+    assert (tmp_path / "a.md").read_bytes() == b"v1\nadded\n"
+
+
+def test_conflict_reverting_insert_when_file_edited_or_deleted_since(tmp_path: Path) -> None:
+    store = make_store(tmp_path)
+    store.create("/memories/a.md", "one\ntwo\n")
+    inserted = store.insert("/memories/a.md", 1, "middle")
+    store.str_replace("/memories/a.md", "two", "TWO")
+
+    result = store.revert(inserted.event_id)
+
+    assert result.is_error is True
+    assert result.content.startswith(
+        f"Conflict: /memories/a.md changed since event {inserted.event_id} (insert); "
+        "it is now a file at revision "
+    )
+    assert (tmp_path / "a.md").read_bytes() == b"one\nmiddle\nTWO\n"
+    store.delete("/memories/a.md")
+    gone = store.revert(inserted.event_id)
+    assert gone.is_error is True
+    assert gone.content == (
+        f"Conflict: /memories/a.md changed since event {inserted.event_id} (insert); "
+        "it is now missing. Use force to restore its before-state anyway."
+    )
+    assert not (tmp_path / "a.md").exists()
+    assert store.revert(inserted.event_id, force=True).is_error is False
+    assert (tmp_path / "a.md").read_bytes() == b"one\ntwo\n"
+
+
 def test_force_overrides_conflict_and_keeps_overwritten_content(tmp_path: Path) -> None:
     store = make_store(tmp_path)
     store.create("/memories/a.md", "v1\n")
@@ -249,3 +302,76 @@ def test_refused_failed_and_read_events_have_nothing_to_revert(tmp_path: Path) -
     assert store.revert(refused.event_id).content.startswith("Nothing to revert")
     assert store.revert(999).content == "There is no event 999 to revert"
     assert tree(tmp_path) == {}
+
+
+def modes(root: Path) -> dict[str, str]:
+    """The permission bits of every file and folder below `root` (except `.memtui`), in octal."""
+    found = {".": oct(stat.S_IMODE(root.stat().st_mode))}
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [name for name in dirnames if name != ".memtui"]
+        for name in dirnames + filenames:
+            path = Path(dirpath, name)
+            found[str(path.relative_to(root))] = oct(stat.S_IMODE(path.lstat().st_mode))
+    return found
+
+
+def test_revert_delete_folder_restores_permission_modes(tmp_path: Path) -> None:
+    """Files and folders come back with the modes they had, not memtui's 0600/0700."""
+    store = make_store(tmp_path)
+    store.create("/memories/shared/notes.md", "N\n")
+    store.create("/memories/shared/team/plan.md", "P\n")
+    store.create("/memories/shared/private.md", "S\n")
+    os.chmod(tmp_path / "shared", 0o755)
+    os.chmod(tmp_path / "shared/team", 0o750)
+    os.chmod(tmp_path / "shared/notes.md", 0o640)
+    os.chmod(tmp_path / "shared/team/plan.md", 0o444)
+    before_modes, before_tree = modes(tmp_path / "shared"), tree(tmp_path)
+    deleted = store.delete("/memories/shared")
+    assert not deleted.is_error and not (tmp_path / "shared").exists()
+
+    assert store.revert(deleted.event_id).is_error is False
+
+    assert modes(tmp_path / "shared") == before_modes
+    assert before_modes == {
+        ".": "0o755",
+        "team": "0o750",
+        "notes.md": "0o640",
+        "private.md": "0o600",
+        "team/plan.md": "0o444",
+    }
+    assert tree(tmp_path) == before_tree
+
+
+def test_a_folder_without_write_permission_is_restored_filled(tmp_path: Path) -> None:
+    """Folder modes are set after the files are written, so a read-only folder gets its files."""
+    manifest = Manifest(("deep",), {"deep/a.md": "k"}, {}, {"": 0o500, "deep": 0o500})
+    restore(tmp_path / "ro", "dir", "m", {"m": manifest.to_bytes(), "k": b"A"}.get)
+    try:
+        assert modes(tmp_path / "ro") == {".": "0o500", "deep": "0o500", "deep/a.md": "0o600"}
+        assert (tmp_path / "ro/deep/a.md").read_bytes() == b"A"
+    finally:
+        os.chmod(tmp_path / "ro", 0o700)
+        os.chmod(tmp_path / "ro/deep", 0o700)
+
+
+def test_a_mode_change_alone_is_not_a_conflict_for_a_folder_rename(tmp_path: Path) -> None:
+    store = make_store(tmp_path)
+    store.create("/memories/old/a.md", "a\n")
+    renamed = store.rename("/memories/old", "/memories/new")
+    os.chmod(tmp_path / "new/a.md", 0o644)
+    result = store.revert(renamed.event_id)
+    assert result.is_error is False, result.content
+    assert oct(stat.S_IMODE((tmp_path / "old/a.md").stat().st_mode)) == "0o644"
+
+
+def test_a_manifest_without_modes_restores_memtui_modes(tmp_path: Path) -> None:
+    """Folder deletes recorded before modes were kept restore as 0700 folders and 0600 files."""
+    old = json.dumps(
+        {"dirs": ["d"], "files": {"d/a.md": "k"}, "links": {}},
+        sort_keys=True,
+        separators=(",", ":"),
+    ).encode()
+    manifest = Manifest.from_bytes(old)
+    assert manifest.modes == {} and manifest.to_bytes() == old
+    restore(tmp_path / "f", "dir", "m", {"m": old, "k": b"A"}.get)
+    assert modes(tmp_path / "f") == {".": "0o700", "d": "0o700", "d/a.md": "0o600"}

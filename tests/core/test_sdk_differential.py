@@ -1,9 +1,9 @@
 """Differential test: random command sequences through MemoryStore give the SDK's results.
 
-Each sequence starts by creating a few files, then draws 10-30 commands whose arguments come
-from what is on disk at that moment: old_str is a (mostly unique) substring of the target's
-current text, insert_line is near its line count, paths come from a small pool that mostly
-exists. The SDK's result is mapped by D1-D11 and M1-M4; the trees must stay byte-identical
+Each sequence starts by creating a few files (some of 1 KiB or more, so listings show sizes
+like `1.2K`), then draws 10-30 commands whose arguments come from what is on disk at that
+moment: old_str is a (mostly unique) substring of the target's current text, insert_line is
+near its line count, paths come from a small pool that mostly exists. The SDK's result is mapped by D1-D11 and M1-M4; the trees must stay byte-identical
 apart from `.memtui/`, and every call is one history event.
 """
 
@@ -67,10 +67,19 @@ LINES = st.one_of(
 )
 
 
+FILLERS = ["- [fact] the build runs on every push", "é😀\tline", "a", "ab\r"]
+"""Lines repeated to make files of 1 KiB and more, whose listed sizes have a decimal (`2.3K`)."""
+
+
 @st.composite
 def texts(draw: st.DrawFn) -> str:
-    """File text: lines joined by LF or CRLF, an optional final newline and BOM."""
+    """File text: lines joined by LF or CRLF, an optional final newline and BOM; 1 in 8 is big."""
     lines = draw(st.lists(LINES, max_size=9))
+    if draw(st.integers(0, 7)) == 0:
+        filler = draw(st.sampled_from(FILLERS))
+        lines[draw(st.integers(0, len(lines))) : 0] = [filler] * (
+            1100 // len(filler) + draw(st.integers(0, 60))
+        )
     text = draw(st.sampled_from(["\n", "\r\n"])).join(lines)
     if draw(st.booleans()):
         text += "\n"
@@ -360,7 +369,7 @@ def run_sequence(data: st.DataObject) -> None:
 
 
 @settings(
-    max_examples=int(os.environ.get("MEMTUI_DIFF_EXAMPLES", "100")),
+    max_examples=int(os.environ.get("MEMTUI_DIFF_EXAMPLES", "200")),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from memtui.core.config import Settings
-from memtui.core.secrets import scan
+from memtui.core.secrets import redact, scan
 from memtui.core.store import MemoryStore
 
 FAKE_PEM = (
@@ -50,6 +50,24 @@ JWT = (
         ("AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq9LmW3kT8", "aws-secret-key"),
         ('aws_secret_access_key = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq9LmW3kT8"', "aws-secret-key"),
         ("aws_secret_key: wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq9LmW3kT8", "aws-secret-key"),
+        ("GITLAB_TOKEN glpat-xKz9Pq2RmW7vTn4LbY8c", "gitlab-token"),
+        ("deploy with gldt-Ab3De6Gh9Jk2Mn5Pq8St1V", "gitlab-token"),
+        ("HF_TOKEN=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", "huggingface-token"),
+        ("login hf_aBcDeFgHiJkLmNoPqRsTuVwXyZaBcDeFgH then push", "huggingface-token"),
+        (
+            "SENDGRID_API_KEY=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",
+            "sendgrid-key",
+        ),
+        ("//registry.npmjs.org/:_authToken=npm_Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z5A6B", "npm-token"),
+        ("DATABASE_URL=postgres://admin:S3cretP4ss@db.internal:5432/app", "connection-url"),
+        ("postgresql://app:Tr0ub4dor%263@10.0.0.5/prod", "connection-url"),
+        ("mysql://root:hunter22x@localhost:3306/shop", "connection-url"),
+        ("mongodb+srv://svc:9xQ2pL7mK4@cluster0.ab1cd.mongodb.net/db", "connection-url"),
+        ("REDIS_URL=redis://:Rz8!kd02Lm@cache:6379/0", "connection-url"),
+        ("amqp://guest:Gu3st2024@rabbit:5672/", "connection-url"),
+        ('password: "correct horse battery"', "assignment"),
+        ("secret = 'purple monkey dishwasher 42'", "assignment"),
+        ('"passphrase": "tiny elephants dance at dawn"', "assignment"),
     ],
 )
 def test_realistic_fake_secrets_are_found(text: str, kind: str) -> None:
@@ -91,6 +109,30 @@ def test_realistic_fake_secrets_are_found(text: str, kind: str) -> None:
         "secretary: Jane Doe",
         "AWS_SECRET_ACCESS_KEY=${AWS_SECRET_ACCESS_KEY}",
         "aws_secret_access_key = <from the vault>",
+        "gitlab uses glpat- tokens",
+        "glpat-short",
+        "from huggingface_hub import hf_hub_download",
+        "call hf_hub_download_with_retries_and_a_long_name_here",
+        "hf_abcdefghijklmnopqrstuvwxyzabcdefghij",
+        "SG.short.key",
+        "npm_config_registry=https://registry.npmjs.org/",
+        "npm_package_version",
+        "postgres://db.internal:5432/app",
+        "postgres://user@db.internal/app",
+        "postgres://user:@db.internal/app",
+        "postgres://user:${PASS}@db/app",
+        "postgres://user:$DB_PASSWORD@db/app",
+        "mysql://root:<password>@localhost/shop",
+        "redis://:password@localhost:6379",
+        "mongodb+srv://user:****@cluster0.mongodb.net",
+        "ssh deploy@prod-host",
+        "mail ana@example.com about it",
+        "https://example.com:8443/path",
+        'password: "see the vault"',
+        'password: "stored in 1Password under Billing"',
+        'secret: "the usual one"',
+        'password: "a b"',
+        'password = "your password here"',
     ],
 )
 def test_near_misses_are_not_flagged(text: str) -> None:
@@ -152,3 +194,74 @@ def test_long_dotted_names_scan_in_linear_time(text: str) -> None:
     started = time.perf_counter()
     assert scan(text) == []
     assert time.perf_counter() - started < 2.0
+
+
+STRIPE = "sk_live_4eC39HqLyjWDarjtT1zdp7dc"
+AWS_KEY = "AKIAIOSFODNN7EXAMPLE"
+PEM_BODY = "MIIEowIBAAKCAQEA1c7+9z5Pad7OejecsQ0bu3aozN3tihPmljnnudb9G3HECdnH"
+
+
+def history_bytes(root: Path) -> bytes:
+    """Every byte of the history database, its WAL and shared-memory files."""
+    return b"".join(path.read_bytes() for path in sorted((root / ".memtui").iterdir()))
+
+
+def test_redact_keeps_the_text_around_each_secret() -> None:
+    assert redact(f'aws {AWS_KEY} and password="hunter2x" ok') == (
+        'aws <redacted secret:aws-access-key> and password="<redacted secret:assignment>" ok'
+    )
+    assert redact(f"intro\n{FAKE_PEM}outro password=") == (
+        "intro\n<redacted secret:private-key>\noutro password="
+    )
+    assert redact("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n") == (
+        "<redacted secret:private-key>"
+    )
+    assert redact("no secrets here") == "no secrets here"
+    assert redact("DATABASE_URL=postgres://admin:S3cretP4ss@db:5432/app") == (
+        "DATABASE_URL=postgres://admin:<redacted secret:connection-url>@db:5432/app"
+    )
+    assert redact('password: "correct horse battery"') == (
+        'password: "<redacted secret:assignment>"'
+    )
+
+
+def test_a_refused_secret_is_not_kept_in_the_history(tmp_path: Path) -> None:
+    """With secrets blocked, the refused text's secret is in no byte of the history."""
+    store = MemoryStore(tmp_path, actor="agent:claude", settings=Settings(secrets="block"))
+    store.create("/memories/a.md", "line\n")
+    refused = [
+        store.create("/memories/key.pem", FAKE_PEM),
+        store.str_replace("/memories/a.md", "line", f"stripe {STRIPE}"),
+        store.insert("/memories/a.md", 1, f"aws {AWS_KEY}"),
+        store.create("/memories/../x.md", f"aws {AWS_KEY}"),
+    ]
+    assert all(result.is_error for result in refused)
+    args = [store.history.event(r.event_id).args for r in refused]  # type: ignore[union-attr]
+    assert args[0]["file_text"] == "<redacted secret:private-key>\n"
+    assert args[1]["new_str"] == "stripe <redacted secret:stripe-key>"
+    assert args[2]["insert_text"] == "aws <redacted secret:aws-access-key>"
+    assert args[3]["file_text"] == "aws <redacted secret:aws-access-key>"
+    stored = history_bytes(tmp_path)
+    for secret in (PEM_BODY, STRIPE, AWS_KEY):
+        assert secret.encode() not in stored
+
+
+def test_a_warned_secret_is_kept_once_in_the_content_and_undo_still_works(tmp_path: Path) -> None:
+    """In warn mode the arguments are redacted; the before/after content stays, so undo works."""
+    store = MemoryStore(tmp_path, actor="agent:claude", settings=Settings())
+    created = store.create("/memories/creds.md", f"aws {AWS_KEY}\n")
+    event = store.history.event(created.event_id)
+    assert event is not None and event.flags == ("secret:aws-access-key",)
+    assert event.args["file_text"] == "aws <redacted secret:aws-access-key>\n"
+    again = store.create("/memories/creds.md", f"stripe {STRIPE}\n")
+    assert again.is_error
+    event = store.history.event(again.event_id)
+    assert event is not None and event.args["file_text"] == "stripe <redacted secret:stripe-key>\n"
+    assert STRIPE.encode() not in history_bytes(tmp_path)
+    cleaned = store.str_replace("/memories/creds.md", AWS_KEY, "see the vault")
+    assert not cleaned.is_error
+    human = store.with_actor("human:ann")
+    assert not human.revert(cleaned.event_id).is_error
+    assert (tmp_path / "creds.md").read_text() == f"aws {AWS_KEY}\n"
+    assert not human.revert(created.event_id, force=True).is_error
+    assert not (tmp_path / "creds.md").exists()

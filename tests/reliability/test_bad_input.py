@@ -79,7 +79,9 @@ def test_tool_refuses_stdin_that_is_not_utf8(store: Path) -> None:
     before = snapshot(store)
     process = memtui("tool", str(store), stdin=b'{"command": "view", "path": "/memories/\xff"}\n')
     assert process.returncode == 2
-    assert one_line(process.stderr) == "memtui tool: stdin is not UTF-8 (byte 39)"
+    assert one_line(process.stderr) == (
+        "memtui tool: stdin is not UTF-8: line 1, column 40 (byte 39)"
+    )
     assert snapshot(store) == before
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import Checkbox, Input, Static
+from textual.widgets._toast import Toast
 
 from memtui.tui.screens.history import HistoryScreen
 from memtui.tui.widgets.confirm import ConfirmScreen
@@ -196,3 +197,43 @@ def test_parse_filter_understands_paths_aliases_and_words() -> None:
         ["retry storm"],
         988.0 * 3600,
     )
+
+
+async def test_brackets_in_recorded_text_are_shown_as_they_are(tmp_path: Path) -> None:
+    """Paths, actors, commands and results are plain text, never markup, in rows, title and notes."""
+    from memtui.core.config import Settings
+    from memtui.core.store import MemoryStore
+
+    root = tmp_path / "mem"
+    agent = MemoryStore(root, actor="agent:a[/b]", settings=Settings())
+    agent.create("/memories/[red]note.md", "x\n")
+    agent.str_replace("/memories/[red]note.md", "[/INST] ", "y")
+    agent.execute({"command": "[/cmd]", "path": "/memories/[/x]"})
+    agent.create("/memories/[/x]", "z\n")
+    app = ScreenHarness(demo_context(root), lambda: HistoryScreen(clock=demo_clock))
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one(EventTable)
+        lines = [table.render_line(y).text for y in range(1, 5)]
+        assert "agent:a[/b]" in lines[0] and "[/x]" in lines[0] and "create" in lines[0]
+        assert "[/cmd]" in lines[1] and "[/x]" in lines[1]
+        assert "str_replace" in lines[2] and "[red]note.md" in lines[2]
+        assert "[red]note.md" in lines[3]
+        select(app, 2)
+        await pilot.pause()
+        assert "old_str `[/INST] ` did not appear" in diff_text(app)
+        select(app, 4)
+        await pilot.press("u")
+        await pilot.pause()
+        await pilot.press("y")
+        await settle(pilot)
+        assert not (root / "[/x]").exists()
+        await pilot.pause(0.1)
+        toasts = [str(toast.render()) for toast in app.screen.query(Toast)]
+        assert toasts == ["Undid #4 create [/x]."]
+    scoped = ScreenHarness(
+        demo_context(root), lambda: HistoryScreen("/memories/[red]note.md", clock=demo_clock)
+    )
+    async with scoped.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert title(scoped) == "History of [red]note.md · 2 events, newest first"

@@ -379,3 +379,46 @@ async def test_one_key_previews_at_once_and_a_held_key_only_where_it_stops(
         await pilot.pause(0.3)
         last = screen.note_tree.cursor_relpath
         assert loaded[-1] == last and len(loaded) <= 2, loaded
+
+
+async def test_brackets_in_file_names_and_titles_are_plain_text(store_root: Path) -> None:
+    """Tree labels, the delete question and notice, and palette hits show names as they are."""
+    from textual.command import CommandPalette
+    from textual.widgets import Input, Label
+    from textual.widgets._toast import Toast
+
+    (store_root / "[red]note.md").write_text("---\ntitle: '[b]T[/b] [/t]'\n---\n# t\n")
+    (store_root / "[").mkdir()
+    (store_root / "[" / "x].md").write_text("# x\n")
+    app = await open_app(store_root)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await wait_idle(pilot)
+        assert tree_label(app, "[red]note.md") == "[red]note"
+        await pilot.press("d")
+        await pilot.pause()
+        assert str(app.screen.query_one(".confirm-title", Label).render()) == "Delete [red]note.md?"
+        await pilot.press("y")
+        await wait_idle(pilot)
+        assert [str(toast.render()) for toast in app.screen.query(Toast)] == [
+            "Deleted [red]note.md (u to undo)"
+        ]
+        tree = app.screen.query_one(NoteTree)
+        tree.select_path("[/x].md")
+        await pilot.press("d")
+        await pilot.pause()
+        assert str(app.screen.query_one(".confirm-title", Label).render()) == "Delete [/x].md?"
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("u")
+        await wait_idle(pilot)
+        await pilot.press("ctrl+p")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette))
+        palette = app.screen
+        assert await wait_for(pilot, lambda: palette.has_class("-ready"))
+        palette.remove_class("-ready")
+        palette.query_one(Input).value = "[red]note"
+        assert await wait_for(pilot, lambda: palette.has_class("-ready"))
+        options = palette.query_one("CommandList").options  # type: ignore[attr-defined]
+        assert any(
+            str(option.prompt).startswith("open: [b]T[/b] [/t]\n[red]note.md") for option in options
+        )

@@ -216,7 +216,7 @@ class RenameScreen(FormDialog[tuple[str, bool]]):
     def compose(self) -> ComposeResult:
         """The path input, the link option with what it covers, and buttons."""
         with Vertical(classes="dialog"):
-            yield Label(f"Rename or move {self.relpath}", classes="dialog-title")
+            yield Label(f"Rename or move {self.relpath}", markup=False, classes="dialog-title")
             yield Input(self.relpath, id="rename-path")
             yield Checkbox(
                 "Rewrite the links the move would break",

@@ -60,7 +60,11 @@ class ConflictScreen(ModalScreen[Choice]):
     def compose(self) -> ComposeResult:
         """Both versions side by side, the diff, and the three choices."""
         with Vertical(classes="dialog conflict-dialog"):
-            yield Label(f"{self.relpath} changed while you were editing it", classes="dialog-title")
+            yield Label(
+                f"{self.relpath} changed while you were editing it",
+                markup=False,
+                classes="dialog-title",
+            )
             with Horizontal(id="conflict-versions"):
                 with VerticalScroll(classes="conflict-side"):
                     yield Label("Theirs (on disk now)", classes="conflict-label")
@@ -101,7 +105,7 @@ async def save_checked(
         app.remember_event(result.event_id)
         return "saved"
     if not result.content.startswith("Conflict"):
-        app.notify(result.content, severity="error")
+        app.notify(result.content, severity="error", markup=False)
         return "failed"
     try:
         theirs: str | None = store.read(virtual)[0]
@@ -111,7 +115,7 @@ async def save_checked(
     if choice == "mine":
         retry = store.write(virtual, text, store.revision(virtual))
         if retry.is_error:
-            app.notify(retry.content, severity="error")
+            app.notify(retry.content, severity="error", markup=False)
             return "failed"
         app.remember_event(retry.event_id)
         return "saved"
@@ -169,10 +173,10 @@ class EditorScreen(Screen[bool]):
         text = self.text
         outcome = await save_checked(app, self.relpath, text, self.revision)
         if outcome == "saved":
-            app.notify(f"Saved {self.relpath}")
+            app.notify(f"Saved {self.relpath}", markup=False)
             self.dismiss(True)
         elif outcome == "theirs":
-            app.notify(f"Kept the version on disk of {self.relpath}")
+            app.notify(f"Kept the version on disk of {self.relpath}", markup=False)
             self.dismiss(True)
 
     @work(exclusive=True, group="editor-close")
@@ -222,7 +226,7 @@ async def edit_in_external_editor(app: MemtuiApp, relpath: str) -> bool:
     try:
         text, revision = store.read(app.ctx.virtual(relpath))
     except Exception as error:
-        app.notify(f"Cannot edit {relpath}: {error}", severity="error")
+        app.notify(f"Cannot edit {relpath}: {error}", severity="error", markup=False)
         return False
     with tempfile.TemporaryDirectory(prefix="memtui-edit-") as folder:
         copy = Path(folder) / Path(relpath).name
@@ -231,7 +235,7 @@ async def edit_in_external_editor(app: MemtuiApp, relpath: str) -> bool:
             with app.suspend():
                 code = subprocess.call([*editor_command(), str(copy)])
         except Exception as error:
-            app.notify(f"Cannot run the editor: {error}", severity="error")
+            app.notify(f"Cannot run the editor: {error}", severity="error", markup=False)
             return False
         edited = copy.read_text(encoding="utf-8")
     if code != 0:

@@ -173,17 +173,17 @@ class GraphScreen(StoreScreen):
 
     def compose(self) -> ComposeResult:
         """Title, tabs (the drawn neighbourhood and the three lists), node details and footer."""
-        yield Static(id="graph-title")
+        yield Static(id="graph-title", markup=False)
         with TabbedContent(id="graph-tabs", initial="tab-graph"):
             with TabPane("Neighbourhood", id="tab-graph"):
                 yield GraphView(id="graph-canvas")
             with TabPane("Hubs", id="tab-hubs"):
-                yield CursorList(id="graph-hubs")
+                yield CursorList(id="graph-hubs", markup=False)
             with TabPane("Orphans", id="tab-orphans"):
-                yield CursorList(id="graph-orphans")
+                yield CursorList(id="graph-orphans", markup=False)
             with TabPane("Unresolved", id="tab-unresolved"):
-                yield CursorList(id="graph-unresolved")
-        yield Static(id="graph-detail")
+                yield CursorList(id="graph-unresolved", markup=False)
+        yield Static(id="graph-detail", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:

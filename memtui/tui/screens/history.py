@@ -11,6 +11,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
 from textual.widgets import Checkbox, DataTable, Footer, Input, Static
 
 from memtui.tui.screens.base import StoreScreen
@@ -193,8 +194,10 @@ class HistoryScreen(StoreScreen):
         more = f" · newest {shown} shown, more below" if shown < self.total else ""
         problems = f" · {'; '.join(page.query.problems)}" if page.query.problems else ""
         self.query_one("#history-title", Static).update(
-            f"History{scope} · {self.total} event{'' if self.total == 1 else 's'}, newest first"
-            f"{more}{problems}"
+            Content(
+                f"History{scope} · {self.total} event{'' if self.total == 1 else 's'}, newest first"
+                f"{more}{problems}"
+            )
         )
         self._show_selected()
 
@@ -289,9 +292,9 @@ class HistoryScreen(StoreScreen):
                 return
             result = self.ctx.store.revert(event.id, force=True)
         if result.is_error:
-            self.notify(result.content, severity="error", timeout=6)
+            self.notify(result.content, severity="error", timeout=6, markup=False)
         else:
-            self.notify(f"Undid {what}.", timeout=3)
+            self.notify(f"Undid {what}.", timeout=3, markup=False)
             remember = getattr(self.app, "remember_event", None)
             if remember is not None:
                 remember(result.event_id)

@@ -103,7 +103,7 @@ class MainScreen(Screen[None]):
             yield NoteTree(self.ctx.root, id="tree")
             yield Preview(id="preview")
             yield SidePanel(id="side")
-        yield Static("", id="status")
+        yield Static("", id="status", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -351,7 +351,7 @@ class MainScreen(Screen[None]):
             return
         resolved = index.resolve(target, source)
         if resolved is None:
-            self.notify(f"Unresolved link: [[{target}]]", severity="warning")
+            self.notify(f"Unresolved link: [[{target}]]", severity="warning", markup=False)
         else:
             self.show_path(resolved)
 
@@ -426,7 +426,7 @@ class MainScreen(Screen[None]):
         try:
             text, revision = self.ctx.store.read(self.ctx.virtual(relpath))
         except Exception as error:
-            self.notify(f"Cannot edit {relpath}: {error}", severity="error")
+            self.notify(f"Cannot edit {relpath}: {error}", severity="error", markup=False)
             return
         saved = await self.app.push_screen_wait(EditorScreen(relpath, text, revision, cursor))
         if saved:
@@ -451,11 +451,11 @@ class MainScreen(Screen[None]):
             return
         result, relpath = create_note(self.ctx.store, *answer)
         if result.is_error:
-            self.notify(result.content, severity="error")
+            self.notify(result.content, severity="error", markup=False)
             return
         self.memtui.remember_event(result.event_id)
         await self.changed({relpath}, show=relpath)
-        self.notify(f"Created {relpath}")
+        self.notify(f"Created {relpath}", markup=False)
         await self.edit_note(relpath, template_cursor())
 
     @work(exclusive=True, group="main-action")
@@ -488,10 +488,10 @@ class MainScreen(Screen[None]):
         for event_id in outcome.event_ids:
             self.memtui.remember_event(event_id)
         if outcome.error:
-            self.notify(outcome.error, severity="error")
+            self.notify(outcome.error, severity="error", markup=False)
             return
         await self.changed({entry.relpath, new_relpath, *outcome.rewritten}, show=new_relpath)
-        self.notify(outcome.summary)
+        self.notify(outcome.summary, markup=False)
 
     @work(exclusive=True, group="main-action")
     async def action_delete(self) -> None:
@@ -511,11 +511,11 @@ class MainScreen(Screen[None]):
             return
         result = self.ctx.store.delete(self.ctx.virtual(entry.relpath))
         if result.is_error:
-            self.notify(result.content, severity="error")
+            self.notify(result.content, severity="error", markup=False)
             return
         self.memtui.remember_event(result.event_id)
         await self.changed({entry.relpath})
-        self.notify(f"Deleted {entry.relpath} (u to undo)")
+        self.notify(f"Deleted {entry.relpath} (u to undo)", markup=False)
 
     async def action_undo(self) -> None:
         """Revert the last change made in this app."""
@@ -526,7 +526,7 @@ class MainScreen(Screen[None]):
         event = self.ctx.history.event(event_id)
         result = self.ctx.store.revert(event_id)
         if result.is_error:
-            self.notify(result.content, severity="error")
+            self.notify(result.content, severity="error", markup=False)
             return
         paths = {
             p.removeprefix("/memories/").strip("/")

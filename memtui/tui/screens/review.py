@@ -135,10 +135,14 @@ class ReviewScreen(StoreScreen):
             old = self._cells.get(candidate.path)
             if old is None:
                 mark = self._mark(candidate.path)
-                table.add_row(mark, cells[0], candidate.path, cells[1], key=candidate.path)
+                table.add_row(
+                    mark,
+                    *(Content(cell) for cell in (cells[0], candidate.path, cells[1])),
+                    key=candidate.path,
+                )
             elif old != cells:
                 table.update_cell(candidate.path, "score", cells[0])
-                table.update_cell(candidate.path, "reasons", cells[1])
+                table.update_cell(candidate.path, "reasons", Content(cells[1]))
             self._cells[candidate.path] = cells
         if [row.key.value for row in table.ordered_rows] != list(order):
             table.sort("path", key=order.__getitem__)
@@ -297,5 +301,5 @@ class ReviewScreen(StoreScreen):
                 f"{past} {count(len(done), 'note')}; undo any of them from the history (h)."
             )
         for failure in failures:
-            self.notify(failure, severity="error", timeout=6)
+            self.notify(failure, severity="error", timeout=6, markup=False)
         self.reload()

@@ -34,7 +34,7 @@ class ConfirmScreen(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         """A title, the body and two buttons."""
         with Vertical():
-            yield Label(self.title_text, classes="confirm-title")
+            yield Label(self.title_text, markup=False, classes="confirm-title")
             yield Static(self.body, markup=False, classes="confirm-body")
             with Horizontal():
                 yield Button("Cancel", id="cancel")

@@ -202,10 +202,10 @@ class EventTable(DataTable[Text | Content | str]):
         flags = event_flags(event)
         self.add_row(
             Text(str(event.id), justify="right"),
-            format_time(event.time),
+            Content(format_time(event.time)),
             Content.styled(event.actor, styles.actor_style(event.actor)),
-            event.command,
-            event_path_text(event),
+            Content(event.command),
+            Content(event_path_text(event)),
             Content.styled(
                 first_line(event.result, max(self._widths["result"], 16)),
                 styles.ERROR if event.is_error else "",

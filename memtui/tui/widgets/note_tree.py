@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from rich.style import Style
-from rich.text import Text
+from rich.text import Text, TextType
 from textual.binding import Binding, BindingType
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
@@ -87,6 +87,10 @@ class NoteTree(Tree[TreeEntry]):
         self.badges: dict[str, frozenset[str]] = {}
         self._path_nodes: dict[str, TreeNode[TreeEntry]] = {"": self.root}
         self._loaded: set[str] = set()
+
+    def process_label(self, label: TextType) -> Text:
+        """A file or folder name as plain text (brackets in names are not markup)."""
+        return (Text(label) if isinstance(label, str) else label).split()[0]
 
     def on_mount(self) -> None:
         """List the top folder."""

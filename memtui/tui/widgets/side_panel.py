@@ -41,7 +41,7 @@ class SidePanel(CursorList):
 
     def __init__(self, *, id: str | None = None) -> None:
         """Create an empty panel."""
-        super().__init__(id=id)
+        super().__init__(id=id, markup=False)
         self.border_title = "Links & history"
         self._items: dict[str, tuple[str, str]] = {}
         self._shown: tuple[object, ...] | None = None
