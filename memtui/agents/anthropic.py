@@ -20,8 +20,8 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         "`pip install 'memtui[anthropic]'`"
     ) from exc
 
-from memtui.agents.actors import agent_actor
 from memtui.agents.worker import SerialWorker
+from memtui.core.actors import agent_actor
 from memtui.core.result import CommandResult
 from memtui.core.store import MemoryStore
 

@@ -16,11 +16,11 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS, CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError, WithJsonSchema
 
-from memtui.agents.actors import agent_actor
 from memtui.agents.notes_access import FILTERS_SCHEMA, NotesAccess, NotesError
 from memtui.agents.prompts import PROMPT_NAMES, PROMPTS, load_prompt
 from memtui.agents.stdio_input import surrogate_tolerant_stdin
 from memtui.agents.worker import SerialWorker
+from memtui.core.actors import agent_actor
 from memtui.core.config import Settings
 from memtui.core.store import MemoryStore
 

@@ -7,8 +7,8 @@ import socket
 from pathlib import Path
 from typing import Any
 
-from memtui.agents.actors import agent_actor
 from memtui.cli.shared import fail, open_failure
+from memtui.core.actors import agent_actor
 
 DESCRIPTION = """\
 Serve the memory folder PATH to AI agents over the Model Context Protocol.

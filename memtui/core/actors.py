@@ -4,6 +4,8 @@ from __future__ import annotations
 
 AGENT = "agent"
 HUMAN = "human"
+EXAMPLE_NAMES = {AGENT: "claude", HUMAN: "dana"}
+"""The plain name each kind's refusals suggest."""
 
 
 class ActorError(ValueError):
@@ -32,12 +34,14 @@ def _actor(kind: str, name: str) -> str:
     prefix, colon, rest = name.strip().partition(":")
     if colon and prefix != kind:
         raise ActorError(
-            f"{name!r} is not {_article(kind)} {kind} name: give a plain name such as 'dana' "
-            f"or {kind}:NAME"
+            f"{name!r} is not {_article(kind)} {kind} name: give a plain name such as "
+            f"'{EXAMPLE_NAMES[kind]}' or {kind}:NAME"
         )
     bare = rest.strip() if colon else prefix
     if not bare:
-        raise ActorError(f"the {kind} name is empty: give a plain name such as 'dana'")
+        raise ActorError(
+            f"the {kind} name is empty: give a plain name such as '{EXAMPLE_NAMES[kind]}'"
+        )
     return f"{kind}:{bare}"
 
 

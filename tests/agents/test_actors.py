@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from memtui.agents.actors import agent_actor
 from memtui.agents.anthropic import AsyncMemtuiMemoryTool, MemtuiMemoryTool
 from memtui.agents.mcp_server import MemoryService
+from memtui.core.actors import agent_actor
 from memtui.core.store import MemoryStore
 
-REFUSED = ["", "   ", "agent:", "agent: ", "human:ana", "human:", "external", "external:x"]
+REFUSED = ["", "   ", "agent:", "agent: ", "human:ana", "human:", "external:x", "tools:v2"]
 VIEW = {"command": "view", "path": "/memories"}
 
 
@@ -24,7 +24,6 @@ VIEW = {"command": "view", "path": "/memories"}
         ("agent:bob", "agent:bob"),
         ("my-bot", "agent:my-bot"),
         ("humans", "agent:humans"),
-        ("tools:v2", "agent:tools:v2"),
     ],
 )
 def test_agent_actor_names(name: str, actor: str) -> None:
@@ -40,7 +39,7 @@ def test_agent_actor_refuses_empty_and_non_agent_names(name: str) -> None:
 def test_refusals_say_what_is_wrong() -> None:
     with pytest.raises(ValueError, match=r"^the agent name is empty"):
         agent_actor("agent:")
-    with pytest.raises(ValueError, match=r"^'human:ana' is not an agent actor"):
+    with pytest.raises(ValueError, match=r"^'human:ana' is not an agent name"):
         agent_actor("human:ana")
 
 
