@@ -168,12 +168,11 @@ def test_mcp_reports_a_busy_port(tmp_path: Path) -> None:
     [
         (
             "agent:",
-            "the agent name is empty: give a name such as 'my-bot' (recorded as agent:my-bot)",
+            "the agent name is empty: give a plain name such as 'claude'",
         ),
         (
             "human:ana",
-            "'human:ana' is not an agent actor: agents are recorded as agent:NAME; "
-            "give a name such as 'my-bot'",
+            "'human:ana' is not an agent name: give a plain name such as 'claude' or agent:NAME",
         ),
     ],
 )
