@@ -1,12 +1,11 @@
-"""Parsed-note cache under `<root>/.memtui/notes-cache.pickle`, validated per file by size and mtime."""
+"""Parsed-note cache under `<root>/.memtui/notes-cache.pickle` (sealed), validated per file by size and mtime."""
 
 from __future__ import annotations
 
-import contextlib
+import hashlib
 import os
 import pickle
 import sys
-import tempfile
 import threading
 import zlib
 from collections import OrderedDict
@@ -15,6 +14,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
+from memtui.notes import sealed
 from memtui.notes.bulk import collector_paused
 from memtui.notes.model import Note, Observation, Relation
 
@@ -38,6 +38,11 @@ RECENT_NOTES = 256
 def cache_path(root: Path) -> Path:
     """Where the cache of a store lives."""
     return Path(root) / ".memtui" / CACHE_NAME
+
+
+def _stamp_digest() -> bytes:
+    """SHA-256 of the code stamp, as sealed files carry it."""
+    return hashlib.sha256(repr(_code_stamp()).encode()).digest()
 
 
 def _code_stamp() -> tuple[Any, ...]:
@@ -313,38 +318,21 @@ class _SnapshotValues(ValuesView[Note]):
 
 
 def read_payload(root: Path, name: str) -> Any:
-    """The payload pickled under `.memtui/name` by the same code, or None (missing or corrupt).
+    """The payload saved under `.memtui/name` by this user with the same code, or None.
 
-    The code stamp is a pickle of its own ahead of the payload, so a payload written by other
-    code is never unpickled (it may be hundreds of megabytes).
+    The file is sealed (`memtui.notes.sealed`): a file planted in the store, written by other
+    code or changed in any byte is never unpickled, it reads as no payload.
     """
     try:
-        with open(Path(root) / ".memtui" / name, "rb") as handle:
-            if pickle.load(handle) != _code_stamp():
-                return None
-            with collector_paused():
-                return pickle.load(handle)
+        with collector_paused():
+            return sealed.load(Path(root) / ".memtui" / name, name, _stamp_digest())
     except Exception:
         return None
 
 
 def write_payload(root: Path, name: str, payload: Any) -> bool:
-    """Pickle `payload` to `.memtui/name` atomically (temp + rename); False if not writable."""
-    target = Path(root) / ".memtui" / name
-    tmp_name = ""
-    try:
-        target.parent.mkdir(mode=0o700, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{name}-", dir=target.parent)
-        with os.fdopen(fd, "wb") as handle:
-            pickle.dump(_code_stamp(), handle, protocol=pickle.HIGHEST_PROTOCOL)
-            pickle.dump(payload, handle, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp_name, target)
-        return True
-    except OSError:
-        if tmp_name:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp_name)
-        return False
+    """Save `payload` sealed to `.memtui/name` atomically; False when it cannot be written."""
+    return sealed.dump(Path(root) / ".memtui" / name, name, _stamp_digest(), payload)
 
 
 def load_cache(root: Path) -> dict[str, CacheEntry]:

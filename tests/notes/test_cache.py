@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import pickle
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -102,10 +103,14 @@ def test_use_cache_false_neither_reads_nor_writes(tmp_path: Path) -> None:
 def test_read_only_store_still_loads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "a.md").write_text(TEXT)
 
-    def refuse(*args: object, **kwargs: object) -> object:
-        raise PermissionError(13, "Permission denied")
+    real_mkstemp = note_cache.sealed.tempfile.mkstemp
 
-    monkeypatch.setattr(note_cache.tempfile, "mkstemp", refuse)
+    def refuse_in_store(*args: Any, **kwargs: Any) -> Any:
+        if tmp_path in Path(kwargs["dir"]).parents:
+            raise PermissionError(13, "Permission denied")
+        return real_mkstemp(*args, **kwargs)
+
+    monkeypatch.setattr(note_cache.sealed.tempfile, "mkstemp", refuse_in_store)
     assert NoteIndex.load(tmp_path).notes["a.md"].title == "Alpha"
     assert not note_cache.cache_path(tmp_path).exists()
 
