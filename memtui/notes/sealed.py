@@ -9,6 +9,7 @@ import pickle
 import secrets
 import stat
 import tempfile
+from io import BufferedReader
 from pathlib import Path
 from typing import IO, Any
 
@@ -150,10 +151,11 @@ class _SealingWriter:
 class _UnsealingReader:
     """A read-only stream of a sealed file's payload; a chunk's bytes are handed out once its tag checked."""
 
-    def __init__(self, handle: IO[bytes], primed: Any) -> None:
+    def __init__(self, handle: BufferedReader, primed: Any) -> None:
         """Read sealed chunks from `handle` (positioned after the header)."""
         self._handle = handle
         self._primed = primed
+        self._buffer = bytearray(CHUNK + TAG_BYTES)
         self._chunk = memoryview(b"")
         self._pos = 0
         self._index = 0
@@ -163,16 +165,27 @@ class _UnsealingReader:
         """Load and check the next chunk; False after the last one."""
         if self._last_seen:
             return False
-        raw = self._handle.read(CHUNK + TAG_BYTES)
+        raw = memoryview(self._buffer)[: self._fill()]
         if len(raw) < TAG_BYTES:
             raise SealError("sealed file is truncated")
-        data = memoryview(raw)[:-TAG_BYTES]
+        data = raw[:-TAG_BYTES]
         if not hmac.compare_digest(raw[-TAG_BYTES:], _tag(self._primed, self._index, data)):
             raise SealError("sealed chunk does not match its tag")
         self._index += 1
         self._last_seen = len(data) < CHUNK
         self._chunk, self._pos = data, 0
         return True
+
+    def _fill(self) -> int:
+        """Read the next chunk and its tag into the (reused) buffer; how many bytes came."""
+        view = memoryview(self._buffer)
+        filled = 0
+        while filled < len(view):
+            count = self._handle.readinto(view[filled:])
+            if not count:
+                break
+            filled += count
+        return filled
 
     def read(self, size: int = -1) -> bytes:
         """Up to `size` checked bytes (all the rest when `size` is negative)."""

@@ -245,9 +245,7 @@ def test_the_key_is_private_and_outside_the_store(tmp_path: Path) -> None:
     assert sorted(os.listdir(root / ".memtui")) == [note_cache.CACHE_NAME]
 
 
-def test_a_key_others_can_read_is_replaced(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_key_others_can_read_is_replaced(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     path = sealed.key_path()
     assert path is not None
