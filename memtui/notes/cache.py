@@ -18,7 +18,7 @@ from memtui.notes import sealed
 from memtui.notes.bulk import collector_paused
 from memtui.notes.model import Note, Observation, Relation
 
-CACHE_VERSION = 3
+CACHE_VERSION = 4
 """Bump when the cached tuple layout changes."""
 
 CACHE_NAME = "notes-cache.pickle"
@@ -337,10 +337,17 @@ def write_payload(root: Path, name: str, payload: Any) -> bool:
 
 def load_cache(root: Path) -> dict[str, CacheEntry]:
     """The cached entries by relpath, or {} when the cache is missing, corrupt or from other code."""
+    return load_cache_and_links(root)[0]
+
+
+def load_cache_and_links(root: Path) -> tuple[dict[str, CacheEntry], Any]:
+    """The cached entries by relpath and the link tables saved with them (None when there are none)."""
     payload = read_payload(root, CACHE_NAME)
-    return payload if isinstance(payload, dict) else {}
+    if not (isinstance(payload, tuple) and len(payload) == 2 and isinstance(payload[0], dict)):
+        return {}, None
+    return payload[0], payload[1]
 
 
-def save_cache(root: Path, entries: dict[str, CacheEntry]) -> bool:
-    """Write the cache atomically (temp file + rename); False when the store is not writable."""
-    return write_payload(root, CACHE_NAME, entries)
+def save_cache(root: Path, entries: dict[str, CacheEntry], links: Any = None) -> bool:
+    """Write the entries and the index's link tables for them (None: rebuild them on load)."""
+    return write_payload(root, CACHE_NAME, (entries, links))

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from memtui.notes import cache as note_cache
 from memtui.notes.bulk import KEEP_MIN_NOTES, collector_paused
-from memtui.notes.model import Note, Relation
+from memtui.notes.model import Relation
 from memtui.notes.scan import FileStat, scan_notes, stat_note
 
 ProgressCallback = Callable[[int, int], None]
@@ -112,6 +112,37 @@ def _path_keys(relpath: str) -> tuple[str, ...]:
     return (relpath, relpath[:-3]) if relpath.endswith(".md") else (relpath,)
 
 
+def _collect_keys(
+    relpath: str, packed: note_cache.PackedNote, keys: set[str], aliases: set[str]
+) -> None:
+    """Add every lookup key a note answers to (permalink, title, paths, aliases)."""
+    title, permalink = packed[:2]
+    if permalink:
+        keys.add(permalink)
+    keys.add(title)
+    for key in _path_keys(relpath):
+        keys.add(key)
+        aliases.add(alias_key(key))
+
+
+LINK_TABLES = (
+    "_by_permalink",
+    "_by_title",
+    "_by_alias",
+    "_resolved",
+    "_backlinks",
+    "_unresolved",
+    "_keys_of_source",
+    "_unresolved_of_source",
+    "_sources_by_key",
+    "_sources_by_alias",
+)
+"""The index's lookup and resolution tables, saved with the cache and reused by a warm load."""
+
+Changes = dict[str, note_cache.PackedNote | None]
+"""relpath -> the note there before (None: there was none) for each note added, changed or gone."""
+
+
 class NoteIndex:
     """Every note of a store with its links resolved; updated per changed path."""
 
@@ -161,48 +192,95 @@ class NoteIndex:
         self.problems = list(scan.problems)
         self.timings["scan"] = time.perf_counter() - started
         started = time.perf_counter()
-        cached = note_cache.load_cache(self.root) if use_cache else {}
+        cached, links = note_cache.load_cache_and_links(self.root) if use_cache else ({}, None)
         self.timings["cache"] = time.perf_counter() - started
-        total = len(scan.files)
-        dirty = len(cached) != total
-        read_time = parse_time = 0.0
-        with collector_paused(keep=total >= KEEP_MIN_NOTES):
-            for done, file in enumerate(scan.files, 1):
-                entry = cached.pop(file.relpath, None)
-                if not (
-                    entry is not None
-                    and entry[0] == file.size
-                    and entry[1] == file.mtime_ns
-                    and self._use_cached(file, entry)
-                ):
-                    dirty = True
-                    timing = self._read_and_parse(file)
-                    read_time += timing[0]
-                    parse_time += timing[1]
-                if progress is not None and (done % 500 == 0 or done == total):
-                    progress(done, total)
-            if progress is not None and total == 0:
-                progress(0, 0)
-            self.timings["read"] = read_time
-            self.timings["parse"] = parse_time
+        with collector_paused(keep=len(scan.files) >= KEEP_MIN_NOTES):
+            changes, olds_known = self._take_notes(scan.files, cached, progress)
             started = time.perf_counter()
-            for relpath in self.notes:
-                self._index_lookup(relpath)
-            for relpath in self.notes:
-                self._resolve_source(relpath)
+            relinked = olds_known and self._restore_links(links)
+            if relinked:
+                self._relink(changes)
+            else:
+                self._resolve_all()
             self.timings["resolve"] = time.perf_counter() - started
         started = time.perf_counter()
-        if use_cache and dirty:
+        if use_cache and (changes or not relinked):
             self.save_cache()
         self.timings["save"] = time.perf_counter() - started
 
-    def _use_cached(self, file: FileStat, entry: note_cache.CacheEntry) -> bool:
-        """Take a note from a cache entry; False when the entry is unusable (then it is re-read)."""
+    def _take_notes(
+        self,
+        files: list[FileStat],
+        cached: dict[str, note_cache.CacheEntry],
+        progress: ProgressCallback | None,
+    ) -> tuple[Changes, bool]:
+        """Take each note from `cached` when its stat matches, else read and parse it.
+
+        Returns what changed since the cache (new, changed and deleted notes, each with its
+        cached form) and whether every cached form in it is readable. Empties `cached`.
+        """
+        total = len(files)
+        changes: Changes = {}
+        olds_known = True
+        read_time = parse_time = 0.0
+        same_strings = {relpath: relpath for relpath in cached}
+        for done, file in enumerate(files, 1):
+            entry = cached.pop(file.relpath, None)
+            if not (
+                entry is not None
+                and entry[0] == file.size
+                and entry[1] == file.mtime_ns
+                and self._use_cached(same_strings[file.relpath], file, entry)
+            ):
+                old = entry[2] if entry is not None else None
+                olds_known = olds_known and (old is None or note_cache.is_packed_note(old))
+                changes[file.relpath] = old
+                timing = self._read_and_parse(file)
+                read_time += timing[0]
+                parse_time += timing[1]
+            if progress is not None and (done % 500 == 0 or done == total):
+                progress(done, total)
+        if progress is not None and total == 0:
+            progress(0, 0)
+        for relpath, entry in cached.items():
+            olds_known = olds_known and note_cache.is_packed_note(entry[2])
+            changes[relpath] = entry[2]
+        cached.clear()
+        self.timings["read"] = read_time
+        self.timings["parse"] = parse_time
+        return changes, olds_known
+
+    def _restore_links(self, links: object) -> bool:
+        """Take the link tables saved with the cache; False when they are not usable."""
+        if not (
+            isinstance(links, tuple)
+            and len(links) == len(LINK_TABLES)
+            and all(isinstance(table, dict) for table in links)
+        ):
+            return False
+        for name, table in zip(LINK_TABLES, links, strict=True):
+            setattr(self, name, table)
+        return True
+
+    def _resolve_all(self) -> None:
+        """Build the lookup tables and resolve every note's links from scratch."""
+        for name in LINK_TABLES:
+            setattr(self, name, {})
+        for relpath in self.notes:
+            self._index_lookup(relpath)
+        for relpath in self.notes:
+            self._resolve_source(relpath)
+
+    def _use_cached(self, relpath: str, file: FileStat, entry: note_cache.CacheEntry) -> bool:
+        """Take a note from a cache entry; False when the entry is unusable (then it is re-read).
+
+        `relpath` is the cache's own string for the path, which its link tables share.
+        """
         packed, text = entry[2], entry[3]
         if not (note_cache.is_packed_note(packed) and isinstance(text, str)):
             return False
-        self.notes.set_packed(file.relpath, packed, text)
-        self._stats[file.relpath] = stamp(file.size, file.mtime_ns)
+        self.notes.set_packed(relpath, packed, text)
+        self._stats[relpath] = stamp(file.size, file.mtime_ns)
         return True
 
     def _read_and_parse(self, file: FileStat) -> tuple[float, float]:
@@ -233,9 +311,7 @@ class NoteIndex:
         Returns the relpaths whose note was added, changed or removed. Other notes are not re-read;
         the cache is not rewritten (the next `load` re-reads just the changed files).
         """
-        changed: set[str] = set()
-        affected_keys: set[str] = set()
-        affected_aliases: set[str] = set()
+        changes: Changes = {}
         for relpath in self._expand_folders(p.strip("/") for p in relpaths):
             if not relpath.endswith(".md") or any(
                 part.startswith(".") for part in relpath.split("/")
@@ -247,33 +323,41 @@ class NoteIndex:
                 self.problems.append(problem)
             if found is not None and self._stats.get(relpath) == stamp(found.size, found.mtime_ns):
                 continue
-            old = self.notes.get(relpath)
+            old = self.notes.pop(relpath)
             if old is None and found is None:
                 continue
-            if old is not None:
-                self._collect_keys(old, affected_keys, affected_aliases)
-                self._unindex_lookup(relpath)
-                self._drop_note(relpath)
+            self._stats.pop(relpath, None)
             if found is not None:
                 self._read_and_parse(found)
-                new = self.notes.get(relpath)
-                if new is not None:
-                    self._index_lookup(relpath)
-                    self._collect_keys(new, affected_keys, affected_aliases)
-            changed.add(relpath)
-        if not changed:
-            return changed
-        sources: set[str] = set()
+            changes[relpath] = old
+        self._relink(changes)
+        return set(changes)
+
+    def _relink(self, changes: Changes) -> None:
+        """Update the lookup tables and re-resolve every note whose links the changes may affect.
+
+        The tables must describe the notes as they were before: `changes` gives, per path, the
+        note that was there (None if none); `self.notes` already holds what is there now.
+        """
+        affected_keys: set[str] = set()
+        affected_aliases: set[str] = set()
+        for relpath, old in changes.items():
+            if old is not None:
+                self._unindex_lookup(relpath, old)
+                _collect_keys(relpath, old, affected_keys, affected_aliases)
+        for relpath in changes:
+            if relpath in self.notes:
+                self._index_lookup(relpath)
+                _collect_keys(relpath, self.notes.packed(relpath), affected_keys, affected_aliases)
+        sources: set[str] = set(changes)
         for key in affected_keys:
             sources.update(members(self._sources_by_key, key))
         for key in affected_aliases:
             sources.update(members(self._sources_by_alias, key))
-        sources |= changed
         for source in sorted(sources):
             self._unresolve_source(source)
             if source in self.notes:
                 self._resolve_source(source)
-        return changed
 
     def title(self, relpath: str) -> str | None:
         """One note's title without materialising the note, or None when it is not indexed."""
@@ -297,7 +381,8 @@ class NoteIndex:
                 relpath: (*unstamp(self._stats[relpath]), packed, self.texts[relpath])
                 for relpath, packed in self.notes.packed_items()
             }
-            return note_cache.save_cache(self.root, entries)
+            links = tuple(getattr(self, name) for name in LINK_TABLES)
+            return note_cache.save_cache(self.root, entries, links)
 
     def _expand_folders(self, relpaths: Iterable[str]) -> list[str]:
         """The given paths, with each folder replaced by the notes indexed or present below it."""
@@ -317,20 +402,6 @@ class NoteIndex:
                     expanded[prefix + file.relpath] = None
         return list(expanded)
 
-    def _collect_keys(self, note: Note, keys: set[str], aliases: set[str]) -> None:
-        """Add every lookup key a note answers to (permalink, title, paths, aliases)."""
-        if note.permalink:
-            keys.add(note.permalink)
-        keys.add(note.title)
-        for key in _path_keys(note.path):
-            keys.add(key)
-            aliases.add(alias_key(key))
-
-    def _drop_note(self, relpath: str) -> None:
-        """Forget a note's parse, text and stat."""
-        self.notes.pop(relpath, None)
-        self._stats.pop(relpath, None)
-
     # ----- lookup tables -----------------------------------------------------------------------
 
     def _index_lookup(self, relpath: str) -> None:
@@ -342,9 +413,9 @@ class NoteIndex:
         for key in _path_keys(relpath):
             add_member(self._by_alias, alias_key(key), relpath)
 
-    def _unindex_lookup(self, relpath: str) -> None:
-        """Remove a note from the lookup tables; a shared key passes to the next path in order."""
-        title, permalink = self.notes.packed(relpath)[:2]
+    def _unindex_lookup(self, relpath: str, packed: note_cache.PackedNote) -> None:
+        """Remove the note `packed` at `relpath` from the lookup tables (a shared key passes on)."""
+        title, permalink = packed[:2]
         if permalink:
             discard_member(self._by_permalink, permalink, relpath)
         discard_member(self._by_title, title, relpath)
