@@ -229,6 +229,8 @@ def bench_index(root: Path, count: int, repeat: int) -> None:
         f"cold excl parse median {no_parse:8.3f} s; ratio {no_parse / read_base:6.1f}x "
         f"(parsing is the parser's share)"
     )
+    phases = ", ".join(f"{name} {seconds:.3f} s" for name, seconds in index.timings.items())
+    print(f"cold phases     {phases} (the last run)")
     NoteIndex.load(root)
     warm, warm_base = interleaved_medians(
         max(repeat, 5), lambda: NoteIndex.load(root), lambda: stat_all_and_load_cache(root)
