@@ -21,6 +21,8 @@ HEADER_BYTES = len(MAGIC) + STAMP_BYTES + NONCE_BYTES
 CHUNK = 1 << 20
 """Payload bytes per tagged chunk; every chunk but the last is full, the last is shorter (maybe empty)."""
 TAG_BYTES = 32
+DATA_GLOBALS = frozenset({("array", "array"), ("array", "_array_reconstructor")})
+"""The only classes or functions a sealed payload may name: caches hold plain data and arrays."""
 
 
 class SealError(Exception):
@@ -225,6 +227,16 @@ class _UnsealingReader:
             raise SealError("sealed file has bytes after its last chunk")
 
 
+class _DataUnpickler(pickle.Unpickler):
+    """An unpickler that builds plain data and arrays, and refuses every other class or function."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        """The class or function `module.name` when it is in DATA_GLOBALS."""
+        if (module, name) not in DATA_GLOBALS:
+            raise pickle.UnpicklingError(f"{module}.{name} is not allowed in a sealed file")
+        return super().find_class(module, name)
+
+
 def dump(path: Path, name: str, stamp: bytes, payload: Any) -> bool:
     """Seal and pickle `payload` to `path` atomically (temp file + rename); False on failure."""
     key = ensure_key()
@@ -261,6 +273,6 @@ def load(path: Path, name: str, stamp: bytes) -> Any:
         if not hmac.compare_digest(header[len(MAGIC) : len(MAGIC) + STAMP_BYTES], stamp):
             raise SealError("sealed by other code")
         reader = _UnsealingReader(handle, _chunk_mac(key, header, name))
-        payload = pickle.load(reader)
+        payload = _DataUnpickler(reader).load()
         reader.finish()
         return payload

@@ -7,6 +7,7 @@ import pickle
 import stat
 import subprocess
 import sys
+from array import array
 from pathlib import Path
 
 import pytest
@@ -207,7 +208,13 @@ def test_sealed_round_trip_across_chunk_boundaries(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, size: int
 ) -> None:
     monkeypatch.setattr(sealed, "CHUNK", 64)
-    payload = {"blob": b"x" * size, "text": "line\n" * (size // 5), "n": list(range(size // 10))}
+    payload = {
+        "blob": b"x" * size,
+        "text": "line\n" * (size // 5),
+        "n": list(range(size // 10)),
+        "ids": array("I", range(size)),
+        "dead": {1, 2, size},
+    }
     path = tmp_path / ".memtui" / "p.pickle"
     assert sealed.dump(path, "p", b"s" * 32, payload)
     assert sealed.load(path, "p", b"s" * 32) == payload
@@ -271,3 +278,13 @@ def test_without_a_usable_key_folder_the_index_runs_without_cache(
     assert not note_cache.cache_path(root).exists()
     assert not Searcher(index).save_snapshot(root, index.file_stats())
     assert not (root / ".memtui").exists()
+
+
+def test_a_sealed_file_may_name_no_class_or_function(tmp_path: Path) -> None:
+    """Even a correctly sealed file (a leaked key) cannot make the unpickler call code."""
+    marker = tmp_path / "marker"
+    path = tmp_path / "p.pickle"
+    assert sealed.dump(path, "p", b"s" * 32, [Planted(marker)])
+    with pytest.raises(pickle.UnpicklingError):
+        sealed.load(path, "p", b"s" * 32)
+    assert not marker.exists()
