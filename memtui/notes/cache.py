@@ -8,11 +8,13 @@ import pickle
 import sys
 import threading
 import zlib
+from array import array
 from collections import OrderedDict
 from collections.abc import ItemsView, Iterator, Mapping, ValuesView
 from dataclasses import fields
+from itertools import pairwise
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple, TypeGuard
 
 from memtui.notes import sealed
 from memtui.notes.bulk import collector_paused
@@ -181,7 +183,7 @@ def unpack_note(path: str, packed: PackedNote, text: str | None = None) -> Note:
     return note
 
 
-def is_packed_note(value: Any) -> bool:
+def is_packed_note(value: Any) -> TypeGuard[PackedNote]:
     """Whether a cached value has the shape `pack_note` returns."""
     return (
         isinstance(value, tuple)
@@ -335,19 +337,64 @@ def write_payload(root: Path, name: str, payload: Any) -> bool:
     return sealed.dump(Path(root) / ".memtui" / name, name, _stamp_digest(), payload)
 
 
-def load_cache(root: Path) -> dict[str, CacheEntry]:
-    """The cached entries by relpath, or {} when the cache is missing, corrupt or from other code."""
-    return load_cache_and_links(root)[0]
+class CachedNotes(NamedTuple):
+    """The parsed-note cache as columns, one row per note sorted by relpath, and the link tables.
+
+    Columns keep a load from making (and dropping) a tuple and two ints per note. `links` is
+    the index's link tables for exactly these notes, or None.
+    """
+
+    relpaths: list[str]
+    sizes: array[int]
+    mtimes: array[int]
+    packed: list[PackedNote]
+    texts: list[str]
+    links: Any
+
+    @classmethod
+    def of_entries(cls, entries: Mapping[str, CacheEntry], links: Any = None) -> CachedNotes:
+        """The columns of relpath -> (size, mtime_ns, packed note, text) entries."""
+        rows = sorted(entries.items(), key=lambda item: item[0])
+        return cls(
+            [relpath for relpath, _ in rows],
+            array("q", (entry[0] for _, entry in rows)),
+            array("q", (entry[1] for _, entry in rows)),
+            [entry[2] for _, entry in rows],
+            [entry[3] for _, entry in rows],
+            links,
+        )
+
+    def entries(self) -> dict[str, CacheEntry]:
+        """relpath -> (size, mtime_ns, packed note, text) for every row."""
+        columns = zip(self.relpaths, self.sizes, self.mtimes, self.packed, self.texts, strict=True)
+        return {
+            relpath: (size, mtime, packed, text) for relpath, size, mtime, packed, text in columns
+        }
 
 
-def load_cache_and_links(root: Path) -> tuple[dict[str, CacheEntry], Any]:
-    """The cached entries by relpath and the link tables saved with them (None when there are none)."""
+def _columns_fit(payload: Any) -> bool:
+    """Whether a loaded payload has the shape of `CachedNotes`, its rows sorted by relpath."""
+    if not (isinstance(payload, tuple) and len(payload) == len(CachedNotes._fields)):
+        return False
+    relpaths, sizes, mtimes, packed, texts, _ = payload
+    if not (
+        isinstance(relpaths, list)
+        and isinstance(sizes, array)
+        and isinstance(mtimes, array)
+        and isinstance(packed, list)
+        and isinstance(texts, list)
+        and len(relpaths) == len(sizes) == len(mtimes) == len(packed) == len(texts)
+    ):
+        return False
+    return all(type(p) is str for p in relpaths) and all(a < b for a, b in pairwise(relpaths))
+
+
+def load_cache(root: Path) -> CachedNotes | None:
+    """The cached notes, or None when the cache is missing, corrupt or from other code."""
     payload = read_payload(root, CACHE_NAME)
-    if not (isinstance(payload, tuple) and len(payload) == 2 and isinstance(payload[0], dict)):
-        return {}, None
-    return payload[0], payload[1]
+    return CachedNotes(*payload) if _columns_fit(payload) else None
 
 
-def save_cache(root: Path, entries: dict[str, CacheEntry], links: Any = None) -> bool:
-    """Write the entries and the index's link tables for them (None: rebuild them on load)."""
-    return write_payload(root, CACHE_NAME, (entries, links))
+def save_cache(root: Path, notes: CachedNotes) -> bool:
+    """Write the cache atomically; False when it cannot be written."""
+    return write_payload(root, CACHE_NAME, tuple(notes))

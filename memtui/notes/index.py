@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import posixpath
 import time
+from array import array
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -125,6 +126,25 @@ def _collect_keys(
         aliases.add(alias_key(key))
 
 
+def _pair_rows(files: list[FileStat], relpaths: list[str]) -> Iterator[tuple[FileStat | None, int]]:
+    """Scanned files paired with cache rows, both sorted by relpath: (file, row index).
+
+    The row is -1 for a file the cache lacks; the file is None for a row whose file is gone.
+    """
+    row, rows = 0, len(relpaths)
+    for file in files:
+        while row < rows and relpaths[row] < file.relpath:
+            yield None, row
+            row += 1
+        if row < rows and relpaths[row] == file.relpath:
+            yield file, row
+            row += 1
+        else:
+            yield file, -1
+    for rest in range(row, rows):
+        yield None, rest
+
+
 LINK_TABLES = (
     "_by_permalink",
     "_by_title",
@@ -192,10 +212,12 @@ class NoteIndex:
         self.problems = list(scan.problems)
         self.timings["scan"] = time.perf_counter() - started
         started = time.perf_counter()
-        cached, links = note_cache.load_cache_and_links(self.root) if use_cache else ({}, None)
+        cached = note_cache.load_cache(self.root) if use_cache else None
         self.timings["cache"] = time.perf_counter() - started
         with collector_paused(keep=len(scan.files) >= KEEP_MIN_NOTES):
             changes, olds_known = self._take_notes(scan.files, cached, progress)
+            links = cached.links if cached is not None else None
+            del cached
             started = time.perf_counter()
             relinked = olds_known and self._restore_links(links)
             if relinked:
@@ -211,41 +233,43 @@ class NoteIndex:
     def _take_notes(
         self,
         files: list[FileStat],
-        cached: dict[str, note_cache.CacheEntry],
+        cached: note_cache.CachedNotes | None,
         progress: ProgressCallback | None,
     ) -> tuple[Changes, bool]:
         """Take each note from `cached` when its stat matches, else read and parse it.
 
         Returns what changed since the cache (new, changed and deleted notes, each with its
-        cached form) and whether every cached form in it is readable. Empties `cached`.
+        cached form) and whether every cached form in it is readable.
         """
+        relpaths = cached.relpaths if cached is not None else []
         total = len(files)
         changes: Changes = {}
         olds_known = True
         read_time = parse_time = 0.0
-        same_strings = {relpath: relpath for relpath in cached}
-        for done, file in enumerate(files, 1):
-            entry = cached.pop(file.relpath, None)
+        done = 0
+        for file, row in _pair_rows(files, relpaths):
+            old = cached.packed[row] if cached is not None and row >= 0 else None
+            if file is None:
+                olds_known = olds_known and note_cache.is_packed_note(old)
+                changes[relpaths[row]] = old
+                continue
             if not (
-                entry is not None
-                and entry[0] == file.size
-                and entry[1] == file.mtime_ns
-                and self._use_cached(same_strings[file.relpath], file, entry)
+                cached is not None
+                and row >= 0
+                and cached.sizes[row] == file.size
+                and cached.mtimes[row] == file.mtime_ns
+                and self._use_cached(relpaths[row], file, old, cached.texts[row])
             ):
-                old = entry[2] if entry is not None else None
                 olds_known = olds_known and (old is None or note_cache.is_packed_note(old))
                 changes[file.relpath] = old
                 timing = self._read_and_parse(file)
                 read_time += timing[0]
                 parse_time += timing[1]
+            done += 1
             if progress is not None and (done % 500 == 0 or done == total):
                 progress(done, total)
         if progress is not None and total == 0:
             progress(0, 0)
-        for relpath, entry in cached.items():
-            olds_known = olds_known and note_cache.is_packed_note(entry[2])
-            changes[relpath] = entry[2]
-        cached.clear()
         self.timings["read"] = read_time
         self.timings["parse"] = parse_time
         return changes, olds_known
@@ -271,12 +295,11 @@ class NoteIndex:
         for relpath in self.notes:
             self._resolve_source(relpath)
 
-    def _use_cached(self, relpath: str, file: FileStat, entry: note_cache.CacheEntry) -> bool:
-        """Take a note from a cache entry; False when the entry is unusable (then it is re-read).
+    def _use_cached(self, relpath: str, file: FileStat, packed: object, text: object) -> bool:
+        """Take a note from its cache row; False when the row is unusable (then it is re-read).
 
         `relpath` is the cache's own string for the path, which its link tables share.
         """
-        packed, text = entry[2], entry[3]
         if not (note_cache.is_packed_note(packed) and isinstance(text, str)):
             return False
         self.notes.set_packed(relpath, packed, text)
@@ -377,12 +400,19 @@ class NoteIndex:
     def save_cache(self) -> bool:
         """Write every parsed note to the cache (load does this when anything was re-read)."""
         with collector_paused():
-            entries = {
-                relpath: (*unstamp(self._stats[relpath]), packed, self.texts[relpath])
-                for relpath, packed in self.notes.packed_items()
-            }
-            links = tuple(getattr(self, name) for name in LINK_TABLES)
-            return note_cache.save_cache(self.root, entries, links)
+            rows = sorted(self.notes.packed_items(), key=lambda row: row[0])
+            relpaths = [relpath for relpath, _ in rows]
+            stats = [unstamp(self._stats[relpath]) for relpath in relpaths]
+            cached = note_cache.CachedNotes(
+                relpaths,
+                array("q", (size for size, _ in stats)),
+                array("q", (mtime_ns for _, mtime_ns in stats)),
+                [packed for _, packed in rows],
+                [self.texts[relpath] for relpath in relpaths],
+                tuple(getattr(self, name) for name in LINK_TABLES),
+            )
+            del rows, stats
+            return note_cache.save_cache(self.root, cached)
 
     def _expand_folders(self, relpaths: Iterable[str]) -> list[str]:
         """The given paths, with each folder replaced by the notes indexed or present below it."""

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memtui.notes import index as index_module
+from memtui.notes import cache as note_cache
 from memtui.notes.index import LINK_TABLES, NoteIndex
 from memtui.notes.scan import scan_notes
 
@@ -203,9 +203,11 @@ def test_cache_without_link_tables_is_resolved_from_scratch(tmp_path: Path) -> N
     store.write("a.md", "---\ntitle: A\n---\n\n- next [[B]]\n")
     store.write("b.md", "---\ntitle: B\n---\n")
     NoteIndex.load(tmp_path)
-    entries = index_module.note_cache.load_cache(tmp_path)
-    assert index_module.note_cache.save_cache(tmp_path, entries)
+    cached = note_cache.load_cache(tmp_path)
+    assert cached is not None and cached.links is not None
+    assert note_cache.save_cache(tmp_path, cached._replace(links=None))
     warm = NoteIndex.load(tmp_path)
     assert warm.outgoing("a.md")[0][1] == "b.md"
-    assert index_module.note_cache.load_cache_and_links(tmp_path)[1] is not None
+    reloaded = note_cache.load_cache(tmp_path)
+    assert reloaded is not None and reloaded.links is not None
     assert answers(NoteIndex.load(tmp_path)) == answers(NoteIndex.load(tmp_path, use_cache=False))
