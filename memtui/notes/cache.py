@@ -1,24 +1,26 @@
-"""Parsed-note cache under `<root>/.memtui/notes-cache.pickle`, validated per file by size and mtime."""
+"""Parsed-note cache under `<root>/.memtui/notes-cache.pickle` (sealed), validated per file by size and mtime."""
 
 from __future__ import annotations
 
-import contextlib
+import hashlib
 import os
 import pickle
 import sys
-import tempfile
 import threading
 import zlib
+from array import array
 from collections import OrderedDict
 from collections.abc import ItemsView, Iterator, Mapping, ValuesView
 from dataclasses import fields
+from itertools import pairwise
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple, TypeGuard
 
+from memtui.notes import sealed
 from memtui.notes.bulk import collector_paused
 from memtui.notes.model import Note, Observation, Relation
 
-CACHE_VERSION = 3
+CACHE_VERSION = 4
 """Bump when the cached tuple layout changes."""
 
 CACHE_NAME = "notes-cache.pickle"
@@ -38,6 +40,11 @@ RECENT_NOTES = 256
 def cache_path(root: Path) -> Path:
     """Where the cache of a store lives."""
     return Path(root) / ".memtui" / CACHE_NAME
+
+
+def _stamp_digest() -> bytes:
+    """SHA-256 of the code stamp, as sealed files carry it."""
+    return hashlib.sha256(repr(_code_stamp()).encode()).digest()
 
 
 def _code_stamp() -> tuple[Any, ...]:
@@ -176,7 +183,7 @@ def unpack_note(path: str, packed: PackedNote, text: str | None = None) -> Note:
     return note
 
 
-def is_packed_note(value: Any) -> bool:
+def is_packed_note(value: Any) -> TypeGuard[PackedNote]:
     """Whether a cached value has the shape `pack_note` returns."""
     return (
         isinstance(value, tuple)
@@ -313,46 +320,81 @@ class _SnapshotValues(ValuesView[Note]):
 
 
 def read_payload(root: Path, name: str) -> Any:
-    """The payload pickled under `.memtui/name` by the same code, or None (missing or corrupt).
+    """The payload saved under `.memtui/name` by this user with the same code, or None.
 
-    The code stamp is a pickle of its own ahead of the payload, so a payload written by other
-    code is never unpickled (it may be hundreds of megabytes).
+    The file is sealed (`memtui.notes.sealed`): a file planted in the store, written by other
+    code or changed in any byte is never unpickled, it reads as no payload.
     """
     try:
-        with open(Path(root) / ".memtui" / name, "rb") as handle:
-            if pickle.load(handle) != _code_stamp():
-                return None
-            with collector_paused():
-                return pickle.load(handle)
+        with collector_paused():
+            return sealed.load(Path(root) / ".memtui" / name, name, _stamp_digest())
     except Exception:
         return None
 
 
 def write_payload(root: Path, name: str, payload: Any) -> bool:
-    """Pickle `payload` to `.memtui/name` atomically (temp + rename); False if not writable."""
-    target = Path(root) / ".memtui" / name
-    tmp_name = ""
-    try:
-        target.parent.mkdir(mode=0o700, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{name}-", dir=target.parent)
-        with os.fdopen(fd, "wb") as handle:
-            pickle.dump(_code_stamp(), handle, protocol=pickle.HIGHEST_PROTOCOL)
-            pickle.dump(payload, handle, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp_name, target)
-        return True
-    except OSError:
-        if tmp_name:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp_name)
+    """Save `payload` sealed to `.memtui/name` atomically; False when it cannot be written."""
+    return sealed.dump(Path(root) / ".memtui" / name, name, _stamp_digest(), payload)
+
+
+class CachedNotes(NamedTuple):
+    """The parsed-note cache as columns, one row per note sorted by relpath, and the link tables.
+
+    Columns keep a load from making (and dropping) a tuple and two ints per note. `links` is
+    the index's link tables for exactly these notes, or None.
+    """
+
+    relpaths: list[str]
+    sizes: array[int]
+    mtimes: array[int]
+    packed: list[PackedNote]
+    texts: list[str]
+    links: Any
+
+    @classmethod
+    def of_entries(cls, entries: Mapping[str, CacheEntry], links: Any = None) -> CachedNotes:
+        """The columns of relpath -> (size, mtime_ns, packed note, text) entries."""
+        rows = sorted(entries.items(), key=lambda item: item[0])
+        return cls(
+            [relpath for relpath, _ in rows],
+            array("q", (entry[0] for _, entry in rows)),
+            array("q", (entry[1] for _, entry in rows)),
+            [entry[2] for _, entry in rows],
+            [entry[3] for _, entry in rows],
+            links,
+        )
+
+    def entries(self) -> dict[str, CacheEntry]:
+        """relpath -> (size, mtime_ns, packed note, text) for every row."""
+        columns = zip(self.relpaths, self.sizes, self.mtimes, self.packed, self.texts, strict=True)
+        return {
+            relpath: (size, mtime, packed, text) for relpath, size, mtime, packed, text in columns
+        }
+
+
+def _columns_fit(payload: Any) -> bool:
+    """Whether a loaded payload has the shape of `CachedNotes`, its rows sorted by relpath."""
+    if not (isinstance(payload, tuple) and len(payload) == len(CachedNotes._fields)):
         return False
+    relpaths, sizes, mtimes, packed, texts, _ = payload
+    if not (
+        isinstance(relpaths, list)
+        and isinstance(sizes, array)
+        and isinstance(mtimes, array)
+        and isinstance(packed, list)
+        and isinstance(texts, list)
+        and len(relpaths) == len(sizes) == len(mtimes) == len(packed) == len(texts)
+    ):
+        return False
+    return all(type(p) is str for p in relpaths) and all(a < b for a, b in pairwise(relpaths))
 
 
-def load_cache(root: Path) -> dict[str, CacheEntry]:
-    """The cached entries by relpath, or {} when the cache is missing, corrupt or from other code."""
+def load_cache(root: Path) -> CachedNotes | None:
+    """The cached notes, or None when the cache is missing, corrupt or from other code."""
     payload = read_payload(root, CACHE_NAME)
-    return payload if isinstance(payload, dict) else {}
+    return CachedNotes(*payload) if _columns_fit(payload) else None
 
 
-def save_cache(root: Path, entries: dict[str, CacheEntry]) -> bool:
-    """Write the cache atomically (temp file + rename); False when the store is not writable."""
-    return write_payload(root, CACHE_NAME, entries)
+def save_cache(root: Path, notes: CachedNotes) -> bool:
+    """Write the cache atomically; False when it cannot be written."""
+    return write_payload(root, CACHE_NAME, tuple(notes))

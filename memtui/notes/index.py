@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import posixpath
 import time
+from array import array
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from memtui.notes import cache as note_cache
 from memtui.notes.bulk import KEEP_MIN_NOTES, collector_paused
-from memtui.notes.model import Note, Relation
+from memtui.notes.model import Relation
 from memtui.notes.scan import FileStat, scan_notes, stat_note
 
 ProgressCallback = Callable[[int, int], None]
@@ -112,6 +113,56 @@ def _path_keys(relpath: str) -> tuple[str, ...]:
     return (relpath, relpath[:-3]) if relpath.endswith(".md") else (relpath,)
 
 
+def _collect_keys(
+    relpath: str, packed: note_cache.PackedNote, keys: set[str], aliases: set[str]
+) -> None:
+    """Add every lookup key a note answers to (permalink, title, paths, aliases)."""
+    title, permalink = packed[:2]
+    if permalink:
+        keys.add(permalink)
+    keys.add(title)
+    for key in _path_keys(relpath):
+        keys.add(key)
+        aliases.add(alias_key(key))
+
+
+def _pair_rows(files: list[FileStat], relpaths: list[str]) -> Iterator[tuple[FileStat | None, int]]:
+    """Scanned files paired with cache rows, both sorted by relpath: (file, row index).
+
+    The row is -1 for a file the cache lacks; the file is None for a row whose file is gone.
+    """
+    row, rows = 0, len(relpaths)
+    for file in files:
+        while row < rows and relpaths[row] < file.relpath:
+            yield None, row
+            row += 1
+        if row < rows and relpaths[row] == file.relpath:
+            yield file, row
+            row += 1
+        else:
+            yield file, -1
+    for rest in range(row, rows):
+        yield None, rest
+
+
+LINK_TABLES = (
+    "_by_permalink",
+    "_by_title",
+    "_by_alias",
+    "_resolved",
+    "_backlinks",
+    "_unresolved",
+    "_keys_of_source",
+    "_unresolved_of_source",
+    "_sources_by_key",
+    "_sources_by_alias",
+)
+"""The index's lookup and resolution tables, saved with the cache and reused by a warm load."""
+
+Changes = dict[str, note_cache.PackedNote | None]
+"""relpath -> the note there before (None: there was none) for each note added, changed or gone."""
+
+
 class NoteIndex:
     """Every note of a store with its links resolved; updated per changed path."""
 
@@ -161,48 +212,98 @@ class NoteIndex:
         self.problems = list(scan.problems)
         self.timings["scan"] = time.perf_counter() - started
         started = time.perf_counter()
-        cached = note_cache.load_cache(self.root) if use_cache else {}
+        cached = note_cache.load_cache(self.root) if use_cache else None
         self.timings["cache"] = time.perf_counter() - started
-        total = len(scan.files)
-        dirty = len(cached) != total
-        read_time = parse_time = 0.0
-        with collector_paused(keep=total >= KEEP_MIN_NOTES):
-            for done, file in enumerate(scan.files, 1):
-                entry = cached.pop(file.relpath, None)
-                if not (
-                    entry is not None
-                    and entry[0] == file.size
-                    and entry[1] == file.mtime_ns
-                    and self._use_cached(file, entry)
-                ):
-                    dirty = True
-                    timing = self._read_and_parse(file)
-                    read_time += timing[0]
-                    parse_time += timing[1]
-                if progress is not None and (done % 500 == 0 or done == total):
-                    progress(done, total)
-            if progress is not None and total == 0:
-                progress(0, 0)
-            self.timings["read"] = read_time
-            self.timings["parse"] = parse_time
+        with collector_paused(keep=len(scan.files) >= KEEP_MIN_NOTES):
+            changes, olds_known = self._take_notes(scan.files, cached, progress)
+            links = cached.links if cached is not None else None
+            del cached
             started = time.perf_counter()
-            for relpath in self.notes:
-                self._index_lookup(relpath)
-            for relpath in self.notes:
-                self._resolve_source(relpath)
+            relinked = olds_known and self._restore_links(links)
+            if relinked:
+                self._relink(changes)
+            else:
+                self._resolve_all()
             self.timings["resolve"] = time.perf_counter() - started
         started = time.perf_counter()
-        if use_cache and dirty:
+        if use_cache and (changes or not relinked):
             self.save_cache()
         self.timings["save"] = time.perf_counter() - started
 
-    def _use_cached(self, file: FileStat, entry: note_cache.CacheEntry) -> bool:
-        """Take a note from a cache entry; False when the entry is unusable (then it is re-read)."""
-        packed, text = entry[2], entry[3]
+    def _take_notes(
+        self,
+        files: list[FileStat],
+        cached: note_cache.CachedNotes | None,
+        progress: ProgressCallback | None,
+    ) -> tuple[Changes, bool]:
+        """Take each note from `cached` when its stat matches, else read and parse it.
+
+        Returns what changed since the cache (new, changed and deleted notes, each with its
+        cached form) and whether every cached form in it is readable.
+        """
+        relpaths = cached.relpaths if cached is not None else []
+        total = len(files)
+        changes: Changes = {}
+        olds_known = True
+        read_time = parse_time = 0.0
+        done = 0
+        for file, row in _pair_rows(files, relpaths):
+            old = cached.packed[row] if cached is not None and row >= 0 else None
+            if file is None:
+                olds_known = olds_known and note_cache.is_packed_note(old)
+                changes[relpaths[row]] = old
+                continue
+            if not (
+                cached is not None
+                and row >= 0
+                and cached.sizes[row] == file.size
+                and cached.mtimes[row] == file.mtime_ns
+                and self._use_cached(relpaths[row], file, old, cached.texts[row])
+            ):
+                olds_known = olds_known and (old is None or note_cache.is_packed_note(old))
+                changes[file.relpath] = old
+                timing = self._read_and_parse(file)
+                read_time += timing[0]
+                parse_time += timing[1]
+            done += 1
+            if progress is not None and (done % 500 == 0 or done == total):
+                progress(done, total)
+        if progress is not None and total == 0:
+            progress(0, 0)
+        self.timings["read"] = read_time
+        self.timings["parse"] = parse_time
+        return changes, olds_known
+
+    def _restore_links(self, links: object) -> bool:
+        """Take the link tables saved with the cache; False when they are not usable."""
+        if not (
+            isinstance(links, tuple)
+            and len(links) == len(LINK_TABLES)
+            and all(isinstance(table, dict) for table in links)
+        ):
+            return False
+        for name, table in zip(LINK_TABLES, links, strict=True):
+            setattr(self, name, table)
+        return True
+
+    def _resolve_all(self) -> None:
+        """Build the lookup tables and resolve every note's links from scratch."""
+        for name in LINK_TABLES:
+            setattr(self, name, {})
+        for relpath in self.notes:
+            self._index_lookup(relpath)
+        for relpath in self.notes:
+            self._resolve_source(relpath)
+
+    def _use_cached(self, relpath: str, file: FileStat, packed: object, text: object) -> bool:
+        """Take a note from its cache row; False when the row is unusable (then it is re-read).
+
+        `relpath` is the cache's own string for the path, which its link tables share.
+        """
         if not (note_cache.is_packed_note(packed) and isinstance(text, str)):
             return False
-        self.notes.set_packed(file.relpath, packed, text)
-        self._stats[file.relpath] = stamp(file.size, file.mtime_ns)
+        self.notes.set_packed(relpath, packed, text)
+        self._stats[relpath] = stamp(file.size, file.mtime_ns)
         return True
 
     def _read_and_parse(self, file: FileStat) -> tuple[float, float]:
@@ -233,9 +334,7 @@ class NoteIndex:
         Returns the relpaths whose note was added, changed or removed. Other notes are not re-read;
         the cache is not rewritten (the next `load` re-reads just the changed files).
         """
-        changed: set[str] = set()
-        affected_keys: set[str] = set()
-        affected_aliases: set[str] = set()
+        changes: Changes = {}
         for relpath in self._expand_folders(p.strip("/") for p in relpaths):
             if not relpath.endswith(".md") or any(
                 part.startswith(".") for part in relpath.split("/")
@@ -247,33 +346,41 @@ class NoteIndex:
                 self.problems.append(problem)
             if found is not None and self._stats.get(relpath) == stamp(found.size, found.mtime_ns):
                 continue
-            old = self.notes.get(relpath)
+            old = self.notes.pop(relpath)
             if old is None and found is None:
                 continue
-            if old is not None:
-                self._collect_keys(old, affected_keys, affected_aliases)
-                self._unindex_lookup(relpath)
-                self._drop_note(relpath)
+            self._stats.pop(relpath, None)
             if found is not None:
                 self._read_and_parse(found)
-                new = self.notes.get(relpath)
-                if new is not None:
-                    self._index_lookup(relpath)
-                    self._collect_keys(new, affected_keys, affected_aliases)
-            changed.add(relpath)
-        if not changed:
-            return changed
-        sources: set[str] = set()
+            changes[relpath] = old
+        self._relink(changes)
+        return set(changes)
+
+    def _relink(self, changes: Changes) -> None:
+        """Update the lookup tables and re-resolve every note whose links the changes may affect.
+
+        The tables must describe the notes as they were before: `changes` gives, per path, the
+        note that was there (None if none); `self.notes` already holds what is there now.
+        """
+        affected_keys: set[str] = set()
+        affected_aliases: set[str] = set()
+        for relpath, old in changes.items():
+            if old is not None:
+                self._unindex_lookup(relpath, old)
+                _collect_keys(relpath, old, affected_keys, affected_aliases)
+        for relpath in changes:
+            if relpath in self.notes:
+                self._index_lookup(relpath)
+                _collect_keys(relpath, self.notes.packed(relpath), affected_keys, affected_aliases)
+        sources: set[str] = set(changes)
         for key in affected_keys:
             sources.update(members(self._sources_by_key, key))
         for key in affected_aliases:
             sources.update(members(self._sources_by_alias, key))
-        sources |= changed
         for source in sorted(sources):
             self._unresolve_source(source)
             if source in self.notes:
                 self._resolve_source(source)
-        return changed
 
     def title(self, relpath: str) -> str | None:
         """One note's title without materialising the note, or None when it is not indexed."""
@@ -293,11 +400,19 @@ class NoteIndex:
     def save_cache(self) -> bool:
         """Write every parsed note to the cache (load does this when anything was re-read)."""
         with collector_paused():
-            entries = {
-                relpath: (*unstamp(self._stats[relpath]), packed, self.texts[relpath])
-                for relpath, packed in self.notes.packed_items()
-            }
-            return note_cache.save_cache(self.root, entries)
+            rows = sorted(self.notes.packed_items(), key=lambda row: row[0])
+            relpaths = [relpath for relpath, _ in rows]
+            stats = [unstamp(self._stats[relpath]) for relpath in relpaths]
+            cached = note_cache.CachedNotes(
+                relpaths,
+                array("q", (size for size, _ in stats)),
+                array("q", (mtime_ns for _, mtime_ns in stats)),
+                [packed for _, packed in rows],
+                [self.texts[relpath] for relpath in relpaths],
+                tuple(getattr(self, name) for name in LINK_TABLES),
+            )
+            del rows, stats
+            return note_cache.save_cache(self.root, cached)
 
     def _expand_folders(self, relpaths: Iterable[str]) -> list[str]:
         """The given paths, with each folder replaced by the notes indexed or present below it."""
@@ -317,20 +432,6 @@ class NoteIndex:
                     expanded[prefix + file.relpath] = None
         return list(expanded)
 
-    def _collect_keys(self, note: Note, keys: set[str], aliases: set[str]) -> None:
-        """Add every lookup key a note answers to (permalink, title, paths, aliases)."""
-        if note.permalink:
-            keys.add(note.permalink)
-        keys.add(note.title)
-        for key in _path_keys(note.path):
-            keys.add(key)
-            aliases.add(alias_key(key))
-
-    def _drop_note(self, relpath: str) -> None:
-        """Forget a note's parse, text and stat."""
-        self.notes.pop(relpath, None)
-        self._stats.pop(relpath, None)
-
     # ----- lookup tables -----------------------------------------------------------------------
 
     def _index_lookup(self, relpath: str) -> None:
@@ -342,9 +443,9 @@ class NoteIndex:
         for key in _path_keys(relpath):
             add_member(self._by_alias, alias_key(key), relpath)
 
-    def _unindex_lookup(self, relpath: str) -> None:
-        """Remove a note from the lookup tables; a shared key passes to the next path in order."""
-        title, permalink = self.notes.packed(relpath)[:2]
+    def _unindex_lookup(self, relpath: str, packed: note_cache.PackedNote) -> None:
+        """Remove the note `packed` at `relpath` from the lookup tables (a shared key passes on)."""
+        title, permalink = packed[:2]
         if permalink:
             discard_member(self._by_permalink, permalink, relpath)
         discard_member(self._by_title, title, relpath)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import pickle
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -12,6 +13,12 @@ from memtui.notes import cache as note_cache
 from memtui.notes.index import NoteIndex
 
 TEXT = "---\ntitle: Alpha\ntags: [t]\n---\n\n- [fact] first #x (ctx)\n- uses [[Beta]]\n"
+
+
+def cached_paths(root: Path) -> list[str] | None:
+    """The relpaths the cache holds (None when there is no usable cache)."""
+    cached = note_cache.load_cache(root)
+    return cached.relpaths if cached is not None else None
 
 
 def fail_parse(*args: object, **kwargs: object) -> object:
@@ -80,16 +87,18 @@ def test_corrupt_or_foreign_cache_is_ignored_and_rebuilt(tmp_path: Path, payload
     cache_file.write_bytes(payload)
     index = NoteIndex.load(tmp_path)
     assert index.notes["a.md"].title == "Alpha"
-    assert set(note_cache.load_cache(tmp_path)) == {"a.md"}
+    assert cached_paths(tmp_path) == ["a.md"]
 
 
 def test_bad_entry_in_a_valid_cache_is_reread(tmp_path: Path) -> None:
     (tmp_path / "a.md").write_text(TEXT)
     NoteIndex.load(tmp_path)
-    entries = note_cache.load_cache(tmp_path)
+    cached = note_cache.load_cache(tmp_path)
+    assert cached is not None
+    entries = cached.entries()
     size, mtime_ns, _, text = entries["a.md"]
-    entries["a.md"] = (size, mtime_ns, ("too", "short"), text)
-    note_cache.save_cache(tmp_path, entries)
+    entries["a.md"] = (size, mtime_ns, ("too", "short"), text)  # type: ignore[assignment]
+    note_cache.save_cache(tmp_path, note_cache.CachedNotes.of_entries(entries, cached.links))
     assert NoteIndex.load(tmp_path).notes["a.md"].title == "Alpha"
 
 
@@ -102,10 +111,14 @@ def test_use_cache_false_neither_reads_nor_writes(tmp_path: Path) -> None:
 def test_read_only_store_still_loads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "a.md").write_text(TEXT)
 
-    def refuse(*args: object, **kwargs: object) -> object:
-        raise PermissionError(13, "Permission denied")
+    real_mkstemp = note_cache.sealed.tempfile.mkstemp
 
-    monkeypatch.setattr(note_cache.tempfile, "mkstemp", refuse)
+    def refuse_in_store(*args: Any, **kwargs: Any) -> Any:
+        if tmp_path in Path(kwargs["dir"]).parents:
+            raise PermissionError(13, "Permission denied")
+        return real_mkstemp(*args, **kwargs)
+
+    monkeypatch.setattr(note_cache.sealed.tempfile, "mkstemp", refuse_in_store)
     assert NoteIndex.load(tmp_path).notes["a.md"].title == "Alpha"
     assert not note_cache.cache_path(tmp_path).exists()
 
@@ -117,7 +130,7 @@ def test_deleted_file_drops_out_of_the_cache(tmp_path: Path) -> None:
     (tmp_path / "b.md").unlink()
     index = NoteIndex.load(tmp_path)
     assert sorted(index.notes) == ["a.md"]
-    assert set(note_cache.load_cache(tmp_path)) == {"a.md"}
+    assert cached_paths(tmp_path) == ["a.md"]
     assert index.outgoing("a.md")[0][1] is None
 
 
@@ -153,7 +166,9 @@ def test_notes_read_like_a_dict_of_parsed_notes(tmp_path: Path) -> None:
 def test_cache_holds_notes_packed_and_texts_plain(tmp_path: Path) -> None:
     (tmp_path / "a.md").write_text(TEXT)
     NoteIndex.load(tmp_path)
-    size, _, packed, text = note_cache.load_cache(tmp_path)["a.md"]
+    cached = note_cache.load_cache(tmp_path)
+    assert cached is not None
+    size, _, packed, text = cached.entries()["a.md"]
     assert size == len(TEXT)
     assert text == TEXT
     assert packed[:4] == ("Alpha", "a", "note", ("uses", "Beta", None, 7))
@@ -201,7 +216,7 @@ def test_payload_from_other_code_is_not_unpickled(
     monkeypatch.setattr(note_cache, "_code_stamp", lambda: ("older code",))
     assert note_cache.write_payload(tmp_path, note_cache.CACHE_NAME, Loud())
     monkeypatch.undo()
-    assert note_cache.load_cache(tmp_path) == {}
+    assert note_cache.load_cache(tmp_path) is None
     assert capsys.readouterr().out == ""
 
 
@@ -222,3 +237,17 @@ def test_iteration_survives_updates_made_while_iterating(tmp_path: Path) -> None
     assert list(index.notes) == ["a.md", "b.md", "d.md"]
     assert [n.title for n in index.notes.values()] == ["Alpha", "Beta", "Delta"]
     assert index.titles() == {"a.md": "Alpha", "b.md": "Beta", "d.md": "Delta"}
+
+
+def test_a_cache_whose_rows_are_out_of_order_is_ignored(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text(TEXT)
+    (tmp_path / "b.md").write_text("---\ntitle: Beta\n---\n")
+    NoteIndex.load(tmp_path)
+    cached = note_cache.load_cache(tmp_path)
+    assert cached is not None and cached.relpaths == ["a.md", "b.md"]
+    swapped = cached._replace(relpaths=["b.md", "a.md"])
+    assert note_cache.save_cache(tmp_path, swapped)
+    assert note_cache.load_cache(tmp_path) is None
+    index = NoteIndex.load(tmp_path)
+    assert index.titles() == {"a.md": "Alpha", "b.md": "Beta"}
+    assert cached_paths(tmp_path) == ["a.md", "b.md"]

@@ -14,7 +14,11 @@ MEMTUI = str(Path(sys.executable).with_name("memtui"))
 
 def memtui(tmp_path: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     """Run `memtui ARGS` with an isolated config."""
-    env = {"PATH": "/usr/bin:/bin", "MEMTUI_CONFIG_FILE": str(tmp_path / "none.toml")}
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "MEMTUI_CONFIG_FILE": str(tmp_path / "none.toml"),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+    }
     return subprocess.run(
         [MEMTUI, *args], input=stdin, capture_output=True, text=True, env=env, timeout=60
     )

@@ -23,7 +23,11 @@ ESCAPES = "say \x1b]0;PWNED\x07 then \x1b[2J clear, nul \x00 here, csi \x9b31m, 
 
 def memtui(store: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
     """Run `memtui ARGS` on the store with an isolated config; stdout and stderr as bytes."""
-    env = {"PATH": "/usr/bin:/bin", "MEMTUI_CONFIG_FILE": str(store.parent / "none.toml")}
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "MEMTUI_CONFIG_FILE": str(store.parent / "none.toml"),
+        "XDG_CACHE_HOME": str(store.parent / "cache"),
+    }
     command = [MEMTUI, args[0], str(store), *args[1:]]
     return subprocess.run(command, capture_output=True, env=env, timeout=60)
 

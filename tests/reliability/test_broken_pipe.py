@@ -47,7 +47,11 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_a_closed_pipe_ends_the_command_without_a_traceback(
     store: Path, tmp_path: Path, args: tuple[str, ...]
 ) -> None:
-    env = {"PATH": "/usr/bin:/bin", "MEMTUI_CONFIG_FILE": str(tmp_path / "none.toml")}
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "MEMTUI_CONFIG_FILE": str(tmp_path / "none.toml"),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+    }
     command = [MEMTUI, *(a.format(root=store) for a in args)]
     with subprocess.Popen(
         command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
