@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from memtui.core.lock import META_DIR_NAME, meta_dir
+from memtui.core.regular import open_regular
 
 DB_NAME = "history.db"
 SCHEMA_VERSION = 3
@@ -396,7 +397,7 @@ class History:
     def _check_header(self) -> None:
         """Refuse a non-empty file that is not SQLite before SQLite touches it (or its -wal)."""
         try:
-            with open(self.path, "rb") as handle:
+            with open_regular(self.path, follow_symlinks=True) as (handle, _info):
                 header = handle.read(16)
         except FileNotFoundError:
             return

@@ -33,6 +33,7 @@ from memtui.core.history import (
 )
 from memtui.core.lock import MutationLock
 from memtui.core.paths import PathRefusal, check_path, is_within, real_root, to_virtual
+from memtui.core.regular import NotRegularFile, read_regular
 from memtui.core.result import CommandResult
 from memtui.core.secrets import SecretFinding, scan
 from memtui.core.sizes import format_size
@@ -433,11 +434,13 @@ class MemoryStore:
         if isinstance(checked, PathRefusal):
             raise StoreError(checked.message)
         try:
-            data = checked.real.read_bytes()
+            data, _info = read_regular(checked.real)
         except FileNotFoundError as error:
             raise StoreError(f"The path {path} does not exist") from error
-        except IsADirectoryError as error:
-            raise StoreError(f"The path {path} is a folder, not a file") from error
+        except NotRegularFile as error:
+            if error.kind == "folder":
+                raise StoreError(f"The path {path} is a folder, not a file") from error
+            raise StoreError(f"The path {path} is a {error.kind}, not a regular file") from error
         except OSError as error:
             raise StoreError(f"Cannot read {path}: {error.strerror or error}") from error
         try:

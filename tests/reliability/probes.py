@@ -24,8 +24,10 @@ OPENED = (
     "invalid-utf8.md",
     "tab\there.md",
     "alias-bomb.md",
+    "fifo.md",
+    "unreadable.md",
 )
-"""The bad notes the app probe opens in the preview."""
+"""The bad notes the app probe opens in the preview, through the tree."""
 
 
 class ProbeTimeout(Exception):
@@ -97,8 +99,10 @@ async def _open_note(pilot: Any, name: str) -> dict[str, Any]:
     )
     await pilot.pause()
     box = preview.query_one("#preview-warnings")
+    cursor = screen.note_tree.cursor_entry
     return {
         "shown": shown,
+        "in_tree": cursor is not None and cursor.relpath == name,
         "seconds": time.perf_counter() - started,
         "header": header(),
         "warnings": str(box.render()) if box.display else "",

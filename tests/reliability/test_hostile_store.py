@@ -224,10 +224,20 @@ def check_app(hostile: HostileStore, bound: float) -> dict[str, float]:
         assert "warning" in report["badges"].get(name, []), name
     opened = report["opened"]
     assert set(opened) == set(OPENED) and all(note["shown"] for note in opened.values())
+    assert all(note["in_tree"] for note in opened.values()), opened
     assert opened["invalid-utf8.md"]["header"] == (
         "Cannot read invalid-utf8.md: The file /memories/invalid-utf8.md is not valid UTF-8 text"
     )
-    for name in set(OPENED) - {"invalid-utf8.md"}:
+    fifo = "The path /memories/fifo.md is a FIFO (named pipe), not a regular file"
+    assert opened["fifo.md"]["header"] == f"Cannot read fifo.md: {fifo}"
+    unreadable = opened["unreadable.md"]
+    if os.access(hostile.root / "unreadable.md", os.R_OK):
+        assert unreadable["mode"] != "empty" and unreadable["warnings"] == "", unreadable
+    else:
+        assert unreadable["header"] == (
+            "Cannot read unreadable.md: Cannot read /memories/unreadable.md: Permission denied"
+        )
+    for name in set(OPENED) - {"invalid-utf8.md", "fifo.md", "unreadable.md"}:
         assert WARNED[name] in opened[name]["warnings"], (name, opened[name])
     for name in hostile.big:
         size = (hostile.root / name).stat().st_size

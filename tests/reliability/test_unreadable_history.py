@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import builtins
 import io
 import os
 import sys
@@ -50,14 +49,16 @@ def folder_for_history(root: Path) -> Path:
 
 def deny_history_reads(monkeypatch: pytest.MonkeyPatch) -> None:
     """Make opening any history.db fail with PermissionError, as for a file of mode 000."""
-    real_open = builtins.open
+    from memtui.core import history
+
+    real_open = history.open_regular
 
     def guarded_open(file: Any, *args: Any, **kwargs: Any) -> Any:
         if str(file).endswith("history.db"):
             raise PermissionError(13, "Permission denied", str(file))
         return real_open(file, *args, **kwargs)
 
-    monkeypatch.setattr("memtui.core.history.open", guarded_open, raising=False)
+    monkeypatch.setattr(history, "open_regular", guarded_open)
 
 
 def command_args(args: tuple[str, ...], root: Path) -> list[str]:
@@ -75,7 +76,7 @@ def test_commands_refuse_a_folder_in_place_of_the_history(
     assert process.returncode != 0
     assert process.stdout == b""
     assert one_line(process.stderr) == (
-        f"memtui {args[0]}: {database}: cannot read: Is a directory"
+        f"memtui {args[0]}: {database}: cannot read: it is a folder, not a regular file"
     )
     assert snapshot(store, skip=()) == before
 
@@ -109,7 +110,9 @@ async def test_the_app_sets_a_folder_in_place_of_the_history_aside(store: Path) 
         await pilot.pause()
         assert isinstance(app.screen, ConfirmScreen)
         body = str(app.screen.query_one(".confirm-body", Static).render())
-        assert body.startswith(f"The history at {database} cannot be read: cannot read: Is a")
+        assert body.startswith(
+            f"The history at {database} cannot be read: cannot read: it is a folder"
+        )
         await pilot.click("#confirm")
         await pilot.pause()
         kept = sorted((store / ".memtui").glob("history.db.corrupt-*"))
