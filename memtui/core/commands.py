@@ -96,6 +96,14 @@ def well_formed(text: str) -> str:
     return _SURROGATE.sub("\ufffd", text)
 
 
+def shown(value: object) -> str:
+    """`str(value)`, or a short description of a value nested too deeply to print."""
+    try:
+        return str(value)
+    except RecursionError:
+        return f"<a {type(value).__name__} nested too deeply to show>"
+
+
 def _error(message: str, *flags: str) -> CommandOutcome:
     """An error outcome with its text made safe to encode."""
     return CommandOutcome(well_formed(message), True, tuple(flags))
@@ -188,7 +196,7 @@ def parse_command(root: Path, tool_input: object) -> ParsedCommand | CommandOutc
         or not isinstance(command, str)
         or command not in _FIELDS
     ):
-        return _error(f"Unknown command: {command}. Expected one of: {', '.join(COMMANDS)}")
+        return _error(f"Unknown command: {shown(command)}. Expected one of: {', '.join(COMMANDS)}")
     validated = _validate_fields(command, tool_input)
     if isinstance(validated, str):
         return _error(validated)

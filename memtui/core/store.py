@@ -53,6 +53,8 @@ if TYPE_CHECKING:
     from memtui.core.recovery import RecoveryReport
 
 EXTERNAL_ACTOR = "external"
+MAX_RECORDED_DEPTH = 10
+"""Nesting levels of an argument kept in the history; deeper values are replaced by a marker."""
 SCANNED_FIELDS = {"create": "file_text", "str_replace": "new_str", "insert": "insert_text"}
 
 
@@ -686,17 +688,25 @@ def _args_of(tool_input: object) -> dict[str, Any]:
     """The raw input arguments as a dict that encodes as strict JSON."""
     if isinstance(tool_input, Mapping):
         return {str(key): _strict_json(value) for key, value in tool_input.items()}
-    return {"input": repr(tool_input)}
+    try:
+        return {"input": repr(tool_input)}
+    except RecursionError:
+        return {"input": f"<a {type(tool_input).__name__} nested too deeply to record>"}
 
 
-def _strict_json(value: object) -> object:
-    """`value` with NaN and infinities spelled as strings (`NaN`, `Infinity`, `-Infinity`)."""
+def _strict_json(value: object, depth: int = 0) -> object:
+    """`value` with NaN and infinities spelled as strings (`NaN`, `Infinity`, `-Infinity`).
+
+    Lists and mappings deeper than `MAX_RECORDED_DEPTH` are replaced by a marker string.
+    """
     if isinstance(value, float) and not math.isfinite(value):
         return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, list | tuple | Mapping) and depth >= MAX_RECORDED_DEPTH:
+        return "<nested too deeply to record>"
     if isinstance(value, list | tuple):
-        return [_strict_json(item) for item in value]
+        return [_strict_json(item, depth + 1) for item in value]
     if isinstance(value, Mapping):
-        return {key: _strict_json(item) for key, item in value.items()}
+        return {key: _strict_json(item, depth + 1) for key, item in value.items()}
     return value
 
 

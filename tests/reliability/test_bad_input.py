@@ -323,3 +323,97 @@ def test_tool_answers_names_too_long_for_the_filesystem(store: Path) -> None:
     assert [result["is_error"] for result in results] == [True] * 7
     assert all(result["content"].endswith(": File name too long") for result in results)
     assert snapshot(store) == before
+
+
+def nested(levels: int) -> str:
+    """A JSON array nested `levels` deep."""
+    return "[" * levels + "]" * levels
+
+
+def deeply_nested(levels: int) -> list[Any]:
+    """A Python list nested `levels` deep, built without recursion."""
+    value: list[Any] = []
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize(
+    ("batch", "reason"),
+    [
+        (
+            '{"command": "create", "path": "/memories/b.md", "file_text": "x"}\n'
+            f'{{"command": "view", "path": "/memories", "x": {nested(2000)}}}\n',
+            "line 2: nested too deeply",
+        ),
+        (
+            '[{"command": "create", "path": "/memories/b.md", "file_text": "x"},'
+            f' {{"command": "view", "path": "/memories", "x": {nested(2000)}}}]',
+            "nested too deeply",
+        ),
+        (
+            f'{{"command": "view", "path": "/memories", "x": {"7" * 5000}}}\n',
+            f"line 1: a number has more than {sys.get_int_max_str_digits()} digits",
+        ),
+    ],
+    ids=["deep-json-lines", "deep-json-array", "huge-number"],
+)
+def test_tool_refuses_json_it_cannot_decode_before_running_anything(
+    store: Path, batch: str, reason: str
+) -> None:
+    before = snapshot(store)
+    events = event_count(store)
+    process = memtui("tool", str(store), stdin=batch.encode())
+    assert process.returncode == 2
+    assert process.stdout == b""
+    assert one_line(process.stderr) == f"memtui tool: malformed JSON on stdin: {reason}"
+    assert snapshot(store) == before
+    assert event_count(store) == events
+
+
+def test_tool_runs_and_records_a_command_with_a_deep_extra_argument(store: Path) -> None:
+    events = event_count(store)
+    batch = f'{{"command": "view", "path": "/memories/a.md", "x": {nested(900)}}}\n'
+    process = memtui("tool", str(store), stdin=batch.encode())
+    assert process.returncode == 0, process.stderr
+    assert json.loads(process.stdout) == {
+        "is_error": False,
+        "content": "Here's the content of /memories/a.md with line numbers:\n     1\tkeep me\n     2\t",
+    }
+    assert event_count(store) == events + 1
+
+
+def test_the_core_answers_and_records_inputs_nested_too_deeply(tmp_path: Path) -> None:
+    from memtui.core.store import MemoryStore
+
+    store = MemoryStore(tmp_path / "store", actor="agent:t")
+    deep = deeply_nested(5000)
+    results = [
+        store.execute({"command": "view", "path": "/memories", "x": deep}),
+        store.execute({"command": "view", "path": "/memories", "view_range": deep}),
+        store.execute({"command": deep}),
+        store.execute(deep),
+    ]
+    assert [(result.is_error, result.content.split("\n")[0]) for result in results] == [
+        (
+            False,
+            "Here're the files and directories up to 2 levels deep in /memories, "
+            "excluding hidden items and node_modules:",
+        ),
+        (False, results[0].content.split("\n")[0]),
+        (
+            True,
+            "Unknown command: <a list nested too deeply to show>. "
+            "Expected one of: view, create, str_replace, insert, delete, rename",
+        ),
+        (
+            True,
+            "Unknown command: None. "
+            "Expected one of: view, create, str_replace, insert, delete, rename",
+        ),
+    ]
+    recorded = store.history.events(newest_first=False)
+    assert [event.id for event in recorded] == [result.event_id for result in results]
+    assert recorded[0].args["x"] == [[[[[[[[[["<nested too deeply to record>"]]]]]]]]]]
+    assert recorded[3].args == {"input": "<a list nested too deeply to record>"}
+
