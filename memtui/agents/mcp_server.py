@@ -320,9 +320,13 @@ def _prompt_function(name: str) -> Any:
 
 
 def serve_stdio(service: MemoryService) -> None:
-    """Serve over stdio until the client disconnects."""
+    """Serve over stdio until the client disconnects; unparsable requests get an error answer."""
+    import anyio
+
+    from memtui.agents.stdio_replies import run_stdio
+
     service.notes.start_loading()
-    build_server(service).run("stdio")
+    anyio.run(run_stdio, build_server(service))
 
 
 def serve_http(service: MemoryService, *, port: int) -> None:

@@ -417,3 +417,92 @@ def test_the_core_answers_and_records_inputs_nested_too_deeply(tmp_path: Path) -
     assert recorded[0].args["x"] == [[[[[[[[[["<nested too deeply to record>"]]]]]]]]]]
     assert recorded[3].args == {"input": "<a list nested too deeply to record>"}
 
+
+class RawMcp:
+    """`memtui mcp` over stdio driven with raw JSON-RPC lines, so any line can be sent."""
+
+    def __init__(self, root: Path) -> None:
+        """Start the server and initialise a session."""
+        import queue
+        import threading
+
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "memtui", "mcp", str(root)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=REPO,
+        )
+        self.lines: queue.Queue[bytes] = queue.Queue()
+        assert self.process.stdout is not None
+        stdout = self.process.stdout
+        threading.Thread(target=lambda: [*map(self.lines.put, stdout)], daemon=True).start()
+        self.send(
+            '{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion":'
+            ' "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}'
+        )
+        assert self.answer()["id"] == 1
+        self.send('{"jsonrpc": "2.0", "method": "notifications/initialized"}')
+
+    def send(self, line: str) -> None:
+        """Write one line to the server."""
+        assert self.process.stdin is not None
+        self.process.stdin.write(line.encode() + b"\n")
+        self.process.stdin.flush()
+
+    def answer(self, timeout: float = 20.0) -> dict[str, Any]:
+        """The next message from the server; fails the test if none comes within `timeout`."""
+        import queue
+
+        try:
+            return dict(json.loads(self.lines.get(timeout=timeout)))
+        except queue.Empty:
+            pytest.fail(f"memtui mcp gave no answer within {timeout} s")
+
+    def close(self) -> str:
+        """Stop the server; its stderr."""
+        assert self.process.stdin is not None and self.process.stderr is not None
+        self.process.stdin.close()
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        return self.process.stderr.read().decode("utf-8", "replace")
+
+
+MCP_DEEP_CALLS = [
+    ("memory", f'{{"command": "view", "path": "/memories", "x": {nested(2000)}}}'),
+    ("memory", f'{{"command": "create", "path": "/memories/b.md", "file_text": {nested(300)}}}'),
+    ("search_memories", f'{{"query": "keep", "filters": {{"tag": {nested(300)}}}}}'),
+    ("build_context", f'{{"target": {nested(300)}}}'),
+    ("recent_activity", f'{{"timeframe": {nested(300)}}}'),
+]
+
+
+def test_mcp_over_stdio_answers_a_request_nested_too_deeply_with_one_line(store: Path) -> None:
+    before = snapshot(store)
+    events = event_count(store)
+    server = RawMcp(store)
+    answers = []
+    for number, (name, arguments) in enumerate(MCP_DEEP_CALLS, start=2):
+        server.send(
+            f'{{"jsonrpc": "2.0", "id": {number}, "method": "tools/call",'
+            f' "params": {{"name": "{name}", "arguments": {arguments}}}}}'
+        )
+        answers.append(server.answer())
+    server.send(
+        '{"jsonrpc": "2.0", "id": 99, "method": "tools/call", "params": {"name": "memory",'
+        ' "arguments": {"command": "view", "path": "/memories/a.md"}}}'
+    )
+    after = server.answer()
+    err = server.close()
+    assert [answer["id"] for answer in answers] == list(range(2, 2 + len(MCP_DEEP_CALLS)))
+    for answer in answers:
+        message = answer["error"]["message"]
+        assert message.startswith("Invalid request: JSON nested too deeply"), answer
+        assert "\n" not in message and len(message) < 200, message
+    assert after["result"]["content"][0]["text"].endswith("1\tkeep me\n     2\t")
+    assert "Traceback" not in err
+    assert snapshot(store) == before
+    assert event_count(store) == events + 1
