@@ -176,7 +176,7 @@ def run(args: argparse.Namespace) -> int:
             limit=args.limit if args.limit and args.limit > 0 else None,
         )
     except HistoryCorrupt as error:
-        return fail("log", error, 1)
+        return fail("log", error)
     if args.json:
         out = sys.stdout
         for event in events:

@@ -506,3 +506,61 @@ def test_mcp_over_stdio_answers_a_request_nested_too_deeply_with_one_line(store:
     assert "Traceback" not in err
     assert snapshot(store) == before
     assert event_count(store) == events + 1
+
+
+
+FOREIGN_DATABASES = {
+    "unrelated-table": (
+        "CREATE TABLE recipes (name TEXT); INSERT INTO recipes VALUES ('soup');",
+        "not a memtui history (it holds tables memtui did not create: recipes)",
+    ),
+    "wrong-events-table": (
+        "CREATE TABLE events (what TEXT); CREATE TABLE blobs (hash TEXT);"
+        " PRAGMA user_version = 3;",
+        "not a memtui history (its events table has no column id)",
+    ),
+}
+
+
+def foreign_database(root: Path, script: str) -> Path:
+    """Put a valid SQLite database made by `script` in place of the history."""
+    import sqlite3
+
+    database = root / ".memtui" / "history.db"
+    for path in (database, Path(f"{database}-wal"), Path(f"{database}-shm")):
+        path.unlink(missing_ok=True)
+    conn = sqlite3.connect(database)
+    conn.executescript(script)
+    conn.close()
+    return database
+
+
+@pytest.mark.parametrize("kind", sorted(FOREIGN_DATABASES))
+@pytest.mark.parametrize(
+    ("args", "stdin"),
+    [
+        (("tool",), b'{"command": "create", "path": "/memories/b.md", "file_text": "x"}\n'),
+        (("log",), b""),
+        (("undo",), b""),
+        (("stale",), b""),
+        (("mcp",), b""),
+    ],
+    ids=["tool", "log", "undo", "stale", "mcp"],
+)
+def test_commands_refuse_a_foreign_sqlite_database_and_keep_it_byte_for_byte(
+    store: Path, args: tuple[str, ...], stdin: bytes, kind: str
+) -> None:
+    script, reason = FOREIGN_DATABASES[kind]
+    database = foreign_database(store, script)
+    kept = database.read_bytes()
+    before = snapshot(store, skip=())
+    extra = ("1",) if args == ("undo",) else ()
+    process = memtui(*args, str(store), *extra, stdin=stdin)
+    assert process.returncode == 2
+    assert process.stdout == b""
+    assert one_line(process.stderr) == f"memtui {args[0]}: {database}: {reason}"
+    assert database.read_bytes() == kept
+    lock = b".memtui/lock"
+    assert {path: state for path, state in snapshot(store, skip=()).items() if path != lock} == {
+        path: state for path, state in before.items() if path != lock
+    }
