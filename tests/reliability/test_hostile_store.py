@@ -172,28 +172,11 @@ def mcp_calls(hostile: HostileStore) -> list[tuple[str, dict[str, object]]]:
 
 
 def check_mcp(hostile: HostileStore, bound: float) -> tuple[float, dict[str, str]]:
-    """Every MCP tool on the store within `bound` seconds; answers never leak or trace back."""
-    import asyncio
-
-    from mcp import Client
-
-    from memtui.agents.mcp_server import MemoryService, build_server
-
-    answers: dict[str, str] = {}
-
-    async def drive() -> None:
-        service = MemoryService(hostile.root, actor="hostile")
-        async with Client(build_server(service)) as client:
-            for name, arguments in mcp_calls(hostile):
-                result = await client.call_tool(name, arguments)
-                text = "".join(getattr(block, "text", "") for block in result.content)
-                answers[f"{name} {arguments.get('path', '')}".strip()] = text
-
-    started = time.perf_counter()
-    asyncio.run(asyncio.wait_for(drive(), bound))
-    seconds = time.perf_counter() - started
+    """Every MCP tool on the store, in a child process killed after `bound` s; answers clean."""
+    report = run_probe("mcp", hostile.root, bound, mcp_calls(hostile))
+    answers: dict[str, str] = report["answers"]
     joined = "\n".join(answers.values())
-    assert "Traceback" not in joined
+    assert "Traceback" not in joined + report["stderr"]
     assert OUTSIDE_MARKER not in joined
     assert answers["memory /memories/link-out.md"] == (
         "Path /memories/link-out.md would escape /memories directory"
@@ -203,7 +186,7 @@ def check_mcp(hostile: HostileStore, bound: float) -> tuple[float, dict[str, str
         "The file /memories/invalid-utf8.md is not valid UTF-8 text"
     )
     assert "good.md" in answers["search_memories"]
-    return seconds, answers
+    return float(report["seconds"]), answers
 
 
 def test_mcp_tools_open_the_hostile_store(hostile: HostileStore, baseline: tuple) -> None:
