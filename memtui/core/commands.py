@@ -407,6 +407,8 @@ def _create(cmd: ParsedCommand, root: Path) -> CommandOutcome:
         return data
     if _blocking_file(target) is not None:
         return _error(f"Cannot create {path}: a parent of it is a file")
+    if os.path.lexists(target):
+        return _error(f"Error: File {path} already exists")
     make_dirs(target.parent)
     try:
         create_exclusive(target, data)
