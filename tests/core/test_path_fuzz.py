@@ -85,8 +85,6 @@ PARTS = [
     "\udc80",
 ]
 NEEDLE_TEXT = "PWNED"
-LISTING_EVERY = 20
-"""How many paths go by between two listings of the whole store (each one costs milliseconds)."""
 REFUSALS = (
     "Path must start with /memories, got: ",
     " would escape /memories directory",
@@ -104,6 +102,8 @@ MAX_PARTS = 5
 """Most parts a generated path has."""
 WATCHED_SYSTEM_FOLDERS = ("/", "/etc")
 """Real folders an absolute path could reach (`/`, `/etc/...`); their listings must not change."""
+LISTING_EVERY = 20
+"""How many paths go by between two listings of the whole store and of the system folders."""
 
 
 def sandbox(tmp: Path) -> Path:
@@ -132,12 +132,11 @@ def build(tmp: Path) -> tuple[Path, Path]:
     return reset_root(tmp, sentinel), sentinel
 
 
-def listings(tmp: Path) -> list[list[str]]:
-    """The names in every folder an escape would most likely change, for a check after each path."""
-    folders = [tmp, tmp / "cwd", *WATCHED_SYSTEM_FOLDERS]
-    folders += [sandbox(tmp).parents[number] for number in range(PADDING - 1)]
+def folder_times(tmp: Path) -> list[int]:
+    """The mtime of every sandbox folder outside the root: any entry made or removed changes it."""
+    folders = [tmp, tmp / "cwd", *reversed(sandbox(tmp).parents[: PADDING - 1])]
     folders += [sandbox(tmp), sandbox(tmp) / "level"]
-    return [sorted(os.listdir(folder)) for folder in folders]
+    return [os.stat(folder).st_mtime_ns for folder in folders]
 
 
 def system_state() -> tuple[list[list[str]], bytes]:
@@ -215,13 +214,13 @@ def run(root: Path, tool_input: object) -> CommandOutcome:
 def fuzz(tmp: Path, count: int, seed: int) -> tuple[int, int, int]:
     """Run every command on `count` hostile paths through MemoryStore; (paths, commands, refusals).
 
-    Runs from the sandbox's `cwd` folder. Checks each result, the watched folders' listings
-    after every path, everything in `tmp` and the watched system files at the end, and that
-    every refused path is a refused event in the history with the same text.
+    Runs from the sandbox's `cwd` folder. Checks each result, the sandbox folders' mtimes after
+    every path, the system folders every `LISTING_EVERY` paths, everything in `tmp` and the
+    system files at the end, and that every refused path is a refused event in the history.
     """
     root, sentinel = build(tmp)
     before = outside_state(tmp), system_state()
-    watched = listings(tmp)
+    times = folder_times(tmp)
     store = MemoryStore(root, actor="agent:core-fuzz")
     refused: Counter[str] = Counter()
     refusals = commands = 0
@@ -235,9 +234,10 @@ def fuzz(tmp: Path, count: int, seed: int) -> tuple[int, int, int]:
                     refused[result.content] += 1
                 assert SECRET not in result.content, (tool_input, result)
                 assert "Traceback" not in result.content and "Error(" not in result.content
+            assert folder_times(tmp) == times, path
             if number % LISTING_EVERY == 0:
                 assert SECRET not in store.view("/memories").content
-            assert listings(tmp) == watched, path
+                assert system_state() == before[1], path
             if not all((root / link).is_symlink() for link in ("out", "d/up", "up2")):
                 reset_root(tmp, sentinel)
     assert (outside_state(tmp), system_state()) == before
@@ -264,7 +264,7 @@ def test_no_generated_path_can_climb_above_the_watched_folder(tmp_path: Path) ->
     for start in climbs:
         top = Path(os.path.realpath(start)).joinpath(*([".."] * MAX_PARTS))
         assert Path(os.path.normpath(top)).is_relative_to(tmp_path), start
-    assert listings(tmp_path)[0] == ["cwd", "pad0", "secret.txt"]
+    assert sorted(os.listdir(tmp_path)) == ["cwd", "pad0", "secret.txt"]
 
 
 def test_a_few_thousand_hostile_paths(tmp_path: Path) -> None:
