@@ -218,7 +218,7 @@ def test_commands_refuse_a_corrupt_history_and_keep_it(
     before = snapshot(store)
     extra = ("1",) if args == ("undo",) else ()
     process = memtui(*args, str(store), *extra, stdin=stdin)
-    assert process.returncode != 0
+    assert process.returncode == 2
     message = one_line(process.stderr)
     assert message.startswith(f"memtui {args[0]}: ")
     assert "history.db" in message

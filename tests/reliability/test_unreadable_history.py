@@ -73,7 +73,7 @@ def test_commands_refuse_a_folder_in_place_of_the_history(
     database = folder_for_history(store)
     before = snapshot(store, skip=())
     process = memtui(*command_args(args, store), stdin=stdin)
-    assert process.returncode != 0
+    assert process.returncode == 2
     assert process.stdout == b""
     assert one_line(process.stderr) == (
         f"memtui {args[0]}: {database}: cannot read: it is a folder, not a regular file"
@@ -96,7 +96,7 @@ def test_commands_refuse_a_history_they_may_not_read(
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin)))
     code = main(command_args(args, store))
     out, err = capsys.readouterr()
-    assert code != 0
+    assert code == 2
     assert out == ""
     assert err == f"memtui {args[0]}: {database}: cannot read: Permission denied\n"
     assert snapshot(store, skip=()) == before
