@@ -208,6 +208,7 @@ def corrupt_history(root: Path) -> Path:
         (("tool",), b'{"command": "create", "path": "/memories/b.md", "file_text": "x"}\n'),
         (("log",), b""),
         (("undo",), b""),
+        (("stale",), b""),
         (("mcp",), b""),
     ],
 )
@@ -383,6 +384,40 @@ def test_tool_runs_and_records_a_command_with_a_deep_extra_argument(store: Path)
     assert event_count(store) == events + 1
 
 
+def test_every_mcp_tool_answers_a_deeply_nested_argument_with_one_line(store: Path) -> None:
+    from mcp import Client
+
+    from memtui.agents.mcp_server import MemoryService, build_server
+
+    deep = deeply_nested(100)
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("memory", {"command": "view", "path": "/memories/a.md", "x": deep}),
+        ("memory", {"command": deep}),
+        ("search_memories", {"query": "keep", "filters": {"tag": deep}}),
+        ("search_memories", {"query": deep}),
+        ("build_context", {"target": deep}),
+        ("recent_activity", {"timeframe": deep}),
+    ]
+    answers: list[tuple[bool, str]] = []
+
+    async def drive() -> None:
+        service = MemoryService(store, actor="deep")
+        async with Client(build_server(service)) as client:
+            for name, arguments in calls:
+                result = await client.call_tool(name, arguments)
+                text = "".join(getattr(block, "text", "") for block in result.content)
+                answers.append((bool(result.is_error), text))
+
+    asyncio.run(drive())
+    assert answers[0] == (
+        False,
+        "Here's the content of /memories/a.md with line numbers:\n     1\tkeep me\n     2\t",
+    )
+    for (name, _arguments), (is_error, text) in zip(calls[1:], answers[1:], strict=True):
+        assert is_error, (name, text)
+        assert "Traceback" not in text and "\n" not in text and len(text) < 300, (name, text)
+
+
 def test_the_core_answers_and_records_inputs_nested_too_deeply(tmp_path: Path) -> None:
     from memtui.core.store import MemoryStore
 
@@ -508,15 +543,13 @@ def test_mcp_over_stdio_answers_a_request_nested_too_deeply_with_one_line(store:
     assert event_count(store) == events + 1
 
 
-
 FOREIGN_DATABASES = {
     "unrelated-table": (
         "CREATE TABLE recipes (name TEXT); INSERT INTO recipes VALUES ('soup');",
         "not a memtui history (it holds tables memtui did not create: recipes)",
     ),
     "wrong-events-table": (
-        "CREATE TABLE events (what TEXT); CREATE TABLE blobs (hash TEXT);"
-        " PRAGMA user_version = 3;",
+        "CREATE TABLE events (what TEXT); CREATE TABLE blobs (hash TEXT); PRAGMA user_version = 3;",
         "not a memtui history (its events table has no column id)",
     ),
 }

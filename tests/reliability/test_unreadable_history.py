@@ -23,6 +23,7 @@ COMMANDS: list[tuple[tuple[str, ...], bytes]] = [
     (("tool",), b'{"command": "create", "path": "/memories/b.md", "file_text": "x"}\n'),
     (("log",), b""),
     (("undo",), b""),
+    (("stale",), b""),
     (("mcp",), b""),
 ]
 
