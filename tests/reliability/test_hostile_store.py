@@ -133,7 +133,7 @@ def check_search_cli(hostile: HostileStore, bound: float) -> float:
     out = process.stdout.decode("utf-8", "replace")
     err = process.stderr.decode("utf-8", "replace")
     assert process.returncode == 0, err
-    assert "Traceback" not in err + out
+    assert "Traceback" not in err + out and "Warning" not in err, err
     assert OUTSIDE_MARKER not in out + err
     assert "good.md:9  observation - [fact] this store still has one well-formed note #ok" in out
     for problem in skipped_lines():
@@ -177,6 +177,7 @@ def check_mcp(hostile: HostileStore, bound: float) -> tuple[float, dict[str, str
     answers: dict[str, str] = report["answers"]
     joined = "\n".join(answers.values())
     assert "Traceback" not in joined + report["stderr"]
+    assert "Warning" not in report["stderr"], report["stderr"]
     assert OUTSIDE_MARKER not in joined
     assert answers["memory /memories/link-out.md"] == (
         "Path /memories/link-out.md would escape /memories directory"
@@ -198,7 +199,7 @@ def check_app(hostile: HostileStore, bound: float) -> dict[str, float]:
     """The app on the store, killed after `bound` s: index, bad notes opened, a search."""
     report = run_probe("app", hostile.root, bound)
     assert report["index_ready"] and report["search_done"]
-    assert "Traceback" not in report["stderr"]
+    assert "Traceback" not in report["stderr"] and "Warning" not in report["stderr"]
     messages = "\n".join(report["notifications"])
     assert "Could not" not in messages
     assert OUTSIDE_MARKER not in messages + json.dumps(report["opened"], ensure_ascii=False)
