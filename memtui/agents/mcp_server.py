@@ -337,10 +337,17 @@ def _prompt_function(name: str) -> Any:
 
 
 def serve_stdio(service: MemoryService) -> None:
-    """Serve over stdio until the client disconnects (a lone surrogate reads as U+FFFD)."""
+    """Serve over stdio until the client disconnects.
+
+    A lone surrogate reads as U+FFFD; a request the transport cannot parse gets an error answer.
+    """
+    import anyio
+
+    from memtui.agents.stdio_replies import run_stdio
+
     service.notes.start_loading()
     with surrogate_tolerant_stdin():
-        build_server(service).run("stdio")
+        anyio.run(run_stdio, build_server(service))
 
 
 def serve_http(service: MemoryService, *, port: int) -> None:

@@ -19,7 +19,8 @@ one JSON object per line, for example:
 
 Each input goes through memtui's command core in order (same validation, lock and history as the
 app) and one line {"is_error": false, "content": "..."} is printed per input, flushed at once.
-Malformed JSON is reported on stderr with its line and column and exits 2 before anything runs.
+Malformed JSON (or JSON nested too deeply to decode) is reported on stderr with its line and
+column and exits 2 before anything runs.
 The exit status is 0 even when some commands returned is_error.
 """
 
@@ -51,6 +52,26 @@ def register(subparsers: Any) -> None:
     )
 
 
+def _decode(text: str, where: str) -> object:
+    """One JSON value; any failure to decode it is an InputError starting with `where`.
+
+    `where` is `line N` (the error's column is added) or empty for the whole of stdin
+    (the error's line and column are used).
+    """
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        place = where or f"line {error.lineno}"
+        raise InputError(f"{place}, column {error.colno}: {error.msg}") from error
+    except RecursionError:
+        reason = "nested too deeply"
+    except ValueError as error:
+        reason = str(error).split("\n", 1)[0]
+        if "integer string conversion" in reason:
+            reason = f"a number has more than {sys.get_int_max_str_digits()} digits"
+    raise InputError(f"{where}: {reason}" if where else reason)
+
+
 def parse_inputs(text: str) -> list[object]:
     """The tool inputs in `text`: a JSON array, or one JSON value per non-blank line.
 
@@ -59,21 +80,14 @@ def parse_inputs(text: str) -> list[object]:
     """
     stripped = text.lstrip(JSON_WHITESPACE)
     if stripped.startswith("["):
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise InputError(f"line {error.lineno}, column {error.colno}: {error.msg}") from error
+        value = _decode(text, "")
         if not isinstance(value, list):
             raise InputError("line 1, column 1: expected a JSON array of tool inputs")
         return value
     inputs: list[object] = []
     for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip(JSON_WHITESPACE):
-            continue
-        try:
-            inputs.append(json.loads(line))
-        except json.JSONDecodeError as error:
-            raise InputError(f"line {number}, column {error.colno}: {error.msg}") from error
+        if line.strip(JSON_WHITESPACE):
+            inputs.append(_decode(line, f"line {number}"))
     return inputs
 
 

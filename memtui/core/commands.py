@@ -96,6 +96,14 @@ def well_formed(text: str) -> str:
     return _SURROGATE.sub("\ufffd", text)
 
 
+def shown(value: object) -> str:
+    """`str(value)`, or a short description of a value nested too deeply to print."""
+    try:
+        return str(value)
+    except RecursionError:
+        return f"<a {type(value).__name__} nested too deeply to show>"
+
+
 def _error(message: str, *flags: str) -> CommandOutcome:
     """An error outcome with its text made safe to encode."""
     return CommandOutcome(well_formed(message), True, tuple(flags))
@@ -188,7 +196,7 @@ def parse_command(root: Path, tool_input: object) -> ParsedCommand | CommandOutc
         or not isinstance(command, str)
         or command not in _FIELDS
     ):
-        return _error(f"Unknown command: {command}. Expected one of: {', '.join(COMMANDS)}")
+        return _error(f"Unknown command: {shown(command)}. Expected one of: {', '.join(COMMANDS)}")
     validated = _validate_fields(command, tool_input)
     if isinstance(validated, str):
         return _error(validated)
@@ -399,6 +407,8 @@ def _create(cmd: ParsedCommand, root: Path) -> CommandOutcome:
         return data
     if _blocking_file(target) is not None:
         return _error(f"Cannot create {path}: a parent of it is a file")
+    if os.path.lexists(target):
+        return _error(f"Error: File {path} already exists")
     make_dirs(target.parent)
     try:
         create_exclusive(target, data)

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from memtui.core.actors import ActorError, human_actor
+from memtui.core.regular import read_regular
 
 DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024
 SECRET_MODES = ("warn", "block")
@@ -83,7 +84,7 @@ def parse_size(value: object, where: str) -> int:
 def _read_file(path: Path) -> dict[str, Any]:
     """The parsed TOML table of `path`, or {} if it does not exist."""
     try:
-        data = path.read_bytes()
+        data, _info = read_regular(path, follow_symlinks=True)
     except FileNotFoundError:
         return {}
     except OSError as error:

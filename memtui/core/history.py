@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from memtui.core.lock import META_DIR_NAME, meta_dir
+from memtui.core.regular import open_regular
 
 DB_NAME = "history.db"
 SCHEMA_VERSION = 3
@@ -120,6 +121,12 @@ _COLUMNS = (
     "id, time, actor, session, command, path, new_path, args, result, is_error, "
     "before_hash, after_hash, flags, reverted_by, before_kind, after_kind"
 )
+_REQUIRED_COLUMNS: dict[str, tuple[str, ...]] = {
+    "events": tuple(column.strip() for column in _COLUMNS.split(",")),
+    "blobs": ("hash", "size", "data"),
+    "file_state": ("path", "sha256", "size", "mtime_ns", "checked_ns"),
+}
+"""Columns every memtui history of schema 1 on has (file_state from schema 2)."""
 _WORD_CLAUSE = (
     "instr(memtui_lower(coalesce(path, '') || ' ' || coalesce(new_path, '') || ' ' || actor"
     " || ' ' || command || ' ' || result), ?) > 0"
@@ -341,6 +348,42 @@ def _row_to_event(row: tuple[Any, ...]) -> Event:
     )
 
 
+def _check_schema(conn: sqlite3.Connection) -> int:
+    """The database's schema version, after checking (only reading) that it is a memtui history.
+
+    A database without a version must hold no tables yet; a versioned one must have the tables
+    and columns that version had. Raises sqlite3.DatabaseError otherwise, before anything
+    (journal mode, migration) writes to the file.
+    """
+    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    if version > SCHEMA_VERSION:
+        raise sqlite3.DatabaseError(
+            f"written by a newer memtui (schema {version}, this one knows {SCHEMA_VERSION})"
+        )
+    tables = {
+        row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+    }
+    if version == 0:
+        if tables:
+            raise sqlite3.DatabaseError(
+                "not a memtui history (it holds tables memtui did not create: "
+                f"{', '.join(sorted(tables))})"
+            )
+        return version
+    for table, columns in _REQUIRED_COLUMNS.items():
+        if table == "file_state" and version < 2:
+            continue
+        if table not in tables:
+            raise sqlite3.DatabaseError(f"not a memtui history (it has no {table} table)")
+        present = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+        missing = [column for column in columns if column not in present]
+        if missing:
+            raise sqlite3.DatabaseError(
+                f"not a memtui history (its {table} table has no column {missing[0]})"
+            )
+    return version
+
+
 class History:
     """The audit store at `<root>/.memtui/history.db`; safe to share between threads."""
 
@@ -386,10 +429,10 @@ class History:
             _open_connections[key] = _open_connections.get(key, 0) + 1
         try:
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            version = _check_schema(conn)
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = NORMAL")
             conn.create_function("memtui_lower", 1, _lower, deterministic=True)
-            version = conn.execute("PRAGMA user_version").fetchone()[0]
             if version != SCHEMA_VERSION:
                 self._create_schema(conn, version)
             conn.execute("SELECT id, before_kind, after_kind FROM events LIMIT 1").fetchall()
@@ -412,7 +455,7 @@ class History:
     def _check_header(self) -> None:
         """Refuse a non-empty file that is not SQLite before SQLite touches it (or its -wal)."""
         try:
-            with open(self.path, "rb") as handle:
+            with open_regular(self.path, follow_symlinks=True) as (handle, _info):
                 header = handle.read(16)
         except FileNotFoundError:
             return
@@ -427,10 +470,6 @@ class History:
         A history without events gets an empty, complete file_state at once; an older history
         with events gets an empty one that start-up recovery builds from the replay.
         """
-        if version > SCHEMA_VERSION:
-            raise sqlite3.DatabaseError(
-                f"written by a newer memtui (schema {version}, this one knows {SCHEMA_VERSION})"
-            )
         conn.execute("BEGIN IMMEDIATE")
         try:
             for statement in _SCHEMA.split(";"):

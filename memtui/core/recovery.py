@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from memtui.core.atomic import TEMP_PREFIX
 from memtui.core.history import KIND_DIR, KIND_FILE, FileRecord, History
 from memtui.core.paths import RESERVED_NAME, VIRTUAL_ROOT
+from memtui.core.regular import open_regular
 
 if TYPE_CHECKING:
     from memtui.core.store import MemoryStore
@@ -161,7 +162,7 @@ def file_digest(path: str) -> str | None:
     """The sha256 of a file's bytes, read in chunks, or None if it cannot be read."""
     hasher = hashlib.sha256()
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path) as (handle, _info):
             while chunk := handle.read(1 << 20):
                 hasher.update(chunk)
     except OSError:

@@ -14,6 +14,7 @@ from pathlib import Path
 from memtui.core.atomic import DIR_MODE, FILE_MODE, TEMP_PREFIX, atomic_write, fsync_dir, make_dirs
 from memtui.core.hashing import digest
 from memtui.core.history import KIND_DIR, KIND_FILE, UNKNOWN_STAT, FileRecord, Manifest
+from memtui.core.regular import NotRegularFile, read_regular
 
 Stat = tuple[int, int, int]
 """(size, mtime_ns, checked_ns) of a file, taken before its bytes were read."""
@@ -94,8 +95,11 @@ def capture(path: Path) -> State:
             return MISSING
         raise
     if stat.S_ISREG(info.st_mode):
-        with open(path, "rb") as handle:
-            state = file_state(handle.read())
+        try:
+            data, info = read_regular(path, follow_symlinks=True)
+        except NotRegularFile:
+            return MISSING
+        state = file_state(data)
         state.stats[""] = (info.st_size, info.st_mtime_ns, checked)
         return state
     if stat.S_ISDIR(info.st_mode):
@@ -138,11 +142,12 @@ def _capture_dir(path: Path, st_mode: int) -> State:
                     pending.append((relative + "/", Path(entry.path)))
                 elif entry.is_file(follow_symlinks=False):
                     checked = time.time_ns()
-                    info = entry.stat(follow_symlinks=False)
+                    try:
+                        data, info = read_regular(entry.path)
+                    except NotRegularFile:
+                        continue
                     stats[relative] = (info.st_size, info.st_mtime_ns, checked)
                     _note_mode(modes, relative, info.st_mode, FILE_MODE)
-                    with open(entry.path, "rb") as handle:
-                        data = handle.read()
                     key = digest(data)
                     files[relative] = key
                     blobs[key] = data

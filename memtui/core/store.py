@@ -34,6 +34,7 @@ from memtui.core.history import (
 )
 from memtui.core.lock import MutationLock
 from memtui.core.paths import PathRefusal, check_path, is_within, real_root, to_virtual
+from memtui.core.regular import NotRegularFile, read_regular
 from memtui.core.result import CommandResult
 from memtui.core.secrets import SecretFinding, redact, scan
 from memtui.core.sizes import format_size
@@ -54,6 +55,8 @@ if TYPE_CHECKING:
     from memtui.core.recovery import RecoveryReport
 
 EXTERNAL_ACTOR = "external"
+MAX_RECORDED_DEPTH = 10
+"""Nesting levels of an argument kept in the history; deeper values are replaced by a marker."""
 SCANNED_FIELDS = {"create": "file_text", "str_replace": "new_str", "insert": "insert_text"}
 
 
@@ -445,11 +448,13 @@ class MemoryStore:
         if isinstance(checked, PathRefusal):
             raise StoreError(checked.message)
         try:
-            data = checked.real.read_bytes()
+            data, _info = read_regular(checked.real)
         except FileNotFoundError as error:
             raise StoreError(f"The path {path} does not exist") from error
-        except IsADirectoryError as error:
-            raise StoreError(f"The path {path} is a folder, not a file") from error
+        except NotRegularFile as error:
+            if error.kind == "folder":
+                raise StoreError(f"The path {path} is a folder, not a file") from error
+            raise StoreError(f"The path {path} is a {error.kind}, not a regular file") from error
         except OSError as error:
             raise StoreError(f"Cannot read {path}: {error.strerror or error}") from error
         try:
@@ -699,17 +704,25 @@ def _args_of(tool_input: object) -> dict[str, Any]:
     """The raw input arguments as a dict that encodes as strict JSON."""
     if isinstance(tool_input, Mapping):
         return {str(key): _strict_json(value) for key, value in tool_input.items()}
-    return {"input": repr(tool_input)}
+    try:
+        return {"input": repr(tool_input)}
+    except RecursionError:
+        return {"input": f"<a {type(tool_input).__name__} nested too deeply to record>"}
 
 
-def _strict_json(value: object) -> object:
-    """`value` with NaN and infinities spelled as strings (`NaN`, `Infinity`, `-Infinity`)."""
+def _strict_json(value: object, depth: int = 0) -> object:
+    """`value` with NaN and infinities spelled as strings (`NaN`, `Infinity`, `-Infinity`).
+
+    Lists and mappings deeper than `MAX_RECORDED_DEPTH` are replaced by a marker string.
+    """
     if isinstance(value, float) and not math.isfinite(value):
         return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, list | tuple | Mapping) and depth >= MAX_RECORDED_DEPTH:
+        return "<nested too deeply to record>"
     if isinstance(value, list | tuple):
-        return [_strict_json(item) for item in value]
+        return [_strict_json(item, depth + 1) for item in value]
     if isinstance(value, Mapping):
-        return {key: _strict_json(item) for key, item in value.items()}
+        return {key: _strict_json(item, depth + 1) for key, item in value.items()}
     return value
 
 

@@ -84,6 +84,16 @@ def test_c3_directory_or_root_exists(cmd_root: Path, cmd_run: Run, path: str) ->
     assert os.listdir(cmd_root / "dir") == []
 
 
+@pytest.mark.parametrize("path", ["/memories", "/memories/", "/memories/./"])
+def test_create_on_the_root_writes_nothing_beside_it(
+    cmd_root: Path, cmd_run: Run, path: str
+) -> None:
+    parent = cmd_root.parent
+    before = sorted(os.listdir(parent)), os.stat(parent).st_mtime_ns
+    assert create(cmd_run, path, "x") == (f"Error: File {path} already exists", True)
+    assert (sorted(os.listdir(parent)), os.stat(parent).st_mtime_ns) == before
+
+
 def test_parents_created_before_existence_check_stay(cmd_root: Path, cmd_run: Run) -> None:
     (cmd_root / "dir").mkdir()
     assert create(cmd_run, "/memories/new/../dir", "x")[1] is True

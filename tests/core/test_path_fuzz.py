@@ -5,6 +5,7 @@ The fuzz goes through MemoryStore, so every refusal must also be a refused event
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import shutil
@@ -84,8 +85,6 @@ PARTS = [
     "\udc80",
 ]
 NEEDLE_TEXT = "PWNED"
-LISTING_EVERY = 20
-"""How many paths go by between two listings of the whole store (each one costs milliseconds)."""
 REFUSALS = (
     "Path must start with /memories, got: ",
     " would escape /memories directory",
@@ -96,20 +95,60 @@ REFUSALS = (
 """Fragments that mark a result as a refused path."""
 
 
+PADDING = 5
+"""Folders between the test's temp folder and the sandbox: as many as a path has parts, so no
+`..` climb (from the root or from where a link leads) gets above the watched temp folder."""
+MAX_PARTS = 5
+"""Most parts a generated path has."""
+WATCHED_SYSTEM_FOLDERS = ("/", "/etc")
+"""Real folders an absolute path could reach (`/`, `/etc/...`); their listings must not change."""
+LISTING_EVERY = 20
+"""How many paths go by between two listings of the whole store and of the system folders."""
+
+
+def sandbox(tmp: Path) -> Path:
+    """The folder holding the root's parent, `PADDING` folders below `tmp`."""
+    return tmp.joinpath(*(f"pad{number}" for number in range(PADDING)))
+
+
 def build(tmp: Path) -> tuple[Path, Path]:
-    """A root two levels down, a sentinel folder beside it and one above it, escaping links."""
-    for sentinel in (tmp / "level" / "sentinel", tmp / "above"):
+    """A root two levels down a padded sandbox, sentinels beside and above it, escaping links.
+
+    Every padding folder holds a secret too, and `cwd` is where a path taken as relative
+    to the working directory would land (the fuzz runs from there).
+    """
+    base = sandbox(tmp)
+    for sentinel in (base / "level" / "sentinel", base / "above"):
         (sentinel / "sub").mkdir(parents=True)
         (sentinel / "secret.txt").write_text(f"{SECRET}\n")
         (sentinel / "sub" / "deep.txt").write_text(f"{SECRET} deep\n")
-    (tmp / "secret.txt").write_text(f"{SECRET} top\n")
-    sentinel = tmp / "level" / "sentinel"
+    folder = tmp
+    for number in range(PADDING + 1):
+        (folder / "secret.txt").write_text(f"{SECRET} padding {number}\n")
+        folder = folder / f"pad{number}"
+    (tmp / "cwd").mkdir()
+    (tmp / "cwd" / "secret.txt").write_text(f"{SECRET} cwd\n")
+    sentinel = base / "level" / "sentinel"
     return reset_root(tmp, sentinel), sentinel
+
+
+def folder_times(tmp: Path) -> list[int]:
+    """The mtime of every sandbox folder outside the root: any entry made or removed changes it."""
+    folders = [tmp, tmp / "cwd", *reversed(sandbox(tmp).parents[: PADDING - 1])]
+    folders += [sandbox(tmp), sandbox(tmp) / "level"]
+    return [os.stat(folder).st_mtime_ns for folder in folders]
+
+
+def system_state() -> tuple[list[list[str]], bytes]:
+    """The listings of the real folders an absolute path could reach, and /etc/passwd's bytes."""
+    return [sorted(os.listdir(folder)) for folder in WATCHED_SYSTEM_FOLDERS], Path(
+        "/etc/passwd"
+    ).read_bytes()
 
 
 def reset_root(tmp: Path, sentinel: Path) -> Path:
     """(Re)create the root's content, its history kept, with escaping links and a loop."""
-    root = tmp / "level" / "memories"
+    root = sandbox(tmp) / "level" / "memories"
     root.mkdir(mode=0o700, exist_ok=True)
     for entry in os.scandir(root):
         if entry.name == ".memtui":
@@ -132,7 +171,7 @@ def reset_root(tmp: Path, sentinel: Path) -> Path:
 def outside_state(tmp: Path) -> dict[str, bytes | None]:
     """Every entry outside the root, with its bytes (None for folders, the target for links)."""
     state: dict[str, bytes | None] = {}
-    root = os.path.join(tmp, "level", "memories")
+    root = os.path.join(sandbox(tmp), "level", "memories")
     for dirpath, dirnames, filenames in os.walk(tmp):
         dirnames[:] = [name for name in dirnames if os.path.join(dirpath, name) != root]
         for name in dirnames:
@@ -148,7 +187,7 @@ def hostile_paths(count: int, seed: int) -> list[str]:
     rng = random.Random(seed)
     paths = []
     for _ in range(count):
-        parts = [rng.choice(PARTS) for _ in range(rng.randint(1, 5))]
+        parts = [rng.choice(PARTS) for _ in range(rng.randint(1, MAX_PARTS))]
         paths.append(rng.choice(PREFIXES) + "/".join(parts) + rng.choice(["", "/", "/.", "/x.md"]))
     return paths
 
@@ -175,30 +214,33 @@ def run(root: Path, tool_input: object) -> CommandOutcome:
 def fuzz(tmp: Path, count: int, seed: int) -> tuple[int, int, int]:
     """Run every command on `count` hostile paths through MemoryStore; (paths, commands, refusals).
 
-    Checks each result, what lies beside and above the root after every path, and at the end
-    that every refused path is a refused event in the history with the same text.
+    Runs from the sandbox's `cwd` folder. Checks each result, the sandbox folders' mtimes after
+    every path, the system folders every `LISTING_EVERY` paths, everything in `tmp` and the
+    system files at the end, and that every refused path is a refused event in the history.
     """
     root, sentinel = build(tmp)
-    before = outside_state(tmp)
+    before = outside_state(tmp), system_state()
+    times = folder_times(tmp)
     store = MemoryStore(root, actor="agent:core-fuzz")
     refused: Counter[str] = Counter()
     refusals = commands = 0
-    for number, path in enumerate(hostile_paths(count, seed)):
-        for tool_input in commands_for(path):
-            result = store.execute(tool_input)
-            commands += 1
-            refusals += result.is_error
-            if result.is_error and any(fragment in result.content for fragment in REFUSALS):
-                refused[result.content] += 1
-            assert SECRET not in result.content, (tool_input, result)
-            assert "Traceback" not in result.content and "Error(" not in result.content, result
-        if number % LISTING_EVERY == 0:
-            assert SECRET not in store.view("/memories").content
-        assert sorted(os.listdir(tmp)) == ["above", "level", "secret.txt"], path
-        assert sorted(os.listdir(tmp / "level")) == ["memories", "sentinel"], path
-        if not all((root / link).is_symlink() for link in ("out", "d/up", "up2")):
-            reset_root(tmp, sentinel)
-    assert outside_state(tmp) == before
+    with contextlib.chdir(tmp / "cwd"):
+        for number, path in enumerate(hostile_paths(count, seed)):
+            for tool_input in commands_for(path):
+                result = store.execute(tool_input)
+                commands += 1
+                refusals += result.is_error
+                if result.is_error and any(fragment in result.content for fragment in REFUSALS):
+                    refused[result.content] += 1
+                assert SECRET not in result.content, (tool_input, result)
+                assert "Traceback" not in result.content and "Error(" not in result.content
+            assert folder_times(tmp) == times, path
+            if number % LISTING_EVERY == 0:
+                assert SECRET not in store.view("/memories").content
+                assert system_state() == before[1], path
+            if not all((root / link).is_symlink() for link in ("out", "d/up", "up2")):
+                reset_root(tmp, sentinel)
+    assert (outside_state(tmp), system_state()) == before
     recorded = Counter(
         event.result
         for event in History(root).events(newest_first=False)
@@ -208,6 +250,21 @@ def fuzz(tmp: Path, count: int, seed: int) -> tuple[int, int, int]:
     assert missing == Counter(), list(missing.items())[:5]
     assert sum(refused.values()) > commands // 2
     return count, commands, refusals
+
+
+def test_no_generated_path_can_climb_above_the_watched_folder(tmp_path: Path) -> None:
+    root, _ = build(tmp_path)
+    climbs = [
+        root,
+        root / "up2",
+        root / "abs",
+        root / "d" / "up",
+        root / "out",
+    ]
+    for start in climbs:
+        top = Path(os.path.realpath(start)).joinpath(*([".."] * MAX_PARTS))
+        assert Path(os.path.normpath(top)).is_relative_to(tmp_path), start
+    assert sorted(os.listdir(tmp_path)) == ["cwd", "pad0", "secret.txt"]
 
 
 def test_a_few_thousand_hostile_paths(tmp_path: Path) -> None:

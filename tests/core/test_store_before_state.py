@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import io
 import json
+import os
 import sys
 from argparse import Namespace
 from collections.abc import Callable
@@ -17,7 +18,7 @@ from memtui.core import snapshots
 from memtui.core.config import Settings
 from memtui.core.store import MemoryStore
 
-real_open = open
+real_read = snapshots.read_regular
 
 
 def files(root: Path, snapshot: Callable[[Path], dict[str, object]]) -> dict[str, object]:
@@ -37,23 +38,23 @@ def make_store(root: Path) -> MemoryStore:
 def refuse_reading(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
     """Make the snapshot reader fail with EACCES on files called `name`."""
 
-    def guarded(path: object, *args: object, **kwargs: object) -> object:
-        if Path(str(path)).name == name:
+    def guarded(path: str | os.PathLike[str], **kwargs: bool) -> tuple[bytes, os.stat_result]:
+        if Path(path).name == name:
             raise PermissionError(errno.EACCES, "Permission denied", str(path))
-        return real_open(path, *args, **kwargs)  # type: ignore[call-overload]
+        return real_read(path, **kwargs)
 
-    monkeypatch.setattr(snapshots, "open", guarded, raising=False)
+    monkeypatch.setattr(snapshots, "read_regular", guarded)
 
 
 def count_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Record every file the snapshot reader opens."""
     opened: list[str] = []
 
-    def counting(path: object, *args: object, **kwargs: object) -> object:
-        opened.append(Path(str(path)).name)
-        return real_open(path, *args, **kwargs)  # type: ignore[call-overload]
+    def counting(path: str | os.PathLike[str], **kwargs: bool) -> tuple[bytes, os.stat_result]:
+        opened.append(Path(path).name)
+        return real_read(path, **kwargs)
 
-    monkeypatch.setattr(snapshots, "open", counting, raising=False)
+    monkeypatch.setattr(snapshots, "read_regular", counting)
     return opened
 
 

@@ -8,10 +8,12 @@ import random
 import subprocess
 import sys
 import time
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tests.reliability.workload import content_for, is_whole, memory_files
+from memtui.core.atomic import TEMP_PREFIX
+from tests.reliability.workload import FOLDERS, content_for, is_whole, memory_files
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -26,6 +28,8 @@ class CrashFigures:
     """Kills that left a temp file or a change the history missed, i.e. hit a write."""
     torn_files: list[str] = field(default_factory=list)
     temp_files_left: int = 0
+    temp_files_planted: int = 0
+    """One temp file per kill left as the killed writer would, so every listing check has one."""
     temp_files_visible: list[str] = field(default_factory=list)
     external_events: int = 0
     disagreements: list[str] = field(default_factory=list)
@@ -85,10 +89,22 @@ def start_writer(root: Path, seed: int) -> subprocess.Popen[bytes]:
 
 
 def listing_names(root: Path) -> str:
-    """What an agent's `view /memories` shows, through the store."""
+    """What `view /memories` lists as the store stands, before start-up recovery runs."""
     from memtui.core.store import MemoryStore
 
-    return MemoryStore(root, actor="agent:observer").view("/memories").content
+    store = MemoryStore(root, actor="agent:observer")
+    listing = store.render_view("/memories")
+    assert store._shared.recovery is None and not store._shared.recovered
+    return listing
+
+
+def plant_killed_temp(root: Path, pid: int, rng: random.Random) -> str:
+    """Leave a half-written temp file as writer `pid`, killed mid-write, would; its relpath."""
+    folders = sorted(name for name in FOLDERS if (root / name).is_dir())
+    folder = root / rng.choice(folders) if folders else root
+    temp = folder / f"{TEMP_PREFIX}{pid}-{uuid.uuid4()}"
+    temp.write_bytes(content_for(f"planted-{pid}").encode()[:1000])
+    return os.path.relpath(temp, root)
 
 
 def run_crash_rounds(
@@ -114,8 +130,11 @@ def run_crash_rounds(
                 figures.torn_files.append(relpath)
         left = temp_files(root)
         figures.temp_files_left += len(left)
-        listing = listing_names(root) if left else ""
-        figures.temp_files_visible += [name for name in left if os.path.basename(name) in listing]
+        figures.temp_files_planted += 1
+        present = sorted([*left, plant_killed_temp(root, child.pid, rng)])
+        listing = listing_names(root)
+        assert sorted(temp_files(root)) == present, "the listing removed temp files"
+        figures.temp_files_visible += [name for name in present if os.path.basename(name) in listing]
 
         started = time.perf_counter()
         store = MemoryStore(root, actor="human:tester")
@@ -185,8 +204,9 @@ def print_figures(figures: CrashFigures) -> None:
         f"\ncrash safety: {figures.kills} SIGKILLs after {sum(figures.steps_before_kill)} "
         f"finished steps ({figures.rounds_hit} kills hit a write), "
         f"torn files {len(figures.torn_files)}, "
-        f"temp files left by kills {figures.temp_files_left} (all removed on reopen, "
-        f"{len(figures.temp_files_visible)} visible), external events recorded "
+        f"temp files left by kills {figures.temp_files_left} plus {figures.temp_files_planted} "
+        f"planted as a killed writer's (all removed on reopen, "
+        f"{len(figures.temp_files_visible)} shown by a view before recovery), external events recorded "
         f"{figures.external_events}, history/disk disagreements {len(figures.disagreements)}, "
         f"reopen+recovery median {median * 1000:.1f} ms"
     )

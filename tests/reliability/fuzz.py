@@ -135,3 +135,16 @@ def refused_in_history(root: Path) -> Counter[str]:
         for event in History(root).events(newest_first=False)
         if event.is_error and is_refusal(event.result) and FLAG_REFUSED in event.flags
     )
+
+
+def not_shown_as_refused(root: Path) -> list[str]:
+    """Refused events whose flags column in the app's history screen does not say `refused`."""
+    from memtui.core.history import History
+    from memtui.core.paths import FLAG_REFUSED
+    from memtui.tui.widgets.history_events import event_flags
+
+    return [
+        f"event {event.id}: {event_flags(event)!r}"
+        for event in History(root).events(newest_first=False)
+        if FLAG_REFUSED in event.flags and not event_flags(event).startswith("refused")
+    ]

@@ -1,6 +1,7 @@
-"""Entry points run in a child process so a hang is killed at its bound: the index and the app.
+"""Entry points run in a child process so a hang is killed at its bound: index, MCP tools, app.
 
-`python -m tests.reliability.probes index|app ROOT` prints one line `PROBE <json>`.
+`python -m tests.reliability.probes index|mcp|app ROOT` prints one line `PROBE <json>`; the
+mcp probe reads its calls as JSON from stdin.
 """
 
 from __future__ import annotations
@@ -24,23 +25,28 @@ OPENED = (
     "invalid-utf8.md",
     "tab\there.md",
     "alias-bomb.md",
+    "fifo.md",
+    "unreadable.md",
 )
-"""The bad notes the app probe opens in the preview."""
+"""The bad notes the app probe opens in the preview, through the tree."""
 
 
 class ProbeTimeout(Exception):
     """The probe did not finish within its bound."""
 
 
-def run_probe(kind: str, root: Path, bound: float) -> dict[str, Any]:
-    """Run one probe on `root` in a child process; kill it and raise after `bound` seconds."""
+def run_probe(kind: str, root: Path, bound: float, payload: object = None) -> dict[str, Any]:
+    """Run one probe on `root` in a child process; kill it and raise after `bound` seconds.
+
+    `payload` is sent to the probe as JSON on stdin.
+    """
     try:
         process = subprocess.run(
             [sys.executable, "-m", "tests.reliability.probes", kind, str(root)],
             cwd=REPO,
             capture_output=True,
             timeout=bound,
-            stdin=subprocess.DEVNULL,
+            input=json.dumps(payload).encode(),
         )
     except subprocess.TimeoutExpired as error:
         raise ProbeTimeout(f"{kind} probe did not finish within {bound} s") from error
@@ -70,6 +76,23 @@ def index_report(root: Path) -> dict[str, Any]:
     }
 
 
+async def mcp_report(root: Path, calls: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
+    """Every call through an MCP client session on a server for `root`: seconds and answers."""
+    from mcp import Client
+
+    from memtui.agents.mcp_server import MemoryService, build_server
+
+    answers: dict[str, str] = {}
+    started = time.perf_counter()
+    service = MemoryService(root, actor="hostile")
+    async with Client(build_server(service)) as client:
+        for name, arguments in calls:
+            result = await client.call_tool(name, arguments)
+            text = "".join(getattr(block, "text", "") for block in result.content)
+            answers[f"{name} {arguments.get('path', '')}".strip()] = text
+    return {"seconds": time.perf_counter() - started, "answers": answers}
+
+
 async def _until(pilot: Any, condition: Any, timeout: float) -> bool:
     """Pause until `condition()` holds or `timeout` seconds passed."""
     deadline = time.perf_counter() + timeout
@@ -97,8 +120,10 @@ async def _open_note(pilot: Any, name: str) -> dict[str, Any]:
     )
     await pilot.pause()
     box = preview.query_one("#preview-warnings")
+    cursor = screen.note_tree.cursor_entry
     return {
         "shown": shown,
+        "in_tree": cursor is not None and cursor.relpath == name,
         "seconds": time.perf_counter() - started,
         "header": header(),
         "warnings": str(box.render()) if box.display else "",
@@ -144,7 +169,12 @@ async def app_report(root: Path) -> dict[str, Any]:
 def main(argv: list[str]) -> int:
     """Run the probe named by argv[0] on the store argv[1] and print its report."""
     kind, root = argv[0], Path(argv[1])
-    report = index_report(root) if kind == "index" else asyncio.run(app_report(root))
+    if kind == "index":
+        report = index_report(root)
+    elif kind == "mcp":
+        report = asyncio.run(mcp_report(root, json.load(sys.stdin)))
+    else:
+        report = asyncio.run(app_report(root))
     print(MARKER + json.dumps(report), flush=True)
     return 0
 

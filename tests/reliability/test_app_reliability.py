@@ -74,6 +74,33 @@ async def test_declining_a_fresh_history_quits_and_changes_nothing(corrupt_store
     assert after == {path: state for path, state in before.items() if path != lock}
 
 
+async def test_a_foreign_sqlite_database_is_explained_and_kept_byte_for_byte(
+    corrupt_store: Path,
+) -> None:
+    import sqlite3
+
+    database = corrupt_store / ".memtui" / "history.db"
+    database.unlink()
+    conn = sqlite3.connect(database)
+    conn.executescript("CREATE TABLE recipes (name TEXT); INSERT INTO recipes VALUES ('soup');")
+    conn.close()
+    kept = database.read_bytes()
+    app = MemtuiApp(corrupt_store, actor="human:t", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        body = str(app.screen.query_one(".confirm-body", Static).render())
+        assert body.startswith(
+            f"The history at {database} cannot be read: not a memtui history "
+            "(it holds tables memtui did not create: recipes).\n\n"
+        )
+        await pilot.press("enter")
+        await pilot.pause()
+    assert app.return_code == 0
+    assert database.read_bytes() == kept
+    assert sorted(path.name for path in database.parent.iterdir()) == ["history.db", "lock"]
+
+
 async def test_refused_agent_paths_are_listed_in_the_history_screen(tmp_path: Path) -> None:
     from memtui.agents.anthropic import MemtuiMemoryTool
     from memtui.tui.screens.history import HistoryScreen

@@ -210,6 +210,7 @@ def corrupt_history(root: Path) -> Path:
         (("tool",), b'{"command": "create", "path": "/memories/b.md", "file_text": "x"}\n'),
         (("log",), b""),
         (("undo",), b""),
+        (("stale",), b""),
         (("mcp",), b""),
     ],
 )
@@ -220,7 +221,7 @@ def test_commands_refuse_a_corrupt_history_and_keep_it(
     before = snapshot(store)
     extra = ("1",) if args == ("undo",) else ()
     process = memtui(*args, str(store), *extra, stdin=stdin)
-    assert process.returncode != 0
+    assert process.returncode == 2
     message = one_line(process.stderr)
     assert message.startswith(f"memtui {args[0]}: ")
     assert "history.db" in message
@@ -325,3 +326,276 @@ def test_tool_answers_names_too_long_for_the_filesystem(store: Path) -> None:
     assert [result["is_error"] for result in results] == [True] * 7
     assert all(result["content"].endswith(": File name too long") for result in results)
     assert snapshot(store) == before
+
+
+def nested(levels: int) -> str:
+    """A JSON array nested `levels` deep."""
+    return "[" * levels + "]" * levels
+
+
+def deeply_nested(levels: int) -> list[Any]:
+    """A Python list nested `levels` deep, built without recursion."""
+    value: list[Any] = []
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize(
+    ("batch", "reason"),
+    [
+        (
+            '{"command": "create", "path": "/memories/b.md", "file_text": "x"}\n'
+            f'{{"command": "view", "path": "/memories", "x": {nested(2000)}}}\n',
+            "line 2: nested too deeply",
+        ),
+        (
+            '[{"command": "create", "path": "/memories/b.md", "file_text": "x"},'
+            f' {{"command": "view", "path": "/memories", "x": {nested(2000)}}}]',
+            "nested too deeply",
+        ),
+        (
+            f'{{"command": "view", "path": "/memories", "x": {"7" * 5000}}}\n',
+            f"line 1: a number has more than {sys.get_int_max_str_digits()} digits",
+        ),
+    ],
+    ids=["deep-json-lines", "deep-json-array", "huge-number"],
+)
+def test_tool_refuses_json_it_cannot_decode_before_running_anything(
+    store: Path, batch: str, reason: str
+) -> None:
+    before = snapshot(store)
+    events = event_count(store)
+    process = memtui("tool", str(store), stdin=batch.encode())
+    assert process.returncode == 2
+    assert process.stdout == b""
+    assert one_line(process.stderr) == f"memtui tool: malformed JSON on stdin: {reason}"
+    assert snapshot(store) == before
+    assert event_count(store) == events
+
+
+def test_tool_runs_and_records_a_command_with_a_deep_extra_argument(store: Path) -> None:
+    events = event_count(store)
+    batch = f'{{"command": "view", "path": "/memories/a.md", "x": {nested(900)}}}\n'
+    process = memtui("tool", str(store), stdin=batch.encode())
+    assert process.returncode == 0, process.stderr
+    assert json.loads(process.stdout) == {
+        "is_error": False,
+        "content": "Here's the content of /memories/a.md with line numbers:\n     1\tkeep me\n     2\t",
+    }
+    assert event_count(store) == events + 1
+
+
+def test_every_mcp_tool_answers_a_deeply_nested_argument_with_one_line(store: Path) -> None:
+    from mcp import Client
+
+    from memtui.agents.mcp_server import MemoryService, build_server
+
+    deep = deeply_nested(100)
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("memory", {"command": "view", "path": "/memories/a.md", "x": deep}),
+        ("memory", {"command": deep}),
+        ("search_memories", {"query": "keep", "filters": {"tag": deep}}),
+        ("search_memories", {"query": deep}),
+        ("build_context", {"target": deep}),
+        ("recent_activity", {"timeframe": deep}),
+    ]
+    answers: list[tuple[bool, str]] = []
+
+    async def drive() -> None:
+        service = MemoryService(store, actor="deep")
+        async with Client(build_server(service)) as client:
+            for name, arguments in calls:
+                result = await client.call_tool(name, arguments)
+                text = "".join(getattr(block, "text", "") for block in result.content)
+                answers.append((bool(result.is_error), text))
+
+    asyncio.run(drive())
+    assert answers[0] == (
+        False,
+        "Here's the content of /memories/a.md with line numbers:\n     1\tkeep me\n     2\t",
+    )
+    for (name, _arguments), (is_error, text) in zip(calls[1:], answers[1:], strict=True):
+        assert is_error, (name, text)
+        assert "Traceback" not in text and "\n" not in text and len(text) < 300, (name, text)
+
+
+def test_the_core_answers_and_records_inputs_nested_too_deeply(tmp_path: Path) -> None:
+    from memtui.core.store import MemoryStore
+
+    store = MemoryStore(tmp_path / "store", actor="agent:t")
+    deep = deeply_nested(5000)
+    results = [
+        store.execute({"command": "view", "path": "/memories", "x": deep}),
+        store.execute({"command": "view", "path": "/memories", "view_range": deep}),
+        store.execute({"command": deep}),
+        store.execute(deep),
+    ]
+    assert [(result.is_error, result.content.split("\n")[0]) for result in results] == [
+        (
+            False,
+            "Here're the files and directories up to 2 levels deep in /memories, "
+            "excluding hidden items and node_modules:",
+        ),
+        (False, results[0].content.split("\n")[0]),
+        (
+            True,
+            "Unknown command: <a list nested too deeply to show>. "
+            "Expected one of: view, create, str_replace, insert, delete, rename",
+        ),
+        (
+            True,
+            "Unknown command: None. "
+            "Expected one of: view, create, str_replace, insert, delete, rename",
+        ),
+    ]
+    recorded = store.history.events(newest_first=False)
+    assert [event.id for event in recorded] == [result.event_id for result in results]
+    assert recorded[0].args["x"] == [[[[[[[[[["<nested too deeply to record>"]]]]]]]]]]
+    assert recorded[3].args == {"input": "<a list nested too deeply to record>"}
+
+
+class RawMcp:
+    """`memtui mcp` over stdio driven with raw JSON-RPC lines, so any line can be sent."""
+
+    def __init__(self, root: Path) -> None:
+        """Start the server and initialise a session."""
+        import queue
+        import threading
+
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "memtui", "mcp", str(root)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=REPO,
+        )
+        self.lines: queue.Queue[bytes] = queue.Queue()
+        assert self.process.stdout is not None
+        stdout = self.process.stdout
+        threading.Thread(target=lambda: [*map(self.lines.put, stdout)], daemon=True).start()
+        self.send(
+            '{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion":'
+            ' "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}'
+        )
+        assert self.answer()["id"] == 1
+        self.send('{"jsonrpc": "2.0", "method": "notifications/initialized"}')
+
+    def send(self, line: str) -> None:
+        """Write one line to the server."""
+        assert self.process.stdin is not None
+        self.process.stdin.write(line.encode() + b"\n")
+        self.process.stdin.flush()
+
+    def answer(self, timeout: float = 20.0) -> dict[str, Any]:
+        """The next message from the server; fails the test if none comes within `timeout`."""
+        import queue
+
+        try:
+            return dict(json.loads(self.lines.get(timeout=timeout)))
+        except queue.Empty:
+            pytest.fail(f"memtui mcp gave no answer within {timeout} s")
+
+    def close(self) -> str:
+        """Stop the server; its stderr."""
+        assert self.process.stdin is not None and self.process.stderr is not None
+        self.process.stdin.close()
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        return self.process.stderr.read().decode("utf-8", "replace")
+
+
+MCP_DEEP_CALLS = [
+    ("memory", f'{{"command": "view", "path": "/memories", "x": {nested(2000)}}}'),
+    ("memory", f'{{"command": "create", "path": "/memories/b.md", "file_text": {nested(300)}}}'),
+    ("search_memories", f'{{"query": "keep", "filters": {{"tag": {nested(300)}}}}}'),
+    ("build_context", f'{{"target": {nested(300)}}}'),
+    ("recent_activity", f'{{"timeframe": {nested(300)}}}'),
+]
+
+
+def test_mcp_over_stdio_answers_a_request_nested_too_deeply_with_one_line(store: Path) -> None:
+    before = snapshot(store)
+    events = event_count(store)
+    server = RawMcp(store)
+    answers = []
+    for number, (name, arguments) in enumerate(MCP_DEEP_CALLS, start=2):
+        server.send(
+            f'{{"jsonrpc": "2.0", "id": {number}, "method": "tools/call",'
+            f' "params": {{"name": "{name}", "arguments": {arguments}}}}}'
+        )
+        answers.append(server.answer())
+    server.send(
+        '{"jsonrpc": "2.0", "id": 99, "method": "tools/call", "params": {"name": "memory",'
+        ' "arguments": {"command": "view", "path": "/memories/a.md"}}}'
+    )
+    after = server.answer()
+    err = server.close()
+    assert [answer["id"] for answer in answers] == list(range(2, 2 + len(MCP_DEEP_CALLS)))
+    for answer in answers:
+        message = answer["error"]["message"]
+        assert message.startswith("Invalid request: JSON nested too deeply"), answer
+        assert "\n" not in message and len(message) < 200, message
+    assert after["result"]["content"][0]["text"].endswith("1\tkeep me\n     2\t")
+    assert "Traceback" not in err
+    assert snapshot(store) == before
+    assert event_count(store) == events + 1
+
+
+FOREIGN_DATABASES = {
+    "unrelated-table": (
+        "CREATE TABLE recipes (name TEXT); INSERT INTO recipes VALUES ('soup');",
+        "not a memtui history (it holds tables memtui did not create: recipes)",
+    ),
+    "wrong-events-table": (
+        "CREATE TABLE events (what TEXT); CREATE TABLE blobs (hash TEXT); PRAGMA user_version = 3;",
+        "not a memtui history (its events table has no column id)",
+    ),
+}
+
+
+def foreign_database(root: Path, script: str) -> Path:
+    """Put a valid SQLite database made by `script` in place of the history."""
+    import sqlite3
+
+    database = root / ".memtui" / "history.db"
+    for path in (database, Path(f"{database}-wal"), Path(f"{database}-shm")):
+        path.unlink(missing_ok=True)
+    conn = sqlite3.connect(database)
+    conn.executescript(script)
+    conn.close()
+    return database
+
+
+@pytest.mark.parametrize("kind", sorted(FOREIGN_DATABASES))
+@pytest.mark.parametrize(
+    ("args", "stdin"),
+    [
+        (("tool",), b'{"command": "create", "path": "/memories/b.md", "file_text": "x"}\n'),
+        (("log",), b""),
+        (("undo",), b""),
+        (("stale",), b""),
+        (("mcp",), b""),
+    ],
+    ids=["tool", "log", "undo", "stale", "mcp"],
+)
+def test_commands_refuse_a_foreign_sqlite_database_and_keep_it_byte_for_byte(
+    store: Path, args: tuple[str, ...], stdin: bytes, kind: str
+) -> None:
+    script, reason = FOREIGN_DATABASES[kind]
+    database = foreign_database(store, script)
+    kept = database.read_bytes()
+    before = snapshot(store, skip=())
+    extra = ("1",) if args == ("undo",) else ()
+    process = memtui(*args, str(store), *extra, stdin=stdin)
+    assert process.returncode == 2
+    assert process.stdout == b""
+    assert one_line(process.stderr) == f"memtui {args[0]}: {database}: {reason}"
+    assert database.read_bytes() == kept
+    lock = b".memtui/lock"
+    assert {path: state for path, state in snapshot(store, skip=()).items() if path != lock} == {
+        path: state for path, state in before.items() if path != lock
+    }

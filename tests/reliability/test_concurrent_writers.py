@@ -36,11 +36,28 @@ def test_five_writers_for_a_few_seconds_lose_nothing(tmp_path: Path) -> None:
 def test_five_writers_for_sixty_seconds_lose_nothing(tmp_path: Path) -> None:
     writers = run_soak(tmp_path, 60.0)
     calls = check_soak(tmp_path, writers)
-    conflicts = sum(writer.errors["conflict"] for writer in writers)
     kept = sum(len(writer.expected) for writer in writers)
     print(
         f"\nconcurrent writers (2 MCP servers, 2 memtui tool loops, 1 human) for 60 s: "
         f"{sum(calls.values())} calls ({', '.join(f'{a} {n}' for a, n in calls.items())}), "
-        f"{kept} edits checked, 0 lost, {conflicts} expected conflicts, "
+        f"{kept} edits checked, 0 lost, errors by kind: {error_counts(writers)}, "
         f"one history event per call"
+    )
+
+
+def error_counts(writers: list[Writer]) -> str:
+    """Every error kind with its count over all writers, the expected kinds even at 0."""
+    counts: Counter[str] = Counter(dict.fromkeys(sorted(EXPECTED_ERRORS), 0))
+    for writer in writers:
+        counts.update(writer.errors)
+    return ", ".join(f"{kind} {count}" for kind, count in counts.items())
+
+
+def test_error_counts_name_every_kind_even_when_none_happened() -> None:
+    human, agent = Writer("human:h"), Writer("agent:a")
+    human.errors["conflict"] += 3
+    assert error_counts([human, agent]) == "conflict 3, not verbatim 0"
+    agent.errors["Cannot edit /memories/x.md: disk full"] += 1
+    assert error_counts([human, agent]) == (
+        "conflict 3, not verbatim 0, Cannot edit /memories/x.md: disk full 1"
     )

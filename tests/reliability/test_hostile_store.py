@@ -132,7 +132,7 @@ def check_search_cli(hostile: HostileStore, bound: float) -> float:
     out = process.stdout.decode("utf-8", "replace")
     err = process.stderr.decode("utf-8", "replace")
     assert process.returncode == 0, err
-    assert "Traceback" not in err + out
+    assert "Traceback" not in err + out and "Warning" not in err, err
     assert OUTSIDE_MARKER not in out + err
     assert "good.md:9  observation - [fact] this store still has one well-formed note #ok" in out
     for problem in skipped_lines():
@@ -171,28 +171,12 @@ def mcp_calls(hostile: HostileStore) -> list[tuple[str, dict[str, object]]]:
 
 
 def check_mcp(hostile: HostileStore, bound: float) -> tuple[float, dict[str, str]]:
-    """Every MCP tool on the store within `bound` seconds; answers never leak or trace back."""
-    import asyncio
-
-    from mcp import Client
-
-    from memtui.agents.mcp_server import MemoryService, build_server
-
-    answers: dict[str, str] = {}
-
-    async def drive() -> None:
-        service = MemoryService(hostile.root, actor="hostile")
-        async with Client(build_server(service)) as client:
-            for name, arguments in mcp_calls(hostile):
-                result = await client.call_tool(name, arguments)
-                text = "".join(getattr(block, "text", "") for block in result.content)
-                answers[f"{name} {arguments.get('path', '')}".strip()] = text
-
-    started = time.perf_counter()
-    asyncio.run(asyncio.wait_for(drive(), bound))
-    seconds = time.perf_counter() - started
+    """Every MCP tool on the store, in a child process killed after `bound` s; answers clean."""
+    report = run_probe("mcp", hostile.root, bound, mcp_calls(hostile))
+    answers: dict[str, str] = report["answers"]
     joined = "\n".join(answers.values())
-    assert "Traceback" not in joined
+    assert "Traceback" not in joined + report["stderr"]
+    assert "Warning" not in report["stderr"], report["stderr"]
     assert OUTSIDE_MARKER not in joined
     assert answers["memory /memories/link-out.md"] == (
         "Path /memories/link-out.md would escape /memories directory"
@@ -202,7 +186,7 @@ def check_mcp(hostile: HostileStore, bound: float) -> tuple[float, dict[str, str
         "The file /memories/invalid-utf8.md is not valid UTF-8 text"
     )
     assert "good.md" in answers["search_memories"]
-    return seconds, answers
+    return float(report["seconds"]), answers
 
 
 def test_mcp_tools_open_the_hostile_store(hostile: HostileStore, baseline: tuple) -> None:
@@ -214,7 +198,7 @@ def check_app(hostile: HostileStore, bound: float) -> dict[str, float]:
     """The app on the store, killed after `bound` s: index, bad notes opened, a search."""
     report = run_probe("app", hostile.root, bound)
     assert report["index_ready"] and report["search_done"]
-    assert "Traceback" not in report["stderr"]
+    assert "Traceback" not in report["stderr"] and "Warning" not in report["stderr"]
     messages = "\n".join(report["notifications"])
     assert "Could not" not in messages
     assert OUTSIDE_MARKER not in messages + json.dumps(report["opened"], ensure_ascii=False)
@@ -223,10 +207,20 @@ def check_app(hostile: HostileStore, bound: float) -> dict[str, float]:
         assert "warning" in report["badges"].get(name, []), name
     opened = report["opened"]
     assert set(opened) == set(OPENED) and all(note["shown"] for note in opened.values())
+    assert all(note["in_tree"] for note in opened.values()), opened
     assert opened["invalid-utf8.md"]["header"] == (
         "Cannot read invalid-utf8.md: The file /memories/invalid-utf8.md is not valid UTF-8 text"
     )
-    for name in set(OPENED) - {"invalid-utf8.md"}:
+    fifo = "The path /memories/fifo.md is a FIFO (named pipe), not a regular file"
+    assert opened["fifo.md"]["header"] == f"Cannot read fifo.md: {fifo}"
+    unreadable = opened["unreadable.md"]
+    if os.access(hostile.root / "unreadable.md", os.R_OK):
+        assert unreadable["mode"] != "empty" and unreadable["warnings"] == "", unreadable
+    else:
+        assert unreadable["header"] == (
+            "Cannot read unreadable.md: Cannot read /memories/unreadable.md: Permission denied"
+        )
+    for name in set(OPENED) - {"invalid-utf8.md", "fifo.md", "unreadable.md"}:
         assert WARNED[name] in opened[name]["warnings"], (name, opened[name])
     for name in hostile.big:
         size = (hostile.root / name).stat().st_size

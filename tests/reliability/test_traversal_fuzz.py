@@ -1,7 +1,8 @@
 """Traversal fuzzing through `memtui tool`, the SDK class and the MCP tool (the core has its own).
 
 Every entry point gets the same hostile paths on every command; nothing outside the store may be
-read into a result, created, changed or deleted, and each refusal must be a history event.
+read into a result, created, changed or deleted, and each refusal must be a history event that
+the app's history screen shows as refused.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from tests.reliability.fuzz import (
     FuzzFigures,
     Sandbox,
     build_sandbox,
+    not_shown_as_refused,
     outside_state,
     refused_in_history,
     run_fuzz,
@@ -132,6 +134,7 @@ def fuzz_entry_point(base: Path, name: str, count: int) -> tuple[FuzzFigures, fl
     recorded = refused_in_history(sandbox.root)
     missing = figures.refused - recorded
     assert missing == Counter(), list(missing.items())[:5]
+    assert not_shown_as_refused(sandbox.root) == []
     return figures, seconds
 
 
@@ -140,12 +143,52 @@ def test_hostile_paths_never_escape(tmp_path: Path, name: str) -> None:
     fuzz_entry_point(tmp_path, name, NORMAL_PATHS)
 
 
+async def test_the_history_screen_lists_every_fuzzed_refusal_as_refused(tmp_path: Path) -> None:
+    from memtui.core.paths import FLAG_REFUSED
+    from memtui.tui.app import MemtuiApp
+    from memtui.tui.screens.history import HistoryScreen
+    from memtui.tui.widgets.history_events import EventTable
+
+    sandbox = build_sandbox(tmp_path)
+    inputs = list(tool_inputs(hostile_paths(NORMAL_PATHS)))
+    figures = run_fuzz(sdk_caller(sandbox), inputs)
+    app = MemtuiApp(sandbox.root, actor="human:t", watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+
+        async def settle() -> None:
+            await pilot.pause()
+            while busy := [worker for worker in app.workers if not worker.is_finished]:
+                await app.workers.wait_for_complete(busy)
+                await pilot.pause()
+
+        await settle()
+        app.push_screen(HistoryScreen())
+        await settle()
+        screen = app.screen
+        assert isinstance(screen, HistoryScreen)
+        while len(screen.events) < screen.total:
+            screen.load_more()
+            await settle()
+        table = screen.query_one(EventTable)
+        shown = {
+            event.id: str(table.get_row(str(event.id))[-1])
+            for event in screen.events
+            if FLAG_REFUSED in event.flags
+        }
+    assert len(shown) == sum(figures.refused.values())
+    wrong = {
+        event_id: flags for event_id, flags in shown.items() if not flags.startswith("refused")
+    }
+    assert wrong == {}
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", list(ENTRY_POINTS))
 def test_hundred_thousand_hostile_paths_never_escape(tmp_path: Path, name: str) -> None:
     figures, seconds = fuzz_entry_point(tmp_path, name, SLOW_PATHS)
     print(
         f"\ntraversal fuzz via {name}: {figures.calls} hostile paths in {seconds:.0f} s, "
-        f"{sum(figures.refused.values())} refused and all in the history, "
+        f"{sum(figures.refused.values())} refused, all in the history and shown as refused "
+        f"by the history screen, "
         f"0 outside reads, 0 outside changes"
     )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import builtins
 import io
 import os
 import sys
@@ -24,6 +23,7 @@ COMMANDS: list[tuple[tuple[str, ...], bytes]] = [
     (("tool",), b'{"command": "create", "path": "/memories/b.md", "file_text": "x"}\n'),
     (("log",), b""),
     (("undo",), b""),
+    (("stale",), b""),
     (("mcp",), b""),
 ]
 
@@ -50,14 +50,16 @@ def folder_for_history(root: Path) -> Path:
 
 def deny_history_reads(monkeypatch: pytest.MonkeyPatch) -> None:
     """Make opening any history.db fail with PermissionError, as for a file of mode 000."""
-    real_open = builtins.open
+    from memtui.core import history
+
+    real_open = history.open_regular
 
     def guarded_open(file: Any, *args: Any, **kwargs: Any) -> Any:
         if str(file).endswith("history.db"):
             raise PermissionError(13, "Permission denied", str(file))
         return real_open(file, *args, **kwargs)
 
-    monkeypatch.setattr("memtui.core.history.open", guarded_open, raising=False)
+    monkeypatch.setattr(history, "open_regular", guarded_open)
 
 
 def command_args(args: tuple[str, ...], root: Path) -> list[str]:
@@ -72,10 +74,10 @@ def test_commands_refuse_a_folder_in_place_of_the_history(
     database = folder_for_history(store)
     before = snapshot(store, skip=())
     process = memtui(*command_args(args, store), stdin=stdin)
-    assert process.returncode != 0
+    assert process.returncode == 2
     assert process.stdout == b""
     assert one_line(process.stderr) == (
-        f"memtui {args[0]}: {database}: cannot read: Is a directory"
+        f"memtui {args[0]}: {database}: cannot read: it is a folder, not a regular file"
     )
     assert snapshot(store, skip=()) == before
 
@@ -95,7 +97,7 @@ def test_commands_refuse_a_history_they_may_not_read(
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin)))
     code = main(command_args(args, store))
     out, err = capsys.readouterr()
-    assert code != 0
+    assert code == 2
     assert out == ""
     assert err == f"memtui {args[0]}: {database}: cannot read: Permission denied\n"
     assert snapshot(store, skip=()) == before
@@ -109,7 +111,9 @@ async def test_the_app_sets_a_folder_in_place_of_the_history_aside(store: Path) 
         await pilot.pause()
         assert isinstance(app.screen, ConfirmScreen)
         body = str(app.screen.query_one(".confirm-body", Static).render())
-        assert body.startswith(f"The history at {database} cannot be read: cannot read: Is a")
+        assert body.startswith(
+            f"The history at {database} cannot be read: cannot read: it is a folder"
+        )
         await pilot.click("#confirm")
         await pilot.pause()
         kept = sorted((store / ".memtui").glob("history.db.corrupt-*"))
