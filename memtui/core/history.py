@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import sqlite3
@@ -14,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memtui.core.lock import META_DIR_NAME, meta_dir
+from memtui.core.lock import META_DIR_NAME, UnsafeMetaDir, meta_dir
 from memtui.core.regular import open_regular
 
 DB_NAME = "history.db"
@@ -132,6 +133,9 @@ _WORD_CLAUSE = (
     " || ' ' || command || ' ' || result), ?) > 0"
 )
 """A free word appears in the event's path, new path, actor, command or result (any case)."""
+
+
+SYMLINK_REFUSED = "is a symbolic link; memtui opens only a real history file inside the store"
 
 
 class HistoryCorrupt(Exception):
@@ -390,7 +394,10 @@ class History:
     def __init__(self, root: Path) -> None:
         """Open (creating) the database; raises HistoryCorrupt if it is unreadable."""
         self.root = Path(root)
-        self.path = meta_dir(self.root) / DB_NAME
+        try:
+            self.path = meta_dir(self.root) / DB_NAME
+        except UnsafeMetaDir as error:
+            raise HistoryCorrupt(self.root / META_DIR_NAME / DB_NAME, str(error.args[0])) from error
         self._local = threading.local()
         self._known_blobs: set[str] = set()
         self._connection()
@@ -453,13 +460,15 @@ class History:
         return conn
 
     def _check_header(self) -> None:
-        """Refuse a non-empty file that is not SQLite before SQLite touches it (or its -wal)."""
+        """Refuse a symlink, or a non-empty file that is not SQLite, before SQLite touches it."""
         try:
-            with open_regular(self.path, follow_symlinks=True) as (handle, _info):
+            with open_regular(self.path) as (handle, _info):
                 header = handle.read(16)
         except FileNotFoundError:
             return
         except OSError as error:
+            if error.errno == errno.ELOOP:
+                raise HistoryCorrupt(self.path, SYMLINK_REFUSED) from error
             raise HistoryCorrupt(self.path, f"cannot read: {error.strerror or error}") from error
         if header and header != SQLITE_HEADER:
             raise HistoryCorrupt(self.path, "file is not a database")
@@ -494,8 +503,11 @@ class History:
 
     @staticmethod
     def set_aside(root: Path) -> Path:
-        """Rename a bad `history.db` (and its -wal/-shm) to `history.db.corrupt-<time>`; deletes nothing."""
-        directory = Path(root) / META_DIR_NAME
+        """Rename a bad `history.db` (and its -wal/-shm) to `history.db.corrupt-<time>`; deletes nothing.
+
+        Raises OSError (nothing renamed) when `.memtui` is a symlink or not a folder.
+        """
+        directory = meta_dir(Path(root))
         stamp = time.strftime("%Y%m%d-%H%M%S")
         target = directory / f"{DB_NAME}.corrupt-{stamp}"
         counter = 1

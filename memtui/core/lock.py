@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
+import stat
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -12,11 +14,32 @@ from pathlib import Path
 META_DIR_NAME = ".memtui"
 
 
-def meta_dir(root: Path) -> Path:
-    """`<root>/.memtui`, created with mode 0700 on first use."""
+class UnsafeMetaDir(OSError):
+    """`<root>/.memtui` is a symlink or not a folder, so memtui would write outside the store."""
+
+
+def meta_dir(root: Path, *, create: bool = True) -> Path:
+    """`<root>/.memtui`, created with mode 0700 on first use; a symlink or a file there is refused.
+
+    With `create=False` a missing folder is returned as it is (its path), not made.
+    """
     path = root / META_DIR_NAME
-    if not path.is_dir():
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        if not create:
+            return path
         path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        mode = os.lstat(path).st_mode
+    if stat.S_ISLNK(mode):
+        raise UnsafeMetaDir(
+            f"{path} is a symbolic link; memtui keeps its history only in a real folder "
+            "inside the store"
+        )
+    if not stat.S_ISDIR(mode):
+        raise UnsafeMetaDir(
+            f"{path} is not a folder; memtui keeps its history in a folder of that name"
+        )
     return path
 
 
@@ -35,7 +58,15 @@ class MutationLock:
         """Open (creating) the lock file once; flock locks belong to this descriptor."""
         if self._fd is None:
             meta_dir(self._root)
-            self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
+            try:
+                self._fd = os.open(self.path, flags, 0o600)
+            except OSError as error:
+                if error.errno != errno.ELOOP:
+                    raise
+                raise UnsafeMetaDir(
+                    f"{self.path} is a symbolic link; memtui locks only a real file inside the store"
+                ) from error
         return self._fd
 
     @contextmanager

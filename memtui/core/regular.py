@@ -7,7 +7,7 @@ import os
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import BinaryIO
+from io import BufferedReader
 
 _KINDS = {
     stat.S_IFDIR: "folder",
@@ -36,7 +36,7 @@ def kind_name(mode: int) -> str:
 @contextmanager
 def open_regular(
     path: str | os.PathLike[str], *, follow_symlinks: bool = False
-) -> Iterator[tuple[BinaryIO, os.stat_result]]:
+) -> Iterator[tuple[BufferedReader, os.stat_result]]:
     """The open file and its fstat; raises NotRegularFile without ever blocking on the open.
 
     O_NONBLOCK keeps the open of a FIFO from waiting for a writer; O_NOFOLLOW (unless

@@ -16,6 +16,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any, NamedTuple, TypeGuard
 
+from memtui.core.lock import meta_dir
 from memtui.notes import sealed
 from memtui.notes.bulk import collector_paused
 from memtui.notes.model import Note, Observation, Relation
@@ -327,14 +328,21 @@ def read_payload(root: Path, name: str) -> Any:
     """
     try:
         with collector_paused():
-            return sealed.load(Path(root) / ".memtui" / name, name, _stamp_digest())
+            return sealed.load(meta_dir(Path(root), create=False) / name, name, _stamp_digest())
     except Exception:
         return None
 
 
 def write_payload(root: Path, name: str, payload: Any) -> bool:
-    """Save `payload` sealed to `.memtui/name` atomically; False when it cannot be written."""
-    return sealed.dump(Path(root) / ".memtui" / name, name, _stamp_digest(), payload)
+    """Save `payload` sealed to `.memtui/name` atomically; False when it cannot be written.
+
+    Nothing is written through a `.memtui` that is a symlink or not a folder.
+    """
+    try:
+        folder = meta_dir(Path(root), create=False)
+    except OSError:
+        return False
+    return sealed.dump(folder / name, name, _stamp_digest(), payload)
 
 
 class CachedNotes(NamedTuple):

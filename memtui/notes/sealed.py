@@ -13,6 +13,8 @@ from io import BufferedReader
 from pathlib import Path
 from typing import IO, Any
 
+from memtui.core.regular import open_regular
+
 KEY_BYTES = 32
 MAGIC = b"memtui-sealed-1\n"
 STAMP_BYTES = 32
@@ -266,13 +268,16 @@ def load(path: Path, name: str, stamp: bytes) -> Any:
     key = load_key()
     if key is None:
         raise SealError("no sealing key")
-    with open(path, "rb") as handle:
-        header = handle.read(HEADER_BYTES)
-        if len(header) != HEADER_BYTES or not header.startswith(MAGIC):
-            raise SealError("not a sealed file")
-        if not hmac.compare_digest(header[len(MAGIC) : len(MAGIC) + STAMP_BYTES], stamp):
-            raise SealError("sealed by other code")
-        reader = _UnsealingReader(handle, _chunk_mac(key, header, name))
-        payload = _DataUnpickler(reader).load()
-        reader.finish()
-        return payload
+    try:
+        with open_regular(path) as (handle, _info):
+            header = handle.read(HEADER_BYTES)
+            if len(header) != HEADER_BYTES or not header.startswith(MAGIC):
+                raise SealError("not a sealed file")
+            if not hmac.compare_digest(header[len(MAGIC) : len(MAGIC) + STAMP_BYTES], stamp):
+                raise SealError("sealed by other code")
+            reader = _UnsealingReader(handle, _chunk_mac(key, header, name))
+            payload = _DataUnpickler(reader).load()
+            reader.finish()
+            return payload
+    except OSError as error:
+        raise SealError(f"cannot read: {error}") from error
