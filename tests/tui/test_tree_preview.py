@@ -364,15 +364,23 @@ async def test_one_key_previews_at_once_and_a_held_key_only_where_it_stops(
             loaded.append(screen.note_tree.cursor_relpath)
             await original(line)
 
+        async def settle() -> None:
+            """Wait until no load has started for 0.3 s (earlier requests are done), then forget them."""
+            while True:
+                count = len(loaded)
+                await pilot.pause(0.3)
+                if len(loaded) == count:
+                    loaded.clear()
+                    return
+
         monkeypatch.setattr(screen, "load_preview", counting_load)
-        await pilot.pause(0.2)
+        await settle()
         screen._last_preview_request = 0.0
         await pilot.press("down")
         await pilot.pause()
         first = screen.note_tree.cursor_relpath
         assert loaded == [first]
-        await pilot.pause(0.2)
-        loaded.clear()
+        await settle()
         screen._last_preview_request = 0.0
         for _ in range(4):
             screen.note_tree.action_cursor_down()

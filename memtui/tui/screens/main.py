@@ -186,7 +186,7 @@ class MainScreen(Screen[None]):
         data = event.node.data
         line = opening[1] if opening and data is not None and data.relpath == opening[0] else None
         self.raw = False
-        self.schedule_preview(line)
+        self.schedule_preview(line, requested_at=event.time)
 
     @on(Tree.NodeSelected, "#tree")
     def _node_selected(self, event: Tree.NodeSelected[TreeEntry]) -> None:
@@ -194,16 +194,22 @@ class MainScreen(Screen[None]):
         if event.node.data is not None and not event.node.data.is_dir:
             self.preview.focus()
 
-    def schedule_preview(self, line: int | None = None, *, keep_mode: bool = False) -> None:
+    def schedule_preview(
+        self, line: int | None = None, *, keep_mode: bool = False, requested_at: float | None = None
+    ) -> None:
         """Load the preview now after a rest, else once the cursor rests (a held key renders
-        only where it stops)."""
+        only where it stops).
+
+        `requested_at` is when the cursor moved (the highlight message's monotonic time), so a
+        burst of moves counts as one even when a busy machine handles them slowly.
+        """
         if self._preview_timer is not None:
             self._preview_timer.stop()
         if not keep_mode:
             self.raw = False
         if not self.first_frame_shown:
             return
-        now = time.monotonic()
+        now = time.monotonic() if requested_at is None else requested_at
         rested = now - self._last_preview_request >= PREVIEW_DELAY
         self._last_preview_request = now
         if rested:
