@@ -98,7 +98,7 @@ def p95(values: list[float]) -> float:
 
 
 async def echo(app: object, field: object, key: str, character: str | None) -> float:
-    """Seconds from a key event reaching the app to the search field showing it."""
+    """Seconds from a key event reaching the app to the search field showing it, painted."""
     from textual import events
 
     before = field.value  # type: ignore[attr-defined]
@@ -106,6 +106,7 @@ async def echo(app: object, field: object, key: str, character: str | None) -> f
     app.post_message(events.Key(key, character))  # type: ignore[attr-defined]
     while field.value == before:  # type: ignore[attr-defined]
         await asyncio.sleep(0)
+    await next_frame(app)
     return time.perf_counter() - start
 
 
@@ -231,7 +232,7 @@ FILTER_TEXT = "outside memtui"
 
 
 async def key_echo(app: object, key: str, probe: object, timeout: float = 60.0) -> float:
-    """Seconds from a key event reaching the app to `probe()` returning something new."""
+    """Seconds from a key event reaching the app to `probe()` returning something new, painted."""
     from textual import events
 
     before = probe()  # type: ignore[operator]
@@ -239,6 +240,7 @@ async def key_echo(app: object, key: str, probe: object, timeout: float = 60.0) 
     app.post_message(events.Key(key, None))  # type: ignore[attr-defined]
     while probe() == before and time.perf_counter() - start < timeout:  # type: ignore[operator]
         await asyncio.sleep(0)
+    await next_frame(app)
     return time.perf_counter() - start
 
 
