@@ -171,14 +171,14 @@ def search_fields(
     packed: PackedNote,
 ) -> tuple[float, list[str], list[tuple[str | None, list[str] | None, int]]]:
     """(mtime, frontmatter tags, (category, tags, line) per observation) of a packed note."""
-    data = pickle.loads(zlib.decompress(packed[4]))
+    data = sealed.loads_data(zlib.decompress(packed[4]))
     observations = [(row[0], row[-3], row[-1]) for row in data[_OBSERVATIONS]]
     return data[_MTIME], data[_TAGS], observations
 
 
 def unpack_note(path: str, packed: PackedNote, text: str | None = None) -> Note:
     """The `Note` a `pack_note` tuple stands for; `text` is the one given to `pack_note`."""
-    note = note_from_tuple(path, pickle.loads(zlib.decompress(packed[4])), text)
+    note = note_from_tuple(path, sealed.loads_data(zlib.decompress(packed[4])), text)
     note.title, note.permalink = packed[0], packed[1]
     note.relations = relations_of(packed)
     return note

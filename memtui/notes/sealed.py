@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import hmac
+import io
 import os
 import pickle
 import secrets
@@ -237,6 +238,11 @@ class _DataUnpickler(pickle.Unpickler):
         if (module, name) not in DATA_GLOBALS:
             raise pickle.UnpicklingError(f"{module}.{name} is not allowed in a sealed file")
         return super().find_class(module, name)
+
+
+def loads_data(data: bytes) -> Any:
+    """Unpickle `data` from a sealed payload (a nested blob) with the same data-only rules."""
+    return _DataUnpickler(io.BytesIO(data)).load()
 
 
 def dump(path: Path, name: str, stamp: bytes, payload: Any) -> bool:

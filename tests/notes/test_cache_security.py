@@ -289,3 +289,24 @@ def test_a_sealed_file_may_name_no_class_or_function(tmp_path: Path) -> None:
     with pytest.raises(pickle.UnpicklingError):
         sealed.load(path, "p", b"s" * 32)
     assert not marker.exists()
+
+
+def test_a_correctly_sealed_cache_cannot_run_code_through_a_note_blob(tmp_path: Path) -> None:
+    """Each note's own compressed blob inside the cache is unpickled with the same data-only rules."""
+    import zlib
+
+    root = make_store(tmp_path / "store")
+    NoteIndex.load(root)
+    cached = note_cache.load_cache(root)
+    assert cached is not None
+    marker = tmp_path / "marker"
+    position = cached.relpaths.index("a.md")
+    evil = zlib.compress(pickle.dumps(Planted(marker), protocol=pickle.HIGHEST_PROTOCOL))
+    cached.packed[position] = (*cached.packed[position][:4], evil)
+    assert note_cache.save_cache(root, cached)
+    index = NoteIndex.load(root)
+    with pytest.raises(pickle.UnpicklingError):
+        index.notes["a.md"]
+    with pytest.raises(pickle.UnpicklingError):
+        Searcher(index).search("kiwi")
+    assert not marker.exists()
