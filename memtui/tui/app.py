@@ -30,6 +30,7 @@ from memtui.tui.messages import (
 if TYPE_CHECKING:
     from textual.app import SystemCommand
     from textual.command import Provider
+    from textual.notifications import SeverityLevel
     from textual.screen import Screen
 
     from memtui.core.config import Settings
@@ -104,6 +105,18 @@ class MemtuiApp(App[None]):
         self.progress_signal: Signal[tuple[int, int]] = Signal(self, "index-progress")
         self.badges_signal: Signal[None] = Signal(self, "badges")
 
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Show a notification as plain text: paths, titles and results may hold brackets."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+
     def on_mount(self) -> None:
         """Show the main screen at once, then index and watch in the background."""
         from memtui.tui.screens.main import MainScreen
@@ -111,7 +124,7 @@ class MemtuiApp(App[None]):
         theme = getattr(self.ctx.settings, "theme", None)
         theme_problem = self.theme_problem()
         if theme_problem is not None:
-            self.notify(theme_problem, severity="error", timeout=12, markup=False)
+            self.notify(theme_problem, severity="error", timeout=12)
         elif theme:
             self.theme = theme
         keymap = getattr(self.ctx.settings, "keymap", None)
@@ -122,9 +135,9 @@ class MemtuiApp(App[None]):
         if marker:
             self.call_after_refresh(Path(marker).write_text, f"{time.time():.6f}\n")
         if self.notice:
-            self.notify(self.notice, timeout=8, markup=False)
+            self.notify(self.notice, timeout=8)
         for problem in self.ctx.problems:
-            self.notify(problem, severity="warning", timeout=10, markup=False)
+            self.notify(problem, severity="warning", timeout=10)
         self.call_after_refresh(self.after_first_frame)
 
     @work(exclusive=True, group="quit")
@@ -183,7 +196,7 @@ class MemtuiApp(App[None]):
             )
             return
         self.notify(
-            f"Started a fresh history. The old one is kept as {kept}.", timeout=12, markup=False
+            f"Started a fresh history. The old one is kept as {kept}.", timeout=12
         )
         self.start_background_work()
 
@@ -233,7 +246,7 @@ class MemtuiApp(App[None]):
         """Tell the screens the index is in, compute badges, report skipped entries."""
         self.index_progress = None
         if message.error:
-            self.notify(message.error, severity="error", timeout=10, markup=False)
+            self.notify(message.error, severity="error", timeout=10)
         if message.index is None:
             return
         self.index_ready_signal.publish(None)
@@ -255,7 +268,6 @@ class MemtuiApp(App[None]):
             f"Skipped {len(problems)} entries:\n{shown}{tail}",
             severity="warning",
             timeout=20,
-            markup=False,
         )
 
     @work(thread=True, exclusive=True, group="badges", exit_on_error=False)

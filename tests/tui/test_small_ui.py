@@ -55,3 +55,17 @@ async def test_history_columns_grow_with_the_terminal(
         assert widths["actor"] >= actor and widths["result"] >= result
         used = sum(column.get_render_width(table) for column in table.columns.values())
         assert used <= max(width, 120)
+
+
+async def test_every_notification_is_plain_text(store_root: Path) -> None:
+    """A notification from any widget shows brackets as they are, never as markup."""
+    from textual.widgets._toast import Toast
+
+    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await wait_idle(pilot)
+        app.screen.notify("Cannot open [/x] or [b]y[/b]")
+        app.notify("history: [red]broken")
+        await pilot.pause()
+        shown = sorted(str(toast.render()) for toast in app.screen.query(Toast))
+        assert shown == ["Cannot open [/x] or [b]y[/b]", "history: [red]broken"]

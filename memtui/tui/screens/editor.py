@@ -105,7 +105,7 @@ async def save_checked(
         app.remember_event(result.event_id)
         return "saved"
     if not result.content.startswith("Conflict"):
-        app.notify(result.content, severity="error", markup=False)
+        app.notify(result.content, severity="error")
         return "failed"
     try:
         theirs: str | None = store.read(virtual)[0]
@@ -115,7 +115,7 @@ async def save_checked(
     if choice == "mine":
         retry = store.write(virtual, text, store.revision(virtual))
         if retry.is_error:
-            app.notify(retry.content, severity="error", markup=False)
+            app.notify(retry.content, severity="error")
             return "failed"
         app.remember_event(retry.event_id)
         return "saved"
@@ -173,10 +173,10 @@ class EditorScreen(Screen[bool]):
         text = self.text
         outcome = await save_checked(app, self.relpath, text, self.revision)
         if outcome == "saved":
-            app.notify(f"Saved {self.relpath}", markup=False)
+            app.notify(f"Saved {self.relpath}")
             self.dismiss(True)
         elif outcome == "theirs":
-            app.notify(f"Kept the version on disk of {self.relpath}", markup=False)
+            app.notify(f"Kept the version on disk of {self.relpath}")
             self.dismiss(True)
 
     @work(exclusive=True, group="editor-close")
@@ -226,7 +226,7 @@ async def edit_in_external_editor(app: MemtuiApp, relpath: str) -> bool:
     try:
         text, revision = store.read(app.ctx.virtual(relpath))
     except Exception as error:
-        app.notify(f"Cannot edit {relpath}: {error}", severity="error", markup=False)
+        app.notify(f"Cannot edit {relpath}: {error}", severity="error")
         return False
     with tempfile.TemporaryDirectory(prefix="memtui-edit-") as folder:
         copy = Path(folder) / Path(relpath).name
@@ -235,7 +235,7 @@ async def edit_in_external_editor(app: MemtuiApp, relpath: str) -> bool:
             with app.suspend():
                 code = subprocess.call([*editor_command(), str(copy)])
         except Exception as error:
-            app.notify(f"Cannot run the editor: {error}", severity="error", markup=False)
+            app.notify(f"Cannot run the editor: {error}", severity="error")
             return False
         edited = copy.read_text(encoding="utf-8")
     if code != 0:

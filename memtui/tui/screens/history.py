@@ -292,9 +292,9 @@ class HistoryScreen(StoreScreen):
                 return
             result = self.ctx.store.revert(event.id, force=True)
         if result.is_error:
-            self.notify(result.content, severity="error", timeout=6, markup=False)
+            self.notify(result.content, severity="error", timeout=6)
         else:
-            self.notify(f"Undid {what}.", timeout=3, markup=False)
+            self.notify(f"Undid {what}.", timeout=3)
             remember = getattr(self.app, "remember_event", None)
             if remember is not None:
                 remember(result.event_id)

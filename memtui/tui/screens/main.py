@@ -357,7 +357,7 @@ class MainScreen(Screen[None]):
             return
         resolved = index.resolve(target, source)
         if resolved is None:
-            self.notify(f"Unresolved link: [[{target}]]", severity="warning", markup=False)
+            self.notify(f"Unresolved link: [[{target}]]", severity="warning")
         else:
             self.show_path(resolved)
 
@@ -432,7 +432,7 @@ class MainScreen(Screen[None]):
         try:
             text, revision = self.ctx.store.read(self.ctx.virtual(relpath))
         except Exception as error:
-            self.notify(f"Cannot edit {relpath}: {error}", severity="error", markup=False)
+            self.notify(f"Cannot edit {relpath}: {error}", severity="error")
             return
         saved = await self.app.push_screen_wait(EditorScreen(relpath, text, revision, cursor))
         if saved:
@@ -457,11 +457,11 @@ class MainScreen(Screen[None]):
             return
         result, relpath = create_note(self.ctx.store, *answer)
         if result.is_error:
-            self.notify(result.content, severity="error", markup=False)
+            self.notify(result.content, severity="error")
             return
         self.memtui.remember_event(result.event_id)
         await self.changed({relpath}, show=relpath)
-        self.notify(f"Created {relpath}", markup=False)
+        self.notify(f"Created {relpath}")
         await self.edit_note(relpath, template_cursor())
 
     @work(exclusive=True, group="main-action")
@@ -494,10 +494,10 @@ class MainScreen(Screen[None]):
         for event_id in outcome.event_ids:
             self.memtui.remember_event(event_id)
         if outcome.error:
-            self.notify(outcome.error, severity="error", markup=False)
+            self.notify(outcome.error, severity="error")
             return
         await self.changed({entry.relpath, new_relpath, *outcome.rewritten}, show=new_relpath)
-        self.notify(outcome.summary, markup=False)
+        self.notify(outcome.summary)
 
     @work(exclusive=True, group="main-action")
     async def action_delete(self) -> None:
@@ -517,11 +517,11 @@ class MainScreen(Screen[None]):
             return
         result = self.ctx.store.delete(self.ctx.virtual(entry.relpath))
         if result.is_error:
-            self.notify(result.content, severity="error", markup=False)
+            self.notify(result.content, severity="error")
             return
         self.memtui.remember_event(result.event_id)
         await self.changed({entry.relpath})
-        self.notify(f"Deleted {entry.relpath} (u to undo)", markup=False)
+        self.notify(f"Deleted {entry.relpath} (u to undo)")
 
     async def action_undo(self) -> None:
         """Revert the last change made in this app."""
@@ -532,7 +532,7 @@ class MainScreen(Screen[None]):
         event = self.ctx.history.event(event_id)
         result = self.ctx.store.revert(event_id)
         if result.is_error:
-            self.notify(result.content, severity="error", markup=False)
+            self.notify(result.content, severity="error")
             return
         paths = {
             p.removeprefix("/memories/").strip("/")

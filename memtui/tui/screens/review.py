@@ -301,5 +301,5 @@ class ReviewScreen(StoreScreen):
                 f"{past} {count(len(done), 'note')}; undo any of them from the history (h)."
             )
         for failure in failures:
-            self.notify(failure, severity="error", timeout=6, markup=False)
+            self.notify(failure, severity="error", timeout=6)
         self.reload()
