@@ -10,8 +10,8 @@ flagged.
 
 from __future__ import annotations
 
-import functools
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 
@@ -165,11 +165,15 @@ _LABELS = {kind: label for kind, label, _pattern in _PATTERNS} | {
 
 def scan(text: str) -> list[SecretFinding]:
     """Every kind of likely credential found in `text`, in pattern order, each kind once."""
-    kinds = {span.kind for span in find_spans(text)}
+    return findings_of(find_spans(text))
+
+
+def findings_of(spans: Iterable[SecretSpan]) -> list[SecretFinding]:
+    """The kinds of credential `spans` hold, in pattern order, each kind once."""
+    kinds = {span.kind for span in spans}
     return [SecretFinding(kind, label) for kind, label in _LABELS.items() if kind in kinds]
 
 
-@functools.lru_cache(maxsize=2)
 def find_spans(text: str) -> tuple[SecretSpan, ...]:
     """Every likely credential's value in `text`, in text order.
 
@@ -193,10 +197,13 @@ def find_spans(text: str) -> tuple[SecretSpan, ...]:
     return tuple(sorted(spans, key=lambda span: (span.start, span.end)))
 
 
-def redact(text: str) -> str:
-    """`text` with each likely credential's value replaced by `<redacted secret:KIND>`."""
+def redact(text: str, spans: Iterable[SecretSpan] | None = None) -> str:
+    """`text` with each likely credential's value replaced by `<redacted secret:KIND>`.
+
+    `spans` are `find_spans(text)` when the caller has them already.
+    """
     merged: list[SecretSpan] = []
-    for span in find_spans(text):
+    for span in find_spans(text) if spans is None else spans:
         if merged and span.start < merged[-1].end:
             last = merged[-1]
             merged[-1] = SecretSpan(last.kind, last.start, max(last.end, span.end))

@@ -8,7 +8,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memtui.core.actors import human_actor
 from memtui.core.atomic import atomic_write, make_dirs
@@ -36,7 +36,7 @@ from memtui.core.lock import MutationLock
 from memtui.core.paths import PathRefusal, check_path, is_within, real_root, to_virtual
 from memtui.core.regular import NotRegularFile, read_regular
 from memtui.core.result import CommandResult
-from memtui.core.secrets import SecretFinding, redact, scan
+from memtui.core.secrets import SecretFinding, find_spans, findings_of, redact, scan
 from memtui.core.sizes import format_size
 from memtui.core.snapshots import (
     MISSING,
@@ -58,6 +58,13 @@ EXTERNAL_ACTOR = "external"
 MAX_RECORDED_DEPTH = 10
 """Nesting levels of an argument kept in the history; deeper values are replaced by a marker."""
 SCANNED_FIELDS = {"create": "file_text", "str_replace": "new_str", "insert": "insert_text"}
+
+
+class Screened(NamedTuple):
+    """A call's arguments as recorded (likely secrets of an agent's text redacted) and what was found."""
+
+    args: dict[str, Any]
+    findings: list[SecretFinding]
 
 
 class StoreError(Exception):
@@ -162,14 +169,15 @@ class MemoryStore:
         parsed = parse_command(self.root, tool_input)
         if isinstance(parsed, CommandOutcome):
             return self._record_refused(tool_input, parsed)
+        screened = self._screen(parsed.command, tool_input)
         if not is_mutating(parsed.command):
             outcome = apply_command(self.root, parsed)
-            return self._record_outcome(parsed, tool_input, outcome)
-        refusal = self._policy_refusal(parsed)
+            return self._record_outcome(parsed, screened, outcome)
+        refusal = self._secret_refusal(screened.findings)
         if refusal is not None:
-            return self._record_outcome(parsed, tool_input, refusal)
+            return self._record_outcome(parsed, screened, refusal)
         with self._shared.lock.hold():
-            return self._mutate(parsed, tool_input)
+            return self._mutate(parsed, screened)
 
     def view(self, path: str, view_range: list[int] | None = None) -> CommandResult:
         """`view` a file or folder."""
@@ -214,7 +222,7 @@ class MemoryStore:
         """Rename or move a file or folder."""
         return self.execute({"command": "rename", "old_path": old_path, "new_path": new_path})
 
-    def _mutate(self, parsed: ParsedCommand, tool_input: object) -> CommandResult:
+    def _mutate(self, parsed: ParsedCommand, screened: Screened) -> CommandResult:
         """Check, snapshot, apply and record a mutating command; the caller holds the lock.
 
         A command that will be refused is refused before its before-state is read.
@@ -222,25 +230,25 @@ class MemoryStore:
         target = parsed.targets[0]
         refusal = precheck(self.root, parsed)
         if refusal is not None:
-            return self._record_outcome(parsed, tool_input, refusal)
+            return self._record_outcome(parsed, screened, refusal)
         try:
             before = MISSING if parsed.command == "create" else capture(target)
         except OSError as error:
             outcome = CommandOutcome(self._unreadable_message(parsed, error), True)
-            return self._record_outcome(parsed, tool_input, outcome)
+            return self._record_outcome(parsed, screened, outcome)
         size_refusal = self._size_refusal(parsed, before)
         if size_refusal is not None:
-            return self._record_outcome(parsed, tool_input, size_refusal)
+            return self._record_outcome(parsed, screened, size_refusal)
         outcome = apply_command(self.root, parsed)
         if outcome.is_error:
-            return self._record_outcome(parsed, tool_input, outcome)
+            return self._record_outcome(parsed, screened, outcome)
         if parsed.command == "rename":
             after = before
         elif parsed.command == "delete":
             after = MISSING
         else:
             after = capture(target)
-        return self._record_outcome(parsed, tool_input, outcome, before=before, after=after)
+        return self._record_outcome(parsed, screened, outcome, before=before, after=after)
 
     def _unreadable_message(self, parsed: ParsedCommand, error: OSError) -> str:
         """`Cannot <verb> <path>: ...` for a before-state that could not be read, in virtual paths."""
@@ -260,8 +268,8 @@ class MemoryStore:
 
     # Policies: secrets and size.
 
-    def _secret_findings(self, command: str, text: object) -> list[SecretFinding]:
-        """Likely credentials in an agent's write (nothing is scanned for humans)."""
+    def _secret_findings(self, text: object) -> list[SecretFinding]:
+        """Likely credentials in an agent's text (nothing is scanned for humans)."""
         if actor_kind(self.actor) != "agent" or not isinstance(text, str):
             return []
         return scan(text)
@@ -277,13 +285,6 @@ class MemoryStore:
             True,
             tuple(f"secret:{finding.kind}" for finding in findings),
         )
-
-    def _policy_refusal(self, parsed: ParsedCommand) -> CommandOutcome | None:
-        """A secret refusal for an agent write when secrets are blocked."""
-        field = SCANNED_FIELDS.get(parsed.command)
-        if field is None:
-            return None
-        return self._secret_refusal(self._secret_findings(parsed.command, parsed.args.get(field)))
 
     def _size_limit_refusal(self, path: str, size: int) -> CommandOutcome | None:
         """A refusal if a write would leave a file bigger than `max_file_size`."""
@@ -319,25 +320,17 @@ class MemoryStore:
 
     # Recording.
 
-    def _flags(self, parsed: ParsedCommand | None, outcome: CommandOutcome) -> tuple[str, ...]:
-        """The outcome's security flags plus `secret:<kind>` for a flagged agent write."""
-        flags = list(outcome.flags)
-        if parsed is not None and not outcome.is_error:
-            field = SCANNED_FIELDS.get(parsed.command)
-            if field is not None:
-                for finding in self._secret_findings(parsed.command, parsed.args.get(field)):
-                    flags.append(f"secret:{finding.kind}")
-        return tuple(dict.fromkeys(flags))
-
-    def _recorded_args(self, command: str, tool_input: object) -> dict[str, Any]:
-        """The input's arguments as kept: likely secrets in an agent's text become placeholders."""
+    def _screen(self, command: str, tool_input: object) -> Screened:
+        """Scan an agent's text once: the arguments to record (secrets redacted) and the findings."""
         args = _args_of(tool_input)
         field = SCANNED_FIELDS.get(command)
-        if field is not None and actor_kind(self.actor) == "agent":
-            value = args.get(field)
-            if isinstance(value, str):
-                args[field] = redact(value)
-        return args
+        value = args.get(field) if field is not None else None
+        if field is None or not isinstance(value, str) or actor_kind(self.actor) != "agent":
+            return Screened(args, [])
+        spans = find_spans(value)
+        if spans:
+            args[field] = redact(value, spans)
+        return Screened(args, findings_of(spans))
 
     def _record(self, content: str, is_error: bool, **event: Any) -> CommandResult:
         """Record an event as this store's actor and session, now; the result carries its id."""
@@ -354,7 +347,7 @@ class MemoryStore:
     def _record_outcome(
         self,
         parsed: ParsedCommand,
-        tool_input: object,
+        screened: Screened,
         outcome: CommandOutcome,
         *,
         before: State = MISSING,
@@ -379,10 +372,10 @@ class MemoryStore:
             command=parsed.command,
             path=parsed.virtual[0],
             new_path=parsed.virtual[1] if len(parsed.virtual) > 1 else None,
-            args=self._recorded_args(parsed.command, tool_input),
+            args=screened.args,
             before=before.pair if changed else (None, None),
             after=after.pair if changed else (None, None),
-            flags=self._flags(parsed, outcome),
+            flags=_flags(outcome, screened.findings),
             blobs=blobs,
             cleared=cleared,
             files=files,
@@ -400,7 +393,7 @@ class MemoryStore:
             command=command,
             path=path,
             new_path=new_path,
-            args=self._recorded_args(command, tool_input),
+            args=self._screen(command, tool_input).args,
             flags=outcome.flags,
         )
 
@@ -490,9 +483,8 @@ class MemoryStore:
                 CommandOutcome(f"The text for {path} is not valid Unicode", True),
             )
         args["size"] = len(data)
-        policy_refusal = self._size_limit_refusal(path, len(data)) or self._secret_refusal(
-            self._secret_findings("write", text)
-        )
+        findings = self._secret_findings(text)
+        policy_refusal = self._size_limit_refusal(path, len(data)) or self._secret_refusal(findings)
         if policy_refusal is not None:
             return self._record_human("write", virtual, args, policy_refusal)
         with self._shared.lock.hold():
@@ -514,7 +506,7 @@ class MemoryStore:
             written_stat = stat_now(checked.real)
             if written_stat is not None:
                 written.stats[""] = written_stat
-            secret_flags = tuple(f"secret:{f.kind}" for f in self._secret_findings("write", text))
+            secret_flags = tuple(f"secret:{finding.kind}" for finding in findings)
             outcome = CommandOutcome(f"Saved {path}", False, secret_flags)
             return self._record_human("write", virtual, args, outcome, before=before, after=written)
 
@@ -698,6 +690,14 @@ def _encoded_length(value: object) -> int:
     if not isinstance(value, str):
         return 0
     return len(value.encode("utf-8", errors="surrogatepass"))
+
+
+def _flags(outcome: CommandOutcome, findings: list[SecretFinding]) -> tuple[str, ...]:
+    """The outcome's security flags plus `secret:<kind>` for a flagged agent write."""
+    flags = list(outcome.flags)
+    if not outcome.is_error:
+        flags += [f"secret:{finding.kind}" for finding in findings]
+    return tuple(dict.fromkeys(flags))
 
 
 def _args_of(tool_input: object) -> dict[str, Any]:

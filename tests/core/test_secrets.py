@@ -265,3 +265,27 @@ def test_a_warned_secret_is_kept_once_in_the_content_and_undo_still_works(tmp_pa
     assert (tmp_path / "creds.md").read_text() == f"aws {AWS_KEY}\n"
     assert not human.revert(created.event_id, force=True).is_error
     assert not (tmp_path / "creds.md").exists()
+
+
+@pytest.mark.parametrize("mode", ["warn", "block"])
+def test_an_agent_write_is_scanned_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str
+) -> None:
+    from memtui.core import store as store_module
+
+    scanned: list[str] = []
+    real = store_module.find_spans
+
+    def counting(text: str) -> object:
+        scanned.append(text)
+        return real(text)
+
+    monkeypatch.setattr(store_module, "find_spans", counting)
+    agent = MemoryStore(tmp_path, actor="agent:claude", settings=Settings(secrets=mode))
+    text = "aws_key = AKIAIOSFODNN7EXAMPLE\n"
+    result = agent.create("/memories/k.md", text)
+    assert result.is_error == (mode == "block")
+    assert scanned == [text]
+    (event,) = agent.history.events()
+    assert event.flags == ("secret:aws-access-key",)
+    assert "AKIAIOSFODNN7EXAMPLE" not in event.args["file_text"]
