@@ -9,7 +9,7 @@ import signal
 import sys
 from collections.abc import Sequence
 
-from memtui.cli.shared import fail
+from memtui.cli.shared import OneLineParser, fail
 
 SUBCOMMANDS: dict[str, str] = {
     "tool": "memtui.cli.tool_cmd",
@@ -24,8 +24,8 @@ SUBCOMMANDS: dict[str, str] = {
 
 
 def build_parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
-    """The top-level parser and each subcommand's own parser by name."""
-    parser = argparse.ArgumentParser(
+    """The top-level parser and each subcommand's own parser by name (all `OneLineParser`s)."""
+    parser = OneLineParser(
         prog="memtui",
         description="See, search and curate what your AI agents remember.",
     )
@@ -36,7 +36,7 @@ def build_parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argumen
 
 
 def parse_subcommand(args_list: Sequence[str]) -> argparse.Namespace:
-    """Parse `COMMAND ARGS...` with the subcommand's own parser, so its usage shows on errors."""
+    """Parse `COMMAND ARGS...` with the subcommand's own parser: errors are `memtui COMMAND: ...`."""
     name = args_list[0]
     args = build_parsers()[1][name].parse_args(list(args_list[1:]))
     args.subcommand = name

@@ -19,7 +19,9 @@ DEFAULT_ROOT = "~/memories"
 
 def build_parser() -> argparse.ArgumentParser:
     """Arguments of the app command."""
-    parser = argparse.ArgumentParser(
+    from memtui.cli.shared import OneLineParser
+
+    parser = OneLineParser(
         prog="memtui",
         description=(
             "See, search and curate what your AI agents remember. Opens PATH (default: the "

@@ -7,7 +7,7 @@ import socket
 from pathlib import Path
 from typing import Any
 
-from memtui.cli.shared import fail, open_failure
+from memtui.cli.shared import fail, open_failure, whole_number
 from memtui.core.actors import agent_actor
 
 DESCRIPTION = """\
@@ -54,7 +54,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--port",
-        type=int,
+        type=whole_number,
         default=None,
         metavar="N",
         help=f"port for --http (default: {DEFAULT_PORT})",

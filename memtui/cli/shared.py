@@ -2,10 +2,32 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An argument parser that reports a bad command line as `<prog>: <message>` and exits 2.
+
+    `--help` still prints the whole help; subparsers added to it are of this class too.
+    """
+
+    def error(self, message: str) -> NoReturn:
+        """Print the problem on one line of stderr (no usage) and exit with status 2."""
+        from memtui.cli.terminal import visible
+
+        self.exit(2, f"{self.prog}: {visible(message.removeprefix('argument '))}\n")
+
+
+def whole_number(text: str) -> int:
+    """`int(text)` for an argument; a one-line argparse error when it is not a whole number."""
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
 
 
 def fail(command: str, message: object, status: int = 2) -> int:

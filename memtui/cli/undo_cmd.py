@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from memtui.cli.shared import fail, has_history
+from memtui.cli.shared import fail, has_history, whole_number
 
 _DESCRIPTION = """\
 Undo one event of PATH's history (see `memtui log PATH`): restore what the event changed to how
@@ -26,7 +26,7 @@ def register(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("path", metavar="PATH", help="the memory folder")
-    parser.add_argument("event_id", metavar="EVENT_ID", type=int, help="the event id to undo")
+    parser.add_argument("event_id", metavar="EVENT_ID", type=whole_number, help="the event id to undo")
     parser.add_argument(
         "--force",
         action="store_true",

@@ -181,7 +181,7 @@ def test_parse_when() -> None:
             "memtui log: --since: 'soon' is not a time: use 7d, 12h, 30m, 2 weeks, 1 month, 1y, "
             "today, yesterday or an ISO date like 2026-11-01T09:30\n",
         ),
-        ("--limit", "ten", "memtui log: --limit: 'ten' is not a whole number of events\n"),
+        ("--limit", "ten", "memtui log: --limit: 'ten' is not a whole number\n"),
     ],
 )
 def test_a_bad_flag_value_is_one_line(

@@ -113,8 +113,8 @@ def test_a_non_human_actor_is_refused_with_a_clear_message(
         build_parser().parse_args(["--actor", actor])
     assert exited.value.code == 2
     err = capsys.readouterr().err
-    assert f"argument --actor: {actor!r} is not a human name" in err
-    assert "always acts as human:NAME" in err
+    assert err.startswith(f"memtui: --actor: {actor!r} is not a human name")
+    assert "always acts as human:NAME" in err and err.count("\n") == 1
 
 
 def test_an_agent_actor_from_the_environment_is_refused(
