@@ -58,10 +58,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         except BrokenPipeError:
             return reader_gone()
         return status
-    problem = None if {"-h", "--help"} & set(args_list) else config_problem()
-    if problem is not None:
-        print(f"memtui: {problem}", file=sys.stderr)
-        return 2
     from memtui.cli import app_cmd
 
     return app_cmd.main(args_list)

@@ -36,14 +36,17 @@ def register(subparsers: Any) -> None:
         "--actor",
         metavar="NAME",
         default=None,
-        help='who is undoing, recorded as "human:NAME" (default: the configured or login name)',
+        help=(
+            'who is undoing, recorded as "human:NAME" (default: MEMTUI_ACTOR, else the config\'s '
+            "actor, else your login name)"
+        ),
     )
 
 
 def run(args: argparse.Namespace) -> int:
     """Run `memtui undo`: print the result; exit 1 on a conflict or error."""
     from memtui.core.actors import ActorError, human_actor
-    from memtui.core.config import ConfigError, load_settings
+    from memtui.core.config import ConfigError, default_human_actor, load_settings
     from memtui.core.history import HistoryCorrupt
     from memtui.core.store import MemoryStore
 
@@ -52,11 +55,11 @@ def run(args: argparse.Namespace) -> int:
         return fail("undo", f"{args.path}: no memtui history here")
     try:
         settings = load_settings()
-        actor = human_actor(settings.actor if args.actor is None else args.actor)
+        actor = default_human_actor(settings) if args.actor is None else human_actor(args.actor)
         store = MemoryStore(root, actor=actor, settings=settings)
         result = store.revert(args.event_id, force=args.force)
     except ActorError as error:
-        return fail("undo", f"--actor: {error}")
+        return fail("undo", f"{'login name' if args.actor is None else '--actor'}: {error}")
     except (ConfigError, HistoryCorrupt) as error:
         return fail("undo", error)
     if result.is_error:
