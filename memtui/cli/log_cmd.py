@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 import time
 from datetime import datetime
@@ -16,8 +15,6 @@ from memtui.cli.terminal import console, json_safe, visible
 from memtui.notes.timeframe import parse_timeframe
 
 DEFAULT_LIMIT = 100
-_RELATIVE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
-_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 
 _DESCRIPTION = """\
 Show PATH's history: every command an agent or a person ran (reads, refused and failed calls
@@ -28,12 +25,8 @@ one JSON object per event and line.
 
 def parse_when(value: str, now: float | None = None) -> float:
     """Unix time of `7d`, `12h`, `45s`, `1.5d`, `2 weeks`, `1 month`, `1y`, `today` ago, or of an ISO date."""
-    match = _RELATIVE.match(value)
-    current = time.time() if now is None else now
-    if match:
-        return current - float(match.group(1)) * _SECONDS[match.group(2)]
     try:
-        return parse_timeframe(value, current)
+        return parse_timeframe(value, now)
     except ValueError:
         pass
     try:

@@ -161,6 +161,8 @@ def test_parse_when() -> None:
     assert parse_when("7d", now=1_000_000.0) == 1_000_000.0 - 7 * 86400
     assert parse_when("12h", now=100_000.0) == 100_000.0 - 12 * 3600
     assert parse_when("30m", now=10_000.0) == 10_000.0 - 1800
+    assert parse_when("45s", now=10_000.0) == 10_000.0 - 45
+    assert parse_when("1.5d", now=1_000_000.0) == 1_000_000.0 - 1.5 * 86400
     assert parse_when("2026-11-01T00:00:00+00:00") == 1_793_491_200.0
     june_10 = datetime(2026, 6, 10, 12, 0).timestamp()
     assert parse_when("1 month", now=june_10) == datetime(2026, 5, 10, 12, 0).timestamp()
