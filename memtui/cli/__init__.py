@@ -9,7 +9,8 @@ import signal
 import sys
 from collections.abc import Sequence
 
-from memtui.cli.shared import OneLineParser, fail
+from memtui.cli.shared import OneLineParser
+from memtui.core.reporting import fail
 
 SUBCOMMANDS: dict[str, str] = {
     "tool": "memtui.cli.tool_cmd",

@@ -7,8 +7,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from memtui.cli.shared import fail, progress_printer, report_skipped
+from memtui.cli.shared import progress_printer, report_skipped
 from memtui.cli.terminal import json_safe
+from memtui.core.reporting import fail
 from memtui.notes.export import export_records, record_json
 from memtui.notes.index import NoteIndex
 from memtui.notes.scan import scan_notes

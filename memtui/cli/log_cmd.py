@@ -10,8 +10,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from memtui.cli.shared import fail, has_history, open_history, whole_number
+from memtui.cli.shared import has_history, open_history, whole_number
 from memtui.cli.terminal import console, json_safe, visible
+from memtui.core.reporting import fail
 from memtui.notes.timeframe import parse_timeframe
 
 DEFAULT_LIMIT = 100

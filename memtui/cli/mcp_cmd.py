@@ -7,8 +7,9 @@ import socket
 from pathlib import Path
 from typing import Any
 
-from memtui.cli.shared import fail, open_failure, whole_number
+from memtui.cli.shared import whole_number
 from memtui.core.actors import agent_actor
+from memtui.core.reporting import fail, open_failure
 
 DESCRIPTION = """\
 Serve the memory folder PATH to AI agents over the Model Context Protocol.

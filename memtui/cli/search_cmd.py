@@ -9,14 +9,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from memtui.cli.shared import (
-    fail,
-    open_history,
-    progress_printer,
-    report_skipped,
-    whole_number,
-)
+from memtui.cli.shared import open_history, progress_printer, report_skipped, whole_number
 from memtui.cli.terminal import console, json_safe, visible, visible_spans
+from memtui.core.reporting import fail
 from memtui.notes.search import Searcher, SearchFilters, SearchHit
 
 HIGHLIGHT = "bold yellow"

@@ -1,4 +1,4 @@
-"""What several subcommands share: one-line error reports, the history check, index progress."""
+"""What several subcommands share: one-line argument errors, the history check, index progress."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ import os
 import sys
 from pathlib import Path
 from typing import Any, NoReturn
+
+from memtui.core.reporting import fail
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -30,25 +32,12 @@ def whole_number(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
 
 
-def fail(command: str, message: object, status: int = 2) -> int:
-    """Print `memtui <command>: <message>` on stderr; returns `status` as the exit status."""
-    print(f"memtui {command}: {message}", file=sys.stderr)
-    return status
-
-
 def report_skipped(command: str, problems: list[str]) -> None:
     """Name each entry the scan skipped on stderr, control characters made visible."""
     from memtui.cli.terminal import visible
 
     for problem in problems:
         fail(command, f"skipped {visible(problem)}")
-
-
-def open_failure(command: str, path: str, error: Exception) -> int:
-    """Report a store that would not open: an OS error names the folder, others speak alone."""
-    if isinstance(error, OSError):
-        return fail(command, f"{path}: {error.strerror or error}")
-    return fail(command, error)
 
 
 def has_history(root: Path) -> bool:

@@ -7,14 +7,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from memtui.cli.shared import (
-    fail,
-    open_history,
-    progress_printer,
-    report_skipped,
-    whole_number,
-)
+from memtui.cli.shared import open_history, progress_printer, report_skipped, whole_number
 from memtui.cli.terminal import json_safe, visible
+from memtui.core.reporting import fail
 
 
 def register(subparsers: Any) -> None:

@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any
 
-from memtui.cli.shared import fail, open_failure
+from memtui.core.reporting import fail, open_failure
 
 _DESCRIPTION = """\
 Run memory-tool commands (the memory_20250818 tool's inputs) against the folder PATH, which is

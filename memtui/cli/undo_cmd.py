@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from memtui.cli.shared import fail, has_history, whole_number
+from memtui.cli.shared import has_history, whole_number
+from memtui.core.reporting import fail
 
 _DESCRIPTION = """\
 Undo one event of PATH's history (see `memtui log PATH`): restore what the event changed to how
