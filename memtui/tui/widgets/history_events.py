@@ -13,6 +13,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
+from memtui.core.history import actor_kind
 from memtui.tui import text_styles as styles
 
 if TYPE_CHECKING:
@@ -271,7 +272,7 @@ READERS = {"agent": "The agent read:\n", "human": "A person read:\n"}
 
 def reader_label(actor: str) -> str:
     """The line above what a `view` returned: who read it, by the kind of actor."""
-    return READERS.get(actor.partition(":")[0], "Read:\n")
+    return READERS.get(actor_kind(actor), "Read:\n")
 
 
 def describe_event(event: Event, before: str | None, after: str | None) -> Content:
