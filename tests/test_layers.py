@@ -39,3 +39,15 @@ def test_core_imports_no_other_memtui_layer() -> None:
     loaded = _modules_after_import("memtui.core.store")
     others = {m for m in loaded if m.startswith(("memtui.notes", "memtui.agents", "memtui.tui"))}
     assert others == set()
+
+
+def test_agents_import_only_core_and_notes() -> None:
+    """Every agents module loads without the CLI or the app (agents build on core and notes)."""
+    from pathlib import Path
+
+    import memtui.agents
+
+    folder = Path(memtui.agents.__file__).parent
+    modules = sorted(f"memtui.agents.{p.stem}" for p in folder.glob("*.py") if p.stem != "__init__")
+    loaded = _modules_after_import(", ".join(modules))
+    assert {m for m in loaded if m.startswith(("memtui.cli", "memtui.tui"))} == set()

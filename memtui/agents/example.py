@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from memtui.cli.shared import fail, open_failure
+from memtui.core.reporting import fail, open_failure
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
 DEFAULT_TASK = (

@@ -17,14 +17,15 @@ from typing import Any, BinaryIO
 
 import pydantic_core
 
+from memtui.core.commands import well_formed
+
 SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
-LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _folded(value: Any) -> Any:
     """`value` with every lone surrogate in its strings (keys too) replaced by U+FFFD."""
     if isinstance(value, str):
-        return LONE_SURROGATE.sub("\ufffd", value)
+        return well_formed(value)
     if isinstance(value, list):
         return [_folded(item) for item in value]
     if isinstance(value, dict):
@@ -53,6 +54,7 @@ class FoldingReader(io.RawIOBase):
     """A binary stream of `source`'s lines, each passed through `fold_line`."""
 
     def __init__(self, source: BinaryIO) -> None:
+        """Read lines from `source`, none of them taken yet."""
         super().__init__()
         self._source = source
         self._pending = b""

@@ -9,7 +9,8 @@ import signal
 import sys
 from collections.abc import Sequence
 
-from memtui.cli.shared import fail
+from memtui.cli.shared import OneLineParser
+from memtui.core.reporting import fail
 
 SUBCOMMANDS: dict[str, str] = {
     "tool": "memtui.cli.tool_cmd",
@@ -24,8 +25,8 @@ SUBCOMMANDS: dict[str, str] = {
 
 
 def build_parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
-    """The top-level parser and each subcommand's own parser by name."""
-    parser = argparse.ArgumentParser(
+    """The top-level parser and each subcommand's own parser by name (all `OneLineParser`s)."""
+    parser = OneLineParser(
         prog="memtui",
         description="See, search and curate what your AI agents remember.",
     )
@@ -36,7 +37,7 @@ def build_parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argumen
 
 
 def parse_subcommand(args_list: Sequence[str]) -> argparse.Namespace:
-    """Parse `COMMAND ARGS...` with the subcommand's own parser, so its usage shows on errors."""
+    """Parse `COMMAND ARGS...` with the subcommand's own parser: errors are `memtui COMMAND: ...`."""
     name = args_list[0]
     args = build_parsers()[1][name].parse_args(list(args_list[1:]))
     args.subcommand = name
@@ -58,10 +59,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         except BrokenPipeError:
             return reader_gone()
         return status
-    problem = None if {"-h", "--help"} & set(args_list) else config_problem()
-    if problem is not None:
-        print(f"memtui: {problem}", file=sys.stderr)
-        return 2
     from memtui.cli import app_cmd
 
     return app_cmd.main(args_list)

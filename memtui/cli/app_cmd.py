@@ -19,7 +19,9 @@ DEFAULT_ROOT = "~/memories"
 
 def build_parser() -> argparse.ArgumentParser:
     """Arguments of the app command."""
-    parser = argparse.ArgumentParser(
+    from memtui.cli.shared import OneLineParser
+
+    parser = OneLineParser(
         prog="memtui",
         description=(
             "See, search and curate what your AI agents remember. Opens PATH (default: the "
@@ -58,31 +60,11 @@ def app_actor(name: str) -> str:
     )
 
 
-def default_actor(settings: Settings) -> str:
-    """The app's actor when --actor is not given: MEMTUI_ACTOR, else the config's `actor`, else
-    the login name (`settings.actor` holds whichever applies)."""
-    try:
-        return app_actor(settings.actor)
-    except argparse.ArgumentTypeError as error:
-        if os.environ.get("MEMTUI_ACTOR"):
-            where = "MEMTUI_ACTOR"
-        elif settings.source is not None:
-            where = f'{settings.source}: key "actor"'
-        else:
-            where = "login name"
-        raise ValueError(f"memtui: {where}: {error}") from error
-
-
-def resolve_root(path: str | None) -> tuple[Path, str | None]:
-    """The folder to open and a note to show about it (created, or None)."""
+def resolve_root(path: str | None, settings: Settings) -> tuple[Path, str | None]:
+    """The folder to open (`path`, else the configured root, else ~/memories) and a note to show
+    about it (created, or None)."""
     if path is None:
-        try:
-            from memtui.core.config import load_settings
-
-            configured = getattr(load_settings(), "root", None)
-        except Exception:
-            configured = None
-        path = str(configured) if configured else DEFAULT_ROOT
+        path = str(settings.root) if settings.root else DEFAULT_ROOT
     root = Path(os.path.expanduser(path))
     if root.exists():
         if not root.is_dir():
@@ -109,7 +91,8 @@ def main(argv: Sequence[str]) -> int:
     """Parse app options and run the app; bad paths exit with status 2 and one line."""
     args = build_parser().parse_args(list(argv))
     clock = time.time
-    from memtui.core.config import ConfigError, load_settings
+    from memtui.core.actors import ActorError
+    from memtui.core.config import ConfigError, default_human_actor, load_settings
 
     try:
         settings = load_settings()
@@ -117,14 +100,18 @@ def main(argv: Sequence[str]) -> int:
         print(f"memtui: {error}", file=sys.stderr)
         return 2
     try:
-        actor = args.actor or default_actor(settings)
+        actor = args.actor or default_human_actor(settings)
+    except ActorError as error:
+        print(f"memtui: login name: {error}", file=sys.stderr)
+        return 2
+    try:
         if args.demo:
             from memtui.demo import demo_clock
 
             root, notice = demo_root(), "Demo store: a temporary copy, edit freely."
             clock = demo_clock()
         else:
-            root, notice = resolve_root(args.path)
+            root, notice = resolve_root(args.path, settings)
     except ValueError as error:
         print(error, file=sys.stderr)
         return 2

@@ -7,8 +7,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from memtui.cli.shared import fail, progress_printer, report_skipped
+from memtui.cli.shared import progress_printer, report_skipped
 from memtui.cli.terminal import json_safe
+from memtui.core.reporting import fail
 from memtui.notes.export import export_records, record_json
 from memtui.notes.index import NoteIndex
 from memtui.notes.scan import scan_notes
@@ -59,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     scan = scan_notes(root)
     report_skipped("export", scan.problems)
     relpaths = [file.relpath for file in scan.files]
-    show_progress = sys.stderr.isatty() and len(relpaths) > PROGRESS_MIN_NOTES
+    progress = progress_printer("export:") if len(relpaths) > PROGRESS_MIN_NOTES else None
     out = sys.stdout
     first = True
     if args.format == "json":
@@ -78,11 +79,9 @@ def run(args: argparse.Namespace) -> int:
         else:
             out.write(line + "\n")
         first = False
-        if show_progress and (done % PROGRESS_EVERY == 0 or done == len(relpaths)):
-            print(f"\rexport: {done}/{len(relpaths)} notes", end="", file=sys.stderr, flush=True)
+        if progress is not None and (done % PROGRESS_EVERY == 0 or done == len(relpaths)):
+            progress(done, len(relpaths))
     if args.format == "json":
         out.write("\n]\n" if not first else "]\n")
-    if show_progress:
-        print(file=sys.stderr)
     out.flush()
     return 0

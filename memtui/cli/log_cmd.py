@@ -4,20 +4,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 import time
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from memtui.cli.shared import fail, has_history, open_history
+from memtui.cli.shared import has_history, open_history, whole_number
 from memtui.cli.terminal import console, json_safe, visible
+from memtui.core.reporting import fail
 from memtui.notes.timeframe import parse_timeframe
 
 DEFAULT_LIMIT = 100
-_RELATIVE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
-_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 
 _DESCRIPTION = """\
 Show PATH's history: every command an agent or a person ran (reads, refused and failed calls
@@ -28,12 +26,8 @@ one JSON object per event and line.
 
 def parse_when(value: str, now: float | None = None) -> float:
     """Unix time of `7d`, `12h`, `45s`, `1.5d`, `2 weeks`, `1 month`, `1y`, `today` ago, or of an ISO date."""
-    match = _RELATIVE.match(value)
-    current = time.time() if now is None else now
-    if match:
-        return current - float(match.group(1)) * _SECONDS[match.group(2)]
     try:
-        return parse_timeframe(value, current)
+        return parse_timeframe(value, now)
     except ValueError:
         pass
     try:
@@ -80,12 +74,14 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--since",
         metavar="WHEN",
+        type=parse_when,
         help="only events since WHEN: 7d, 12h, 30m, 2 weeks, 1 month, 1y, today, yesterday, or an ISO date/time",
     )
     parser.add_argument(
         "--limit",
         metavar="N",
-        default=str(DEFAULT_LIMIT),
+        type=whole_number,
+        default=DEFAULT_LIMIT,
         help=f"show at most N events (default {DEFAULT_LIMIT}; 0 for all)",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object per event")
@@ -168,14 +164,6 @@ def run(args: argparse.Namespace) -> int:
     """Run `memtui log`."""
     from memtui.core.history import HistoryCorrupt
 
-    try:
-        since = None if args.since is None else parse_when(args.since)
-    except argparse.ArgumentTypeError as error:
-        return fail("log", f"--since: {error}")
-    try:
-        limit = int(args.limit)
-    except ValueError:
-        return fail("log", f"--limit: {args.limit!r} is not a whole number of events")
     root = Path(args.path)
     if not root.is_dir():
         return fail("log", f"{args.path}: not a folder")
@@ -190,8 +178,8 @@ def run(args: argparse.Namespace) -> int:
             path=_virtual(args.file) if args.file else None,
             actor=args.actor,
             command=args.command,
-            since=since,
-            limit=limit if limit > 0 else None,
+            since=args.since,
+            limit=args.limit if args.limit > 0 else None,
         )
     except HistoryCorrupt as error:
         return fail("log", error)

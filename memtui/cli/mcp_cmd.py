@@ -7,8 +7,9 @@ import socket
 from pathlib import Path
 from typing import Any
 
-from memtui.cli.shared import fail, open_failure
+from memtui.cli.shared import whole_number
 from memtui.core.actors import agent_actor
+from memtui.core.reporting import fail, open_failure
 
 DESCRIPTION = """\
 Serve the memory folder PATH to AI agents over the Model Context Protocol.
@@ -54,7 +55,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--port",
-        type=int,
+        type=whole_number,
         default=None,
         metavar="N",
         help=f"port for --http (default: {DEFAULT_PORT})",

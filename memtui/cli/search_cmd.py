@@ -9,8 +9,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from memtui.cli.shared import fail, open_history, progress_printer, report_skipped
+from memtui.cli.shared import open_history, progress_printer, report_skipped, whole_number
 from memtui.cli.terminal import console, json_safe, visible, visible_spans
+from memtui.core.reporting import fail
 from memtui.notes.search import Searcher, SearchFilters, SearchHit
 
 HIGHLIGHT = "bold yellow"
@@ -42,7 +43,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("path", metavar="PATH", help="the memory folder (what /memories maps to)")
     parser.add_argument("query", metavar="QUERY", help="words to look for, in any order")
-    parser.add_argument("--limit", type=int, default=20, metavar="N", help="at most N hits (20)")
+    parser.add_argument("--limit", type=whole_number, default=20, metavar="N", help="at most N hits (20)")
     parser.add_argument(
         "--json",
         action="store_true",

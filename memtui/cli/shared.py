@@ -1,17 +1,35 @@
-"""What several subcommands share: one-line error reports, the history check, index progress."""
+"""What several subcommands share: one-line argument errors, the history check, index progress."""
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
+
+from memtui.core.reporting import fail
 
 
-def fail(command: str, message: object, status: int = 2) -> int:
-    """Print `memtui <command>: <message>` on stderr; returns `status` as the exit status."""
-    print(f"memtui {command}: {message}", file=sys.stderr)
-    return status
+class OneLineParser(argparse.ArgumentParser):
+    """An argument parser that reports a bad command line as `<prog>: <message>` and exits 2.
+
+    `--help` still prints the whole help; subparsers added to it are of this class too.
+    """
+
+    def error(self, message: str) -> NoReturn:
+        """Print the problem on one line of stderr (no usage) and exit with status 2."""
+        from memtui.cli.terminal import visible
+
+        self.exit(2, f"{self.prog}: {visible(message.removeprefix('argument '))}\n")
+
+
+def whole_number(text: str) -> int:
+    """`int(text)` for an argument; a one-line argparse error when it is not a whole number."""
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
 
 
 def report_skipped(command: str, problems: list[str]) -> None:
@@ -20,13 +38,6 @@ def report_skipped(command: str, problems: list[str]) -> None:
 
     for problem in problems:
         fail(command, f"skipped {visible(problem)}")
-
-
-def open_failure(command: str, path: str, error: Exception) -> int:
-    """Report a store that would not open: an OS error names the folder, others speak alone."""
-    if isinstance(error, OSError):
-        return fail(command, f"{path}: {error.strerror or error}")
-    return fail(command, error)
 
 
 def has_history(root: Path) -> bool:

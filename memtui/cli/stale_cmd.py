@@ -7,8 +7,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from memtui.cli.shared import fail, open_history, progress_printer, report_skipped
+from memtui.cli.shared import open_history, progress_printer, report_skipped, whole_number
 from memtui.cli.terminal import json_safe, visible
+from memtui.core.reporting import fail
 
 
 def register(subparsers: Any) -> None:
@@ -25,7 +26,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("path", metavar="PATH", help="the memory folder (what /memories maps to)")
     parser.add_argument("--json", action="store_true", help="print one JSON object per note")
     parser.add_argument(
-        "--limit", type=int, default=50, metavar="N", help="at most N notes (50; 0 for all)"
+        "--limit", type=whole_number, default=50, metavar="N", help="at most N notes (50; 0 for all)"
     )
 
 

@@ -13,8 +13,11 @@ from typing import Any
 
 _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 """Control characters, line separators, bidirectional overrides and lone surrogates (bad name bytes)."""
-_JSON_UNSAFE = re.compile("[\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
-"""What `json.dumps(..., ensure_ascii=False)` leaves raw but a terminal or a UTF-8 reader must not get."""
+_JSON_UNSAFE = re.compile(
+    "[\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
+"""What `json.dumps(..., ensure_ascii=False)` leaves raw but a terminal, a UTF-8 reader or a line
+splitter must not get (U+0085, U+2028 and U+2029 end a line for `str.splitlines`)."""
 _DEL_SYMBOL = "\u2421"
 _CONTROL_PICTURES = 0x2400
 """U+2400 + code is the visible symbol of a C0 control character (ESC 0x1b -> U+241B ␛)."""
@@ -60,7 +63,8 @@ def visible_spans(
 
 
 def json_safe(line: str) -> str:
-    """JSON text with DEL, C1 controls, bidi overrides and lone surrogates as `\\uXXXX` escapes."""
+    """JSON text with DEL, C1 controls, line separators, bidi overrides and lone surrogates as
+    `\\uXXXX` escapes."""
     if _JSON_UNSAFE.search(line) is None:
         return line
     return _JSON_UNSAFE.sub(lambda match: f"\\u{ord(match.group()):04x}", line)

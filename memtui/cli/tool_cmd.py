@@ -7,7 +7,8 @@ import json
 import sys
 from typing import Any
 
-from memtui.cli.shared import fail, open_failure
+from memtui.cli.terminal import json_safe
+from memtui.core.reporting import fail, open_failure
 
 _DESCRIPTION = """\
 Run memory-tool commands (the memory_20250818 tool's inputs) against the folder PATH, which is
@@ -113,18 +114,6 @@ def layout_hint(text: str) -> str:
     )
 
 
-LINE_BREAKS_KEPT_BY_JSON = {"\u0085": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"}
-"""Line breaks for `str.splitlines` that `json.dumps` leaves raw; other non-ASCII stays raw."""
-
-
-def result_line(is_error: bool, content: str) -> str:
-    """One result as a JSON line that no line splitter breaks (U+2028 and the like escaped)."""
-    line = json.dumps({"is_error": is_error, "content": content}, ensure_ascii=False)
-    for char, escape in LINE_BREAKS_KEPT_BY_JSON.items():
-        line = line.replace(char, escape)
-    return line
-
-
 def run(args: argparse.Namespace) -> int:
     """Run `memtui tool`: parse all of stdin first, then execute and print each result."""
     from memtui.core.actors import ActorError, agent_actor
@@ -159,7 +148,9 @@ def run(args: argparse.Namespace) -> int:
         except Exception as error:
             content = f"memtui could not run the command: {type(error).__name__}: {error}"
             result = CommandResult(content, True)
-        line = result_line(result.is_error, result.content)
-        out.write(line.encode("utf-8", errors="replace") + b"\n")
+        line = json_safe(
+            json.dumps({"is_error": result.is_error, "content": result.content}, ensure_ascii=False)
+        )
+        out.write(line.encode("utf-8") + b"\n")
         out.flush()
     return 0

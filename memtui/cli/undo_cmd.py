@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from memtui.cli.shared import fail, has_history
+from memtui.cli.shared import has_history, whole_number
+from memtui.core.reporting import fail
 
 _DESCRIPTION = """\
 Undo one event of PATH's history (see `memtui log PATH`): restore what the event changed to how
@@ -26,7 +27,7 @@ def register(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("path", metavar="PATH", help="the memory folder")
-    parser.add_argument("event_id", metavar="EVENT_ID", type=int, help="the event id to undo")
+    parser.add_argument("event_id", metavar="EVENT_ID", type=whole_number, help="the event id to undo")
     parser.add_argument(
         "--force",
         action="store_true",
@@ -36,14 +37,17 @@ def register(subparsers: Any) -> None:
         "--actor",
         metavar="NAME",
         default=None,
-        help='who is undoing, recorded as "human:NAME" (default: the configured or login name)',
+        help=(
+            'who is undoing, recorded as "human:NAME" (default: MEMTUI_ACTOR, else the config\'s '
+            "actor, else your login name)"
+        ),
     )
 
 
 def run(args: argparse.Namespace) -> int:
     """Run `memtui undo`: print the result; exit 1 on a conflict or error."""
     from memtui.core.actors import ActorError, human_actor
-    from memtui.core.config import ConfigError, load_settings
+    from memtui.core.config import ConfigError, default_human_actor, load_settings
     from memtui.core.history import HistoryCorrupt
     from memtui.core.store import MemoryStore
 
@@ -52,11 +56,11 @@ def run(args: argparse.Namespace) -> int:
         return fail("undo", f"{args.path}: no memtui history here")
     try:
         settings = load_settings()
-        actor = human_actor(settings.actor if args.actor is None else args.actor)
+        actor = default_human_actor(settings) if args.actor is None else human_actor(args.actor)
         store = MemoryStore(root, actor=actor, settings=settings)
         result = store.revert(args.event_id, force=args.force)
     except ActorError as error:
-        return fail("undo", f"--actor: {error}")
+        return fail("undo", f"{'login name' if args.actor is None else '--actor'}: {error}")
     except (ConfigError, HistoryCorrupt) as error:
         return fail("undo", error)
     if result.is_error:

@@ -64,6 +64,8 @@ _WHITE_SPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u200
 _INT_TEXT = re.compile(r"[+-]?[0-9](?:_?[0-9])*(?:\.0+)?")
 _INT64_LIMIT = 2**63
 _SURROGATE = re.compile("[\ud800-\udfff]")
+FILE_EXISTS = "Error: File {path} already exists"
+"""create's refusal when something is already at the path (checked, or lost a race)."""
 
 
 @dataclass(frozen=True)
@@ -408,12 +410,12 @@ def _create(cmd: ParsedCommand, root: Path) -> CommandOutcome:
     if _blocking_file(target) is not None:
         return _error(f"Cannot create {path}: a parent of it is a file")
     if os.path.lexists(target):
-        return _error(f"Error: File {path} already exists")
+        return _error(FILE_EXISTS.format(path=path))
     make_dirs(target.parent)
     try:
         create_exclusive(target, data)
     except FileExistsError:
-        return _error(f"Error: File {path} already exists")
+        return _error(FILE_EXISTS.format(path=path))
     return _success(f"File created successfully at: {path}")
 
 

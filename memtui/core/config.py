@@ -166,10 +166,10 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
     return Settings(**values)
 
 
-def default_human_actor(settings: Settings | None = None) -> str:
-    """`human:<name>`: MEMTUI_ACTOR, else the settings' actor, else the login name.
+def default_human_actor(settings: Settings) -> str:
+    """`human:<settings.actor>`: MEMTUI_ACTOR, else the config's `actor`, else the login name.
 
-    Raises ActorError if that name is empty or names another kind of actor.
+    `load_settings` has already applied MEMTUI_ACTOR and checked both; raises ActorError if the
+    name (a login name, or an actor given to `Settings` directly) names another kind of actor.
     """
-    name = os.environ.get("MEMTUI_ACTOR") or (settings.actor if settings else login_name())
-    return human_actor(name)
+    return human_actor(settings.actor)

@@ -15,7 +15,6 @@ _KINDS = {
     stat.S_IFSOCK: "socket",
     stat.S_IFCHR: "character device",
     stat.S_IFBLK: "block device",
-    stat.S_IFLNK: "symlink",
 }
 
 

@@ -29,8 +29,6 @@ CACHE_NAME = "notes-cache.pickle"
 NoteTuple = tuple[Any, ...]
 PackedNote = tuple[str, str, str, tuple[Any, ...], bytes]
 """(title, permalink, note_type, relations flattened 4 fields a relation, compressed note tuple)."""
-CacheEntry = tuple[int, int, PackedNote, str]
-"""(size, mtime_ns, packed note, normalised text)."""
 
 COMPRESS_LEVEL = 1
 """zlib level for packed notes: fast, and most of the gain of higher levels."""
@@ -358,26 +356,6 @@ class CachedNotes(NamedTuple):
     packed: list[PackedNote]
     texts: list[str]
     links: Any
-
-    @classmethod
-    def of_entries(cls, entries: Mapping[str, CacheEntry], links: Any = None) -> CachedNotes:
-        """The columns of relpath -> (size, mtime_ns, packed note, text) entries."""
-        rows = sorted(entries.items(), key=lambda item: item[0])
-        return cls(
-            [relpath for relpath, _ in rows],
-            array("q", (entry[0] for _, entry in rows)),
-            array("q", (entry[1] for _, entry in rows)),
-            [entry[2] for _, entry in rows],
-            [entry[3] for _, entry in rows],
-            links,
-        )
-
-    def entries(self) -> dict[str, CacheEntry]:
-        """relpath -> (size, mtime_ns, packed note, text) for every row."""
-        columns = zip(self.relpaths, self.sizes, self.mtimes, self.packed, self.texts, strict=True)
-        return {
-            relpath: (size, mtime, packed, text) for relpath, size, mtime, packed, text in columns
-        }
 
 
 def _columns_fit(payload: Any) -> bool:

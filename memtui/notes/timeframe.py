@@ -1,7 +1,8 @@
 """Timeframes as Basic Memory's tools take them: `7d`, `24h`, `2 weeks`, `1 month`, `1y`, `today`.
 
-`today` and `yesterday` start at local midnight; months and years are calendar months and years
-(`1 month` on 31 March starts on 28 or 29 February); an `ago` after the span is allowed.
+Also seconds (`45s`) and decimals (`1.5d`, `0.5h`). `today` and `yesterday` start at local
+midnight; months and years are whole calendar months and years (`1 month` on 31 March starts on
+28 or 29 February); an `ago` after the span is allowed.
 """
 
 from __future__ import annotations
@@ -9,10 +10,11 @@ from __future__ import annotations
 import calendar
 import re
 import time
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
-_SPAN = re.compile(r"(\d+) ?([a-z]+)(?: ago)?")
+_SPAN = re.compile(r"(\d+(?:\.\d+)?) ?([a-z]+)(?: ago)?")
 _UNIT_NAMES = {
+    "second": ("s", "sec", "secs", "second", "seconds"),
     "minute": ("m", "min", "mins", "minute", "minutes"),
     "hour": ("h", "hr", "hrs", "hour", "hours"),
     "day": ("d", "day", "days"),
@@ -21,7 +23,8 @@ _UNIT_NAMES = {
     "year": ("y", "yr", "yrs", "year", "years"),
 }
 _UNITS = {name: unit for unit, names in _UNIT_NAMES.items() for name in names}
-_SECONDS = {"minute": 60, "hour": 3600, "day": 86400, "week": 7 * 86400}
+_SECONDS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400, "week": 7 * 86400}
+_YEAR_ONE = datetime(1, 1, 1, tzinfo=UTC).timestamp()
 EXAMPLES = "30m, 24h, 7d, 2 weeks, 1 month, 1y, today or yesterday"
 """The forms named in error messages."""
 
@@ -47,11 +50,18 @@ def parse_timeframe(timeframe: str, now: float | None = None) -> float:
     unit = _UNITS.get(match.group(2)) if match is not None else None
     if match is None or unit is None:
         raise ValueError(f"unknown timeframe {timeframe!r}: use e.g. {EXAMPLES}")
-    count = int(match.group(1))
+    number = match.group(1)
     if unit in _SECONDS:
-        return now - count * _SECONDS[unit]
+        start = now - float(number) * _SECONDS[unit]
+        if not start >= _YEAR_ONE:
+            raise ValueError(f"timeframe {timeframe!r} reaches back before the year 1")
+        return start
+    if "." in number:
+        raise ValueError(
+            f"timeframe {timeframe!r}: months and years are whole numbers (use e.g. 6w or 45d)"
+        )
     try:
-        months = count * (12 if unit == "year" else 1)
+        months = int(number) * (12 if unit == "year" else 1)
         return _months_back(datetime.fromtimestamp(now), months).timestamp()
     except (ValueError, OverflowError):
         raise ValueError(f"timeframe {timeframe!r} reaches back before the year 1") from None

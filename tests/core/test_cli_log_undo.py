@@ -161,6 +161,8 @@ def test_parse_when() -> None:
     assert parse_when("7d", now=1_000_000.0) == 1_000_000.0 - 7 * 86400
     assert parse_when("12h", now=100_000.0) == 100_000.0 - 12 * 3600
     assert parse_when("30m", now=10_000.0) == 10_000.0 - 1800
+    assert parse_when("45s", now=10_000.0) == 10_000.0 - 45
+    assert parse_when("1.5d", now=1_000_000.0) == 1_000_000.0 - 1.5 * 86400
     assert parse_when("2026-11-01T00:00:00+00:00") == 1_793_491_200.0
     june_10 = datetime(2026, 6, 10, 12, 0).timestamp()
     assert parse_when("1 month", now=june_10) == datetime(2026, 5, 10, 12, 0).timestamp()
@@ -181,7 +183,7 @@ def test_parse_when() -> None:
             "memtui log: --since: 'soon' is not a time: use 7d, 12h, 30m, 2 weeks, 1 month, 1y, "
             "today, yesterday or an ISO date like 2026-11-01T09:30\n",
         ),
-        ("--limit", "ten", "memtui log: --limit: 'ten' is not a whole number of events\n"),
+        ("--limit", "ten", "memtui log: --limit: 'ten' is not a whole number\n"),
     ],
 )
 def test_a_bad_flag_value_is_one_line(

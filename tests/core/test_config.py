@@ -13,6 +13,7 @@ from memtui.core.config import (
     config_path,
     default_human_actor,
     load_settings,
+    login_name,
 )
 
 
@@ -114,11 +115,12 @@ def test_bad_environment_values(tmp_path: Path) -> None:
     assert str(caught.value).startswith("MEMTUI_MAX_FILE_SIZE must be a number of bytes")
 
 
-def test_default_human_actor(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("MEMTUI_ACTOR", "carol")
-    assert default_human_actor() == "human:carol"
-    monkeypatch.delenv("MEMTUI_ACTOR")
-    assert default_human_actor().startswith("human:")
+def test_default_human_actor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    env = {"XDG_CONFIG_HOME": str(tmp_path)}
+    assert default_human_actor(load_settings(env | {"MEMTUI_ACTOR": "carol"})) == "human:carol"
+    assert default_human_actor(load_settings(env)) == f"human:{login_name()}"
+    monkeypatch.setenv("MEMTUI_ACTOR", "dora")
+    assert default_human_actor(Settings(actor="ann")) == "human:ann"
 
 
 def test_settings_are_frozen() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from memtui.core.config import Settings
+from memtui.core.config import Settings, load_settings
 from memtui.core.store import MemoryStore
 
 
@@ -176,6 +176,8 @@ def test_record_external_knows_files_inside_restored_and_moved_folders(tmp_path:
 
 
 def test_settings_default_actor_from_environment(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("MEMTUI_CONFIG_FILE", str(tmp_path / "none.toml"))
     monkeypatch.setenv("MEMTUI_ACTOR", "zoe")
-    store = MemoryStore(tmp_path, settings=Settings())
-    assert store.actor == "human:zoe"
+    assert MemoryStore(tmp_path).actor == "human:zoe"
+    assert MemoryStore(tmp_path, settings=load_settings()).actor == "human:zoe"
+    assert MemoryStore(tmp_path, settings=Settings(actor="yan")).actor == "human:yan"

@@ -65,5 +65,5 @@ def test_the_configured_actor_is_the_default_human_actor(
     monkeypatch.setenv("MEMTUI_ACTOR", "bob")
     assert MemoryStore(tmp_path / "memories").actor == "human:bob"
     assert MemoryStore(tmp_path / "memories", settings=Settings(actor="carl")).actor == (
-        "human:bob"
+        "human:carl"
     )

@@ -95,10 +95,8 @@ def test_bad_entry_in_a_valid_cache_is_reread(tmp_path: Path) -> None:
     NoteIndex.load(tmp_path)
     cached = note_cache.load_cache(tmp_path)
     assert cached is not None
-    entries = cached.entries()
-    size, mtime_ns, _, text = entries["a.md"]
-    entries["a.md"] = (size, mtime_ns, ("too", "short"), text)  # type: ignore[assignment]
-    note_cache.save_cache(tmp_path, note_cache.CachedNotes.of_entries(entries, cached.links))
+    cached.packed[cached.relpaths.index("a.md")] = ("too", "short")  # type: ignore[assignment]
+    note_cache.save_cache(tmp_path, cached)
     assert NoteIndex.load(tmp_path).notes["a.md"].title == "Alpha"
 
 
@@ -168,7 +166,8 @@ def test_cache_holds_notes_packed_and_texts_plain(tmp_path: Path) -> None:
     NoteIndex.load(tmp_path)
     cached = note_cache.load_cache(tmp_path)
     assert cached is not None
-    size, _, packed, text = cached.entries()["a.md"]
+    row = cached.relpaths.index("a.md")
+    size, packed, text = cached.sizes[row], cached.packed[row], cached.texts[row]
     assert size == len(TEXT)
     assert text == TEXT
     assert packed[:4] == ("Alpha", "a", "note", ("uses", "Beta", None, 7))

@@ -78,16 +78,14 @@ def test_search_refuses_a_max_age_that_is_not_a_number_of_days(
 
 
 @pytest.mark.parametrize("command", ["search", "stale", "export", "log"])
-def test_an_unknown_flag_is_reported_with_the_subcommand_usage(
+def test_an_unknown_flag_is_one_line_naming_the_subcommand(
     store: Path, capsys: pytest.CaptureFixture[str], command: str
 ) -> None:
     args = [command, str(store), *(["python"] if command == "search" else []), "--bogus"]
     with pytest.raises(SystemExit) as exited:
         main(args)
     assert exited.value.code == 2
-    err = capsys.readouterr().err
-    assert err.startswith(f"usage: memtui {command} ")
-    assert err.endswith(f"memtui {command}: error: unrecognized arguments: --bogus\n")
+    assert capsys.readouterr().err == f"memtui {command}: unrecognized arguments: --bogus\n"
 
 
 def test_stale_lists_reasons(store: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -26,3 +26,11 @@ def test_json_keeps_values_and_is_safe() -> None:
     assert safe == r'{"p": "x\u007f\u009b\u202e\udcff\u001b é"}'
     assert json.loads(safe) == json.loads(raw)
     safe.encode("utf-8")
+
+
+def test_json_lines_are_not_split_by_unicode_line_separators() -> None:
+    raw = json.dumps({"p": "a\x85b\u2028c\u2029d"}, ensure_ascii=False)
+    safe = json_safe(raw)
+    assert safe == r'{"p": "a\u0085b\u2028c\u2029d"}'
+    assert safe.splitlines() == [safe]
+    assert json.loads(safe) == json.loads(raw)

@@ -150,7 +150,7 @@ def test_calendar_months_end_on_the_shorter_months_last_day() -> None:
 
 
 @pytest.mark.parametrize(
-    "nonsense", ["soon", "", "7", "d7", "1 fortnight", "-1d", "1.5 days", "7d7d"]
+    "nonsense", ["soon", "", "7", "d7", "1 fortnight", "-1d", "1.5.2 days", "7d7d", ".5d", "1ms"]
 )
 def test_nonsense_timeframes_get_one_clear_line(nonsense: str) -> None:
     with pytest.raises(ValueError) as error:
@@ -161,11 +161,26 @@ def test_nonsense_timeframes_get_one_clear_line(nonsense: str) -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("timeframe", "seconds"),
+    [("45s", 45), ("10 seconds", 10), ("1.5d", 1.5 * DAY), ("0.5 h", 1800), ("2.5w", 17.5 * DAY)],
+)
+def test_timeframes_in_seconds_and_decimals(timeframe: str, seconds: float) -> None:
+    assert parse_timeframe(timeframe, NOW) == NOW - seconds
+
+
+def test_months_and_years_are_whole() -> None:
+    with pytest.raises(ValueError, match="months and years are whole numbers"):
+        parse_timeframe("1.5 months", NOW)
+
+
 def test_a_timeframe_before_the_year_1_is_refused() -> None:
     with pytest.raises(ValueError, match="reaches back before the year 1"):
         parse_timeframe("3000 years", NOW)
     with pytest.raises(ValueError, match="reaches back before the year 1"):
         parse_timeframe("99999999999999999999 months", NOW)
+    with pytest.raises(ValueError, match="reaches back before the year 1"):
+        parse_timeframe("9" * 400 + "d", NOW)
 
 
 def test_recent_activity_merges_history_and_file_changes(store: Path) -> None:

@@ -30,10 +30,41 @@ def test_a_file_as_path_exits_2_with_one_line(tmp_path: Path, capsys: object) ->
 
 def test_a_missing_folder_is_created_with_a_note(tmp_path: Path) -> None:
     """A missing folder is created (0700) and the app is told to say so."""
-    root, notice = resolve_root(str(tmp_path / "new" / "memories"))
+    root, notice = resolve_root(str(tmp_path / "new" / "memories"), Settings())
     assert root.is_dir()
     assert oct(root.stat().st_mode & 0o777) == "0o700"
     assert notice == f"Created an empty memory folder at {root}."
+
+
+def test_without_a_path_the_configured_root_is_opened(tmp_path: Path) -> None:
+    """No PATH: the settings' root (config or MEMTUI_ROOT) is the folder opened."""
+    (tmp_path / "configured").mkdir()
+    settings = Settings(root=tmp_path / "configured")
+    assert resolve_root(None, settings) == (tmp_path / "configured", None)
+    assert resolve_root(str(tmp_path), settings) == (tmp_path, None)
+
+
+def test_the_app_reads_the_config_once_at_start_up(
+    store_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`memtui PATH` and `memtui` (configured root) each load the settings one time."""
+    from memtui.cli import main
+    from memtui.core import config
+
+    loads: list[Settings] = []
+    real_load = config.load_settings
+
+    def counted(*args: object, **kwargs: object) -> Settings:
+        loads.append(real_load())
+        return loads[-1]
+
+    monkeypatch.setattr(config, "load_settings", counted)
+    monkeypatch.setattr(MemtuiApp, "run", lambda self, *args, **kwargs: None)
+    assert main([str(store_root)]) == 0
+    assert len(loads) == 1
+    monkeypatch.setenv("MEMTUI_ROOT", str(store_root))
+    assert main([]) == 0
+    assert len(loads) == 2
 
 
 def test_help_lists_the_options() -> None:
@@ -113,8 +144,8 @@ def test_a_non_human_actor_is_refused_with_a_clear_message(
         build_parser().parse_args(["--actor", actor])
     assert exited.value.code == 2
     err = capsys.readouterr().err
-    assert f"argument --actor: {actor!r} is not a human name" in err
-    assert "always acts as human:NAME" in err
+    assert err.startswith(f"memtui: --actor: {actor!r} is not a human name")
+    assert "always acts as human:NAME" in err and err.count("\n") == 1
 
 
 def test_an_agent_actor_from_the_environment_is_refused(

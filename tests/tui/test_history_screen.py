@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from tests.tui.screens_harness import ScreenHarness, demo_clock, demo_context, d
 
 SIZE = (120, 40)
 ROOT_EVENT_COUNT = 57
+NOW = datetime(2026, 6, 10, 12, 0).timestamp()
 
 
 @pytest.fixture
@@ -88,9 +90,16 @@ async def test_filter_row_narrows_by_actor_command_path_and_time(store_root: Pat
         field.value = "since:36h"
         await settle(pilot)
         assert shown_ids(app) == [57, 56, 55]
+        field.value = "since:1 month"
+        await settle(pilot)
+        shown = shown_ids(app)
+        assert shown[:35] == list(range(57, 22, -1)) and min(shown) >= 22
+        assert title(app).endswith("newest first")
         field.value = "since:soon"
         await settle(pilot)
-        assert title(app).endswith("since:soon is not a duration like 30m, 12h, 7d, 2w")
+        assert title(app).endswith(
+            "since:soon is not a time like 30m, 24h, 7d, 2 weeks, 1 month, 1y, today or yesterday"
+        )
 
 
 async def test_toggles_hide_reads_and_show_errors_only(store_root: Path) -> None:
@@ -197,6 +206,34 @@ def test_parse_filter_understands_paths_aliases_and_words() -> None:
         ["retry storm"],
         988.0 * 3600,
     )
+
+
+@pytest.mark.parametrize(
+    ("query", "since", "words"),
+    [
+        ("since:45s", NOW - 45, []),
+        ("since:1.5d", NOW - 1.5 * 86400, []),
+        ("since:30m retry", NOW - 1800, ["retry"]),
+        ("since:2 weeks retry", NOW - 14 * 86400, ["retry"]),
+        ("since:1 month", datetime(2026, 5, 10, 12, 0).timestamp(), []),
+        ('since:"1 month" retry', datetime(2026, 5, 10, 12, 0).timestamp(), ["retry"]),
+        ("since:3 weeks ago storm", NOW - 21 * 86400, ["storm"]),
+        ("since:1y", datetime(2025, 6, 10, 12, 0).timestamp(), []),
+        ("since:today", datetime(2026, 6, 10).timestamp(), []),
+        ("since: yesterday", datetime(2026, 6, 9).timestamp(), []),
+    ],
+)
+def test_since_takes_what_log_since_takes(query: str, since: float, words: list[str]) -> None:
+    wanted = parse_filter(query, NOW)
+    assert (wanted.since, wanted.text, wanted.problems) == (since, words, [])
+
+
+def test_a_since_that_is_not_a_time_is_a_problem_and_filters_nothing() -> None:
+    wanted = parse_filter("since:7 storms", NOW)
+    assert wanted.since is None
+    assert wanted.problems == [
+        "since:7 is not a time like 30m, 24h, 7d, 2 weeks, 1 month, 1y, today or yesterday"
+    ]
 
 
 async def test_brackets_in_recorded_text_are_shown_as_they_are(tmp_path: Path) -> None:

@@ -21,6 +21,7 @@ from memtui.tui.widgets.history_events import (
     parse_filter,
     short_path,
 )
+from memtui.tui.wording import count
 
 if TYPE_CHECKING:
     from memtui.core.history import Event
@@ -195,7 +196,7 @@ class HistoryScreen(StoreScreen):
         problems = f" · {'; '.join(page.query.problems)}" if page.query.problems else ""
         self.query_one("#history-title", Static).update(
             Content(
-                f"History{scope} · {self.total} event{'' if self.total == 1 else 's'}, newest first"
+                f"History{scope} · {count(self.total, 'event')}, newest first"
                 f"{more}{problems}"
             )
         )

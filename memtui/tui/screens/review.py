@@ -272,7 +272,7 @@ class ReviewScreen(StoreScreen):
         if not confirmed:
             return
         if len(paths) > PROGRESS_THRESHOLD:
-            self.notify(f"{verb.rstrip('e')}ing {len(paths)} notes…", timeout=2)
+            self.notify(f"{verb.rstrip('e')}ing {count(len(paths), 'note')}…", timeout=2)
         store = self.ctx.store
         done: list[str] = []
         failures: list[str] = []

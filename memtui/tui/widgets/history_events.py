@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import difflib
-import re
 import shlex
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -14,14 +13,15 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
+from memtui.core.history import actor_kind
 from memtui.tui import text_styles as styles
 
 if TYPE_CHECKING:
     from memtui.core.history import Event
 
 VIRTUAL_PREFIX = "/memories/"
-_DURATION = re.compile(r"^(\d+(?:\.\d+)?)([mhdw])$")
-_UNIT_SECONDS = {"m": 60.0, "h": 3600.0, "d": 86_400.0, "w": 604_800.0}
+SINCE_WORDS = 3
+"""Most words a `since:` timeframe spans in the filter row (`since:3 weeks ago`)."""
 _COMMAND_ALIASES = {"edit": "str_replace", "replace": "str_replace", "read": "view"}
 
 
@@ -78,22 +78,38 @@ class EventFilter:
     problems: list[str] = field(default_factory=list)
 
 
-def parse_duration(text: str) -> float | None:
-    """Seconds in `30m`, `12h`, `7d` or `2w`; None when it is not a duration."""
-    match = _DURATION.match(text.strip())
-    if not match:
-        return None
-    return float(match.group(1)) * _UNIT_SECONDS[match.group(2)]
+def since_start(words: list[str], now: float) -> tuple[float, int] | None:
+    """The start of the timeframe at the head of `words` and how many words it takes, or None.
+
+    The longest reading wins, so `since:1 month ago` and `since:2 weeks` take their unit words.
+    """
+    from memtui.notes.timeframe import parse_timeframe
+
+    for taken in range(min(SINCE_WORDS, len(words)), 0, -1):
+        try:
+            return parse_timeframe(" ".join(words[:taken]), now), taken
+        except ValueError:
+            continue
+    return None
 
 
 def parse_filter(query: str, now: float) -> EventFilter:
-    """Parse `actor:agent cmd:str_replace path:projects/ since:7d free words` into a filter."""
+    """Parse `actor:agent cmd:str_replace path:projects/ since:7d free words` into a filter.
+
+    `since:` takes what `memtui log --since` takes but ISO dates: `45s`, `1.5d`, `12h`,
+    `2 weeks`, `1 month`, `1y`, `today`, `yesterday`.
+    """
+    from memtui.notes.timeframe import EXAMPLES
+
     result = EventFilter()
     try:
         words = shlex.split(query)
     except ValueError:
         words = query.split()
-    for word in words:
+    position = 0
+    while position < len(words):
+        word = words[position]
+        position += 1
         key, sep, value = word.partition(":")
         key = key.lower()
         if not sep or key not in {"actor", "cmd", "command", "path", "since"}:
@@ -108,11 +124,12 @@ def parse_filter(query: str, now: float) -> EventFilter:
                 cleaned = cleaned[len("memories") :].strip("/")
             result.path = (VIRTUAL_PREFIX + cleaned).rstrip("/") if cleaned else "/memories"
         else:
-            seconds = parse_duration(value)
-            if seconds is None:
-                result.problems.append(f"since:{value} is not a duration like 30m, 12h, 7d, 2w")
+            found = since_start([value, *words[position:]], now)
+            if found is None:
+                result.problems.append(f"since:{value} is not a time like {EXAMPLES}")
             else:
-                result.since = now - seconds
+                result.since = found[0]
+                position += found[1] - 1
     return result
 
 
@@ -255,7 +272,7 @@ READERS = {"agent": "The agent read:\n", "human": "A person read:\n"}
 
 def reader_label(actor: str) -> str:
     """The line above what a `view` returned: who read it, by the kind of actor."""
-    return READERS.get(actor.partition(":")[0], "Read:\n")
+    return READERS.get(actor_kind(actor), "Read:\n")
 
 
 def describe_event(event: Event, before: str | None, after: str | None) -> Content:
