@@ -108,16 +108,21 @@ def plant_killed_temp(root: Path, pid: int, rng: random.Random) -> str:
 
 
 def run_crash_rounds(
-    root: Path, rounds: int, *, seed: int = 7, max_delay: float = 0.3
+    root: Path, rounds: int, *, seed: int = 7, max_delay: float = 0.3, min_hits: int = 0
 ) -> CrashFigures:
-    """Kill a writer `rounds` times at random moments; check and recover the store after each."""
+    """Kill a writer `rounds` times at random moments; check and recover the store after each.
+
+    With `min_hits`, more rounds follow (up to five times `rounds`) until that many kills have
+    hit a write, so a slow machine cannot make the run test nothing.
+    """
     from memtui.core.recovery import recover
     from memtui.core.store import MemoryStore
 
     rng = random.Random(seed)
     figures = CrashFigures()
     seed_store(root)
-    for round_number in range(rounds):
+    round_number = 0
+    while round_number < rounds or (figures.rounds_hit < min_hits and round_number < 5 * rounds):
         child = start_writer(root, seed * 100_000 + round_number)
         time.sleep(rng.uniform(0.0, max_delay))
         child.kill()
@@ -147,6 +152,7 @@ def run_crash_rounds(
         figures.second_pass_events += len(second.external_event_ids)
         figures.disagreements += [f"round {round_number}: {path}" for path in second.external_paths]
         figures.disagreements += history_disagreements(store, round_number)
+        round_number += 1
     figures.external_events = len(MemoryStore(root).history.events(command="external"))
     return figures
 

@@ -48,8 +48,8 @@ def test_disagreements_are_found_after_renames_and_folder_events(tmp_path: Path)
 
 
 def test_a_dozen_kills_leave_whole_files_and_an_agreeing_history(tmp_path: Path) -> None:
-    figures = run_crash_rounds(tmp_path / "store", 12, seed=3)
-    assert figures.kills == 12
+    figures = run_crash_rounds(tmp_path / "store", 12, seed=3, min_hits=1)
+    assert figures.kills >= 12
     assert_crash_safe(figures)
 
 
