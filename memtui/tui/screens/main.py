@@ -484,13 +484,17 @@ class MainScreen(Screen[None]):
         inbound: Plan = {}
         breaks = None
         if index is not None:
-            from memtui.notes.links import broken_by_move, links_into
+            from memtui.notes.links import MovePrediction, links_into
+            from memtui.tui.indexing import UPDATE_LOCK
 
             inbound = links_into(index, entry.relpath)
+            prediction = MovePrediction(index, inbound, entry.relpath)
 
             def breaks(new: str) -> int:
-                """How many linking notes a move to `new` would leave with a broken link."""
-                return len(broken_by_move(index, inbound, entry.relpath, new))
+                """How many linking notes a move to `new` would leave with a broken link (run in
+                a thread, while the index is not being updated)."""
+                with UPDATE_LOCK:
+                    return len(prediction.broken(new))
 
         answer = await self.app.push_screen_wait(RenameScreen(entry.relpath, len(inbound), breaks))
         if answer is None:
