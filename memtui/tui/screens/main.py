@@ -418,8 +418,12 @@ class MainScreen(Screen[None]):
             self.schedule_preview()
 
     def action_toggle_side(self) -> None:
-        """Show or hide the links-and-history panel (hidden by default on a narrow terminal)."""
-        self.toggle_class("-side-toggled")
+        """Show or hide the links-and-history panel at any terminal width from now on (until
+        `l` is pressed, it hides on a narrow terminal)."""
+        hidden = self.has_class("-side-hidden") or self.has_class("-narrow")
+        shown = self.has_class("-side-shown") or not hidden
+        self.set_class(shown, "-side-hidden")
+        self.set_class(not shown, "-side-shown")
 
     def action_reload(self) -> None:
         """Re-list every open folder."""
