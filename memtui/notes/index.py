@@ -6,7 +6,7 @@ import posixpath
 import time
 from array import array
 from collections import Counter, deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
 from memtui.notes import cache as note_cache
@@ -389,6 +389,13 @@ class NoteIndex:
         except KeyError:
             return None
 
+    def permalink(self, relpath: str) -> str | None:
+        """One note's permalink without materialising the note, or None when it is not indexed."""
+        try:
+            return self.notes.packed(relpath)[1]
+        except KeyError:
+            return None
+
     def titles(self) -> dict[str, str]:
         """relpath -> title of every note, without materialising the notes (fast at 50k notes)."""
         return {relpath: packed[0] for relpath, packed in self.notes.packed_items()}
@@ -649,3 +656,93 @@ class NoteIndex:
                     queue.append((node, distance + 1))
         kept = sorted(e for e in edges if e[0] in nodes and e[1] in nodes)
         return nodes, kept
+
+
+def _path_set(paths: set[str]) -> PathSet | None:
+    """A path set in the form the lookup tables keep it (None when empty)."""
+    if not paths:
+        return None
+    if len(paths) == 1:
+        return next(iter(paths))
+    return tuple(sorted(paths)) if len(paths) <= SMALL_SET else paths
+
+
+def _moved_table(
+    table: dict[str, PathSet],
+    gone: set[str],
+    dropped: Iterable[str],
+    added: Iterable[tuple[str, str]],
+) -> dict[str, PathSet]:
+    """A copy of a lookup table with the `gone` paths taken from the `dropped` keys and each
+    (key, path) of `added` put in; `table` and its path sets are not changed."""
+    additions: dict[str, set[str]] = {}
+    for key, relpath in added:
+        additions.setdefault(key, set()).add(relpath)
+    moved = dict(table)
+    for key in {*dropped, *additions}:
+        owners = {path for path in members(table, key) if path not in gone}
+        value = _path_set(owners | additions.get(key, set()))
+        if value is None:
+            moved.pop(key, None)
+        else:
+            moved[key] = value
+    return moved
+
+
+class _MovedNotes(note_cache.PackedNotes):
+    """Which paths hold a note once some notes moved (answers `in` only)."""
+
+    def __init__(self, notes: note_cache.PackedNotes, gone: set[str], added: set[str]) -> None:
+        """The paths of `notes`, without `gone` and with `added`."""
+        super().__init__()
+        self._before = notes
+        self._gone = gone
+        self._added = added
+
+    def __contains__(self, relpath: object) -> bool:
+        """Whether a note is at `relpath` after the move."""
+        return relpath in self._added or (relpath not in self._gone and relpath in self._before)
+
+
+class MovedIndex(NoteIndex):
+    """How an index would resolve links once some notes moved, by the index's own rules: a
+    read-only view for predicting a move that answers `resolve`, `title` and `permalink`."""
+
+    def __init__(self, index: NoteIndex, moves: Mapping[str, tuple[str, str, str]]) -> None:
+        """`moves`: old relpath -> (new relpath, title there, permalink there)."""
+        super().__init__(index.root)
+        self._before = index
+        self._gone = set(moves)
+        self._names = {new: (title, permalink) for new, title, permalink in moves.values()}
+        self.notes = _MovedNotes(index.notes, self._gone, set(self._names))
+        old = {relpath: index.notes.packed(relpath)[:2] for relpath in moves}
+        self._by_permalink = _moved_table(
+            index._by_permalink,
+            self._gone,
+            (permalink for _title, permalink in old.values() if permalink),
+            ((permalink, new) for new, (_title, permalink) in self._names.items() if permalink),
+        )
+        self._by_title = _moved_table(
+            index._by_title,
+            self._gone,
+            (title for title, _permalink in old.values()),
+            ((title, new) for new, (title, _permalink) in self._names.items()),
+        )
+        self._by_alias = _moved_table(
+            index._by_alias,
+            self._gone,
+            (alias_key(key) for relpath in old for key in _path_keys(relpath)),
+            ((alias_key(key), new) for new in self._names for key in _path_keys(new)),
+        )
+
+    def title(self, relpath: str) -> str | None:
+        """A note's title after the move, or None when no note is there."""
+        if relpath in self._names:
+            return self._names[relpath][0]
+        return None if relpath in self._gone else self._before.title(relpath)
+
+    def permalink(self, relpath: str) -> str | None:
+        """A note's permalink after the move, or None when no note is there."""
+        if relpath in self._names:
+            return self._names[relpath][1]
+        return None if relpath in self._gone else self._before.permalink(relpath)

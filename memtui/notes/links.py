@@ -137,9 +137,9 @@ def links_into(index: NoteIndex, relpath: str) -> Plan:
 def link_name(index: NoteIndex, relpath: str, like: str) -> str:
     """How a link should name `relpath` now: a path for a path-like link, else its title."""
     stem = relpath.removesuffix(".md")
-    note = index.notes.get(relpath)
-    named = [stem, note.permalink] if note is not None else [stem]
-    titled = [note.title] if note is not None else []
+    title, permalink = index.title(relpath), index.permalink(relpath)
+    named = [stem] if permalink is None else [stem, permalink]
+    titled = [] if title is None else [title]
     for name in (named + titled) if "/" in like else (titled + named):
         if name and index.resolve(name) == relpath:
             return name
@@ -167,40 +167,58 @@ def retargets(index: NoteIndex, plan: Plan, old: str, new: str) -> Plan:
     return result
 
 
-def names_after_move(index: NoteIndex, relpath: str, relpath_now: str) -> tuple[set[str], set[str]]:
-    """The lookup keys the note at `relpath` answers to once moved to `relpath_now`: exact keys
-    (its permalink and title as parsed there, either may follow the path, and its path keys) and
-    the case- and `_`/`-`-insensitive forms of its path keys."""
-    from memtui.notes.index import alias_key
-    from memtui.notes.parser import parse_note
+class MovePrediction:
+    """The links into a note or folder that moves would break, for one rename dialog: what the
+    frontmatter of each moved note sets is read once, and each move is then resolved by the
+    index's own rules (`retargets` over a `MovedIndex`), so the count is what a rewrite does."""
 
-    paths = {relpath_now, relpath_now.removesuffix(".md")}
-    exact = set(paths)
-    text = index.texts.get(relpath)
-    if text is not None:
-        note = parse_note(text, relpath_now)
-        exact.update(name for name in (note.permalink, note.title) if name)
-    return exact, {alias_key(path) for path in paths}
+    def __init__(self, index: NoteIndex, plan: Plan, old: str) -> None:
+        """Predict moves of `old` for the links `plan` (from `links_into`)."""
+        self.index = index
+        self.plan = plan
+        self.old = old
+        self._moved: list[str] | None = None
+        self._fixed: dict[str, tuple[str | None, str | None]] = {}
+
+    def fixed(self, relpath: str) -> tuple[str | None, str | None]:
+        """The title and permalink the note's frontmatter sets (None: from its path); the index
+        answers when they differ from what the path gives, else the frontmatter is read."""
+        from memtui.notes.parser import fixed_names, names_at
+
+        known = self._fixed.get(relpath)
+        if known is None:
+            title, permalink = self.index.title(relpath), self.index.permalink(relpath)
+            from_path = names_at(relpath, (None, None))
+            if title != from_path[0] and permalink != from_path[1]:
+                known = (title, permalink)
+            else:
+                known = fixed_names(self.index.texts.get(relpath, ""))
+            self._fixed[relpath] = known
+        return known
+
+    def broken(self, new: str) -> Plan:
+        """The links of the plan that would stop reaching their note if `old` moved to `new`, by
+        source (computed before moving; `retargets` rewrites exactly these once moved)."""
+        from memtui.notes.index import MovedIndex
+        from memtui.notes.parser import names_at
+
+        if self._moved is None:
+            self._moved = sorted(notes_at(self.index, self.old))
+        moves: dict[str, tuple[str, str, str]] = {}
+        for relpath in self._moved:
+            now = moved_path(relpath, self.old, new)
+            moves[relpath] = (now, *names_at(now, self.fixed(relpath)))
+        rewrites = retargets(MovedIndex(self.index, moves), self.plan, self.old, new)
+        result: Plan = {}
+        for source, targets in self.plan.items():
+            renamed = rewrites.get(moved_path(source, self.old, new), {})
+            broken = {key: target for key, target in targets.items() if key in renamed}
+            if broken:
+                result[source] = broken
+        return result
 
 
 def broken_by_move(index: NoteIndex, plan: Plan, old: str, new: str) -> Plan:
     """The links of `plan` that would stop reaching their note if `old` moved to `new`, by
     source (computed before moving; `retargets` rewrites exactly these once moved)."""
-    from memtui.notes.index import NoteIndex, alias_key
-
-    names: dict[str, tuple[set[str], set[str]]] = {}
-    result: Plan = {}
-    for source, targets in plan.items():
-        source_now = moved_path(source, old, new)
-        broken: dict[str, str] = {}
-        for key, target in targets.items():
-            target_now = moved_path(target, old, new)
-            if target_now not in names:
-                names[target_now] = names_after_move(index, target, target_now)
-            exact, aliases = names[target_now]
-            key_now = NoteIndex.target_key(key, source_now)
-            if key_now not in exact and alias_key(key_now) not in aliases:
-                broken[key] = target
-        if broken:
-            result[source] = broken
-    return result
+    return MovePrediction(index, plan, old).broken(new)

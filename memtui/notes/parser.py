@@ -97,10 +97,7 @@ def _fill(note: Note, text: str, stem: str, use_fast_path: bool) -> None:
     note.note_type = metadata["type"] if isinstance(metadata["type"], str) else "note"
     tags = metadata.get("tags")
     note.tags = [str(tag) for tag in tags] if isinstance(tags, list) else []
-    permalink = metadata.get("permalink")
-    note.permalink = (
-        permalink if isinstance(permalink, str) and permalink else generate_permalink(note.path)
-    )
+    note.permalink = _frontmatter_permalink(metadata) or generate_permalink(note.path)
     note.warnings.extend(front.warnings)
     note.index_error = front.index_error
     if front.body and _semantics_enabled(metadata):
@@ -113,6 +110,27 @@ def _fill(note: Note, text: str, stem: str, use_fast_path: bool) -> None:
         note.warnings.extend(extraction.warnings)
     if metadata.get("schema") == DOCUMENT_EXTRACTION_SCHEMA:
         _add_provenance(note, front, text)
+
+
+def _frontmatter_permalink(metadata: dict[str, object]) -> str | None:
+    """The permalink the frontmatter sets, or None when the note's path gives it."""
+    permalink = metadata.get("permalink")
+    return permalink if isinstance(permalink, str) and permalink else None
+
+
+def fixed_names(text: str) -> tuple[str | None, str | None]:
+    """The title and permalink a note's frontmatter sets, kept when the note moves (None: the
+    note's path gives it); reads the frontmatter only."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    metadata = read_frontmatter(text.replace("\x00", ""), "").metadata
+    return metadata["title"] or None, _frontmatter_permalink(metadata)
+
+
+def names_at(path: str, fixed: tuple[str | None, str | None]) -> tuple[str, str]:
+    """The title and permalink of a note at `path` whose frontmatter sets `fixed`."""
+    title, permalink = fixed
+    return title or _stem(path), permalink or generate_permalink(path)
 
 
 def _add_provenance(note: Note, front: Frontmatter, text: str) -> None:

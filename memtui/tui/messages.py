@@ -64,3 +64,11 @@ class NoteHistoryRead(Message):
     outgoing: list[OutLink]
     backlinks: list[tuple[str, str, str]]
     events: list[Event]
+
+
+@dataclass
+class MoveBreaksCounted(Message):
+    """A rename dialog's worker counted the notes whose links a move to `new` would break."""
+
+    new: str
+    broken: int

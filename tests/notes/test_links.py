@@ -161,3 +161,26 @@ def test_the_links_a_move_would_break_are_exactly_those_rewritten_after_it(tmp_p
         ), (old, new)
         move(index, new, old)
     assert broken_by_move(index, links_into(index, "a/kept.md"), "a/kept.md", "c/kept.md") == {}
+
+
+def test_the_prediction_follows_which_note_wins_a_shared_title(tmp_path: Path) -> None:
+    """Two notes share a title and a link by it reaches the first by path: moving that one
+    behind the other hands the title over, so the link breaks and the prediction says so."""
+    write(tmp_path, "b/note.md", "---\ntitle: The Note\n---\n")
+    write(tmp_path, "c/note.md", "---\ntitle: The Note\n---\n")
+    write(tmp_path, "src.md", "- about [[The Note]]\n")
+    index = NoteIndex.load(tmp_path, use_cache=False)
+    for old, new in (("b/note.md", "d/note.md"), ("b/note.md", "a/note.md"), ("b", "z")):
+        plan = links_into(index, old)
+        assert plan == {"src.md": {"The Note": "b/note.md"}}
+        predicted = broken_by_move(index, plan, old, new)
+        move(index, old, new)
+        rewritten = retargets(index, plan, old, new)
+        assert rewritten_keys(predicted, old, new) == rewritten_keys(rewritten, new, new), (
+            old,
+            new,
+        )
+        move(index, new, old)
+    assert broken_by_move(index, links_into(index, "b"), "b", "z") == {
+        "src.md": {"The Note": "b/note.md"}
+    }

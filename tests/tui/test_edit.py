@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import Checkbox, Input, TextArea
 
+from memtui.notes import parser
 from memtui.notes.links import links_into
+from memtui.notes.model import Note
 from memtui.notes.parser import parse_note
 from memtui.tui.app import MemtuiApp
 from memtui.tui.screens.dialogs import RenameScreen, note_template
@@ -149,8 +152,10 @@ async def rename_in_app(app: MemtuiApp, pilot: Pilot[None], relpath: str, new: s
     assert await wait_for(pilot, lambda: screen.note_tree.cursor_relpath == relpath)
     await pilot.press("m")
     assert await wait_for(pilot, lambda: isinstance(app.screen, RenameScreen))
-    app.screen.query_one("#rename-path", Input).value = new
-    await pilot.pause()
+    dialog = app.screen
+    assert isinstance(dialog, RenameScreen)
+    dialog.query_one("#rename-path", Input).value = new
+    assert await wait_for(pilot, lambda: dialog.counted == new)
     label = str(app.screen.query_one("#rename-links", Checkbox).label)
     await pilot.press("enter")
     return label
@@ -278,6 +283,58 @@ async def test_moving_a_folder_rewrites_links_into_its_notes_and_undo_restores_t
         await pilot.press("u")
         assert await wait_for(pilot, lambda: source.read_text(encoding="utf-8") == original)
         assert app.ctx.history.events(limit=1)[0].command == "revert"
+
+
+async def test_a_folder_rename_dialog_counts_off_the_ui_thread_without_parsing_notes(
+    store_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Typing a new path for a folder of many notes parses none of them; the count shown, once
+    typing pauses, is the number of notes the rename then rewrites (path links to notes whose
+    permalink follows the path; a permalink set in the frontmatter keeps its links working)."""
+    notes = 30
+    for n in range(notes):
+        head = f"---\ntitle: Bulk {n}\npermalink: bulk/n{n}\n---\n" if n % 2 else ""
+        (store_root / "bulk").mkdir(exist_ok=True)
+        (store_root / "bulk" / f"n{n}.md").write_text(f"{head}- [fact] {n}\n", encoding="utf-8")
+        (store_root / "src").mkdir(exist_ok=True)
+        (store_root / "src" / f"s{n}.md").write_text(f"- uses [[bulk/n{n}]]\n", encoding="utf-8")
+    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_idle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        screen.show_path("bulk")
+        assert await wait_for(pilot, lambda: screen.note_tree.cursor_relpath == "bulk")
+        await pilot.press("m")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, RenameScreen))
+        dialog = app.screen
+        assert isinstance(dialog, RenameScreen)
+        await pilot.pause(0.1)
+        parses: list[str] = []
+        original = parser.parse_note
+
+        def counting_parse(data: bytes | str, path: str, **options: object) -> Note:
+            parses.append(path)
+            return original(data, path, **options)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(parser, "parse_note", counting_parse)
+        await pilot.press(*["backspace"] * 4, *"moved")
+        await pilot.pause(0.3)
+        assert parses == []
+        assert await wait_for(pilot, lambda: dialog.counted == "moved")
+        label = str(dialog.query_one("#rename-links", Checkbox).label)
+        assert label == f"Rewrite links in {notes // 2} notes the move would break"
+        await pilot.press("enter")
+        assert await wait_for(pilot, lambda: (store_root / "moved").is_dir())
+        expected = {n: f"- uses [[{'bulk' if n % 2 else 'moved'}/n{n}]]\n" for n in range(notes)}
+
+        def rewritten() -> bool:
+            return all(
+                (store_root / "src" / f"s{n}.md").read_text(encoding="utf-8") == text
+                for n, text in expected.items()
+            )
+
+        assert await wait_for(pilot, rewritten)
 
 
 async def test_delete_then_undo_restores_the_note(store_root: Path) -> None:

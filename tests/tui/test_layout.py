@@ -40,3 +40,28 @@ async def test_on_a_wide_terminal_every_pane_shows(store_root: Path) -> None:
         await pilot.pause()
         assert main.side.size.width == 0
         assert main.preview.size.width >= 90
+
+
+async def test_the_side_panel_choice_holds_when_the_terminal_is_resized(store_root: Path) -> None:
+    """Hidden with `l` on a wide terminal, the side panel stays hidden through narrowing and
+    widening; shown with `l` on a narrow one, it stays shown."""
+    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    async with app.run_test(size=(140, 42)) as pilot:
+        await wait_idle(pilot)
+        main = app.screen
+        assert isinstance(main, MainScreen)
+        await pilot.press("l")
+        for size in ((80, 24), (140, 42)):
+            await pilot.resize_terminal(*size)
+            await pilot.pause()
+            assert main.side.size.width == 0, size
+        await pilot.press("l")
+        await pilot.pause()
+        assert main.side.size.width > 0
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        await pilot.press("l", "l")
+        for size in ((80, 24), (140, 42), (80, 24)):
+            await pilot.resize_terminal(*size)
+            await pilot.pause()
+            assert main.side.size.width > 0, size

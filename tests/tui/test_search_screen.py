@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.widgets import OptionList, Static
 
 from memtui.notes.search import SearchFilters
@@ -57,6 +58,38 @@ async def test_results_update_as_you_type_and_enter_opens_the_line(store_root: P
         assert isinstance(app.screen, MainScreen)
         assert app.screen.note_tree.cursor_relpath == "tools/textual.md"
         assert app.screen.preview.relpath == "tools/textual.md"
+
+
+async def test_opening_a_hit_reads_the_note_once(
+    store_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Enter on a hit reads its note from the store exactly once, even when the folder it opens
+    pushes the note under the cursor down (a second highlight for that note)."""
+    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_idle(pilot)
+        main = app.screen
+        assert isinstance(main, MainScreen)
+        main.show_path("user")
+        assert await wait_for(pilot, lambda: main.note_tree.cursor_relpath == "user")
+        await wait_idle(pilot)
+        store = app.ctx.store
+        reads: list[str] = []
+        original = store.read
+
+        def counting_read(path: str) -> tuple[str, str]:
+            reads.append(path)
+            return original(path)
+
+        monkeypatch.setattr(store, "read", counting_read)
+        await pilot.press("slash", *"widgets")
+        assert await wait_for_results(pilot, "widgets")
+        await pilot.press("enter")
+        await wait_idle(pilot)
+        await pilot.pause(0.3)
+        assert app.screen is main
+        assert main.preview.relpath == "tools/textual.md"
+        assert reads == ["/memories/tools/textual.md"]
 
 
 async def test_a_filter_limits_results_to_matching_notes(store_root: Path) -> None:

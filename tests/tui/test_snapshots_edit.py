@@ -78,7 +78,10 @@ def test_rename_dialog(snap_compare: Any, store_root: Path) -> None:
         await show_note(pilot, "projects/memtui.md")
         await pilot.press("m")
         await shown(pilot, RenameScreen)
-        pilot.app.screen.query_one("#rename-path", Input).value = "projects/active/memtui.md"
+        dialog = pilot.app.screen
+        assert isinstance(dialog, RenameScreen)
+        dialog.query_one("#rename-path", Input).value = "projects/active/memtui.md"
+        assert await wait_for(pilot, lambda: dialog.counted == "projects/active/memtui.md")
         await pilot.pause()
 
     assert snap_compare(make_app(store_root), terminal_size=SIZE, run_before=run_before)

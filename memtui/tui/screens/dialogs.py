@@ -7,14 +7,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, TypeVar
 
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen, Screen
+from textual.timer import Timer
 from textual.widgets import Button, Checkbox, Input, Label, Static
+from textual.worker import get_current_worker
 
 from memtui.tui import text_styles as styles
+from memtui.tui.messages import MoveBreaksCounted
 from memtui.tui.widgets.confirm import ConfirmScreen
 from memtui.tui.wording import count
 
@@ -27,6 +31,8 @@ if TYPE_CHECKING:
     from memtui.notes.links import Plan
     from memtui.tui.context import AppContext
 
+COUNT_PAUSE = 0.08
+"""Seconds of pause in typing a new path before the rename dialog counts the links it breaks."""
 UNSAFE_NAME = re.compile(r"[\\/:*?\"<>|\x00-\x1f]+")
 Answer = TypeVar("Answer")
 
@@ -207,11 +213,14 @@ class RenameScreen(FormDialog[tuple[str, bool]]):
         self, relpath: str, linking_notes: int, breaks: Callable[[str], int] | None = None
     ) -> None:
         """Prefill the current path; `linking_notes` notes link here and `breaks(new)` counts
-        those whose links a move to `new` would break."""
+        those whose links a move to `new` would break (called in a thread)."""
         super().__init__()
         self.relpath = relpath
         self.linking_notes = linking_notes
         self.breaks = breaks
+        self.counted = relpath
+        """The path the link option describes now."""
+        self._count_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         """The path input, the link option with what it covers, and buttons."""
@@ -240,15 +249,38 @@ class RenameScreen(FormDialog[tuple[str, bool]]):
         )
 
     def on_input_changed(self, event: Input.Changed) -> None:
-        """Count the notes whose links the typed path would break."""
+        """Count the notes whose links the typed path would break, once typing pauses."""
         if self.breaks is None or self.linking_notes == 0:
             return
+        if self._count_timer is not None:
+            self._count_timer.stop()
+        self.workers.cancel_group(self, "rename-count")
         new = event.value.strip().strip("/")
-        links = self.query_one("#rename-links", Checkbox)
         if not new or new == self.relpath:
-            self._offer_rewrite(links, "Rewrite the links the move would break")
+            self.counted = new
+            self._offer_rewrite(
+                self.query_one("#rename-links", Checkbox), "Rewrite the links the move would break"
+            )
+            return
+        self._count_timer = self.set_timer(COUNT_PAUSE, lambda: self.count_breaks(new))
+
+    @work(thread=True, exclusive=True, group="rename-count", exit_on_error=False)
+    def count_breaks(self, new: str) -> None:
+        """Count in a thread the notes whose links a move to `new` would break, and post it."""
+        if self.breaks is None:
             return
         broken = self.breaks(new)
+        if not get_current_worker().is_cancelled:
+            self.post_message(MoveBreaksCounted(new, broken))
+
+    def on_move_breaks_counted(self, message: MoveBreaksCounted) -> None:
+        """Describe the link rewrite for the typed path, unless the path changed since."""
+        new = message.new
+        if new != self.query_one("#rename-path", Input).value.strip().strip("/"):
+            return
+        self.counted = new
+        links = self.query_one("#rename-links", Checkbox)
+        broken = message.broken
         if broken:
             self._offer_rewrite(
                 links, f"Rewrite links in {count(broken, 'note')} the move would break"

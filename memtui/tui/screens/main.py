@@ -84,8 +84,8 @@ class MainScreen(Screen[None]):
         self.raw = False
         self.first_frame_shown = False
         self._history_rows: dict[str, list[Event]] = {}
-        self._opening: tuple[str, int] | None = None
-        """The note `show_path` moved the cursor to and the line to show it at."""
+        self._line_wanted: tuple[str, int | None] | None = None
+        """The note `show_path` moved the cursor to and the line its highlight shows it at."""
 
     @property
     def memtui(self) -> MemtuiApp:
@@ -181,10 +181,13 @@ class MainScreen(Screen[None]):
     @on(Tree.NodeHighlighted, "#tree")
     def _node_highlighted(self, event: Tree.NodeHighlighted[TreeEntry]) -> None:
         """Preview the note under the cursor once it rests there (at the line `show_path` asked
-        for when the cursor moved there to open it)."""
-        opening, self._opening = self._opening, None
+        for); a highlight the cursor has already left is skipped, a later one follows it."""
         data = event.node.data
-        line = opening[1] if opening and data is not None and data.relpath == opening[0] else None
+        relpath = None if data is None else data.relpath
+        if relpath != self.note_tree.cursor_relpath:
+            return
+        wanted, self._line_wanted = self._line_wanted, None
+        line = wanted[1] if wanted is not None and wanted[0] == relpath else None
         self.raw = False
         self.schedule_preview(line, requested_at=event.time)
 
@@ -218,13 +221,18 @@ class MainScreen(Screen[None]):
             self._preview_timer = self.set_timer(PREVIEW_DELAY, lambda: self.load_preview(line))
 
     def show_path(self, relpath: str, line: int | None = None) -> None:
-        """Put the tree cursor on `relpath` and show it, scrolled to `line`."""
-        moves = self.note_tree.cursor_relpath != relpath
-        self._opening = (relpath, line) if moves and line is not None else None
-        self.note_tree.select_path(relpath)
+        """Put the tree cursor on `relpath` and show it, scrolled to `line` (one load: by the
+        highlight when the cursor moves, directly when it stays)."""
+        tree = self.note_tree
+        before = tree.cursor_relpath
+        tree.select_path(relpath)
         self.raw = False
-        self.note_tree.focus()
-        self.call_after_refresh(self.load_preview, line)
+        tree.focus()
+        if tree.cursor_relpath != before:
+            self._line_wanted = (relpath, line)
+        else:
+            self._line_wanted = None
+            self.call_after_refresh(self.load_preview, line)
 
     async def load_preview(self, line: int | None = None) -> None:
         """Show the note under the cursor (read without recording an agent read)."""
@@ -410,8 +418,12 @@ class MainScreen(Screen[None]):
             self.schedule_preview()
 
     def action_toggle_side(self) -> None:
-        """Show or hide the links-and-history panel (hidden by default on a narrow terminal)."""
-        self.toggle_class("-side-toggled")
+        """Show or hide the links-and-history panel at any terminal width from now on (until
+        `l` is pressed, it hides on a narrow terminal)."""
+        hidden = self.has_class("-side-hidden") or self.has_class("-narrow")
+        shown = self.has_class("-side-shown") or not hidden
+        self.set_class(shown, "-side-hidden")
+        self.set_class(not shown, "-side-shown")
 
     def action_reload(self) -> None:
         """Re-list every open folder."""
@@ -476,13 +488,17 @@ class MainScreen(Screen[None]):
         inbound: Plan = {}
         breaks = None
         if index is not None:
-            from memtui.notes.links import broken_by_move, links_into
+            from memtui.notes.links import MovePrediction, links_into
+            from memtui.tui.indexing import UPDATE_LOCK
 
             inbound = links_into(index, entry.relpath)
+            prediction = MovePrediction(index, inbound, entry.relpath)
 
             def breaks(new: str) -> int:
-                """How many linking notes a move to `new` would leave with a broken link."""
-                return len(broken_by_move(index, inbound, entry.relpath, new))
+                """How many linking notes a move to `new` would leave with a broken link (run in
+                a thread, while the index is not being updated)."""
+                with UPDATE_LOCK:
+                    return len(prediction.broken(new))
 
         answer = await self.app.push_screen_wait(RenameScreen(entry.relpath, len(inbound), breaks))
         if answer is None:
