@@ -26,11 +26,11 @@ from memtui.tui.messages import (
     NotesChanged,
     SearcherReady,
 )
+from memtui.tui.plain_notify import PlainNotifyApp
 
 if TYPE_CHECKING:
     from textual.app import SystemCommand
     from textual.command import Provider
-    from textual.notifications import SeverityLevel
     from textual.screen import Screen
 
     from memtui.core.config import Settings
@@ -58,7 +58,7 @@ def action_provider() -> type[Provider]:
     return ActionProvider
 
 
-class MemtuiApp(App[None]):
+class MemtuiApp(PlainNotifyApp):
     """memtui: browse, search, edit and audit an agent memory directory."""
 
     CSS_PATH = "memtui.tcss"
@@ -104,18 +104,6 @@ class MemtuiApp(App[None]):
         self.searcher_ready_signal: Signal[None] = Signal(self, "searcher-ready")
         self.progress_signal: Signal[tuple[int, int]] = Signal(self, "index-progress")
         self.badges_signal: Signal[None] = Signal(self, "badges")
-
-    def notify(
-        self,
-        message: str,
-        *,
-        title: str = "",
-        severity: SeverityLevel = "information",
-        timeout: float | None = None,
-        markup: bool = True,
-    ) -> None:
-        """Show a notification as plain text: paths, titles and results may hold brackets."""
-        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
     def on_mount(self) -> None:
         """Show the main screen at once, then index and watch in the background."""

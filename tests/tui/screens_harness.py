@@ -6,13 +6,13 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from textual.app import App
 from textual.screen import Screen
 
 import memtui.tui
 from memtui.demo import DEMO_NOTES_DIR, DEMO_NOW, create_demo_store
 from memtui.notes.index import NoteIndex
 from memtui.tui.context import AppContext, default_settings
+from memtui.tui.plain_notify import PlainNotifyApp
 
 HUMAN = "human:tester"
 _TEMPLATE: dict[str, Path] = {}
@@ -43,7 +43,7 @@ def demo_context(root: Path) -> AppContext:
     return AppContext(root=root, settings=default_settings(), store=store, index=index)
 
 
-class ScreenHarness(App[None]):
+class ScreenHarness(PlainNotifyApp):
     """A minimal app that holds a context and shows one screen, recording `open_note` calls."""
 
     CSS_PATH = Path(memtui.tui.__file__).parent / "memtui.tcss"
