@@ -163,6 +163,7 @@ def relation_lines(packed: PackedNote) -> tuple[int, ...]:
 
 _MTIME = _NOTE_FIELDS.index("mtime")
 _TAGS = _NOTE_FIELDS.index("tags")
+_WARNINGS = _NOTE_FIELDS.index("warnings")
 
 
 def search_fields(
@@ -172,6 +173,11 @@ def search_fields(
     data = sealed.loads_data(zlib.decompress(packed[4]))
     observations = [(row[0], row[-3], row[-1]) for row in data[_OBSERVATIONS]]
     return data[_MTIME], data[_TAGS], observations
+
+
+def has_warnings(packed: PackedNote) -> bool:
+    """Whether the note a packed tuple stands for has parse warnings (no `Note` is built)."""
+    return bool(sealed.loads_data(zlib.decompress(packed[4]))[_WARNINGS])
 
 
 def unpack_note(path: str, packed: PackedNote, text: str | None = None) -> Note:
@@ -208,6 +214,7 @@ class PackedNotes(Mapping[str, Note]):
         self.texts: dict[str, str] = {}
         """relpath -> the note's text (read-only for callers)."""
         self._recent: OrderedDict[str, Note] = OrderedDict()
+        self._warned: dict[str, tuple[PackedNote, bool]] = {}
         self._lock = threading.Lock()
 
     def __getitem__(self, relpath: str) -> Note:
@@ -296,6 +303,23 @@ class PackedNotes(Mapping[str, Note]):
     def packed_items(self) -> Iterator[tuple[str, PackedNote]]:
         """(relpath, packed note) pairs in index order (a snapshot), materialising nothing."""
         return iter(list(self._packed.items()))
+
+    def warned(self) -> list[str]:
+        """Relpaths of the notes with parse warnings, in index order; only notes stored since
+        the last call are unpacked (without building a `Note`)."""
+        with self._lock:
+            entries = list(self._packed.items())
+            known = dict(self._warned)
+        seen: dict[str, tuple[PackedNote, bool]] = {}
+        for relpath, packed in entries:
+            cached = known.get(relpath)
+            if cached is not None and cached[0] is packed:
+                seen[relpath] = cached
+            else:
+                seen[relpath] = (packed, has_warnings(packed))
+        with self._lock:
+            self._warned = seen
+        return [relpath for relpath, (_packed, flagged) in seen.items() if flagged]
 
 
 class _SnapshotItems(ItemsView[str, Note]):

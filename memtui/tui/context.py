@@ -78,9 +78,8 @@ def compute_badges(
     was flagged once and edited since, while its text still holds a likely secret.
     """
     badges: dict[str, set[str]] = {}
-    for path, note in list(index.notes.items()):
-        if note.warnings:
-            badges.setdefault(path, set()).add("warning")
+    for path in index.notes.warned():
+        badges.setdefault(path, set()).add("warning")
     prefix = "/memories/"
     recent = history.last_change_actors(since=now - AGENT_BADGE_DAYS * DAY)
     for virtual, actor in recent.items():
