@@ -568,8 +568,16 @@ class NoteIndex:
 
     def unresolved_targets(self, relpath: str) -> list[str]:
         """The distinct unresolved targets of one note, in the order they appear."""
+        if relpath not in self.notes:
+            return []
+        resolved = self._resolved.get(relpath)
+        if resolved is not None and None not in resolved:
+            return []
+        targets = note_cache.relation_targets(self.notes.packed(relpath))
+        if resolved is None:
+            return list(dict.fromkeys(targets))
         return list(
-            dict.fromkeys(rel.target for rel, target in self.outgoing(relpath) if target is None)
+            dict.fromkeys(t for t, r in zip(targets, resolved, strict=False) if r is None)
         )
 
     def warnings(self, relpath: str) -> list[str]:
