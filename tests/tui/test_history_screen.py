@@ -139,7 +139,7 @@ async def test_undo_restores_a_deleted_folder(store_root: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         select(app, 46)
-        await pilot.pause()
+        await settle(pilot)
         assert diff_text(app).splitlines()[1:] == [
             "Deleted folder; undo restores these files:",
             "links.md",
@@ -257,7 +257,7 @@ async def test_brackets_in_recorded_text_are_shown_as_they_are(tmp_path: Path) -
         assert "str_replace" in lines[2] and "[red]note.md" in lines[2]
         assert "[red]note.md" in lines[3]
         select(app, 2)
-        await pilot.pause()
+        await settle(pilot)
         assert "old_str `[/INST] ` did not appear" in diff_text(app)
         select(app, 4)
         await pilot.press("u")

@@ -18,6 +18,7 @@ from memtui.tui.screens.base import StoreScreen
 from memtui.tui.widgets.history_events import (
     DiffView,
     EventTable,
+    describe_event,
     parse_filter,
     short_path,
 )
@@ -126,6 +127,7 @@ class HistoryScreen(StoreScreen):
     def on_mount(self) -> None:
         """Query the events in the background and follow changes to the store."""
         self._loader = self.refresher("history-query", self._fetch, self._show_page, quiet=QUIET)
+        self._differ = self.refresher("history-diff", self._describe, self._show_diff)
         app: Any = self.app
         signal = getattr(app, "notes_changed_signal", None)
         if signal is not None:
@@ -214,13 +216,30 @@ class HistoryScreen(StoreScreen):
         return next((e for e in self.events if e.id == event_id), None)
 
     def _show_selected(self) -> None:
-        """Show the diff of the selected event (unless it is shown already)."""
+        """Show the diff of the selected event (unless it is shown already); its texts are read
+        in the background."""
         event = self.selected_event()
         if event == self._diff_of and event is not None:
             return
         self._diff_of = event
-        before, after = self.ctx.history.texts(event) if event is not None else (None, None)
-        self.query_one(DiffView).show(event, before, after)
+        if event is None:
+            self.query_one(DiffView).show(None, None, None)
+        else:
+            self._differ.request(now=True)
+
+    def _describe(self) -> tuple[Event | None, Content | None]:
+        """The selected event with its described change, read from the history (in a thread)."""
+        event = self._diff_of
+        if event is None:
+            return None, None
+        before, after = self.ctx.history.texts(event)
+        return event, describe_event(event, before, after)
+
+    def _show_diff(self, described: tuple[Event | None, Content | None]) -> None:
+        """Show a change described in the background if its event is still the selected one."""
+        event, content = described
+        if event is not None and content is not None and event == self._diff_of:
+            self.query_one(DiffView).update(content)
 
     @on(DataTable.RowHighlighted)
     def _on_row(self, event: DataTable.RowHighlighted) -> None:
