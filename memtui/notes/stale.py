@@ -13,6 +13,7 @@ from weakref import WeakKeyDictionary
 
 from rapidfuzz import fuzz
 
+from memtui.notes.bulk import KEEP_MIN_NOTES, collector_paused
 from memtui.notes.index import NoteIndex
 
 DAY = 86400.0
@@ -214,19 +215,25 @@ def near_duplicates(
 def review(
     index: NoteIndex, history: Any | None, *, now: float | None = None
 ) -> list[StaleCandidate]:
-    """Every note outside the archive with a staleness signal, highest score first (ties by path)."""
+    """Every note outside the archive with a staleness signal, highest score first (ties by path).
+
+    In a large store the collector is paused meanwhile and what is left afterwards (the facts
+    kept per note, the candidates) is frozen out of its full passes, which would otherwise stop
+    every thread for tenths of a second after each review.
+    """
     now = time.time() if now is None else now
     reads: dict[str, float] | None = history.last_agent_reads() if history is not None else None
     recorded_from = history.recording_since() if history is not None else None
-    facts = _all_facts(index)
-    duplicates = near_duplicates(index, facts)
-    candidates: list[StaleCandidate] = []
-    for relpath, fact in facts.items():
-        reasons = _reasons(index, relpath, fact, reads, recorded_from, duplicates, now)
-        if reasons:
-            score = round(sum(r.weight for r in reasons), 3)
-            candidates.append(StaleCandidate(relpath, score, tuple(reasons)))
-    candidates.sort(key=lambda c: (-c.score, c.path))
+    with collector_paused(keep=len(index.notes) >= KEEP_MIN_NOTES):
+        facts = _all_facts(index)
+        duplicates = near_duplicates(index, facts)
+        candidates: list[StaleCandidate] = []
+        for relpath, fact in facts.items():
+            reasons = _reasons(index, relpath, fact, reads, recorded_from, duplicates, now)
+            if reasons:
+                score = round(sum(r.weight for r in reasons), 3)
+                candidates.append(StaleCandidate(relpath, score, tuple(reasons)))
+        candidates.sort(key=lambda c: (-c.score, c.path))
     return candidates
 
 
