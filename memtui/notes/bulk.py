@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import gc
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -24,3 +26,25 @@ def collector_paused(*, keep: bool = False) -> Iterator[None]:
             gc.freeze()
         if was_enabled:
             gc.enable()
+
+
+PACE_EVERY = 0.005
+"""Seconds a background loop runs before it rests for PACE_REST."""
+PACE_REST = 0.002
+"""Seconds a background loop rests, so the UI thread gets the interpreter lock at once and
+keeps it for a whole frame instead of taking turns with every busy thread."""
+
+
+class Pacer:
+    """Call in a long loop: off the main thread, it sleeps PACE_REST every PACE_EVERY seconds."""
+
+    def __init__(self) -> None:
+        """Start the first turn now; on the main thread calls do nothing."""
+        self.active = threading.current_thread() is not threading.main_thread()
+        self.turn = time.perf_counter() + PACE_EVERY
+
+    def __call__(self) -> None:
+        """Rest if this turn is over."""
+        if self.active and time.perf_counter() > self.turn:
+            time.sleep(PACE_REST)
+            self.turn = time.perf_counter() + PACE_EVERY

@@ -18,7 +18,7 @@ from typing import Any, NamedTuple, TypeGuard
 
 from memtui.core.lock import meta_dir
 from memtui.notes import sealed
-from memtui.notes.bulk import collector_paused
+from memtui.notes.bulk import Pacer, collector_paused
 from memtui.notes.model import Note, Observation, Relation
 
 CACHE_VERSION = 4
@@ -311,7 +311,9 @@ class PackedNotes(Mapping[str, Note]):
             entries = list(self._packed.items())
             known = dict(self._warned)
         seen: dict[str, tuple[PackedNote, bool]] = {}
+        pace = Pacer()
         for relpath, packed in entries:
+            pace()
             cached = known.get(relpath)
             if cached is not None and cached[0] is packed:
                 seen[relpath] = cached

@@ -13,7 +13,7 @@ from weakref import WeakKeyDictionary
 
 from rapidfuzz import fuzz
 
-from memtui.notes.bulk import KEEP_MIN_NOTES, collector_paused
+from memtui.notes.bulk import KEEP_MIN_NOTES, Pacer, collector_paused
 from memtui.notes.index import NoteIndex
 
 DAY = 86400.0
@@ -152,7 +152,11 @@ def note_facts(index: NoteIndex, relpath: str) -> NoteFacts:
 
 def _all_facts(index: NoteIndex) -> dict[str, NoteFacts]:
     """Facts of every reviewed note (sorted by path); forgets notes no longer indexed."""
-    facts = {relpath: note_facts(index, relpath) for relpath in reviewed_paths(index)}
+    pace = Pacer()
+    facts: dict[str, NoteFacts] = {}
+    for relpath in reviewed_paths(index):
+        facts[relpath] = note_facts(index, relpath)
+        pace()
     cache = _FACTS.get(index, {})
     for relpath in [p for p in cache if p not in facts]:
         cache.pop(relpath, None)
@@ -168,9 +172,11 @@ def near_duplicates(
     a shared uncommon title word), so the work grows with the number of notes, not its square.
     """
     facts = _all_facts(index) if facts is None else facts
+    pace = Pacer()
     by_hash: dict[str, list[str]] = defaultdict(list)
     by_word: dict[str, list[str]] = defaultdict(list)
     for relpath, fact in facts.items():
+        pace()
         if fact.sample_hash is not None:
             by_hash[fact.sample_hash].append(relpath)
         for word in set(_TITLE_WORD.findall(fact.title)):
@@ -195,6 +201,7 @@ def near_duplicates(
     for group in by_word.values():
         if len(group) < 2 or len(group) > MAX_BLOCK:
             continue
+        pace()
         for i, a in enumerate(group):
             for j in range(i + 1, len(group)):
                 b = group[j]
@@ -228,7 +235,9 @@ def review(
         facts = _all_facts(index)
         duplicates = near_duplicates(index, facts)
         candidates: list[StaleCandidate] = []
+        pace = Pacer()
         for relpath, fact in facts.items():
+            pace()
             reasons = _reasons(index, relpath, fact, reads, recorded_from, duplicates, now)
             if reasons:
                 score = round(sum(r.weight for r in reasons), 3)
