@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
 from memtui.notes import cache as note_cache
-from memtui.notes.bulk import KEEP_MIN_NOTES, collector_paused
+from memtui.notes.bulk import KEEP_MIN_NOTES, Pacer, collector_paused
 from memtui.notes.model import Relation
 from memtui.notes.scan import FileStat, scan_notes, stat_note
 
@@ -559,6 +559,26 @@ class NoteIndex:
                     if resolved is None and relation.target == target:
                         pairs.append((source, relation))
             result[target] = pairs
+        return result
+
+    def unresolved_uses(self) -> dict[str, list[tuple[str, int]]]:
+        """Unresolved target text -> (source relpath, relations of it using the target), both
+        sorted; reads relation targets only, building no relations."""
+        pace = Pacer()
+        result: dict[str, list[tuple[str, int]]] = {}
+        for target in sorted(self._unresolved):
+            uses: list[tuple[str, int]] = []
+            for source in sorted(members(self._unresolved, target)):
+                pace()
+                targets = note_cache.relation_targets(self.notes.packed(source))
+                used = sum(
+                    1
+                    for text, resolved in zip(targets, self._resolved[source], strict=False)
+                    if resolved is None and text == target
+                )
+                if used:
+                    uses.append((source, used))
+            result[target] = uses
         return result
 
     def unresolved_sources(self) -> Iterator[tuple[str, tuple[str, ...]]]:

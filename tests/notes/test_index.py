@@ -130,6 +130,7 @@ def test_backlinks_unresolved_orphans_hubs(tmp_path: Path) -> None:
     assert {t: [(s, r.line) for s, r in pairs] for t, pairs in index.unresolved().items()} == {
         "Ghost": [("alone.md", 5), ("one.md", 6)]
     }
+    assert index.unresolved_uses() == {"Ghost": [("alone.md", 1), ("one.md", 1)]}
     assert index.orphans() == ["alone.md"]
     assert index.hubs() == [("hub.md", 2), ("one.md", 1), ("two.md", 1)]
     assert index.warnings("one.md") == ["unresolved link: Ghost"]
@@ -307,3 +308,14 @@ def test_a_shared_title_or_permalink_passes_to_the_next_path_in_order(tmp_path: 
     assert [t for _, t in index.outgoing("src.md")] == ["a.md", "a.md"]
     fresh = NoteIndex.load(tmp_path, use_cache=False)
     assert fresh.outgoing("src.md") == index.outgoing("src.md")
+
+
+def test_unresolved_uses_counts_each_relation_without_building_them(tmp_path: Path) -> None:
+    write(tmp_path, "a.md", note("A", "- links [[Ghost]]\n- cites [[Ghost]]\n- to [[B]]\n"))
+    write(tmp_path, "b.md", note("B", "See [[Ghost]] and [[Other Ghost]].\n"))
+    index = NoteIndex.load(tmp_path)
+    uses = index.unresolved_uses()
+    assert uses == {"Ghost": [("a.md", 2), ("b.md", 1)], "Other Ghost": [("b.md", 1)]}
+    assert {t: len(p) for t, p in index.unresolved().items()} == {
+        t: sum(n for _, n in u) for t, u in uses.items()
+    }

@@ -84,19 +84,17 @@ def drawing(index: NoteIndex, centre: str, depth: int) -> Drawing:
 
 def graph_lists(index: NoteIndex) -> GraphLists:
     """List the hubs, orphans and unresolved targets."""
-    unresolved = sorted(index.unresolved().items())
+    unresolved = index.unresolved_uses().items()
     return GraphLists(
         hubs=tuple(
             (path, f"{count:>3}  {note_label(index, path)}") for path, count in index.hubs()
         ),
         orphans=tuple((path, note_label(index, path)) for path in sorted(index.orphans())),
         unresolved=tuple(
-            (unresolved_key(target), f"{target}  ({len(sources)})")
-            for target, sources in unresolved
+            (unresolved_key(target), f"{target}  ({sum(used for _, used in uses)})")
+            for target, uses in unresolved
         ),
-        unresolved_sources={
-            target: sorted({source for source, _ in sources}) for target, sources in unresolved
-        },
+        unresolved_sources={target: [source for source, _ in uses] for target, uses in unresolved},
     )
 
 
