@@ -10,7 +10,7 @@ from textual.widgets import OptionList, Static
 from memtui.notes.search import SearchFilters
 from memtui.tui.app import MemtuiApp
 from memtui.tui.screens.main import MainScreen
-from memtui.tui.screens.search import SearchScreen, highlight, parse_query
+from memtui.tui.screens.search import SearchScreen, highlight, hit_prompt, parse_query
 from tests.tui.conftest import wait_for, wait_for_results, wait_idle
 
 
@@ -128,3 +128,46 @@ async def test_the_age_filter_counts_days_on_the_apps_clock(store_root: Path) ->
         assert isinstance(screen, SearchScreen)
         assert await wait_for_results(pilot, "memtui age:10")
         assert {hit.path for hit in screen.hits} == {"projects/memtui.md"}
+
+
+async def test_a_long_result_list_arrives_whole_and_a_newer_query_replaces_it(
+    tmp_path: Path,
+) -> None:
+    """More hits than one frame adds all reach the list, in rank order; when a newer query's
+    results come first, no option of the older query is appended to them."""
+    for n in range(40):
+        (tmp_path / f"n{n:02}.md").write_text(
+            f"---\ntitle: Note {n:02}\n---\n\n- [fact] pelican number {n} #birds\n",
+            encoding="utf-8",
+        )
+    (tmp_path / "heron.md").write_text(
+        "---\ntitle: Heron\n---\n\n- [fact] a lone heron\n", encoding="utf-8"
+    )
+    app = MemtuiApp(tmp_path, actor="human:tester", watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_idle(pilot)
+        await pilot.press("slash")
+        screen = app.screen
+        assert isinstance(screen, SearchScreen)
+        results = screen.query_one("#search-results", OptionList)
+        await pilot.press(*"pelican")
+        assert await wait_for_results(pilot, "pelican")
+        assert len(screen.hits) >= 40
+        assert await wait_for(pilot, lambda: results.option_count == len(screen.hits))
+        shown = [str(results.get_option_at_index(n).prompt) for n in range(results.option_count)]
+        assert shown[0].startswith(screen.hits[0].path)
+        assert all(
+            text.startswith(hit.path) for text, hit in zip(shown, screen.hits, strict=True)
+        )
+        pelican_hits = list(screen.hits)
+        await pilot.press("ctrl+l", *"heron")
+        assert await wait_for_results(pilot, "heron")
+        await pilot.pause(0.2)
+        prompts = [str(results.get_option_at_index(n).prompt) for n in range(results.option_count)]
+        assert prompts and all("heron" in text for text in prompts)
+        assert results.option_count == len(screen.hits)
+        heron_hits = list(screen.hits)
+        screen._show("pelican", pelican_hits, [hit_prompt(hit) for hit in pelican_hits])
+        screen._show("heron", heron_hits, [hit_prompt(hit) for hit in heron_hits])
+        await pilot.pause(0.3)
+        assert results.option_count == len(heron_hits) == 3

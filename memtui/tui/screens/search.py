@@ -41,6 +41,9 @@ FILTER_FIELDS = {
     "actor": "actor",
 }
 RESULT_LIMIT = 100
+SHOWN_PER_FRAME = 12
+"""Result options added to the list per frame: each needs its wrapped height measured on the
+UI thread, so a full page is spread over frames and keys get handled in between."""
 TYPING_PAUSE = 0.06
 """Seconds without a keystroke before a search starts, so typing never competes with one."""
 
@@ -95,6 +98,7 @@ class SearchResults(Message):
 
     query: str
     hits: list[SearchHit]
+    prompts: list[Content]
 
 
 class SearchScreen(Screen[None]):
@@ -120,6 +124,7 @@ class SearchScreen(Screen[None]):
         self.hits: list[SearchHit] = []
         self.shown_query: str | None = None
         self._search_timer: Timer | None = None
+        self._shown_generation = 0
 
     @property
     def memtui(self) -> MemtuiApp:
@@ -165,7 +170,7 @@ class SearchScreen(Screen[None]):
             return
         if not words:
             self.workers.cancel_group(self, "search")
-            self._show(text, [])
+            self._show(text, [], [])
             status.update("Type to search. F1 shows the filter syntax.")
             return
         status.update("searching…")
@@ -182,29 +187,42 @@ class SearchScreen(Screen[None]):
         hits = searcher.search(
             words, limit=RESULT_LIMIT, filters=filters, cancelled=lambda: worker.is_cancelled
         )
+        prompts = [hit_prompt(hit) for hit in hits]
         if not worker.is_cancelled:
-            self.post_message(SearchResults(text, hits))
+            self.post_message(SearchResults(text, hits, prompts))
 
     def on_search_results(self, message: SearchResults) -> None:
         """Show the hits of the latest query."""
         if message.query != self.query_one("#search-input", Input).value:
             return
-        self._show(message.query, message.hits)
+        self._show(message.query, message.hits, message.prompts)
         count = len(message.hits)
         more = "+" if count >= RESULT_LIMIT else ""
         self.query_one("#search-status", Static).update(
             f"{count}{more} result{'s' if count != 1 else ''}" if count else "No matches."
         )
 
-    def _show(self, query: str, hits: list[SearchHit]) -> None:
-        """Replace the result list."""
+    def _show(self, query: str, hits: list[SearchHit], prompts: list[Content]) -> None:
+        """Replace the result list: the first options now, the rest over the next frames."""
         self.hits = hits
         self.shown_query = query
+        self._shown_generation += 1
         results = self.query_one("#search-results", OptionList)
         results.clear_options()
-        results.add_options([Option(hit_prompt(hit), id=str(n)) for n, hit in enumerate(hits)])
+        self._add_options(self._shown_generation, prompts, 0)
         if hits:
             results.highlighted = 0
+
+    def _add_options(self, generation: int, prompts: list[Content], start: int) -> None:
+        """Add one frame's worth of options, unless newer results replaced them meanwhile."""
+        if generation != self._shown_generation:
+            return
+        end = start + SHOWN_PER_FRAME
+        self.query_one("#search-results", OptionList).add_options(
+            [Option(prompt, id=str(n)) for n, prompt in enumerate(prompts[start:end], start)]
+        )
+        if end < len(prompts):
+            self.call_after_refresh(self._add_options, generation, prompts, end)
 
     @on(Input.Submitted, "#search-input")
     def _submitted(self, event: Input.Submitted) -> None:
