@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.pilot import Pilot
@@ -46,9 +47,13 @@ def diff_text(app: ScreenHarness) -> str:
 async def settle(pilot: Pilot[None]) -> None:
     """Wait until the screen's background work (and any work it started) is done and shown."""
     await pilot.pause()
-    while busy := [worker for worker in pilot.app.workers if not worker.is_finished]:
-        await pilot.app.workers.wait_for_complete(busy)
-        await pilot.pause()
+    screen = pilot.app.screen
+    while (busy := [worker for worker in pilot.app.workers if not worker.is_finished]) or (
+        isinstance(screen, HistoryScreen) and screen.diff_pending
+    ):
+        if busy:
+            await pilot.app.workers.wait_for_complete(busy)
+        await pilot.pause(0.02)
 
 
 def select(app: ScreenHarness, event_id: int) -> None:
@@ -131,6 +136,41 @@ async def test_note_scope_and_diff_of_an_agent_edit(store_root: Path) -> None:
             " - [timezone] Europe/Lisbon, usually online 09:00-18:00 local #schedule",
         ]
         assert "+- [editor] Uses Neovim with a tmux split #tools" in diff_text(app).splitlines()
+
+
+async def test_keys_held_down_draw_only_the_diff_where_the_cursor_rests(
+    store_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A move after a rest draws its row's change at once; the quick moves after it read no
+    change on the way, and the row the cursor rests on is drawn."""
+    monkeypatch.setattr("memtui.tui.screens.history.CURSOR_REST", 1.0)
+    app = history_app(store_root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, HistoryScreen)
+        read: list[int] = []
+        texts = screen.ctx.history.texts
+
+        def counting_texts(event: Any) -> tuple[str | None, str | None]:
+            read.append(event.id)
+            return texts(event)
+
+        monkeypatch.setattr(screen.ctx.history, "texts", counting_texts)
+        await pilot.pause(0.3)
+        await pilot.press("down")
+        assert screen.diff_pending is False
+        await settle(pilot)
+        second = shown_ids(app)[1]
+        assert read == [second]
+        assert diff_text(app).startswith(f"#{second} ")
+        await pilot.pause(1.1)
+        await pilot.press("down", "down", "down", "down")
+        assert screen.diff_pending is True
+        await settle(pilot)
+        third, rested = shown_ids(app)[2], shown_ids(app)[5]
+        assert read == [second, third, rested]
+        assert diff_text(app).startswith(f"#{rested} ")
 
 
 async def test_undo_restores_a_deleted_folder(store_root: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -12,6 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
+from textual.timer import Timer
 from textual.widgets import Checkbox, DataTable, Footer, Input, Static
 
 from memtui.tui.screens.base import StoreScreen
@@ -31,6 +33,9 @@ FILTER_HELP = "actor:agent cmd:str_replace path:projects/ since:7d  words…"
 PAGE = 200
 """Events fetched at a time: the newest page first, one more each time the end is reached."""
 QUIET = 0.15
+CURSOR_REST = 0.12
+"""Seconds the cursor must rest on a row, when it moved there in quick steps, before that row's
+change is read and drawn: keys held down move the cursor without drawing every diff on the way."""
 """Seconds without a keystroke or change before the history is queried again."""
 KINDS = ("agent", "human", "external")
 
@@ -101,6 +106,8 @@ class HistoryScreen(StoreScreen):
         self.events: list[Event] = []
         self.total = 0
         self._diff_of: Event | None = None
+        self._diff_timer: Timer | None = None
+        self._moved_at = 0.0
         self._wanted = EventQuery(path=path)
         self._more_wanted = False
         self._reload_wanted = False
@@ -215,17 +222,36 @@ class HistoryScreen(StoreScreen):
         event_id = self.query_one(EventTable).selected_event_id()
         return next((e for e in self.events if e.id == event_id), None)
 
-    def _show_selected(self) -> None:
+    def _show_selected(self, *, moved: bool = False) -> None:
         """Show the diff of the selected event (unless it is shown already); its texts are read
-        in the background."""
+        in the background. After a quick cursor `moved`, that waits until the cursor rests."""
         event = self.selected_event()
         if event == self._diff_of and event is not None:
             return
         self._diff_of = event
+        if self._diff_timer is not None:
+            self._diff_timer.stop()
+            self._diff_timer = None
+        now = time.monotonic()
+        quick = moved and now - self._moved_at < CURSOR_REST
+        if moved:
+            self._moved_at = now
         if event is None:
             self.query_one(DiffView).show(None, None, None)
+        elif quick:
+            self._diff_timer = self.set_timer(CURSOR_REST, self._diff_after_rest)
         else:
             self._differ.request(now=True)
+
+    def _diff_after_rest(self) -> None:
+        """The cursor rested: read and draw the selected event's change."""
+        self._diff_timer = None
+        self._differ.request(now=True)
+
+    @property
+    def diff_pending(self) -> bool:
+        """Whether the selected event's change waits for the cursor to rest."""
+        return self._diff_timer is not None
 
     def _describe(self) -> tuple[Event | None, Content | None]:
         """The selected event with its described change, read from the history (in a thread)."""
@@ -244,7 +270,7 @@ class HistoryScreen(StoreScreen):
     @on(DataTable.RowHighlighted)
     def _on_row(self, event: DataTable.RowHighlighted) -> None:
         """Follow the cursor with the diff view; on the last row, fetch the next page."""
-        self._show_selected()
+        self._show_selected(moved=True)
         if event.cursor_row >= event.data_table.row_count - 1:
             self.load_more()
 
