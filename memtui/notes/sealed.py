@@ -223,8 +223,13 @@ class _UnsealingReader:
         return b"".join(parts)
 
     def finish(self) -> None:
-        """Check that the payload ended exactly at the last chunk and nothing follows it."""
-        if self._pos < len(self._chunk) or self._next_chunk():
+        """Check that the payload ended exactly at the last chunk and nothing follows it.
+
+        A payload that fills its last full chunk is followed by an empty last chunk, read here.
+        """
+        if self._pos < len(self._chunk) or (self._next_chunk() and len(self._chunk)):
+            raise SealError("sealed file holds more than its payload")
+        if not self._last_seen:
             raise SealError("sealed file holds more than its payload")
         if self._handle.read(1):
             raise SealError("sealed file has bytes after its last chunk")

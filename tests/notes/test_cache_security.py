@@ -225,6 +225,27 @@ def test_sealed_round_trip_across_chunk_boundaries(
         sealed.load(path, "p", b"t" * 32)
 
 
+@pytest.mark.parametrize("chunks", [1, 2, 5])
+def test_a_payload_that_fills_its_last_chunk_exactly_reads_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunks: int
+) -> None:
+    """The writer ends such a payload with an empty chunk; the reader accepts exactly that."""
+    monkeypatch.setattr(sealed, "CHUNK", 64)
+    payload = next(
+        blob
+        for blob in (b"x" * n for n in range(64 * chunks))
+        if len(pickle.dumps(blob, protocol=pickle.HIGHEST_PROTOCOL)) == 64 * chunks
+    )
+    path = tmp_path / ".memtui" / "p.pickle"
+    assert sealed.dump(path, "p", b"s" * 32, payload)
+    data = path.read_bytes()
+    assert len(data) == sealed.HEADER_BYTES + chunks * (64 + sealed.TAG_BYTES) + sealed.TAG_BYTES
+    assert sealed.load(path, "p", b"s" * 32) == payload
+    path.write_bytes(data[: -sealed.TAG_BYTES])
+    with pytest.raises(sealed.SealError):
+        sealed.load(path, "p", b"s" * 32)
+
+
 def test_protocol_zero_reads_lines_across_chunks(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
