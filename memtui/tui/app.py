@@ -9,13 +9,14 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import work
+from textual import events, work
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.signal import Signal
 from textual.timer import Timer
 from textual.worker import get_current_worker
 
+from memtui.notes.bulk import note_interaction
 from memtui.tui.context import AppContext, compute_badges, default_settings
 from memtui.tui.indexing import build_searcher, load_index
 from memtui.tui.messages import (
@@ -56,6 +57,10 @@ def action_provider() -> type[Provider]:
     from memtui.tui.commands import ActionProvider
 
     return ActionProvider
+
+
+INTERACTIONS = (events.Key, events.MouseDown, events.MouseScrollDown, events.MouseScrollUp)
+"""Events that show someone is using the app."""
 
 
 class MemtuiApp(PlainNotifyApp):
@@ -127,6 +132,12 @@ class MemtuiApp(PlainNotifyApp):
         for problem in self.ctx.problems:
             self.notify(problem, severity="warning", timeout=10)
         self.call_after_refresh(self.after_first_frame)
+
+    async def on_event(self, event: events.Event) -> None:
+        """Keys and clicks mark the UI as in use, so background loops yield to it."""
+        if isinstance(event, INTERACTIONS):
+            note_interaction()
+        await super().on_event(event)
 
     @work(exclusive=True, group="quit")
     async def action_quit(self) -> None:

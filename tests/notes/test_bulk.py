@@ -1,10 +1,15 @@
-"""collector_paused: no collection inside the block, the collector back on after, a kept load frozen."""
+"""collector_paused: no collection inside the block, the collector back on after, a kept load
+frozen; Pacer: background loops rest, longer and more often while the UI is in use."""
 
 from __future__ import annotations
 
 import gc
+import threading
 
-from memtui.notes.bulk import collector_paused
+import pytest
+
+from memtui.notes import bulk
+from memtui.notes.bulk import Pacer, collector_paused
 
 
 def test_the_collector_is_paused_inside_and_restored_after() -> None:
@@ -29,3 +34,71 @@ def test_a_kept_load_is_frozen_out_of_later_passes() -> None:
         assert gc.get_freeze_count() >= len(kept)
     finally:
         gc.unfreeze()
+
+
+class FakeTime:
+    """A clock that only moves when work is done or a rest is taken."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+        self.rests: list[tuple[float, float]] = []
+
+    def perf_counter(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.rests.append((self.now, seconds))
+        self.now += seconds
+
+
+def rests_of_a_loop(clock: FakeTime, steps: int, step: float) -> list[float]:
+    """Run a paced loop of `steps` steps of `step` seconds each in a thread; its rests."""
+
+    def loop() -> None:
+        pace = Pacer()
+        for _ in range(steps):
+            clock.now += step
+            pace()
+
+    worker = threading.Thread(target=loop)
+    worker.start()
+    worker.join()
+    return [seconds for _, seconds in clock.rests]
+
+
+def test_a_background_loop_rests_briefly_when_nobody_uses_the_ui(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    clock = FakeTime()
+    monkeypatch.setattr(bulk, "time", clock)
+    monkeypatch.setattr(bulk, "_last_interaction", clock.now - bulk.INTERACTIVE_WINDOW - 1)
+    rests = rests_of_a_loop(clock, steps=100, step=0.001)
+    assert set(rests) == {bulk.PACE_REST}
+    assert 15 <= len(rests) <= 20
+    assert sum(rests) / (0.1 + sum(rests)) < 0.3
+
+
+def test_a_background_loop_yields_most_of_the_time_while_the_ui_is_in_use(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    clock = FakeTime()
+    monkeypatch.setattr(bulk, "time", clock)
+    monkeypatch.setattr(bulk, "_last_interaction", float("-inf"))
+    assert not bulk.interactive()
+    bulk.note_interaction()
+    assert bulk.interactive()
+    rests = rests_of_a_loop(clock, steps=40, step=0.001)
+    assert clock.now < 1000.0 + bulk.INTERACTIVE_WINDOW
+    assert set(rests) == {bulk.PACE_REST_INTERACTIVE}
+    assert sum(rests) / (0.04 + sum(rests)) > 0.6
+    assert not bulk.interactive(1000.0 + bulk.INTERACTIVE_WINDOW + 0.01)
+
+
+def test_the_main_thread_never_rests(monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = FakeTime()
+    monkeypatch.setattr(bulk, "time", clock)
+    pace = Pacer()
+    for _ in range(100):
+        clock.now += 0.001
+        pace()
+    assert clock.rests == []

@@ -183,3 +183,21 @@ async def test_a_list_tab_starts_on_its_first_item(tmp_path: Path) -> None:
         await press(pilot, "4")
         unresolved = screen.query_one("#graph-unresolved", OptionList)
         assert unresolved.has_focus and unresolved.highlighted == 0
+
+
+def test_a_hub_is_described_with_its_first_links_and_how_many_more(tmp_path: Path) -> None:
+    """A node with many links names the first few per direction and counts the rest."""
+    from memtui.tui.screens.graph import LISTED_LINKS, describe_node
+
+    (tmp_path / "hub.md").write_text("---\ntitle: Hub\n---\n\n- part_of [[Leaf 00]]\n")
+    for n in range(50):
+        (tmp_path / f"leaf{n:02}.md").write_text(
+            f"---\ntitle: Leaf {n:02}\n---\n\n- part_of [[Hub]]\n"
+        )
+    index = NoteIndex.load(tmp_path)
+    text = describe_node(index, "hub.md")
+    lines = text.splitlines()
+    assert lines[:2] == ["hub.md", "Out (1): part_of → leaf00.md"]
+    assert lines[2].startswith("In (50): leaf00.md → part_of; leaf01.md → part_of;")
+    assert lines[2].endswith(f"; leaf{LISTED_LINKS - 1:02}.md → part_of; … {50 - LISTED_LINKS} more")
+    assert describe_node(index, "leaf07.md").splitlines()[2] == "In (0): none"

@@ -98,6 +98,10 @@ def graph_lists(index: NoteIndex) -> GraphLists:
     )
 
 
+LISTED_LINKS = 12
+"""Links named per direction in a node's description; a hub's hundreds would not fit anyway."""
+
+
 def describe_node(
     index: NoteIndex, key: str, unresolved: Mapping[str, Sequence[str]] | None = None
 ) -> str:
@@ -124,9 +128,17 @@ def describe_node(
     incoming = [f"{source} → {relation.relation_type}" for source, relation in index.backlinks(key)]
     return (
         f"{key}\n"
-        f"Out ({len(outgoing)}): {'; '.join(outgoing) or 'none'}\n"
-        f"In ({len(incoming)}): {'; '.join(incoming) or 'none'}"
+        f"Out ({len(outgoing)}): {listed(outgoing)}\n"
+        f"In ({len(incoming)}): {listed(incoming)}"
     )
+
+
+def listed(links: Sequence[str]) -> str:
+    """The first LISTED_LINKS links joined, then how many more there are (the panel is short)."""
+    if not links:
+        return "none"
+    more = len(links) - LISTED_LINKS
+    return "; ".join(links[:LISTED_LINKS]) + (f"; … {more} more" if more > 0 else "")
 
 
 class GraphScreen(StoreScreen):

@@ -73,10 +73,17 @@ class GraphView(ScrollView, can_focus=True):
         """Move the cursor to `key` and tell the screen."""
         if key is None or key == self.cursor_key:
             return
+        self._refresh_node_rows(self.cursor_key, key)
         self.cursor_key = key
-        self.refresh()
         self._scroll_to_cursor()
         self.post_message(self.NodeFocused(key))
+
+    def _refresh_node_rows(self, *keys: str | None) -> None:
+        """Repaint only the rows of the nodes `keys` (the cursor's old and new place)."""
+        for key in keys:
+            node = self.graph.node(key) if self.graph is not None and key is not None else None
+            if node is not None:
+                self.refresh_line(node.y)
 
     def _scroll_to_cursor(self) -> None:
         """Scroll so the node under the cursor is visible."""
@@ -149,8 +156,13 @@ class GraphView(ScrollView, can_focus=True):
                 style = base + self._node_style(node)
                 for x in range(node.x, min(node.x + node.width, len(text))):
                     styles[x] = style
-        segments = [Segment(char, style) for char, style in zip(text, styles, strict=True)]
-        strip = Strip(Segment.simplify(segments)).crop(scroll_x, scroll_x + width)
+        segments: list[Segment] = []
+        start = 0
+        for end in range(1, len(text) + 1):
+            if end == len(text) or styles[end] != styles[start]:
+                segments.append(Segment(text[start:end], styles[start]))
+                start = end
+        strip = Strip(segments).crop(scroll_x, scroll_x + width)
         return strip.extend_cell_length(width, base)
 
     def on_focus(self) -> None:
