@@ -16,7 +16,6 @@ from textual.signal import Signal
 from textual.timer import Timer
 from textual.worker import get_current_worker
 
-from memtui.notes.bulk import note_interaction
 from memtui.tui.context import AppContext, compute_badges, default_settings
 from memtui.tui.indexing import build_searcher, load_index
 from memtui.tui.messages import (
@@ -136,6 +135,8 @@ class MemtuiApp(PlainNotifyApp):
     async def on_event(self, event: events.Event) -> None:
         """Keys and clicks mark the UI as in use, so background loops yield to it."""
         if isinstance(event, INTERACTIONS):
+            from memtui.notes.bulk import note_interaction
+
             note_interaction()
         await super().on_event(event)
 
