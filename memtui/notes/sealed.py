@@ -229,8 +229,6 @@ class _UnsealingReader:
         """
         if self._pos < len(self._chunk) or (self._next_chunk() and len(self._chunk)):
             raise SealError("sealed file holds more than its payload")
-        if not self._last_seen:
-            raise SealError("sealed file holds more than its payload")
         if self._handle.read(1):
             raise SealError("sealed file has bytes after its last chunk")
 

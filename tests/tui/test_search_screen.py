@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.pilot import Pilot
 from textual.widgets import OptionList, Static
 
 from memtui.notes.search import SearchFilters
@@ -37,16 +38,22 @@ def test_highlight_marks_exactly_the_spans() -> None:
     assert [(s.start, s.end) for s in text.spans] == [(0, 7), (20, 27)]
 
 
+async def search_for(pilot: Pilot[None], query: str) -> SearchScreen:
+    """Open the search screen with `/`, type `query` and wait for its results."""
+    await pilot.press("slash")
+    screen = pilot.app.screen
+    assert isinstance(screen, SearchScreen)
+    await pilot.press(*("space" if char == " " else char for char in query))
+    assert await wait_for_results(pilot, query)
+    return screen
+
+
 async def test_results_update_as_you_type_and_enter_opens_the_line(store_root: Path) -> None:
     """Typing shows highlighted hits; Enter opens the note in the main screen at the hit's line."""
     app = MemtuiApp(store_root, actor="human:tester", watch=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
-        await pilot.press("slash")
-        assert isinstance(app.screen, SearchScreen)
-        screen = app.screen
-        await pilot.press(*"widgets")
-        assert await wait_for_results(pilot, "widgets")
+        screen = await search_for(pilot, "widgets")
         assert screen.hits[0].path == "tools/textual.md"
         assert screen.hits[0].line == 12
         status = str(screen.query_one("#search-status", Static).render())
@@ -97,11 +104,7 @@ async def test_a_filter_limits_results_to_matching_notes(store_root: Path) -> No
     app = MemtuiApp(store_root, actor="human:tester", watch=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
-        await pilot.press("slash")
-        screen = app.screen
-        assert isinstance(screen, SearchScreen)
-        await pilot.press(*"memtui")
-        assert await wait_for_results(pilot, "memtui")
+        screen = await search_for(pilot, "memtui")
         assert {hit.path for hit in screen.hits} == {"projects/memtui.md", "user/preferences.md"}
         await pilot.press(*" folder:user")
         assert await wait_for(
@@ -146,12 +149,8 @@ async def test_a_long_result_list_arrives_whole_and_a_newer_query_replaces_it(
     app = MemtuiApp(tmp_path, actor="human:tester", watch=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
-        await pilot.press("slash")
-        screen = app.screen
-        assert isinstance(screen, SearchScreen)
+        screen = await search_for(pilot, "pelican")
         results = screen.query_one("#search-results", OptionList)
-        await pilot.press(*"pelican")
-        assert await wait_for_results(pilot, "pelican")
         assert len(screen.hits) >= 40
         assert await wait_for(pilot, lambda: results.option_count == len(screen.hits))
         shown = [str(results.get_option_at_index(n).prompt) for n in range(results.option_count)]

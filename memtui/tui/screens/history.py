@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -13,9 +12,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
-from textual.timer import Timer
 from textual.widgets import Checkbox, DataTable, Footer, Input, Static
 
+from memtui.tui.rest_gate import RestGate
 from memtui.tui.screens.base import StoreScreen
 from memtui.tui.widgets.history_events import (
     DiffView,
@@ -33,10 +32,10 @@ FILTER_HELP = "actor:agent cmd:str_replace path:projects/ since:7d  words…"
 PAGE = 200
 """Events fetched at a time: the newest page first, one more each time the end is reached."""
 QUIET = 0.15
+"""Seconds without a keystroke or change before the history is queried again."""
 CURSOR_REST = 0.12
 """Seconds the cursor must rest on a row, when it moved there in quick steps, before that row's
 change is read and drawn: keys held down move the cursor without drawing every diff on the way."""
-"""Seconds without a keystroke or change before the history is queried again."""
 KINDS = ("agent", "human", "external")
 
 
@@ -106,8 +105,7 @@ class HistoryScreen(StoreScreen):
         self.events: list[Event] = []
         self.total = 0
         self._diff_of: Event | None = None
-        self._diff_timer: Timer | None = None
-        self._moved_at = 0.0
+        self._diff_gate = RestGate(self, CURSOR_REST)
         self._wanted = EventQuery(path=path)
         self._more_wanted = False
         self._reload_wanted = False
@@ -229,29 +227,18 @@ class HistoryScreen(StoreScreen):
         if event == self._diff_of and event is not None:
             return
         self._diff_of = event
-        if self._diff_timer is not None:
-            self._diff_timer.stop()
-            self._diff_timer = None
-        now = time.monotonic()
-        quick = moved and now - self._moved_at < CURSOR_REST
-        if moved:
-            self._moved_at = now
+        self._diff_gate.cancel()
         if event is None:
             self.query_one(DiffView).show(None, None, None)
-        elif quick:
-            self._diff_timer = self.set_timer(CURSOR_REST, self._diff_after_rest)
+        elif moved:
+            self._diff_gate.moved(lambda: self._differ.request(now=True))
         else:
             self._differ.request(now=True)
-
-    def _diff_after_rest(self) -> None:
-        """The cursor rested: read and draw the selected event's change."""
-        self._diff_timer = None
-        self._differ.request(now=True)
 
     @property
     def diff_pending(self) -> bool:
         """Whether the selected event's change waits for the cursor to rest."""
-        return self._diff_timer is not None
+        return self._diff_gate.pending
 
     def _describe(self) -> tuple[Event | None, Content | None]:
         """The selected event with its described change, read from the history (in a thread)."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
@@ -10,11 +9,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.timer import Timer
 from textual.widgets import Footer, Static, Tree
 
 from memtui.tui.messages import NoteHistoryRead
 from memtui.tui.outlink import OutLink
+from memtui.tui.rest_gate import RestGate
 from memtui.tui.widgets.confirm import ConfirmScreen
 from memtui.tui.widgets.note_tree import BADGE_HELP, NoteTree, TreeEntry
 from memtui.tui.widgets.preview import LinkFollowed, Preview
@@ -79,8 +78,7 @@ class MainScreen(Screen[None]):
     def __init__(self) -> None:
         """Create the screen; content arrives on mount."""
         super().__init__()
-        self._preview_timer: Timer | None = None
-        self._last_preview_request = 0.0
+        self._preview_gate = RestGate(self, PREVIEW_DELAY)
         self.raw = False
         self.first_frame_shown = False
         self._history_rows: dict[str, list[Event]] = {}
@@ -206,19 +204,12 @@ class MainScreen(Screen[None]):
         `requested_at` is when the cursor moved (the highlight message's monotonic time), so a
         burst of moves counts as one even when a busy machine handles them slowly.
         """
-        if self._preview_timer is not None:
-            self._preview_timer.stop()
+        self._preview_gate.cancel()
         if not keep_mode:
             self.raw = False
         if not self.first_frame_shown:
             return
-        now = time.monotonic() if requested_at is None else requested_at
-        rested = now - self._last_preview_request >= PREVIEW_DELAY
-        self._last_preview_request = now
-        if rested:
-            self.call_later(self.load_preview, line)
-        else:
-            self._preview_timer = self.set_timer(PREVIEW_DELAY, lambda: self.load_preview(line))
+        self._preview_gate.moved(lambda: self.call_later(self.load_preview, line), at=requested_at)
 
     def show_path(self, relpath: str, line: int | None = None) -> None:
         """Put the tree cursor on `relpath` and show it, scrolled to `line` (one load: by the
@@ -411,8 +402,7 @@ class MainScreen(Screen[None]):
             return
         self.raw = not self.raw
         if self.raw:
-            if self._preview_timer is not None:
-                self._preview_timer.stop()
+            self._preview_gate.cancel()
             await self.show_raw(relpath)
         else:
             self.schedule_preview()
