@@ -17,6 +17,16 @@ if TYPE_CHECKING:
 DEFAULT_ROOT = "~/memories"
 
 
+def installed_version() -> str:
+    """The installed package's version (from its metadata)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("memtui")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Arguments of the app command."""
     from memtui.cli.shared import OneLineParser
@@ -30,6 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     parser.add_argument("path", nargs="?", help="the memory directory to open")
+    parser.add_argument("--version", action="version", version=f"memtui {installed_version()}")
     parser.add_argument(
         "--demo", action="store_true", help="open a copy of the bundled demo store in a temp folder"
     )

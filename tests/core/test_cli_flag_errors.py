@@ -94,3 +94,12 @@ def test_control_characters_in_a_bad_argument_stay_on_one_visible_line(
 ) -> None:
     err = one_line_error(["stale", str(tmp_path), "--bo\ngus\x1b[2J"], capsys)
     assert err == "memtui stale: unrecognized arguments: --bo␊gus␛[2J\n"
+
+
+def test_version_names_the_installed_package(capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib.metadata import version
+
+    with pytest.raises(SystemExit) as stopped:
+        main(["--version"])
+    assert stopped.value.code == 0
+    assert capsys.readouterr().out == f"memtui {version('memtui')}\n"
