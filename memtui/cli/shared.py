@@ -66,16 +66,19 @@ def open_history(root: Path) -> Any | None:
         return History(root)
 
 
-def progress_printer(label: str = "indexing") -> Any:
-    """A progress callback `(done, total)` that draws `label done/total notes` on stderr.
+def progress_printer(label: str = "indexing", unit: str = "files") -> Any:
+    """A progress callback `(done, total)` that draws `label done/total files` on stderr.
 
-    None when stderr is not a terminal, so pipes and logs get no progress lines.
+    None when stderr is not a terminal, so pipes and logs get no progress lines; nothing is
+    drawn when there is nothing to do (total 0).
     """
     if not sys.stderr.isatty():
         return None
 
     def report(done: int, total: int) -> None:
+        if total == 0:
+            return
         end = "\n" if done >= total else ""
-        print(f"\r{label} {done}/{total} notes", end=end, file=sys.stderr, flush=True)
+        print(f"\r{label} {done}/{total} {unit}", end=end, file=sys.stderr, flush=True)
 
     return report

@@ -1,4 +1,5 @@
-"""Directory walk for notes: every `*.md` file under a root, safely, without following links out."""
+"""Directory walk: every file under a root (notes and other text files), safely, without following
+links out."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 
 @dataclass(frozen=True, slots=True)
 class FileStat:
-    """What the index needs to know about one note file without reading it."""
+    """What the index needs to know about one file without reading it."""
 
     relpath: str
     size: int
@@ -19,7 +20,7 @@ class FileStat:
 
 @dataclass
 class ScanResult:
-    """The note files found under a root, plus a one-line problem per thing that was skipped."""
+    """The files found under a root, plus a one-line problem per thing that was skipped."""
 
     files: list[FileStat] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
@@ -30,8 +31,9 @@ def _inside(real: str, root_real: str) -> bool:
     return real == root_real or real.startswith(root_real.rstrip(os.sep) + os.sep)
 
 
-def stat_note(root: Path, relpath: str) -> tuple[FileStat | None, str | None]:
-    """Stat one note path; (FileStat, None) for a readable regular `.md` file, else (None, problem).
+def stat_file(root: Path, relpath: str) -> tuple[FileStat | None, str | None]:
+    """Stat one path; (FileStat, None) for a regular file (or a link to one inside the store),
+    else (None, problem).
 
     A missing file gives (None, None): it was deleted, which is not a problem.
     """
@@ -75,8 +77,8 @@ def linked_folder_problem(root_real: str, rel: str, full: str) -> str | None:
     return f"{rel}: symlinked folder not followed"
 
 
-def scan_notes(root: Path) -> ScanResult:
-    """Walk `root` iteratively for `*.md` files, skipping dot-folders and symlinked folders.
+def scan_files(root: Path) -> ScanResult:
+    """Walk `root` iteratively for files, skipping dot-files, dot-folders and symlinked folders.
 
     Never recurses (deep trees are fine), never follows a link out of the root, and turns
     unreadable folders, FIFOs, symlinked folders and symlink loops into entries of `problems`.
@@ -111,10 +113,8 @@ def scan_notes(root: Path) -> ScanResult:
                 if problem is not None:
                     result.problems.append(problem)
                     continue
-            if not name.endswith(".md"):
-                continue
             if is_link:
-                found, problem = stat_note(root, rel)
+                found, problem = stat_file(root, rel)
             else:
                 found, problem = _stat_entry(entry, rel)
             if found is not None:
@@ -127,7 +127,7 @@ def scan_notes(root: Path) -> ScanResult:
 
 
 def _stat_entry(entry: os.DirEntry[str], rel: str) -> tuple[FileStat | None, str | None]:
-    """Stat a non-link directory entry that looks like a note."""
+    """Stat a non-link directory entry."""
     try:
         st = entry.stat(follow_symlinks=False)
     except OSError as exc:

@@ -1,4 +1,5 @@
-"""Load the note index and the search index off the UI thread and keep both in step with the disk."""
+"""Open the store's index off the UI thread (reading only files changed since any memtui process
+indexed them), install a searcher on it, and keep it in step with the disk."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ if TYPE_CHECKING:
     from memtui.tui.context import AppContext
 
 UPDATE_LOCK = threading.Lock()
-"""Index loads, index updates and search index updates never run at the same time."""
+"""Installing the index and catching up on paths changed meanwhile never run at the same time as
+an update (readers need no lock: each update is one SQLite transaction)."""
 PROGRESS_EVERY = 0.1
 """Seconds between two progress reports while indexing."""
 
@@ -21,10 +23,8 @@ PROGRESS_EVERY = 0.1
 def load_index(
     ctx: AppContext, progress: Callable[[int, int], None]
 ) -> tuple[NoteIndex | None, str | None]:
-    """Load the index, catch up on files changed meanwhile and install it (run in a thread).
-
-    Returns the index, or None and an error to show.
-    """
+    """Open and update the index, catch up on files changed meanwhile and install it (run in a
+    thread). Returns the index, or None and an error to show."""
     from memtui.notes.index import NoteIndex
 
     last_report = [0.0]
@@ -47,19 +47,13 @@ def load_index(
 
 
 def build_searcher(ctx: AppContext, index: NoteIndex, history: object) -> Searcher:
-    """Build the search index (seconds at 50k notes), then install it (run in a thread).
-
-    The build does not hold the update lock, so the tree and previews follow the disk meanwhile;
-    the notes that changed during the build are re-indexed before the searcher is installed.
-    """
+    """Install a searcher on the index (run in a thread); it reads the index's latest state at
+    every search, so nothing is built or re-indexed here."""
     from memtui.notes.search import Searcher
 
     searcher = Searcher(index, history)
     with UPDATE_LOCK:
-        changed = set(ctx.changed_while_loading)
         ctx.changed_while_loading.clear()
-        if changed:
-            searcher.invalidate(changed)
         ctx.searcher = searcher
     return searcher
 
@@ -73,27 +67,16 @@ def apply_changes(ctx: AppContext, paths: frozenset[str]) -> set[str]:
         return ctx.index.update_paths(paths) | set(paths)
 
 
-def refresh_search(ctx: AppContext, changed: Iterable[str]) -> None:
-    """Tell the search index which notes changed (or remember them until it is installed)."""
-    with UPDATE_LOCK:
-        if ctx.searcher is not None:
-            ctx.searcher.invalidate(changed)
-        else:
-            ctx.changed_while_loading.update(changed)
-
-
 def update_notes(ctx: AppContext, paths: Iterable[str]) -> set[str]:
-    """Bring the index and the search index up to date for paths the app itself changed.
+    """Bring the index up to date for paths the app itself changed (search follows at once).
 
     Folder paths stand for every note below them. Returns what changed.
     """
-    changed = apply_changes(ctx, frozenset(paths))
-    refresh_search(ctx, changed)
-    return changed
+    return apply_changes(ctx, frozenset(paths))
 
 
 def after_changes(ctx: AppContext, paths: frozenset[str], changed: set[str]) -> list[int]:
-    """Refresh the search index and log outside edits as `external` events (run in a thread)."""
-    refresh_search(ctx, changed)
+    """Log outside edits as `external` events (run in a thread)."""
+    del changed
     files = sorted(p for p in paths if not (ctx.root / p).is_dir())
     return ctx.store.record_external(files) if files else []

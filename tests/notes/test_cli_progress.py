@@ -1,4 +1,4 @@
-"""Index and search-index progress on stderr: drawn on a terminal, silent on a pipe."""
+"""Indexing progress on stderr: drawn on a terminal while files are read, silent on a pipe."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from memtui.cli import export_cmd, main
 from memtui.cli.shared import progress_printer
-from memtui.notes import search as search_module
+from memtui.notes import index_sync
 
 
 class TerminalStream(io.StringIO):
@@ -23,13 +23,12 @@ class TerminalStream(io.StringIO):
 def test_progress_draws_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     stderr = TerminalStream()
     monkeypatch.setattr("sys.stderr", stderr)
-    report = progress_printer("building the search index")
+    report = progress_printer("indexing")
     assert report is not None
+    report(0, 0)
     report(500, 1200)
     report(1200, 1200)
-    assert stderr.getvalue() == (
-        "\rbuilding the search index 500/1200 notes\rbuilding the search index 1200/1200 notes\n"
-    )
+    assert stderr.getvalue() == "\rindexing 500/1200 files\rindexing 1200/1200 files\n"
 
 
 def test_no_progress_on_a_pipe(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -39,24 +38,19 @@ def test_no_progress_on_a_pipe(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setattr(search_module, "PROGRESS_EVERY", 2)
+    monkeypatch.setattr(index_sync, "PROGRESS_EVERY", 2)
     for i in range(5):
         (tmp_path / f"n{i}.md").write_text(f"# Note {i}\n\nhello {i}\n")
     return tmp_path
 
 
-def test_a_first_search_shows_both_phases_on_a_terminal(
+def test_a_first_search_shows_its_indexing_and_a_second_nothing(
     store: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     stderr = TerminalStream()
     monkeypatch.setattr("sys.stderr", stderr)
     assert main(["search", str(store), "hello", "--json"]) == 0
-    assert stderr.getvalue() == (
-        "\rindexing 5/5 notes\n"
-        "\rbuilding the search index 2/5 notes"
-        "\rbuilding the search index 4/5 notes"
-        "\rbuilding the search index 5/5 notes\n"
-    )
+    assert stderr.getvalue() == ("\rindexing 2/5 files\rindexing 4/5 files\rindexing 5/5 files\n")
     stderr.seek(0)
     stderr.truncate()
     assert main(["search", str(store), "hello", "--json"]) == 0
@@ -76,7 +70,7 @@ def test_export_with_warnings_shows_the_index_progress_on_a_terminal(
     stderr = TerminalStream()
     monkeypatch.setattr("sys.stderr", stderr)
     assert main(["export", str(store), "--warnings"]) == 0
-    assert stderr.getvalue() == "\rindexing 5/5 notes\n"
+    assert stderr.getvalue() == "\rindexing 2/5 files\rindexing 4/5 files\rindexing 5/5 files\n"
     assert len(capsys.readouterr().out.splitlines()) == 5
 
 
@@ -88,7 +82,7 @@ def test_a_long_export_shows_its_progress_on_a_terminal(
     stderr = TerminalStream()
     monkeypatch.setattr("sys.stderr", stderr)
     assert main(["export", str(store)]) == 0
-    assert stderr.getvalue() == ("\rexport: 2/5 notes\rexport: 4/5 notes\rexport: 5/5 notes\n")
+    assert stderr.getvalue() == ("\rexport: 2/5 files\rexport: 4/5 files\rexport: 5/5 files\n")
 
 
 def test_an_export_on_a_pipe_shows_no_progress(

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from memtui.notes import index as index_module
+from memtui.notes import index_sync
 from memtui.notes.index import NoteIndex
 
 
@@ -54,6 +55,7 @@ def test_hostile_entries_become_problems_not_errors(tmp_path: Path) -> None:
     index = NoteIndex.load(root)
     assert sorted(index.notes) == ["alias.md", "good.md", "inside.md", "sub/n.md"]
     assert index.problems == [
+        "dangling: broken or looping symlink, skipped",
         "escape.md: symlink points outside the store, skipped",
         "linked_dir: symlink points outside the store, skipped",
         "loop.md: broken or looping symlink, skipped",
@@ -66,14 +68,14 @@ def test_hostile_entries_become_problems_not_errors(tmp_path: Path) -> None:
 def test_unreadable_file_is_a_problem(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     write(tmp_path, "ok.md", note("Ok"))
     write(tmp_path, "locked.md", note("Locked"))
-    real_open = open
+    real_read = index_sync.read_store_head
 
-    def guarded_open(path: object, *args: object, **kwargs: object) -> object:
-        if str(path).endswith("locked.md"):
+    def guarded_read(root: Path, relpath: str) -> object:
+        if relpath == "locked.md":
             raise PermissionError(13, "Permission denied")
-        return real_open(path, *args, **kwargs)  # type: ignore[call-overload]
+        return real_read(root, relpath)
 
-    monkeypatch.setattr("builtins.open", guarded_open)
+    monkeypatch.setattr(index_sync, "read_store_head", guarded_read)
     index = NoteIndex.load(tmp_path, use_cache=False)
     assert sorted(index.notes) == ["ok.md"]
     assert index.problems == ["locked.md: cannot read (Permission denied)"]
@@ -185,13 +187,13 @@ def test_update_adds_resolves_forward_reference_without_rereading_others(
     index = NoteIndex.load(tmp_path)
     assert list(index.unresolved()) == ["Later"]
     read: list[str] = []
-    original = NoteIndex._read_and_parse
+    original = index_sync.read_store_head
 
-    def spy(self: NoteIndex, file: object) -> tuple[float, float]:
-        read.append(file.relpath)  # type: ignore[attr-defined]
-        return original(self, file)  # type: ignore[arg-type]
+    def spy(root: Path, relpath: str) -> object:
+        read.append(relpath)
+        return original(root, relpath)
 
-    monkeypatch.setattr(NoteIndex, "_read_and_parse", spy)
+    monkeypatch.setattr(index_sync, "read_store_head", spy)
     write(tmp_path, "later.md", note("Later"))
     assert index.update_paths(["later.md"]) == {"later.md"}
     assert read == ["later.md"]
