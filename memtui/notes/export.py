@@ -130,7 +130,7 @@ def export_records(
                 continue
             record = text_record(relpath, head)
         else:
-            note = parse_note(head.data, relpath, mtime=head.mtime_ns / 1e9, size=head.size)
+            note = parse_note(head.data, relpath, mtime=head.mtime, size=head.size)
             record = note_record(note)
         if with_warnings and "error" not in record:
             warnings = (

@@ -302,7 +302,7 @@ class NoteIndex:
             return note
         from memtui.notes.parser import parse_note  # 55 ms of imports a warm search never needs
 
-        return parse_note(head.data, relpath, mtime=head.mtime_ns / 1e9, size=head.size)
+        return parse_note(head.data, relpath, mtime=head.mtime, size=head.size)
 
     # ----- resolution --------------------------------------------------------------------------
 
@@ -337,13 +337,12 @@ class NoteIndex:
                 old, new = to_db(old_path), to_db(new_path)
                 conn.execute("DELETE FROM files WHERE path = ? AND path != ?", (new, old))
                 conn.execute(
-                    "UPDATE files SET path = ?, title = ?, permalink = ?, alias = ?, "
-                    "alias_stem = ? WHERE path = ? AND kind = 1",
+                    "UPDATE files SET path = ?, title = ?, permalink = ?, alias = ? "
+                    "WHERE path = ? AND kind = 1",
                     (
                         new,
                         to_db(title),
                         to_db(permalink) if permalink else None,
-                        alias_key(new),
                         alias_key(new.removesuffix(".md")),
                         old,
                     ),

@@ -42,7 +42,6 @@ SCHEMA = (
         permalink TEXT,
         note_type TEXT,
         alias TEXT,
-        alias_stem TEXT,
         body_line INTEGER NOT NULL DEFAULT 1,
         line_kinds BLOB,
         warned INTEGER NOT NULL DEFAULT 0,
@@ -52,8 +51,6 @@ SCHEMA = (
     "CREATE INDEX files_title ON files (title, path)",
     "CREATE INDEX files_permalink ON files (permalink, path)",
     "CREATE INDEX files_alias ON files (alias)",
-    "CREATE INDEX files_alias_stem ON files (alias_stem)",
-    "CREATE INDEX files_mtime ON files (mtime_ns)",
     """CREATE TABLE links (
         source INTEGER NOT NULL,
         ord INTEGER NOT NULL,
@@ -67,18 +64,16 @@ SCHEMA = (
         PRIMARY KEY (source, ord)
     ) WITHOUT ROWID""",
     "CREATE INDEX links_resolved ON links (resolved)",
-    "CREATE INDEX links_key ON links (target_key)",
     "CREATE INDEX links_alias ON links (target_alias)",
-    "CREATE INDEX links_unresolved ON links (target) WHERE resolved IS NULL",
     """CREATE TABLE tags (
-        tag TEXT NOT NULL, file INTEGER NOT NULL, PRIMARY KEY (tag, file)
+        file INTEGER NOT NULL, tag TEXT NOT NULL, PRIMARY KEY (file, tag)
     ) WITHOUT ROWID""",
-    "CREATE INDEX tags_file ON tags (file)",
+    "CREATE INDEX tags_tag ON tags (tag)",
     """CREATE TABLE categories (
-        category TEXT NOT NULL, file INTEGER NOT NULL, count INTEGER NOT NULL,
-        PRIMARY KEY (category, file)
+        file INTEGER NOT NULL, category TEXT NOT NULL, count INTEGER NOT NULL,
+        PRIMARY KEY (file, category)
     ) WITHOUT ROWID""",
-    "CREATE INDEX categories_file ON categories (file)",
+    "CREATE INDEX categories_category ON categories (category)",
     "CREATE TABLE terms (term TEXT PRIMARY KEY, gen INTEGER NOT NULL) WITHOUT ROWID",
     "CREATE INDEX terms_gen ON terms (gen)",
     f"""CREATE VIRTUAL TABLE fts USING fts5 (
@@ -86,7 +81,18 @@ SCHEMA = (
     )""",
 )
 """The index's tables. Every note and text file has a `files` row and an `fts` document (its
-`doc`, a new one when it changes); `links` holds each relation with the note it resolves to."""
+`doc`, a new one when it changes); `links` holds each relation with the note it resolves to.
+A note's `alias` is its path without `.md`, lowercased with `_` as `-`."""
+SECONDARY_INDEXES = (
+    "files_title",
+    "files_permalink",
+    "files_alias",
+    "links_resolved",
+    "links_alias",
+    "tags_tag",
+    "categories_category",
+)
+"""Indexes a first build of a large store makes once at its end rather than row by row."""
 
 _reference_schema: list[tuple[str, str, str, str | None]] | None = None
 _reference_lock = threading.Lock()
@@ -336,7 +342,13 @@ def _create_schema(conn: sqlite3.Connection) -> None:
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         conn.executemany(
             "INSERT INTO meta (key, value) VALUES (?, ?)",
-            [("generation", 0), ("next_doc", 1), ("dead_docs", 0), ("terms_gen", 0)],
+            [
+                ("generation", 0),
+                ("next_doc", 1),
+                ("dead_docs", 0),
+                ("terms_gen", 0),
+                ("terms_stale", 0),
+            ],
         )
 
 

@@ -9,16 +9,27 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memtui.notes.index_db import IndexFile, from_db, to_db
-from memtui.notes.index_write import compact, needs_compaction, write_batch
+from memtui.notes.index_write import (
+    BULK,
+    BULK_FILES,
+    FRESH,
+    UPDATE,
+    begin_fresh,
+    compact,
+    finish_bulk,
+    needs_compaction,
+    write_batch,
+)
+from memtui.notes.parse_pool import helpers_for, pooled_records, read_record
 from memtui.notes.reading import FileHead, read_store_head
-from memtui.notes.records import FileRecord, build_record
+from memtui.notes.records import FileRecord
 from memtui.notes.scan import FileStat, scan_files, stat_file
 
 ProgressCallback = Callable[[int, int], None]
 
 BATCH_FILES = 500
 """Files written per transaction: readers see the index grow, a crash loses at most one batch."""
-BATCH_BYTES = 8 << 20
+BATCH_BYTES = 32 << 20
 """Bytes of text written per transaction at most."""
 PROGRESS_EVERY = 500
 
@@ -129,15 +140,19 @@ def _expand(
 def _records(
     root: Path, files: list[FileStat], outcome: SyncOutcome
 ) -> Iterator[tuple[FileRecord | None, int]]:
-    """Each file's record (None when it cannot be read now), with the bytes it holds."""
-    for file in files:
-        try:
-            head = read_store_head(root, file.relpath)
-        except OSError as error:
-            outcome.unreadable.append(f"{file.relpath}: cannot read ({error.strerror or error})")
-            yield None, 0
-            continue
-        yield build_record(file.relpath, head), len(head.data)
+    """Each file's record (None when it cannot be read now), with the bytes it holds; many files
+    are read and parsed by helper processes."""
+    relpaths = [file.relpath for file in files]
+    helpers = helpers_for(len(relpaths))
+    outcomes = (
+        pooled_records(root, relpaths, helpers)
+        if helpers
+        else (read_record(root, relpath) for relpath in relpaths)
+    )
+    for record, nbytes, problem in outcomes:
+        if problem is not None:
+            outcome.unreadable.append(problem)
+        yield record, nbytes
 
 
 def _apply(
@@ -151,6 +166,13 @@ def _apply(
     """Read and write the differences in batches, one transaction each."""
     started = time.perf_counter()
     total = len(todo)
+    mode = UPDATE
+    if total >= BULK_FILES:
+        empty = conn.execute("SELECT 1 FROM files LIMIT 1").fetchone() is None
+        mode = FRESH if empty else BULK
+    if mode == FRESH:
+        begin_fresh(conn)
+    limit = BATCH_FILES * (4 if mode == FRESH else 1)
     batch: list[FileRecord] = []
     size = 0
     pending_gone = list(gone)
@@ -162,13 +184,14 @@ def _apply(
             size += nbytes
         else:
             pending_gone.append(file.relpath)
-        if len(batch) >= BATCH_FILES or size >= BATCH_BYTES:
-            outcome.changed |= write_batch(conn, batch, pending_gone).paths
+        if len(batch) >= limit or size >= BATCH_BYTES:
+            outcome.changed |= write_batch(conn, batch, pending_gone, mode=mode).paths
             batch, size, pending_gone = [], 0, []
         if progress is not None and (done % PROGRESS_EVERY == 0 or done == total):
             progress(done, total)
     if batch or pending_gone:
-        outcome.changed |= write_batch(conn, batch, pending_gone).paths
+        outcome.changed |= write_batch(conn, batch, pending_gone, mode=mode).paths
+    finish_bulk(conn)
     if progress is not None and total == 0:
         progress(0, 0)
     outcome.timings["write"] = time.perf_counter() - started

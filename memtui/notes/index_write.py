@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from memtui.notes.file_checks import shown_part
-from memtui.notes.index_db import from_db, to_db, transaction
+from memtui.notes.index_db import SCHEMA, SECONDARY_INDEXES, from_db, to_db, transaction
 from memtui.notes.reading import FileHead, normalise_text
 from memtui.notes.records import BINARY, NOTE, FileRecord, after_line
 
@@ -19,7 +19,7 @@ ProgressCallback = Callable[[int, int], None]
 
 WORD_RE = re.compile(r"\w+")
 """What search counts as a word (the index's tokenizer splits the same way)."""
-TERMS_FROM_INDEX_AT = 1000
+BULK_FILES = 1000
 """A sync writing this many files takes the whole vocabulary from the full-text index afterwards;
 a smaller one adds the words of what it wrote."""
 DEAD_DOCS_MIN = 1000
@@ -31,8 +31,9 @@ RESOLVE = """COALESCE(
     (SELECT id FROM files WHERE title = {key} AND kind = 1 ORDER BY path LIMIT 1),
     (SELECT id FROM files WHERE path = {key} AND kind = 1),
     (SELECT id FROM files WHERE path = {key} || '.md' AND kind = 1),
-    (SELECT CASE WHEN count(DISTINCT id) = 1 THEN min(id) END FROM files
-        WHERE kind = 1 AND (alias = {alias} OR alias_stem = {alias})))"""
+    (SELECT CASE WHEN count(*) = 1 THEN min(id) END FROM files WHERE kind = 1 AND (
+        alias = {alias} OR (substr({alias}, -3) = '.md'
+            AND alias = substr({alias}, 1, length({alias}) - 3)))))"""
 """Basic Memory's strict resolution of a link target, the one rule every lookup uses: the note
 with that permalink, else that title (the first path in order on a tie), that path, that path
 plus `.md`, else the only note whose path matches ignoring case and `_`/`-`."""
@@ -63,20 +64,35 @@ class Written:
 
     paths: set[str] = field(default_factory=set)
     sources: set[int] = field(default_factory=set)
-    keys: set[str] = field(default_factory=set)
     aliases: set[str] = field(default_factory=set)
     words: set[str] = field(default_factory=set)
     records: int = 0
+    next_doc: int = 0
+    """The next full-text document number (taken from the meta table per transaction)."""
+    links: list[tuple[object, ...]] = field(default_factory=list)
+    tags: list[tuple[int, str]] = field(default_factory=list)
+    categories: list[tuple[int, str, int]] = field(default_factory=list)
+    """Rows to insert at the end of the transaction, all at once."""
+
+    def flush(self, conn: sqlite3.Connection) -> None:
+        """Insert the collected link, tag and category rows."""
+        conn.executemany(
+            "INSERT INTO links (source, ord, relation_type, target, context, line, target_key, "
+            "target_alias) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            self.links,
+        )
+        conn.executemany("INSERT OR IGNORE INTO tags (file, tag) VALUES (?, ?)", self.tags)
+        conn.executemany(
+            "INSERT INTO categories (file, category, count) VALUES (?, ?, ?)", self.categories
+        )
+        self.links, self.tags, self.categories = [], [], []
 
     def add_keys(self, path: str, title: str | None, permalink: str | None) -> None:
-        """Every key a note answers to (permalink, title, paths) and the aliases of its paths."""
-        if permalink:
-            self.keys.add(permalink)
-        if title is not None:
-            self.keys.add(title)
-        for key in _path_keys(path):
-            self.keys.add(key)
-            self.aliases.add(alias_key(key))
+        """The alias of every key a note answers to (permalink, title, paths): a link whose
+        target has one of these aliases may resolve differently now."""
+        for key in (permalink, title, *_path_keys(path)):
+            if key:
+                self.aliases.add(alias_key(key))
 
 
 def record_info(record: FileRecord) -> str:
@@ -135,15 +151,18 @@ def remove_file(conn: sqlite3.Connection, path: str, written: Written) -> None:
         written.paths.add(path)
 
 
-def put_record(conn: sqlite3.Connection, record: FileRecord, written: Written) -> None:
-    """Store one file's record (replacing the one before), with a new full-text document."""
+def put_record(
+    conn: sqlite3.Connection, record: FileRecord, written: Written, *, words: bool = True
+) -> None:
+    """Store one file's record (replacing the one before), with a new full-text document;
+    with `words`, note its words for the vocabulary."""
     path, title = to_db(record.path), to_db(record.title)
     permalink = to_db(record.permalink) if record.permalink else None
     file_id = _forget(conn, path, written)
     doc = None
     if record.kind != BINARY:
-        doc = _meta(conn, "next_doc")
-        _set_meta(conn, "next_doc", doc + 1)
+        doc = written.next_doc
+        written.next_doc += 1
         conn.execute(
             "INSERT INTO fts (rowid, title, path, meta, body) VALUES (?, ?, ?, ?, ?)",
             (doc, title, path, record.meta_text, record.body),
@@ -157,7 +176,6 @@ def put_record(conn: sqlite3.Connection, record: FileRecord, written: Written) -
         title if record.kind != BINARY else None,
         permalink if is_note else None,
         record.note_type if is_note else None,
-        alias_key(path) if is_note else None,
         alias_key(_path_keys(path)[1]) if is_note else None,
         record.body_line,
         record.line_kinds or None,
@@ -165,8 +183,8 @@ def put_record(conn: sqlite3.Connection, record: FileRecord, written: Written) -
         record_info(record),
     )
     columns = (
-        "kind, size, mtime_ns, doc, title, permalink, note_type, alias, alias_stem, body_line, "
-        "line_kinds, warned, info"
+        "kind, size, mtime_ns, doc, title, permalink, note_type, alias, body_line, line_kinds, "
+        "warned, info"
     )
     if file_id is None:
         cursor = conn.execute(
@@ -179,37 +197,28 @@ def put_record(conn: sqlite3.Connection, record: FileRecord, written: Written) -
         conn.execute(f"UPDATE files SET {assignments} WHERE id = ?", (*values, file_id))
     written.paths.add(record.path)
     written.records += 1
+    if words and record.kind != BINARY:
+        written.words.update(_words(record))
     if not is_note:
-        if record.kind != BINARY:
-            written.words.update(_words(record))
         return
     written.sources.add(file_id)
     written.add_keys(path, title, permalink)
-    written.words.update(_words(record))
-    conn.executemany(
-        "INSERT INTO links (source, ord, relation_type, target, context, line, target_key, "
-        "target_alias) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        [
-            (
-                file_id,
-                ord_,
-                relation.relation_type,
-                relation.target,
-                relation.context,
-                relation.line,
-                key := to_db(target_key(relation.target, record.path)),
-                alias_key(key),
-            )
-            for ord_, relation in enumerate(record.relations)
-        ],
+    written.links.extend(
+        (
+            file_id,
+            ord_,
+            relation.relation_type,
+            relation.target,
+            relation.context,
+            relation.line,
+            key := to_db(target_key(relation.target, record.path)),
+            alias_key(key),
+        )
+        for ord_, relation in enumerate(record.relations)
     )
-    conn.executemany(
-        "INSERT OR IGNORE INTO tags (tag, file) VALUES (?, ?)",
-        [(tag, file_id) for tag in record.tags],
-    )
-    conn.executemany(
-        "INSERT INTO categories (category, file, count) VALUES (?, ?, ?)",
-        [(category, file_id, count) for category, count in record.categories.items()],
+    written.tags.extend((file_id, tag) for tag in record.tags)
+    written.categories.extend(
+        (file_id, category, count) for category, count in record.categories.items()
     )
 
 
@@ -222,37 +231,29 @@ def _words(record: FileRecord) -> set[str]:
 
 
 def resolve_affected(conn: sqlite3.Connection, written: Written) -> None:
-    """Resolve again every link whose answer the written files may change."""
+    """Resolve again every link whose answer the written files may change: the links of the
+    written notes, and every link whose target matches one of their keys (ignoring case)."""
     conn.execute("CREATE TEMP TABLE IF NOT EXISTS affected_sources (id INTEGER PRIMARY KEY)")
-    conn.execute("CREATE TEMP TABLE IF NOT EXISTS affected_keys (key TEXT PRIMARY KEY)")
     conn.execute("CREATE TEMP TABLE IF NOT EXISTS affected_aliases (alias TEXT PRIMARY KEY)")
-    for table in ("affected_sources", "affected_keys", "affected_aliases"):
-        conn.execute(f"DELETE FROM temp.{table}")
+    conn.execute("DELETE FROM temp.affected_sources")
+    conn.execute("DELETE FROM temp.affected_aliases")
     conn.executemany(
         "INSERT INTO temp.affected_sources VALUES (?)", ((i,) for i in written.sources)
     )
-    conn.executemany("INSERT INTO temp.affected_keys VALUES (?)", ((k,) for k in written.keys))
     conn.executemany(
         "INSERT INTO temp.affected_aliases VALUES (?)", ((a,) for a in written.aliases)
     )
-    resolve = RESOLVE.format(key="links.target_key", alias="links.target_alias")
     for condition in (
         "source IN (SELECT id FROM temp.affected_sources)",
-        "target_key IN (SELECT key FROM temp.affected_keys)",
         "target_alias IN (SELECT alias FROM temp.affected_aliases)",
     ):
-        conn.execute(f"UPDATE links SET resolved = {resolve} WHERE {condition}")
+        resolve_links(conn, condition)
 
 
-def add_terms(conn: sqlite3.Connection, written: Written, generation: int) -> None:
-    """Bring the vocabulary up to date after a write (from the full-text index after a big one)."""
-    if written.records >= TERMS_FROM_INDEX_AT:
-        terms_from_index(conn, generation)
-    elif written.words:
-        conn.executemany(
-            "INSERT OR IGNORE INTO terms (term, gen) VALUES (?, ?)",
-            ((word, generation) for word in written.words),
-        )
+def resolve_links(conn: sqlite3.Connection, condition: str = "1") -> None:
+    """Resolve the links that meet an SQL condition (all of them by default)."""
+    resolve = RESOLVE.format(key="links.target_key", alias="links.target_alias")
+    conn.execute(f"UPDATE links SET resolved = {resolve} WHERE {condition}")
 
 
 def terms_from_index(conn: sqlite3.Connection, generation: int) -> None:
@@ -263,21 +264,84 @@ def terms_from_index(conn: sqlite3.Connection, generation: int) -> None:
     _set_meta(conn, "terms_gen", generation)
 
 
+UPDATE, BULK, FRESH = "update", "bulk", "fresh"
+"""How a sync writes: a few files (vocabulary kept as it goes), many files (vocabulary taken
+from the full-text index at the end), or a first build (links resolved and secondary indexes
+made at the end)."""
+
+
 def write_batch(
-    conn: sqlite3.Connection, records: Sequence[FileRecord], gone: Iterable[str]
+    conn: sqlite3.Connection,
+    records: Sequence[FileRecord],
+    gone: Iterable[str],
+    *,
+    mode: str = UPDATE,
 ) -> Written:
-    """Store records and drop gone paths in one transaction, links resolved, vocabulary updated."""
+    """Store records and drop gone paths in one transaction, links resolved, vocabulary updated.
+
+    In BULK and FRESH mode the vocabulary is marked stale and taken afresh by `finish_bulk`,
+    so a build cut short by a crash is completed by the next sync (FRESH: rebuilt, see
+    `begin_fresh`).
+    """
     written = Written()
     with transaction(conn):
         generation = _meta(conn, "generation") + 1
+        written.next_doc = _meta(conn, "next_doc")
         for path in gone:
             remove_file(conn, path, written)
         for record in records:
-            put_record(conn, record, written)
-        resolve_affected(conn, written)
-        add_terms(conn, written, generation)
+            put_record(conn, record, written, words=mode == UPDATE)
+        written.flush(conn)
+        _set_meta(conn, "next_doc", written.next_doc)
+        if mode != FRESH:
+            resolve_affected(conn, written)
+        if mode == UPDATE:
+            conn.executemany(
+                "INSERT OR IGNORE INTO terms (term, gen) VALUES (?, ?)",
+                ((word, generation) for word in written.words),
+            )
+        else:
+            _set_meta(conn, "terms_stale", 1)
         _set_meta(conn, "generation", generation)
     return written
+
+
+def begin_fresh(conn: sqlite3.Connection) -> None:
+    """Start the first build of a large store: its secondary indexes are made once at the end.
+
+    Until `finish_bulk`, the file's tables differ from a finished index's, so a build cut short
+    is never trusted: the next process replaces the file and builds again.
+    """
+    with transaction(conn):
+        for name in SECONDARY_INDEXES:
+            conn.execute(f"DROP INDEX IF EXISTS {name}")
+        _set_meta(conn, "terms_stale", 1)
+
+
+def finish_bulk(conn: sqlite3.Connection) -> None:
+    """After a bulk write: make missing secondary indexes and resolve every link (a first build),
+    and take the vocabulary from the full-text index if it is stale."""
+    missing = [
+        statement
+        for statement in SCHEMA
+        if statement.startswith("CREATE INDEX")
+        and statement.split()[2] in SECONDARY_INDEXES
+        and not conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?",
+            (statement.split()[2],),
+        ).fetchone()
+    ]
+    if not missing and not _meta(conn, "terms_stale"):
+        return
+    with transaction(conn):
+        generation = _meta(conn, "generation") + 1
+        for statement in missing:
+            conn.execute(statement)
+        if missing:
+            resolve_links(conn)
+        terms_from_index(conn, generation)
+        _set_meta(conn, "terms_stale", 0)
+        _set_meta(conn, "generation", generation)
 
 
 def needs_compaction(conn: sqlite3.Connection) -> bool:

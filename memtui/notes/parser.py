@@ -178,4 +178,4 @@ def parse_file(root: Path, relpath: str) -> Note:
         note.warnings.append(f"could not read the file ({error.strerror or error})")
         note.index_error = "could not read the file"
         return note
-    return parse_note(head.data, relpath, mtime=head.mtime_ns / 1e9, size=head.size)
+    return parse_note(head.data, relpath, mtime=head.mtime, size=head.size)

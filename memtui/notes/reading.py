@@ -27,6 +27,8 @@ class FileHead:
     mtime_ns: int
     cut: bool
     """Whether the file holds more than `data`."""
+    mtime: float = 0.0
+    """`st_mtime` (seconds) as the stat gave it."""
 
 
 def read_head(path: str | os.PathLike[str], *, follow_symlinks: bool = False) -> FileHead:
@@ -40,7 +42,7 @@ def read_head(path: str | os.PathLike[str], *, follow_symlinks: bool = False) ->
     cut = len(data) > LARGE_NOTE_BYTES
     if cut:
         data = whole_chars(data[:LARGE_NOTE_BYTES])
-    return FileHead(data, info.st_size, info.st_mtime_ns, cut)
+    return FileHead(data, info.st_size, info.st_mtime_ns, cut, info.st_mtime)
 
 
 def whole_chars(data: bytes) -> bytes:

@@ -8,6 +8,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from memtui.notes.file_checks import name_warnings, shown_part, size_warnings
 from memtui.notes.model import Note, Relation
@@ -80,7 +81,7 @@ def note_record(relpath: str, head: FileHead) -> FileRecord:
     """A Basic Memory note: its parse, its link targets and its searchable text."""
     from memtui.notes.parser import parse_note  # 55 ms of imports a warm search never needs
 
-    note = parse_note(head.data, relpath, mtime=head.mtime_ns / 1e9, size=head.size)
+    note = parse_note(head.data, relpath, mtime=head.mtime, size=head.size)
     text = shown_part(normalise_text(head.data))
     body = after_line(text, note.body_line)
     record = FileRecord(
@@ -205,3 +206,74 @@ def _frontmatter_text(note: Note, key: str) -> str | None:
     """A frontmatter value as text (dates are strings once normalised), or None."""
     value = note.frontmatter.get(key)
     return value if isinstance(value, str) else None
+
+
+def encode_record(record: FileRecord) -> list[object]:
+    """A record as plain JSON values (another process builds it, this one stores it)."""
+    return [
+        record.path,
+        record.kind,
+        record.size,
+        record.mtime_ns,
+        record.title,
+        record.permalink,
+        record.note_type,
+        record.body_line,
+        record.line_kinds.decode("latin-1"),
+        record.warnings,
+        record.tags,
+        record.categories,
+        [[r.relation_type, r.target, r.context, r.line] for r in record.relations],
+        record.meta_lines,
+        record.expires,
+        record.verified,
+        record.sample_hash,
+        record.body,
+        record.problem,
+    ]
+
+
+def decode_record(values: list[Any]) -> FileRecord:
+    """The record `encode_record` was given."""
+    (
+        path,
+        kind,
+        size,
+        mtime_ns,
+        title,
+        permalink,
+        note_type,
+        body_line,
+        kinds,
+        warnings,
+        tags,
+        categories,
+        relations,
+        meta_lines,
+        expires,
+        verified,
+        sample,
+        body,
+        problem,
+    ) = values
+    return FileRecord(
+        path,
+        kind,
+        size,
+        mtime_ns,
+        title=title,
+        permalink=permalink,
+        note_type=note_type,
+        body_line=body_line,
+        line_kinds=kinds.encode("latin-1"),
+        warnings=warnings,
+        tags=tags,
+        categories=categories,
+        relations=[Relation(*relation) for relation in relations],
+        meta_lines=[(line, text) for line, text in meta_lines],
+        expires=expires,
+        verified=verified,
+        sample_hash=sample,
+        body=body,
+        problem=problem,
+    )

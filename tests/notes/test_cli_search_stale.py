@@ -116,7 +116,7 @@ def test_help_for_both_commands(capsys: pytest.CaptureFixture[str]) -> None:
 def test_search_reuses_the_index_until_a_file_changes(
     store: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memtui.notes import index_sync
+    from memtui.notes import parse_pool
 
     assert main(["search", str(store), "python", "--json"]) == 0
     first = capsys.readouterr().out
@@ -126,7 +126,7 @@ def test_search_reuses_the_index_until_a_file_changes(
         raise AssertionError("a file was read although none changed")
 
     with monkeypatch.context() as patch:
-        patch.setattr(index_sync, "read_store_head", no_reading)
+        patch.setattr(parse_pool, "read_store_head", no_reading)
         assert main(["search", str(store), "python", "--json"]) == 0
         assert capsys.readouterr().out == first
         assert main(["search", str(store), "python", "--json", "--tag", "lang"]) == 0

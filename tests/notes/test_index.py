@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from memtui.notes import index as index_module
-from memtui.notes import index_sync
+from memtui.notes import parse_pool
 from memtui.notes.index import NoteIndex
 
 
@@ -68,14 +68,14 @@ def test_hostile_entries_become_problems_not_errors(tmp_path: Path) -> None:
 def test_unreadable_file_is_a_problem(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     write(tmp_path, "ok.md", note("Ok"))
     write(tmp_path, "locked.md", note("Locked"))
-    real_read = index_sync.read_store_head
+    real_read = parse_pool.read_store_head
 
     def guarded_read(root: Path, relpath: str) -> object:
         if relpath == "locked.md":
             raise PermissionError(13, "Permission denied")
         return real_read(root, relpath)
 
-    monkeypatch.setattr(index_sync, "read_store_head", guarded_read)
+    monkeypatch.setattr(parse_pool, "read_store_head", guarded_read)
     index = NoteIndex.load(tmp_path, use_cache=False)
     assert sorted(index.notes) == ["ok.md"]
     assert index.problems == ["locked.md: cannot read (Permission denied)"]
@@ -187,13 +187,13 @@ def test_update_adds_resolves_forward_reference_without_rereading_others(
     index = NoteIndex.load(tmp_path)
     assert list(index.unresolved()) == ["Later"]
     read: list[str] = []
-    original = index_sync.read_store_head
+    original = parse_pool.read_store_head
 
     def spy(root: Path, relpath: str) -> object:
         read.append(relpath)
         return original(root, relpath)
 
-    monkeypatch.setattr(index_sync, "read_store_head", spy)
+    monkeypatch.setattr(parse_pool, "read_store_head", spy)
     write(tmp_path, "later.md", note("Later"))
     assert index.update_paths(["later.md"]) == {"later.md"}
     assert read == ["later.md"]
