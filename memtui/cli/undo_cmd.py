@@ -27,9 +27,7 @@ def register(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("path", metavar="PATH", help="the memory folder")
-    parser.add_argument(
-        "event_id", metavar="EVENT_ID", type=whole_number, help="the event id to undo"
-    )
+    parser.add_argument("event_id", metavar="EVENT_ID", type=whole_number, help="the event id to undo")
     parser.add_argument(
         "--force",
         action="store_true",
