@@ -111,9 +111,19 @@ class NoteIndex:
         """The index of `root`, brought up to date: only files whose size or mtime changed since
         any memtui process indexed them are read. With `use_cache` False the index is private
         and built from scratch. Raises IndexUnavailable (one line) when it cannot be used."""
-        index = cls(Path(root), IndexFile.open(Path(root), shared=use_cache))
+        index = cls.open(root, use_cache=use_cache)
         index.refresh(progress)
         return index
+
+    @classmethod
+    def open(cls, root: str | Path, *, use_cache: bool = True) -> NoteIndex:
+        """The index of `root` as it stands on disk, not yet checked against the files (call
+        `refresh`): it answers at once with what any memtui process last indexed."""
+        return cls(Path(root), IndexFile.open(Path(root), shared=use_cache))
+
+    def is_empty(self) -> bool:
+        """Whether the index holds no file yet (never built, or the store is empty)."""
+        return self._conn().execute("SELECT 1 FROM files LIMIT 1").fetchone() is None
 
     def refresh(self, progress: ProgressCallback | None = None) -> set[str]:
         """Walk the store and index what changed since the index last saw it; returns those paths.

@@ -157,7 +157,7 @@ def configure(conn: sqlite3.Connection) -> sqlite3.Connection:
     conn.execute("PRAGMA trusted_schema = OFF")
     conn.execute("PRAGMA cell_size_check = ON")
     conn.execute("PRAGMA synchronous = NORMAL")
-    conn.execute("PRAGMA temp_store = MEMORY")
+    conn.execute("PRAGMA temp_store = FILE")
     return conn
 
 

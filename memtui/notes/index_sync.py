@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -18,6 +19,8 @@ from memtui.notes.index_write import (
     compact,
     finish_bulk,
     needs_compaction,
+    store_digest,
+    stored_digest,
     write_batch,
 )
 from memtui.notes.parse_pool import helpers_for, pooled_records, read_record
@@ -72,19 +75,34 @@ def sync_store(
     build only reads what is still missing.
     """
     started = time.perf_counter()
-    todo, gone = _differences(known_stats(db), files)
     outcome = SyncOutcome()
-    outcome.timings["compare"] = time.perf_counter() - started
-    if not todo and not gone:
+    digest = walk_digest(files)
+    conn = db.connection()
+    if stored_digest(conn) == digest:
+        outcome.timings["compare"] = time.perf_counter() - started
         if progress is not None:
             progress(0, 0)
         return outcome
-    with db.writing() as conn:
-        todo, gone = _differences(known_stats(db), files)
-        _apply(conn, root, todo, gone, progress, outcome)
-        if needs_compaction(conn):
-            _compact(conn, root, progress, outcome)
+    todo, gone = _differences(known_stats(db), files)
+    outcome.timings["compare"] = time.perf_counter() - started
+    if todo or gone:
+        with db.writing() as conn:
+            todo, gone = _differences(known_stats(db), files)
+            _apply(conn, root, todo, gone, progress, outcome)
+            if needs_compaction(conn):
+                _compact(conn, root, progress, outcome)
+    elif progress is not None:
+        progress(0, 0)
+    if not outcome.unreadable:
+        with db.writing() as conn:
+            store_digest(conn, digest)
     return outcome
+
+
+def walk_digest(files: list[FileStat]) -> str:
+    """One digest of a whole walk (path, size and mtime of every file, in path order)."""
+    listing = "\n".join(f"{path}\0{size}\0{mtime_ns}" for path, size, mtime_ns in files)
+    return hashlib.blake2b(listing.encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
 
 
 def sync_paths(

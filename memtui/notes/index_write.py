@@ -270,6 +270,20 @@ from the full-text index at the end), or a first build (links resolved and secon
 made at the end)."""
 
 
+def stored_digest(conn: sqlite3.Connection) -> str | None:
+    """The digest of the walk the index was last found to match, None after any other write."""
+    row = conn.execute("SELECT value FROM meta WHERE key = 'walk_digest'").fetchone()
+    return None if row is None else str(row[0])
+
+
+def store_digest(conn: sqlite3.Connection, digest: str) -> None:
+    """Record that the index matches the walk with this digest (see `index_sync.sync_store`)."""
+    with transaction(conn):
+        conn.execute(
+            "INSERT OR REPLACE INTO meta (key, value) VALUES ('walk_digest', ?)", (digest,)
+        )
+
+
 def write_batch(
     conn: sqlite3.Connection,
     records: Sequence[FileRecord],
@@ -285,6 +299,7 @@ def write_batch(
     """
     written = Written()
     with transaction(conn):
+        conn.execute("DELETE FROM meta WHERE key = 'walk_digest'")
         generation = _meta(conn, "generation") + 1
         written.next_doc = _meta(conn, "next_doc")
         for path in gone:

@@ -6,11 +6,12 @@ from __future__ import annotations
 import os
 import stat
 from dataclasses import dataclass, field
+from operator import itemgetter
 from pathlib import Path
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class FileStat:
+class FileStat(NamedTuple):
     """What the index needs to know about one file without reading it."""
 
     relpath: str
@@ -95,12 +96,17 @@ def scan_files(root: Path) -> ScanResult:
         except OSError as exc:
             result.problems.append(f"{rel_dir or '.'}/: cannot list folder ({exc.strerror or exc})")
             continue
+        prefix = f"{rel_dir}/" if rel_dir else ""
         for entry in entries:
             name = entry.name
             if name.startswith("."):
                 continue
-            rel = f"{rel_dir}/{name}" if rel_dir else name
+            rel = prefix + name
             try:
+                if entry.is_file(follow_symlinks=False):
+                    st = entry.stat(follow_symlinks=False)
+                    result.files.append(FileStat(rel, st.st_size, st.st_mtime_ns))
+                    continue
                 is_link = entry.is_symlink()
                 if not is_link and entry.is_dir(follow_symlinks=False):
                     stack.append(rel)
@@ -108,30 +114,25 @@ def scan_files(root: Path) -> ScanResult:
             except OSError as exc:
                 result.problems.append(f"{rel}: cannot read ({exc.strerror or exc})")
                 continue
-            if is_link:
-                problem = linked_folder_problem(root_real, rel, entry.path)
-                if problem is not None:
-                    result.problems.append(problem)
-                    continue
-            if is_link:
-                found, problem = stat_file(root, rel)
-            else:
-                found, problem = _stat_entry(entry, rel)
-            if found is not None:
-                result.files.append(found)
-            elif problem is not None:
-                result.problems.append(problem)
-    result.files.sort(key=lambda f: f.relpath)
+            _odd_entry(root, root_real, entry, rel, is_link, result)
+    result.files.sort(key=itemgetter(0))
     result.problems.sort()
     return result
 
 
-def _stat_entry(entry: os.DirEntry[str], rel: str) -> tuple[FileStat | None, str | None]:
-    """Stat a non-link directory entry."""
-    try:
-        st = entry.stat(follow_symlinks=False)
-    except OSError as exc:
-        return None, f"{rel}: cannot read ({exc.strerror or exc})"
-    if not stat.S_ISREG(st.st_mode):
-        return None, f"{rel}: not a regular file, skipped"
-    return FileStat(rel, st.st_size, st.st_mtime_ns), None
+def _odd_entry(
+    root: Path, root_real: str, entry: os.DirEntry[str], rel: str, is_link: bool, result: ScanResult
+) -> None:
+    """A symlink, a FIFO or another entry that is neither a plain file nor a folder."""
+    if is_link:
+        problem = linked_folder_problem(root_real, rel, entry.path)
+        if problem is not None:
+            result.problems.append(problem)
+            return
+        found, problem = stat_file(root, rel)
+    else:
+        found, problem = None, f"{rel}: not a regular file, skipped"
+    if found is not None:
+        result.files.append(found)
+    elif problem is not None:
+        result.problems.append(problem)

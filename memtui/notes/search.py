@@ -507,19 +507,16 @@ def _members(
     conn: sqlite3.Connection, match: str, where: str, params: list[object]
 ) -> Iterator[_Doc]:
     """The live documents matching an FTS expression that pass the filters, in path order."""
-    docs = [
-        row[0]
-        for row in conn.execute(
-            "SELECT rowid FROM fts WHERE fts MATCH ? LIMIT ?", (match, SPARSE + 1)
-        )
-    ]
-    if len(docs) <= SPARSE:
-        if not docs:
-            return iter(())
+    count = conn.execute(
+        "SELECT count(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ?)", (match, SPARSE + 1)
+    ).fetchone()[0]
+    if not count:
+        return iter(())
+    if count <= SPARSE:
         rows = conn.execute(
             f"SELECT {_DOC_COLUMNS} FROM files WHERE doc IN "
-            f"({', '.join('?' * len(docs))}){where} ORDER BY path",
-            (*docs, *params),
+            f"(SELECT rowid FROM fts WHERE fts MATCH ?){where} ORDER BY path",
+            (match, *params),
         ).fetchall()
         return (_doc(row) for row in rows)
     cursor = conn.execute(

@@ -21,10 +21,16 @@ PROGRESS_EVERY = 0.1
 
 
 def load_index(
-    ctx: AppContext, progress: Callable[[int, int], None]
-) -> tuple[NoteIndex | None, str | None]:
-    """Open and update the index, catch up on files changed meanwhile and install it (run in a
-    thread). Returns the index, or None and an error to show."""
+    ctx: AppContext,
+    progress: Callable[[int, int], None],
+    ready: Callable[[NoteIndex], None] | None = None,
+) -> tuple[NoteIndex | None, str | None, set[str]]:
+    """Open the index, install it, and bring it up to date with the files (run in a thread).
+
+    An index that already holds files is installed at once and `ready` is called with it, so
+    search works while the files changed since are read; a new index is installed when built.
+    Returns the index (or None and an error to show) and the paths the update changed.
+    """
     from memtui.notes.index import NoteIndex
 
     last_report = [0.0]
@@ -36,14 +42,19 @@ def load_index(
             progress(done, total)
 
     try:
-        index = NoteIndex.load(ctx.store.root, progress=throttled)
+        index = NoteIndex.open(ctx.store.root)
+        if ready is not None and not index.is_empty():
+            with UPDATE_LOCK:
+                ctx.index = index
+            ready(index)
+        changed = index.refresh(throttled)
     except Exception as error:
-        return None, f"Could not index {ctx.store.root}: {error}"
+        return None, f"Could not index {ctx.store.root}: {error}", set()
     with UPDATE_LOCK:
         if ctx.changed_while_loading:
-            index.update_paths(set(ctx.changed_while_loading))
+            changed |= index.update_paths(set(ctx.changed_while_loading))
         ctx.index = index
-    return index, None
+    return index, None, changed
 
 
 def build_searcher(ctx: AppContext, index: NoteIndex, history: object) -> Searcher:

@@ -23,7 +23,8 @@ class IndexProgress(Message):
 
 @dataclass
 class IndexReady(Message):
-    """The index worker installed the index (or failed to load it); posted once."""
+    """The index worker installed the index (or failed to load it): an index already built is
+    announced as soon as it opens, and again once it has caught up with the files."""
 
     index: NoteIndex | None = None
     error: str | None = None
