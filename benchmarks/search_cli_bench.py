@@ -9,7 +9,7 @@ modules compiled first); it walks and stats the store, checks the index against 
 rg reads every file of the store each time (`rg -i -F QUERY STORE`); fzf reads a prepared file
 of `path:line:text` lines, the cheapest input it can get. The three run in turn for each query,
 `--repeat` times; medians per query, then the median over queries. Peak memory is each process's
-own maximum resident size (from `wait4`). Public tools only.
+own maximum resident size, as GNU time reports it. Public tools only.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import resource
 import shutil
 import statistics
 import subprocess
@@ -34,6 +33,10 @@ from notes_bench import QUERIES, corpus  # noqa: E402
 from memtui.notes.index import NoteIndex  # noqa: E402
 from memtui.notes.scan import scan_files  # noqa: E402
 
+TIME = shutil.which("time") or "/usr/bin/time"
+"""GNU time reports a process's own peak memory (a child forked from this large process would
+count this one's pages too)."""
+
 
 def run(cmd: Sequence[str], stdin_path: Path | None = None) -> tuple[float, float]:
     """(wall seconds, peak resident MB) of one run of `cmd`, output discarded."""
@@ -44,13 +47,17 @@ def run(cmd: Sequence[str], stdin_path: Path | None = None) -> tuple[float, floa
             else subprocess.DEVNULL
         )
         started = time.perf_counter()
-        proc = subprocess.Popen(
-            cmd, stdin=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        done = subprocess.run(
+            [TIME, "-f", "%M", *cmd],
+            stdin=stdin,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            check=False,
         )
-        _pid, _status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - started
-        proc.returncode = 0
-    return wall, usage.ru_maxrss * 1024 / 1e6
+    peak_kb = int(done.stderr.strip().splitlines()[-1])
+    return wall, peak_kb * 1024 / 1e6
 
 
 def lines_file(root: Path) -> Path:
@@ -130,10 +137,11 @@ def main() -> None:
     parser.add_argument("--corpora", type=Path, help="where generated corpora are kept")
     parser.add_argument("--plain", action="store_true", help="memtui's plain output, not --json")
     args = parser.parse_args()
+    if not Path(TIME).exists():
+        sys.exit("search_cli_bench needs GNU time (apt-get install -y time)")
     if shutil.which("rg") is None:
         print("rg is not installed (apt-get install -y ripgrep): no baseline to compare against.")
     compile_memtui()
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     for count in (int(x) for x in args.sizes.split(",")):
         bench_size(count, args.repeat, args.corpora, args.plain)
 

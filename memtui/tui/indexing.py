@@ -22,7 +22,7 @@ PROGRESS_EVERY = 0.1
 
 def load_index(
     ctx: AppContext,
-    progress: Callable[[int, int], None],
+    progress: Callable[[int, int], object],
     ready: Callable[[NoteIndex], None] | None = None,
 ) -> tuple[NoteIndex | None, str | None, set[str]]:
     """Open the index, install it, and bring it up to date with the files (run in a thread).

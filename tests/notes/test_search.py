@@ -347,3 +347,32 @@ def test_search_covers_what_the_app_shows_of_a_huge_note(tmp_path: Path) -> None
     assert [(h.path, h.line) for h in searcher.search("marker", limit=10)] == [("lines.md", 1)]
     assert [(h.path, h.line) for h in searcher.search("needle", limit=10)] == [("bytes.md", 1)]
     assert len(searcher.search("filler", limit=50_000)) == 19_999
+
+
+def test_typos_in_several_words_still_find_their_notes(tmp_path: Path) -> None:
+    """The issue's examples: each misspelt query finds the note that says it, first."""
+    write(
+        tmp_path,
+        "db.md",
+        "---\ntitle: Database\n---\n\n- [decision] Run the schema migration at night\n",
+    )
+    write(
+        tmp_path,
+        "ops.md",
+        "---\ntitle: Ops\n---\n\n- [fact] Every job has a retry budget of three\n",
+    )
+    write(tmp_path, "lang.md", "---\ntitle: Languages\ntags: [python]\n---\n\nNothing more.\n")
+    for n in range(30):
+        write(
+            tmp_path,
+            f"other/n{n}.md",
+            f"---\ntitle: Other {n}\n---\n\nschema notes and budgets {n}\n",
+        )
+    searcher = searcher_for(tmp_path)
+    for query, path, line in (
+        ("schema migraton", "db.md", 5),
+        ("retyr budget", "ops.md", 5),
+        ("pyhton", "lang.md", 3),
+    ):
+        best = searcher.search(query, limit=5)[0]
+        assert (best.path, best.line) == (path, line), query
