@@ -189,32 +189,32 @@ class NoteIndex:
 
     # ----- one file ----------------------------------------------------------------------------
 
-    def kind(self, relpath: str) -> int | None:
-        """NOTE, TEXT or BINARY for an indexed file, None for a path the index does not hold."""
+    def _value(self, column: str, relpath: str, kinds: str = "1, 2, 3") -> Any:
+        """One column of a file's row (of one of `kinds`), or None when there is none."""
         row = (
             self._conn()
-            .execute("SELECT kind FROM files WHERE path = ?", (to_db(relpath),))
+            .execute(
+                f"SELECT {column} FROM files WHERE path = ? AND kind IN ({kinds})",
+                (to_db(relpath),),
+            )
             .fetchone()
         )
-        return None if row is None else int(row[0])
+        return None if row is None else row[0]
+
+    def kind(self, relpath: str) -> int | None:
+        """NOTE, TEXT or BINARY for an indexed file, None for a path the index does not hold."""
+        return self._value("kind", relpath)  # type: ignore[no-any-return]
 
     def title(self, relpath: str) -> str | None:
         """One note's title, or None when it is not indexed."""
-        row = (
-            self._conn()
-            .execute("SELECT title FROM files WHERE path = ? AND kind = 1", (to_db(relpath),))
-            .fetchone()
-        )
-        return None if row is None else from_db(row[0])
+        title = self._value("title", relpath, "1")
+        return None if title is None else from_db(title)
 
     def permalink(self, relpath: str) -> str | None:
         """One note's permalink, or None when it is not indexed."""
-        row = (
-            self._conn()
-            .execute("SELECT permalink FROM files WHERE path = ? AND kind = 1", (to_db(relpath),))
-            .fetchone()
-        )
-        return None if row is None else from_db(row[0] or "")
+        if self.kind(relpath) != NOTE:
+            return None
+        return from_db(self._value("permalink", relpath, "1") or "")
 
     def titles(self) -> dict[str, str]:
         """relpath -> title of every note and text file, in path order."""

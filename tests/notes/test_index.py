@@ -10,6 +10,7 @@ import pytest
 from memtui.notes import index as index_module
 from memtui.notes import parse_pool
 from memtui.notes.index import NoteIndex
+from tests.notes.reads import count_reads
 
 
 def write(root: Path, relpath: str, text: str) -> None:
@@ -186,14 +187,7 @@ def test_update_adds_resolves_forward_reference_without_rereading_others(
     write(tmp_path, "b.md", note("B"))
     index = NoteIndex.load(tmp_path)
     assert list(index.unresolved()) == ["Later"]
-    read: list[str] = []
-    original = parse_pool.read_store_head
-
-    def spy(root: Path, relpath: str) -> object:
-        read.append(relpath)
-        return original(root, relpath)
-
-    monkeypatch.setattr(parse_pool, "read_store_head", spy)
+    read = count_reads(monkeypatch)
     write(tmp_path, "later.md", note("Later"))
     assert index.update_paths(["later.md"]) == {"later.md"}
     assert read == ["later.md"]

@@ -12,9 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memtui.notes import parse_pool
 from memtui.notes.index import NoteIndex
 from memtui.notes.scan import scan_files
+from tests.notes.reads import count_reads
 
 FOLDERS = ("", "a/", "a/b/", "A/")
 NAMES = ("alpha", "Alpha", "beta", "gamma_ray", "gamma-ray", "Delta", "e")
@@ -148,14 +148,7 @@ def test_warm_load_after_random_changes_answers_like_a_cold_load(
             store.write(relpath, text)
         before = NoteIndex.load(store.root).file_stats()
         live = NoteIndex.load(store.root, use_cache=False)
-        read: list[str] = []
-        real_read = parse_pool.read_store_head
-
-        def counting_read(root: Path, relpath: str) -> Any:
-            read.append(relpath)
-            return real_read(root, relpath)
-
-        patch.setattr(parse_pool, "read_store_head", counting_read)
+        read = count_reads(patch)
         for operations in rounds:
             touched: set[str] = set()
             for operation in operations:

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from memtui.notes import parse_pool
 from memtui.notes import search as search_module
 from memtui.notes.file_checks import LARGE_NOTE_BYTES
 from memtui.notes.index import NoteIndex
 from memtui.notes.search import Searcher, SearchFilters, SearchHit
 from memtui.notes.vocabulary import Vocabulary
+from tests.notes.reads import count_reads
 
 
 def write(root: Path, relpath: str, text: str) -> None:
@@ -189,14 +189,7 @@ def test_a_second_process_searches_the_index_without_reading_unchanged_files(
     first = searcher_for(tmp_path)
     expected = first.search("kiwi")
     first.index.close()  # type: ignore[union-attr]
-    read: list[str] = []
-    real = parse_pool.read_store_head
-
-    def counting(root: Path, relpath: str) -> object:
-        read.append(relpath)
-        return real(root, relpath)
-
-    monkeypatch.setattr(parse_pool, "read_store_head", counting)
+    read = count_reads(monkeypatch)
     again = searcher_for(tmp_path)
     assert read == []
     assert again.search("kiwi") == expected
