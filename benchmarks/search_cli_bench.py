@@ -80,13 +80,13 @@ def compile_memtui() -> None:
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(package)], check=True)
 
 
-def bench_size(count: int, repeat: int, base: Path | None, plain: bool) -> None:
+def bench_size(count: int, repeat: int, base: Path | None, plain: bool, with_fzf: bool) -> None:
     """Medians of memtui, rg and fzf per query at one corpus size."""
     root = corpus(count, base)
     NoteIndex.load(root).close()
     memtui = [sys.executable, "-m", "memtui", "search", str(root)]
     tail = ["--limit", "20"] if plain else ["--limit", "20", "--json"]
-    rg, fzf = shutil.which("rg"), shutil.which("fzf")
+    rg, fzf = shutil.which("rg"), shutil.which("fzf") if with_fzf else None
     lines = lines_file(root) if fzf else None
     run([*memtui, "warm", *tail])
     print(f"\n== {count} notes ==")
@@ -136,6 +136,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5, help="runs per median (default 5)")
     parser.add_argument("--corpora", type=Path, help="where generated corpora are kept")
     parser.add_argument("--plain", action="store_true", help="memtui's plain output, not --json")
+    parser.add_argument("--no-fzf", action="store_true", help="leave fzf out (it is slow)")
     args = parser.parse_args()
     if not Path(TIME).exists():
         sys.exit("search_cli_bench needs GNU time (apt-get install -y time)")
@@ -143,7 +144,7 @@ def main() -> None:
         print("rg is not installed (apt-get install -y ripgrep): no baseline to compare against.")
     compile_memtui()
     for count in (int(x) for x in args.sizes.split(",")):
-        bench_size(count, args.repeat, args.corpora, args.plain)
+        bench_size(count, args.repeat, args.corpora, args.plain, not args.no_fzf)
 
 
 if __name__ == "__main__":

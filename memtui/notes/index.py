@@ -132,7 +132,7 @@ class NoteIndex:
         by a private index.
         """
         started = time.perf_counter()
-        scan = scan_files(self.root)
+        scan = scan_files(self.root, ordered=False)
         self.timings = {"scan": time.perf_counter() - started}
         try:
             outcome = sync_store(self.db, self.root, scan.files, progress)

@@ -100,7 +100,8 @@ def sync_store(
 
 
 def walk_digest(files: list[FileStat]) -> str:
-    """One digest of a whole walk (path, size and mtime of every file, in path order)."""
+    """One digest of a whole walk: the path, size and mtime of every file, in walk order (a walk
+    in another order only costs a full comparison)."""
     listing = "\n".join(f"{path}\0{size}\0{mtime_ns}" for path, size, mtime_ns in files)
     return hashlib.blake2b(listing.encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
 

@@ -15,7 +15,9 @@ import itertools
 import json
 import re
 import sqlite3
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +34,7 @@ from memtui.notes.vocabulary import (
     FUZZY_CUTOFF,
     PREFIX,
     QUALITY,
+    SUBSTRING,
     Variant,
     Vocabulary,
     closest_words,
@@ -56,6 +59,10 @@ LINE_KIND_BOOST = {"observation": 1.0, "relation": 1.0, "frontmatter": 1.0, "bod
 PHRASE_BONUS = 15.0
 CHUNK = 32
 """Documents visited between two checks of `cancelled()`."""
+TEXTS_KEPT = 4_000_000
+"""Characters of recently searched texts kept in memory (twice: as written and lowered)."""
+FIND_WORDS = 8
+"""Up to this many variant words are looked for one by one in a text; more, by reading its words."""
 SPARSE = 2000
 """A group with at most this many documents is fetched whole and sorted; a bigger one is walked
 in path order by SQLite, so only the documents visited are fetched."""
@@ -91,6 +98,8 @@ class _Doc:
     title: str
     body_line: int
     line_kinds: bytes
+    doc: int
+    """The full-text document: a new one whenever the index reads the file again."""
 
 
 @dataclass
@@ -169,6 +178,37 @@ def _actor_matches(wanted: str, actor: str) -> bool:
     return actor == wanted or actor.startswith(wanted + ":")
 
 
+class RecentTexts:
+    """The texts of the files searched last, up to a size: the next keystroke's search visits
+    mostly the same files. Keyed by full-text document, so a file read again is read anew."""
+
+    def __init__(self, budget: int = TEXTS_KEPT) -> None:
+        """Keep up to `budget` characters of text."""
+        self.budget = budget
+        self._texts: OrderedDict[int, tuple[str, str]] = OrderedDict()
+        self._size = 0
+        self._lock = threading.Lock()
+
+    def get(self, doc: int) -> tuple[str, str] | None:
+        """The (text, lowered text) of a document, if kept."""
+        with self._lock:
+            found = self._texts.get(doc)
+            if found is not None:
+                self._texts.move_to_end(doc)
+            return found
+
+    def put(self, doc: int, texts: tuple[str, str]) -> None:
+        """Keep a document's texts, forgetting the oldest beyond the budget."""
+        with self._lock:
+            if doc in self._texts:
+                return
+            self._texts[doc] = texts
+            self._size += len(texts[0])
+            while self._size > self.budget and self._texts:
+                _doc, (old, _lowered) = self._texts.popitem(last=False)
+                self._size -= len(old)
+
+
 class Searcher:
     """Fuzzy search over one NoteIndex; safe to use from any thread (each reads on its own
     connection), and always over the index's latest committed state."""
@@ -183,6 +223,7 @@ class Searcher:
         self.index = index
         self.history = history
         self._vocab = Vocabulary()
+        self._texts = RecentTexts()
         if progress is not None:
             progress(1, 1)
 
@@ -301,29 +342,23 @@ class Searcher:
         where: str,
         params: list[object],
     ) -> list[SearchHit]:
-        """Very short queries: substring matches in titles and paths only."""
+        """Very short queries: titles and paths that hold the text, best first: as a whole
+        word, at a word's start, inside a word (titles before paths at each), by path."""
         hits: list[SearchHit] = []
-        rows = conn.execute(
-            f"SELECT path, title FROM files WHERE {FILE_KINDS}{where}", params
-        ).fetchall()
-        for stored, stored_title in rows:
-            relpath, title = from_db(stored), from_db(stored_title)
-            for kind, text, boost in (("title", title, TITLE_BOOST), ("path", relpath, PATH_BOOST)):
-                lowered = _lower_same_length(text)
-                pos = lowered.find(needle)
-                if pos < 0:
+        seen: set[tuple[str, str]] = set()
+        for quality, kind, docs in _short_tiers(conn, needle, where, params):
+            boost = TITLE_BOOST if kind == "title" else PATH_BOOST
+            for doc in docs:
+                if len(hits) >= limit:
+                    return hits
+                text = doc.title if kind == "title" else doc.path
+                found = _best_occurrence(_lower_same_length(text), needle)
+                if (doc.path, kind) in seen or found is None or found[0] != quality:
                     continue
-                end = pos + len(needle)
-                starts_word = pos == 0 or not _is_word_char(lowered[pos - 1])
-                ends_word = end == len(lowered) or not _is_word_char(lowered[end])
-                if starts_word and ends_word:
-                    quality = QUALITY[EXACT]
-                elif starts_word:
-                    quality = QUALITY[PREFIX]
-                else:
-                    quality = QUALITY[2]
-                hits.append(SearchHit(relpath, 0, kind, text, 100 * quality + boost, ((pos, end),)))
-        return heapq.nsmallest(limit, hits, key=lambda h: (-h.score, h.path, h.kind != "title"))
+                seen.add((doc.path, kind))
+                span = found[1]
+                hits.append(SearchHit(doc.path, 0, kind, text, 100 * quality + boost, (span,)))
+        return hits
 
     # ----- word queries ------------------------------------------------------------------------
 
@@ -344,18 +379,7 @@ class Searcher:
         """Every column's groups of documents by the best tier each query word can reach there,
         best bound first; tiers no document of the column holds are left out."""
         n_words = prepared.n_words
-        tiers: list[list[tuple[float, list[str]]]] = [[] for _ in range(n_words)]
-        for word, variants in prepared.by_word.items():
-            for variant in variants:
-                tiers[variant.word_index].append((variant.quality, [word]))
-        per_word: list[list[tuple[float, set[str]]]] = []
-        for found in tiers:
-            grouped: dict[str, tuple[float, set[str]]] = {}
-            for quality, terms in found:
-                tier = "exact" if quality >= 1.0 else "prefix" if quality >= 0.9 else "other"
-                best, words = grouped.get(tier, (0.0, set()))
-                grouped[tier] = (max(best, quality), words | set(terms))
-            per_word.append(sorted(grouped.values(), key=lambda item: -item[0]))
+        per_word = [_word_tiers(word, i, prepared.by_word) for i, word in enumerate(prepared.words)]
         groups: list[_Group] = []
         for column in (BODY, TITLE, PATH, META):
             groups += self._column_groups(conn, column, per_word, n_words)
@@ -370,16 +394,16 @@ class Searcher:
         self,
         conn: sqlite3.Connection,
         column: str,
-        per_word: list[list[tuple[float, set[str]]]],
+        per_word: list[list[tuple[float, str]]],
         n_words: int,
     ) -> list[_Group]:
         """The groups of one column: a tier (or nothing) per word, each tier held by some doc."""
         options: list[list[tuple[float, str | None]]] = []
         for tiers in per_word:
             held = [
-                (quality, _any_of(terms))
-                for quality, terms in tiers
-                if _exists(conn, f"{{{column}}} : {_any_of(terms)}")
+                (quality, expression)
+                for quality, expression in tiers
+                if _exists(conn, f"{{{column}}} : {expression}")
             ]
             options.append([*held, (0.0, None)])
         groups: list[_Group] = []
@@ -443,7 +467,8 @@ class Searcher:
             visits += 1
             if visits % CHUNK == 0 and cancelled is not None and cancelled():
                 return []
-            hits.extend(self._visit(conn, doc, group.what, prepared))
+            floor = worst[0] if worst is not None else -1.0
+            hits.extend(self._visit(conn, doc, group.what, prepared, floor))
             if len(hits) >= limit * 2 or (len(hits) >= limit and worst is None):
                 hits.sort(key=_hit_order)
                 del hits[limit:]
@@ -457,9 +482,14 @@ class Searcher:
     # ----- scoring -----------------------------------------------------------------------------
 
     def _visit(
-        self, conn: sqlite3.Connection, doc: _Doc, what: str, prepared: _Query
+        self,
+        conn: sqlite3.Connection,
+        doc: _Doc,
+        what: str,
+        prepared: _Query,
+        floor: float = -1.0,
     ) -> list[SearchHit]:
-        """The hits of one document's lines of one kind."""
+        """The hits of one document's lines of one kind (body lines below `floor` left out)."""
         if what == TITLE:
             hit = _score_line(doc.path, 0, "title", doc.title, prepared)
             return [] if hit is None else [hit]
@@ -473,12 +503,43 @@ class Searcher:
                 _score_line(doc.path, line, "frontmatter", text, prepared) for line, text in meta
             )
             return [hit for hit in found if hit is not None]
-        try:
-            head = read_store_head(self.root, doc.path)
-        except OSError:
-            return []
-        text = shown_part(normalise_text(head.data))
-        return _body_hits(doc, text, prepared)
+        texts = self._texts.get(doc.doc)
+        if texts is None:
+            try:
+                head = read_store_head(self.root, doc.path)
+            except OSError:
+                return []
+            text = shown_part(normalise_text(head.data))
+            texts = (text, _lower_same_length(text))
+            self._texts.put(doc.doc, texts)
+        return _body_hits(doc, *texts, prepared, floor)
+
+
+def _word_tiers(
+    word: str, index: int, by_word: dict[str, list[Variant]]
+) -> list[tuple[float, str]]:
+    """(best quality, FTS expression) of each tier of one query word, best first: the word
+    itself, words it starts (as one prefix query), and words holding it or spelt close to it."""
+    exact = prefix = False
+    other: dict[str, float] = {}
+    for term, variants in by_word.items():
+        for variant in variants:
+            if variant.word_index != index:
+                continue
+            if variant.how == EXACT:
+                exact = True
+            elif variant.how == PREFIX:
+                prefix = True
+            else:
+                other[term] = max(other.get(term, 0.0), variant.quality)
+    tiers: list[tuple[float, str]] = []
+    if exact:
+        tiers.append((QUALITY[EXACT], _quoted(word)))
+    if prefix:
+        tiers.append((QUALITY[PREFIX], _quoted(word) + " *"))
+    if other:
+        tiers.append((max(other.values()), _any_of(other)))
+    return tiers
 
 
 def _push_next(
@@ -500,7 +561,7 @@ def _exists(conn: sqlite3.Connection, match: str) -> bool:
     )
 
 
-_DOC_COLUMNS = "id, path, title, body_line, line_kinds"
+_DOC_COLUMNS = "id, path, title, body_line, line_kinds, doc"
 
 
 def _members(
@@ -528,8 +589,63 @@ def _members(
 
 
 def _doc(row: tuple[Any, ...]) -> _Doc:
-    """A _Doc from its row (id, path, title, body_line, line_kinds)."""
-    return _Doc(row[0], from_db(row[1]), from_db(row[2] or ""), row[3], row[4] or b"")
+    """A _Doc from its row (id, path, title, body_line, line_kinds, doc)."""
+    return _Doc(row[0], from_db(row[1]), from_db(row[2] or ""), row[3], row[4] or b"", row[5])
+
+
+def _best_occurrence(lowered: str, needle: str) -> tuple[float, tuple[int, int]] | None:
+    """How well `needle` occurs in a lowered text at its best (a whole word, a word's start,
+    inside a word) and where; None when it does not occur."""
+    best: tuple[float, tuple[int, int]] | None = None
+    pos = lowered.find(needle)
+    while pos >= 0:
+        end = pos + len(needle)
+        starts_word = pos == 0 or not _is_word_char(lowered[pos - 1])
+        ends_word = end == len(lowered) or not _is_word_char(lowered[end])
+        if starts_word and ends_word:
+            return QUALITY[EXACT], (pos, end)
+        quality = QUALITY[PREFIX] if starts_word else QUALITY[SUBSTRING]
+        if best is None or quality > best[0]:
+            best = (quality, (pos, end))
+        pos = lowered.find(needle, pos + 1)
+    return best
+
+
+def _short_tiers(
+    conn: sqlite3.Connection, needle: str, where: str, params: list[object]
+) -> Iterator[tuple[float, str, Iterator[_Doc]]]:
+    """For a short query: (quality, kind, candidate documents in path order) from the best tier
+    down; candidates may hold the text less well (their own tier says so)."""
+    word = WORD_RE.fullmatch(needle) is not None
+    for quality, match in (
+        (QUALITY[EXACT], _quoted(needle)),
+        (QUALITY[PREFIX], _quoted(needle) + " *"),
+    ):
+        for kind in ("title", "path"):
+            if word:
+                yield quality, kind, _members(conn, f"{{{kind}}} : {match}", where, params)
+    for kind in ("title", "path"):
+        yield QUALITY[SUBSTRING], kind, _containing(conn, kind, needle, where, params)
+    if not word:
+        for quality in (QUALITY[EXACT], QUALITY[PREFIX]):
+            for kind in ("title", "path"):
+                yield quality, kind, _containing(conn, kind, needle, where, params)
+
+
+def _containing(
+    conn: sqlite3.Connection, column: str, needle: str, where: str, params: list[object]
+) -> Iterator[_Doc]:
+    """Files whose title or path holds `needle` (ignoring ASCII case), in path order."""
+    if needle.isascii():
+        condition, first = f"instr(lower({column}), ?) > 0", [to_db(needle)]
+    else:
+        condition, first = "1", []
+    cursor = conn.execute(
+        f"SELECT {_DOC_COLUMNS} FROM files INDEXED BY files_path WHERE {FILE_KINDS} "
+        f"AND {condition}{where} ORDER BY path",
+        (*first, *params),
+    )
+    return (_doc(row) for row in cursor)
 
 
 def _score_line(
@@ -563,9 +679,35 @@ def _score_line(
     return SearchHit(relpath, line_no, kind, text, round(score, 2), _merge_spans(spans))
 
 
-def _body_hits(doc: _Doc, text: str, prepared: _Query) -> list[SearchHit]:
-    """Every body line of one file that contains a variant word, scored."""
-    lowered = _lower_same_length(text)
+def _word_places(
+    lowered: str, start: int, words: dict[str, list[Variant]]
+) -> Iterator[tuple[int, str]]:
+    """(offset, word) of each whole-word occurrence of one of `words` in `lowered` from `start`:
+    found word by word when they are few, else by reading the text's words once."""
+    if len(words) > FIND_WORDS:
+        for match in WORD_RE.finditer(lowered, start):
+            word = match.group()
+            if word in words:
+                yield match.start(), word
+        return
+    size = len(lowered)
+    for word in words:
+        pos = lowered.find(word, start)
+        while pos >= 0:
+            end = pos + len(word)
+            if (pos == 0 or not _is_word_char(lowered[pos - 1])) and (
+                end == size or not _is_word_char(lowered[end])
+            ):
+                yield pos, word
+            pos = lowered.find(word, end)
+
+
+def _body_hits(
+    doc: _Doc, text: str, lowered: str, prepared: _Query, floor: float = -1.0
+) -> list[SearchHit]:
+    """Every body line of one file that contains a variant word and scores at least `floor`
+    (what the limit-th best hit so far scores), scored (`lowered` is `text` lowered char for
+    char)."""
     body_start = 0
     for _ in range(doc.body_line - 1):
         body_start = lowered.find("\n", body_start) + 1
@@ -573,25 +715,17 @@ def _body_hits(doc: _Doc, text: str, prepared: _Query) -> list[SearchHit]:
             return []
     n_words = prepared.n_words
     lines: dict[int, tuple[list[float], list[tuple[int, int]]]] = {}
-    size = len(lowered)
-    for word, word_variants in prepared.by_word.items():
-        pos = lowered.find(word, body_start)
-        while pos >= 0:
-            end = pos + len(word)
-            if (pos == 0 or not _is_word_char(lowered[pos - 1])) and (
-                end == size or not _is_word_char(lowered[end])
-            ):
-                offset = lowered.rfind("\n", 0, pos) + 1
-                entry = lines.get(offset)
-                if entry is None:
-                    entry = lines[offset] = ([0.0] * n_words, [])
-                qualities, spans = entry
-                for variant in word_variants:
-                    if variant.quality > qualities[variant.word_index]:
-                        qualities[variant.word_index] = variant.quality
-                    start = pos - offset + variant.offset
-                    spans.append((start, start + variant.length))
-            pos = lowered.find(word, end)
+    for pos, word in _word_places(lowered, body_start, prepared.by_word):
+        offset = lowered.rfind("\n", 0, pos) + 1
+        entry = lines.get(offset)
+        if entry is None:
+            entry = lines[offset] = ([0.0] * n_words, [])
+        qualities, spans = entry
+        for variant in prepared.by_word[word]:
+            if variant.quality > qualities[variant.word_index]:
+                qualities[variant.word_index] = variant.quality
+            start = pos - offset + variant.offset
+            spans.append((start, start + variant.length))
     hits: list[SearchHit] = []
     line_no = 1
     counted_to = 0
@@ -608,6 +742,8 @@ def _body_hits(doc: _Doc, text: str, prepared: _Query) -> list[SearchHit]:
             if found is not None:
                 score += PHRASE_BONUS
                 spans.append((found.start() - offset, found.end() - offset))
+        if round(score, 2) < floor:
+            continue
         hits.append(
             SearchHit(doc.path, line_no, kind, line_text, round(score, 2), _merge_spans(spans))
         )
