@@ -53,7 +53,7 @@ class Empty(App):
     def compose(self):
         yield Static("empty app on screen")
     def on_mount(self):
-        self.set_timer(5, self.exit)
+        self.set_timer(120, self.exit)
 
 Empty().run()
 """
