@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
@@ -136,6 +137,32 @@ _WORD_CLAUSE = (
 
 
 SYMLINK_REFUSED = "is a symbolic link; memtui opens only a real history file inside the store"
+
+
+class RecordFailed(Exception):
+    """An event could not be stored; says why in one line and whether the disk was changed.
+
+    `applied` is False when the change never happened or was undone (`undone`); True only
+    when the change stayed on disk because undoing it failed too (`undo_failed` says why).
+    """
+
+    def __init__(
+        self, reason: str, *, applied: bool, undone: bool = False, undo_failed: str = ""
+    ) -> None:
+        """Keep the reason and what became of the change."""
+        super().__init__(reason)
+        self.reason = reason
+        self.applied = applied
+        self.undone = undone
+        self.undo_failed = undo_failed
+
+
+def failure_reason(problem: BaseException) -> str:
+    """One line saying why the history could not be written (sqlite's own words)."""
+    if isinstance(problem, UnicodeError):
+        return "a value could not be encoded"
+    text = str(problem).strip().split("\n", 1)[0]
+    return text or type(problem).__name__
 
 
 class HistoryCorrupt(Exception):
@@ -364,9 +391,7 @@ def _check_schema(conn: sqlite3.Connection) -> int:
         raise sqlite3.DatabaseError(
             f"written by a newer memtui (schema {version}, this one knows {SCHEMA_VERSION})"
         )
-    tables = {
-        row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
-    }
+    tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     if version == 0:
         if tables:
             raise sqlite3.DatabaseError(
@@ -576,34 +601,101 @@ class History:
     ) -> list[int]:
         """Store every event (consumed lazily) and extra file_state rows in ONE transaction.
 
-        Returns the new event ids in order. Nothing is stored if any part fails.
+        Returns the new event ids in order. Nothing is stored if any part fails; a history
+        that cannot be written raises RecordFailed.
         """
         conn = self._connection()
-        conn.execute("BEGIN IMMEDIATE")
         stored: list[str] = []
         try:
+            conn.execute("BEGIN IMMEDIATE")
             ids = [self._insert_event(conn, event, stored) for event in events]
             if files:
                 self._put_files(conn, files)
             conn.execute("COMMIT")
+        except (sqlite3.Error, UnicodeError, ValueError) as problem:
+            self._rollback(conn)
+            raise RecordFailed(failure_reason(problem), applied=False) from problem
         except BaseException:
-            conn.execute("ROLLBACK")
+            self._rollback(conn)
             raise
         self._known_blobs.update(stored)
         return ids
 
+    def change(
+        self,
+        prepared: PendingEvent,
+        apply: Callable[[], PendingEvent],
+        undo: Callable[[PendingEvent], None],
+    ) -> int:
+        """Record a change and make it as one unit: it is in the history, or it did not happen.
+
+        In one write transaction: `prepared` (the event as intended) is stored first, so a
+        history that cannot be written refuses before anything changes; then `apply()` changes
+        the disk and returns the event as it turned out (a refusal if the disk no longer
+        allowed it), which replaces the prepared row. If that cannot be committed (disk full,
+        an I/O error), `undo(event)` puts the disk back before RecordFailed is raised.
+        """
+        conn = self._connection()
+        stored: list[str] = []
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            event_id = self._insert_event(conn, prepared, stored)
+        except (sqlite3.Error, UnicodeError, ValueError) as problem:
+            self._rollback(conn)
+            raise RecordFailed(failure_reason(problem), applied=False) from problem
+        try:
+            final = apply()
+        except BaseException:
+            self._rollback(conn)
+            raise
+        try:
+            self._replace_event(conn, event_id, final, stored)
+            conn.execute("COMMIT")
+        except (sqlite3.Error, UnicodeError, ValueError) as problem:
+            self._rollback(conn)
+            reason = failure_reason(problem)
+            if final.is_error:
+                raise RecordFailed(reason, applied=False) from problem
+            try:
+                undo(final)
+            except Exception as undo_problem:
+                raise RecordFailed(reason, applied=True, undo_failed=str(undo_problem)) from problem
+            raise RecordFailed(reason, applied=False, undone=True) from problem
+        self._known_blobs.update(stored)
+        return event_id
+
+    @staticmethod
+    def _rollback(conn: sqlite3.Connection) -> None:
+        """Roll back the open transaction, if there is one."""
+        if conn.in_transaction:
+            with contextlib.suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
+
+    def _replace_event(
+        self, conn: sqlite3.Connection, event_id: int, event: PendingEvent, stored: list[str]
+    ) -> None:
+        """Overwrite the prepared row `event_id` with `event` and store its blobs and file_state."""
+        conn.execute("DELETE FROM events WHERE id = ?", (event_id,))
+        self._insert_event(conn, event, stored, event_id=event_id)
+
     def _insert_event(
-        self, conn: sqlite3.Connection, event: PendingEvent, stored: list[str]
+        self,
+        conn: sqlite3.Connection,
+        event: PendingEvent,
+        stored: list[str],
+        *,
+        event_id: int | None = None,
     ) -> int:
         """Insert one event, its blobs and file_state changes (inside the caller's transaction)."""
         if event.blobs:
             stored += self._put_blobs(conn, event.blobs)
         args_json = json.dumps(dict(event.args or {}), ensure_ascii=True, default=repr)
         cursor = conn.execute(
-            "INSERT INTO events (time, actor, actor_kind, session, command, path, new_path,"
+            "INSERT INTO events (id, time, actor, actor_kind, session, command, path, new_path,"
             " args, result, is_error, before_kind, before_hash, after_kind, after_hash,"
-            " flags, reverted_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
+            " flags, reverted_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
             (
+                event_id,
                 event.time,
                 event.actor,
                 actor_kind(event.actor),

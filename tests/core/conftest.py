@@ -18,10 +18,17 @@ STORE_FILES = frozenset(
     {META_DIR_NAME}
     | {
         f"{META_DIR_NAME}/{name}"
-        for name in ("lock", DB_NAME, f"{DB_NAME}-wal", f"{DB_NAME}-shm", f"{DB_NAME}-journal")
+        for name in (
+            "lock",
+            "tmp",
+            DB_NAME,
+            f"{DB_NAME}-wal",
+            f"{DB_NAME}-shm",
+            f"{DB_NAME}-journal",
+        )
     }
 )
-"""The history and lock the store keeps in `<root>/.memtui` (anything else there is compared)."""
+"""The history, lock and temp folder the store keeps in `<root>/.memtui` (anything else there is compared)."""
 
 
 def snapshot_tree(root: Path) -> dict[str, object]:

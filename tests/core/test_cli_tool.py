@@ -78,7 +78,9 @@ def test_json_array_and_default_actor(tmp_path: Path) -> None:
     [
         ("human:mallory", "'human:mallory' is not an agent name"),
         ("x:y", "'x:y' is not an agent name"),
-        ("external", None),
+        ("external", "'external' is not an agent name: 'external' names another kind"),
+        ("human:agent:x", "'human:agent:x' is not an agent name"),
+        ("bot\x1b]0;x\x07", "'bot␛]0;x␇' holds control characters"),
         ("", "the agent name is empty"),
         ("agent:", "the agent name is empty"),
     ],
