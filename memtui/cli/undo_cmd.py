@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from memtui.cli.shared import has_history, whole_number
-from memtui.core.reporting import fail
+from memtui.cli.terminal import visible
+from memtui.core.reporting import fail, open_failure
 
 _DESCRIPTION = """\
 Undo one event of PATH's history (see `memtui log PATH`): restore what the event changed to how
@@ -27,7 +28,9 @@ def register(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("path", metavar="PATH", help="the memory folder")
-    parser.add_argument("event_id", metavar="EVENT_ID", type=whole_number, help="the event id to undo")
+    parser.add_argument(
+        "event_id", metavar="EVENT_ID", type=whole_number, help="the event id to undo"
+    )
     parser.add_argument(
         "--force",
         action="store_true",
@@ -63,8 +66,10 @@ def run(args: argparse.Namespace) -> int:
         return fail("undo", f"{'login name' if args.actor is None else '--actor'}: {error}")
     except (ConfigError, HistoryCorrupt) as error:
         return fail("undo", error)
+    except OSError as error:
+        return open_failure("undo", args.path, error)
     if result.is_error:
-        print(result.content, file=sys.stderr)
+        print(visible(result.content), file=sys.stderr)
         return 1
-    print(result.content)
+    print(visible(result.content))
     return 0

@@ -7,7 +7,10 @@ import hashlib
 ECHO_LIMIT = 4096
 """Characters of an argument a message echoes before it is cut (spec rule M5)."""
 RECORD_LIMIT = 4096
-"""Characters of any argument or result a refused or failed call keeps in the history."""
+"""Characters of any argument a refused or failed call keeps in the history."""
+RESULT_LIMIT = 16384
+"""Characters of a refused or failed call's result kept: every message with its echoed
+arguments (M5) fits whole, so the history holds exactly what the caller was told."""
 
 
 def echo(text: str) -> str:

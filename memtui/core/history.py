@@ -9,6 +9,8 @@ import os
 import sqlite3
 import threading
 import time
+import urllib.parse
+import uuid
 import zlib
 from collections import deque
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
@@ -437,23 +439,29 @@ class History:
             self._local.conn = conn
         return conn
 
-    def _open(self, attempt: int = 1) -> sqlite3.Connection:
+    def _open(self, attempt: int = 1, *, read_only: bool = False) -> sqlite3.Connection:
         """Connect with WAL, NORMAL sync and a busy timeout; create the schema on first use.
 
         A transient error (another process closing the database and removing its WAL at the
-        same moment) is retried briefly instead of being reported as a corrupt history.
+        same moment) is retried briefly instead of being reported as a corrupt history. A
+        history on a read-only filesystem is opened for reading only (`read_only`): its events
+        show, and every attempt to record one fails with one line.
         """
         key = os.path.realpath(self.path)
         with _opening:
             _settle_open_connections()
+            if not os.path.lexists(self.path):
+                self._create_file()
             if not _open_connections.get(key):
                 self._check_header()
+            target = f"file:{urllib.parse.quote(str(self.path))}?immutable=1" if read_only else None
             try:
                 conn = sqlite3.connect(
-                    self.path,
+                    target or self.path,
                     timeout=BUSY_TIMEOUT_MS / 1000,
                     isolation_level=None,
                     factory=_CountedConnection,
+                    uri=read_only,
                 )
             except sqlite3.Error as error:
                 raise HistoryCorrupt(self.path, f"cannot open: {error}") from error
@@ -462,8 +470,9 @@ class History:
         try:
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             version = _check_schema(conn)
-            conn.execute("PRAGMA journal_mode = WAL")
-            conn.execute("PRAGMA synchronous = NORMAL")
+            if not read_only:
+                conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute("PRAGMA synchronous = NORMAL")
             conn.create_function("memtui_lower", 1, _lower, deterministic=True)
             if version != SCHEMA_VERSION:
                 self._create_schema(conn, version)
@@ -475,14 +484,50 @@ class History:
             if str(error) in TRANSIENT_ERRORS and attempt < OPEN_ATTEMPTS:
                 time.sleep(0.05 * attempt)
                 return self._open(attempt + 1)
+            if not read_only and self._on_read_only_filesystem(error):
+                return self._open(attempt, read_only=True)
             raise HistoryCorrupt(self.path, str(error)) from error
         except sqlite3.Error as error:
             conn.close()
             raise HistoryCorrupt(self.path, str(error)) from error
         mode = os.stat(self.path).st_mode & 0o777
         if mode & 0o077:
-            os.chmod(self.path, 0o600)
+            with contextlib.suppress(OSError):
+                os.chmod(self.path, 0o600)
         return conn
+
+    def _on_read_only_filesystem(self, error: sqlite3.Error) -> bool:
+        """True if `error` came from a history that exists in a folder that cannot be written."""
+        return (
+            str(error) in ("unable to open database file", "attempt to write a readonly database")
+            and os.path.isfile(self.path)
+            and not os.access(self.path.parent, os.W_OK)
+        )
+
+    def _create_file(self) -> None:
+        """Create a new, complete history file in one step, so none is ever seen half made.
+
+        The schema is written to a temp file beside it, which is then hard-linked into place
+        (losing the race to another process is fine: its file is used). An empty file is
+        therefore never memtui's, and is refused like any foreign one.
+        """
+        temp = self.path.with_name(f"{DB_NAME}.new-{os.getpid()}-{uuid.uuid4().hex}")
+        try:
+            conn = sqlite3.connect(temp, isolation_level=None)
+            try:
+                conn.execute("PRAGMA journal_mode = WAL")
+                self._create_schema(conn, 0)
+            finally:
+                conn.close()
+            os.chmod(temp, 0o600)
+            with contextlib.suppress(FileExistsError):
+                os.link(temp, self.path)
+        except (sqlite3.Error, OSError) as error:
+            raise HistoryCorrupt(self.path, f"cannot create: {failure_reason(error)}") from error
+        finally:
+            for suffix in ("", "-wal", "-shm"):
+                with contextlib.suppress(OSError):
+                    os.unlink(f"{temp}{suffix}")
 
     def _check_header(self) -> None:
         """Refuse a symlink, or a non-empty file that is not SQLite, before SQLite touches it."""
@@ -495,7 +540,9 @@ class History:
             if error.errno == errno.ELOOP:
                 raise HistoryCorrupt(self.path, SYMLINK_REFUSED) from error
             raise HistoryCorrupt(self.path, f"cannot read: {error.strerror or error}") from error
-        if header and header != SQLITE_HEADER:
+        if not header:
+            raise HistoryCorrupt(self.path, "the file is empty (0 bytes), not a memtui history")
+        if header != SQLITE_HEADER:
             raise HistoryCorrupt(self.path, "file is not a database")
 
     def _create_schema(self, conn: sqlite3.Connection, version: int) -> None:

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from memtui.core.echo import echo
 from memtui.core.fd_paths import OutsideStore, StoreRoot
 
 VIRTUAL_ROOT = "/memories"
@@ -105,18 +106,18 @@ def check_path(root: Path, path: str) -> ResolvedPath | PathRefusal:
         path != VIRTUAL_ROOT and not path.startswith(VIRTUAL_ROOT + "/")
     ):
         flag = FLAG_TRAVERSAL if has_traversal(path) else None
-        return PathRefusal(f"Path must start with /memories, got: {path}", flag)
+        return PathRefusal(f"Path must start with /memories, got: {echo(path)}", flag)
     if has_traversal(path):
-        return PathRefusal(f"Path {path} would escape /memories directory", FLAG_TRAVERSAL)
+        return PathRefusal(f"Path {echo(path)} would escape /memories directory", FLAG_TRAVERSAL)
     if "\x00" in path:
         return PathRefusal("Path must not contain NUL characters")
     if _SURROGATE.search(path):
-        return PathRefusal(f"Path {path} is not valid Unicode")
+        return PathRefusal(f"Path {echo(path)} is not valid Unicode")
     root_real = real_root(root)
     try:
         parts = resolve_parts(root_real, path[len(VIRTUAL_ROOT) :].lstrip("/"))
     except OutsideStore:
-        return PathRefusal(f"Path {path} would escape /memories directory", FLAG_OUTSIDE)
+        return PathRefusal(f"Path {echo(path)} would escape /memories directory", FLAG_OUTSIDE)
     if parts[:1] == (RESERVED_NAME,):
-        return PathRefusal(f"The path {path} is reserved for memtui's history", FLAG_RESERVED)
+        return PathRefusal(f"The path {echo(path)} is reserved for memtui's history", FLAG_RESERVED)
     return ResolvedPath(root_real.joinpath(*parts), virtual_of(parts), parts)

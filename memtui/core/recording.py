@@ -2,7 +2,8 @@
 
 Agents' arguments are recorded with every likely secret replaced by `<redacted secret:KIND>`;
 every recorded result is redacted the same way. A refused or failed call keeps at most
-`RECORD_LIMIT` characters of any argument, path or result (the head, the length and a hash).
+`RECORD_LIMIT` characters of any argument or path and `RESULT_LIMIT` of its result (the head,
+the length and a hash).
 The content undo needs (a file's bytes before and after a change) is kept whole, as blobs.
 """
 
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memtui.core.command_types import CommandOutcome, well_formed
-from memtui.core.echo import RECORD_LIMIT
+from memtui.core.echo import RECORD_LIMIT, RESULT_LIMIT
 from memtui.core.secrets import SecretFinding, SecretSpan, find_spans, findings_of, redact
 
 MAX_RECORDED_DEPTH = 10
@@ -65,18 +66,18 @@ class Scanner:
         )
 
 
-def kept_text(text: str, *, scanner: Scanner | None, cut: bool) -> str:
+def kept_text(text: str, *, scanner: Scanner | None, cut: bool, limit: int = RECORD_LIMIT) -> str:
     """A string as the history keeps it: redacted (with a scanner), and cut when `cut`.
 
     A cut text is `<head>… (N characters in all, sha256 <hex>)`: the head is scanned with a
     margin past the cut, so a secret across the cut is redacted too.
     """
-    if cut and len(text) > RECORD_LIMIT:
+    if cut and len(text) > limit:
         digest = hashlib.sha256(text.encode("utf-8", errors="surrogatepass")).hexdigest()
-        head = text[: RECORD_LIMIT + SCAN_MARGIN]
+        head = text[: limit + SCAN_MARGIN]
         if scanner is not None:
             head = scanner.redacted(head)
-        return f"{head[:RECORD_LIMIT]}… ({len(text)} characters in all, sha256 {digest})"
+        return f"{head[:limit]}… ({len(text)} characters in all, sha256 {digest})"
     return scanner.redacted(text) if scanner is not None else text
 
 
@@ -159,7 +160,7 @@ def keep(
     cut = outcome.is_error
     return Kept(
         args=kept_args(args, scanner=scanner if agent else None, cut=cut),
-        result=kept_text(outcome.content, scanner=scanner, cut=cut),
+        result=kept_text(outcome.content, scanner=scanner, cut=cut, limit=RESULT_LIMIT),
         path=kept_path(path, scanner=None if changed else scanner, cut=cut),
         new_path=kept_path(new_path, scanner=None if changed else scanner, cut=cut),
     )

@@ -110,6 +110,7 @@ def _revert_in_place(
         apply,
         lambda: _put_back(target, current, site),
         before=current,
+        what=f"revert event {event.id}",
         reverts=event.id,
     )
 
@@ -174,6 +175,7 @@ def _revert_move(
         apply,
         undo,
         before=current,
+        what=f"revert event {event.id}",
         new_path=event.path,
         reverts=event.id,
     )

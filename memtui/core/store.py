@@ -171,6 +171,12 @@ class MemoryStore:
             _shared=self._shared,
         )
 
+    def close(self) -> None:
+        """Close this thread's history connection and the lock file (the store can reopen them)."""
+        if self._shared._history is not None:
+            self._shared._history.close()
+        self._shared.lock.close()
+
     def open_site(self) -> Site:
         """The store's root open for acting on descriptors (close it after)."""
         return Site.open(self.root, self.max_size)
@@ -533,10 +539,13 @@ class MemoryStore:
         undo: Callable[[], None],
         *,
         before: State,
+        what: str,
         new_path: str | None = None,
         reverts: int | None = None,
     ) -> CommandResult:
         """Apply and record a human change (write, revert) as one unit.
+
+        `what` names the change in a refusal: `Cannot <what>: ...`.
 
         `apply()` changes the disk and returns the outcome and the state left at `new_path` (a
         moved-back rename) or `path`; `undo()` puts back `before` if the event cannot be stored.
@@ -589,7 +598,7 @@ class MemoryStore:
         try:
             event_id = self.history.change(prepared, applied, lambda _event: undo())
         except RecordFailed as problem:
-            return CommandResult(_unrecorded(f"{command} {echo(path)}", problem), True)
+            return CommandResult(_unrecorded(what, problem), True)
         outcome = outcomes[-1]
         return CommandResult(outcome.content, outcome.is_error, event_id)
 
@@ -691,7 +700,9 @@ class MemoryStore:
             def undo() -> None:
                 restore(location, before.kind, before.hash, before.blobs.get, site.temps)
 
-            return self.human_change("write", virtual, args, apply, undo, before=before)
+            return self.human_change(
+                "write", virtual, args, apply, undo, before=before, what=f"write {shown}"
+            )
 
     def revert(self, event_id: int, force: bool = False) -> CommandResult:
         """Undo one event by restoring its before-state; refused on conflict unless forced."""

@@ -269,7 +269,7 @@ class CommandLoop:
                 except StoreError as error:
                     result = error
                     self.figures.errors[name] = self.figures.errors.get(name, 0) + 1
-                except Exception as error:  # noqa: BLE001 - every escape of a step is a finding
+                except Exception as error:
                     self.figures.exceptions.append(f"{name}: {type(error).__name__}: {error}")
                     continue
                 self.inspect(name, result)
@@ -293,8 +293,15 @@ def run_race(base: Path, seconds: float) -> RaceFigures:
     loop.agent.history  # noqa: B018 - open (and recover) before the race starts
     stop_file = base / "stop"
     swapper = subprocess.Popen(
-        [sys.executable, "-c", SWAPPER, str(root / "d"), str(root / "l"), str(stop_file),
-         str(seconds + 30)],
+        [
+            sys.executable,
+            "-c",
+            SWAPPER,
+            str(root / "d"),
+            str(root / "l"),
+            str(stop_file),
+            str(seconds + 30),
+        ],
         stdout=subprocess.PIPE,
         text=True,
     )
