@@ -70,7 +70,7 @@ def cmd_run(
     request: pytest.FixtureRequest, cmd_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[Runner]:
     """Run one raw tool input against `cmd_root`: through the core, the store or an SDK class."""
-    monkeypatch.setenv("MEMTUI_CONFIG_FILE", str(cmd_root.parent / "no-config.toml"))
+    monkeypatch.setenv("MEMTUI_CONFIG_FILE", os.devnull)
     for name in ("MEMTUI_SECRETS", "MEMTUI_MAX_FILE_SIZE"):
         monkeypatch.delenv(name, raising=False)
     with runner_for(request.param, cmd_root) as run:

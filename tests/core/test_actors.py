@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from memtui.core.actors import ActorError, agent_actor, human_actor
@@ -90,7 +92,7 @@ def test_an_empty_human_name_is_refused(name: str) -> None:
 
 
 def test_the_configured_actor_must_name_a_person() -> None:
-    missing = {"MEMTUI_CONFIG_FILE": "/nonexistent/config.toml"}
+    missing = {"MEMTUI_CONFIG_FILE": os.devnull}
     with pytest.raises(ConfigError, match=r"^MEMTUI_ACTOR: 'agent:bot' is not a human name"):
         load_settings({**missing, "MEMTUI_ACTOR": "agent:bot"})
     assert load_settings({**missing, "MEMTUI_ACTOR": "human:ann"}).actor == "human:ann"

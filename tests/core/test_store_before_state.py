@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import io
 import json
+import os
 import sys
 from argparse import Namespace
 from collections.abc import Callable
@@ -102,7 +103,7 @@ def test_memtui_tool_prints_the_virtual_path_only(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:
     make_store(tmp_path)
-    monkeypatch.setenv("MEMTUI_CONFIG_FILE", str(tmp_path / "none.toml"))
+    monkeypatch.setenv("MEMTUI_CONFIG_FILE", os.devnull)
     refuse_reading(monkeypatch, "y.md")
     stdin = json.dumps({"command": "delete", "path": "/memories/d"}).encode() + b"\n"
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin)))

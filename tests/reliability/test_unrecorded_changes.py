@@ -146,7 +146,7 @@ def test_a_read_only_history_refuses_a_view_and_records_nothing(tmp_path: Path) 
 
 def test_tool_log_and_undo_on_a_read_only_history_answer_in_one_line(tmp_path: Path) -> None:
     ids, tree = seeded(tmp_path)
-    env = {**os.environ, "MEMTUI_CONFIG_FILE": str(tmp_path / "none.toml")}
+    env = {**os.environ, "MEMTUI_CONFIG_FILE": os.devnull}
     with read_only(tmp_path / ".memtui" / "history.db"):
         tool = subprocess.run(
             [MEMTUI, "tool", str(tmp_path)],
@@ -184,7 +184,7 @@ def test_tool_log_and_undo_on_a_read_only_history_answer_in_one_line(tmp_path: P
 def test_a_history_on_a_read_only_filesystem_is_read_and_never_written(tmp_path: Path) -> None:
     ids, tree = seeded(tmp_path)
     meta = tmp_path / ".memtui"
-    env = {**os.environ, "MEMTUI_CONFIG_FILE": str(tmp_path / "none.toml")}
+    env = {**os.environ, "MEMTUI_CONFIG_FILE": os.devnull}
     with read_only(meta):
         log = subprocess.run(
             [MEMTUI, "log", str(tmp_path), "--json"], capture_output=True, env=env, timeout=60
