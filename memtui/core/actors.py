@@ -24,6 +24,10 @@ class ActorError(ValueError):
     """An actor name is empty, names another kind of actor or holds unsafe characters."""
 
 
+class UnsafeActorName(ActorError):
+    """An actor name holds control characters or bytes that are not UTF-8, or is too long."""
+
+
 def agent_actor(name: str) -> str:
     """`agent:<name>` for a bare name (blanks become `-`); `agent:<name>` is kept as it is.
 
@@ -71,12 +75,12 @@ def _shown(name: str) -> str:
 def _check_characters(kind: str, name: str) -> None:
     """Refuse a name with control characters, bidi overrides or bytes that are not UTF-8."""
     if has_unsafe(name):
-        raise ActorError(
+        raise UnsafeActorName(
             f"{_shown(name)} holds control characters or bytes that are not UTF-8: give a "
             f"plain name such as '{EXAMPLE_NAMES[kind]}'"
         )
     if len(name) > MAX_NAME_LENGTH:
-        raise ActorError(
+        raise UnsafeActorName(
             f"the {kind} name is {len(name)} characters long, more than {MAX_NAME_LENGTH}: "
             f"give a plain name such as '{EXAMPLE_NAMES[kind]}'"
         )
