@@ -319,5 +319,8 @@ def _need(blob: Callable[[str], bytes | None], key: str | None) -> bytes:
     """The blob for `key`, or RestoreError if the history does not have it."""
     data = None if key is None else blob(key)
     if data is None:
-        raise RestoreError(f"the content {str(key)[:12]} is not in the history")
+        raise RestoreError(
+            f"the content {str(key)[:12]} is not in the history (memtui keeps no copy of a file "
+            "over the maximum file size)"
+        )
     return data
