@@ -119,16 +119,11 @@ class TempArea:
             close_quietly(self._fd)
             self._fd = None
 
-    def write_temp(self, dir_fd: int, data: bytes, mode: int) -> str:
+    @staticmethod
+    def write_temp(dir_fd: int, data: bytes, mode: int) -> str:
         """A new, fsynced temp file in `dir_fd` holding `data`; its name."""
         name = temp_name()
-        fd = os.open(name, _NEW_FILE_FLAGS, mode, dir_fd=dir_fd)
-        try:
-            _fill_and_close(fd, data, mode)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(name, dir_fd=dir_fd)
-            raise
+        write_new(dir_fd, name, data, mode)
         return name
 
     def place(self, dir_fd: int, data: bytes, mode: int, put: Callable[[int, str], None]) -> None:
@@ -159,25 +154,17 @@ class TempArea:
         marker = temp_name()
         folder = os.readlink(f"/proc/self/fd/{dir_fd}")
         relative = os.path.relpath(folder, self.root.real)
-        self.write_temp_named(area, marker + MARKER_SUFFIX, os.fsencode(relative))
+        write_new(area, marker + MARKER_SUFFIX, os.fsencode(relative), FILE_MODE)
         try:
-            name = marker
-            fd = os.open(name, _NEW_FILE_FLAGS, mode, dir_fd=dir_fd)
+            write_new(dir_fd, marker, data, mode)
             try:
-                _fill_and_close(fd, data, mode)
-                put(dir_fd, name)
+                put(dir_fd, marker)
             finally:
                 with contextlib.suppress(OSError):
-                    os.unlink(name, dir_fd=dir_fd)
+                    os.unlink(marker, dir_fd=dir_fd)
         finally:
             with contextlib.suppress(OSError):
                 os.unlink(marker + MARKER_SUFFIX, dir_fd=area)
-
-    @staticmethod
-    def write_temp_named(dir_fd: int, name: str, data: bytes) -> None:
-        """Create file `name` in `dir_fd` holding `data` (fsynced, mode 0600)."""
-        fd = os.open(name, _NEW_FILE_FLAGS, FILE_MODE, dir_fd=dir_fd)
-        _fill_and_close(fd, data, FILE_MODE)
 
 
 def replace_at(temps: TempArea, dir_fd: int, name: str, data: bytes, mode: int = FILE_MODE) -> None:
@@ -203,14 +190,14 @@ def create_at(temps: TempArea, dir_fd: int, name: str, data: bytes, mode: int = 
         except OSError as error:
             if error.errno not in _NO_HARD_LINKS:
                 raise
-            _create_in_place(dir_fd, name, data, mode)
+            write_new(dir_fd, name, data, mode)
 
     temps.place(dir_fd, data, mode, put)
     fsync_dir_fd(dir_fd)
 
 
-def _create_in_place(dir_fd: int, name: str, data: bytes, mode: int) -> None:
-    """O_EXCL-create `name` and write `data` into it, removing it again if the write fails."""
+def write_new(dir_fd: int, name: str, data: bytes, mode: int) -> None:
+    """O_EXCL-create `name` in `dir_fd` holding `data` (fsynced); removed again if writing fails."""
     fd = os.open(name, _NEW_FILE_FLAGS, mode, dir_fd=dir_fd)
     try:
         _fill_and_close(fd, data, mode)

@@ -21,7 +21,8 @@ import errno
 import os
 import stat
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 WALK_FLAGS = os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -98,6 +99,19 @@ class StoreRoot:
         return names == self._names
 
 
+@dataclass
+class _Walk:
+    """One resolution's progress: what is left to resolve and the links being followed."""
+
+    pending: deque[str]
+    active: list[tuple[tuple[str, ...], int]] = field(default_factory=list)
+    """Links being resolved: (their path, how many components follow their target)."""
+    above: list[str] | None = None
+    """Absolute components while a `..` or an absolute target has left the root by name."""
+    followed: int = 0
+    retries: int = 0
+
+
 class Location:
     """One resolved path in the store: descriptors of its existing folders, the rest by name.
 
@@ -133,53 +147,51 @@ class Location:
 
     def walk(self, components: Iterable[str]) -> None:
         """Resolve `components` from here, following in-store links the way `realpath` does."""
-        pending: deque[str] = deque(components)
-        active: list[tuple[tuple[str, ...], int]] = []
-        """Links being resolved: (their path, how many components follow their target)."""
-        above: list[str] | None = None
-        """Absolute components while a `..` or an absolute target has left the root by name."""
-        followed = 0
-        retries = 0
-        while pending:
-            while active and len(pending) <= active[-1][1]:
-                active.pop()
-            name = pending.popleft()
+        state = _Walk(deque(components))
+        while state.pending:
+            while state.active and len(state.pending) <= state.active[-1][1]:
+                state.active.pop()
+            name = state.pending.popleft()
             if name in ("", "."):
                 continue
-            if above is not None:
-                above = self._step_above(above, name)
-                continue
-            if name == "..":
-                if not self.parts:
-                    above = self.root.parent_names()
-                    continue
-                self._pop()
-                continue
-            info = self._lstat_next(name)
-            if info is None or not stat.S_ISLNK(info.st_mode):
-                self.parts.append(name)
-                continue
-            key = (*self.parts, name)
-            if followed >= MAX_LINKS or any(link == key for link, _ in active):
-                self._loop_at(name, pending)
-                return
-            try:
-                target = os.readlink(name, dir_fd=self.fds[-1])
-            except OSError:
-                retries += 1
-                if retries > RACE_RETRIES:
-                    self.parts.append(name)
+            if state.above is not None:
+                state.above = self._step_above(state.above, name)
+            elif name == "..":
+                if self.parts:
+                    self._pop()
                 else:
-                    pending.appendleft(name)
-                continue
-            followed += 1
-            active.append((key, len(pending)))
-            if target.startswith("/"):
-                self._reset()
-                above = []
-            pending.extendleft(reversed(target.split("/")))
-        if above is not None:
+                    state.above = self.root.parent_names()
+            else:
+                info = self._lstat_next(name)
+                if info is None or not stat.S_ISLNK(info.st_mode):
+                    self.parts.append(name)
+                elif not self._follow(name, state):
+                    return
+        if state.above is not None:
             raise OutsideStore
+
+    def _follow(self, name: str, state: _Walk) -> bool:
+        """Read link `name` and queue its target; False once resolution stops at a loop."""
+        key = (*self.parts, name)
+        if state.followed >= MAX_LINKS or any(link == key for link, _ in state.active):
+            self._loop_at(name, state.pending)
+            return False
+        try:
+            target = os.readlink(name, dir_fd=self.fds[-1])
+        except OSError:
+            state.retries += 1
+            if state.retries > RACE_RETRIES:
+                self.parts.append(name)
+            else:
+                state.pending.appendleft(name)
+            return True
+        state.followed += 1
+        state.active.append((key, len(state.pending)))
+        if target.startswith("/"):
+            self._reset()
+            state.above = []
+        state.pending.extendleft(reversed(target.split("/")))
+        return True
 
     def _step_above(self, above: list[str], name: str) -> list[str] | None:
         """One component while outside the root by name; None once the names are back at the root."""
@@ -348,6 +360,36 @@ def entry_lstat(dir_fd: int, name: str) -> os.stat_result | None:
         return os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
     except OSError:
         return None
+
+
+def walk_tree(
+    root: StoreRoot, enter: Callable[[str], bool]
+) -> Iterator[tuple[str, int, str, os.stat_result]]:
+    """Every entry below the root as (relative path, folder fd, name, lstat), folders included.
+
+    A folder is entered (by descriptor, O_NOFOLLOW: a link is never followed) when
+    `enter(relative)` says so; unreadable folders are passed over. The folder descriptor is
+    valid until the next item.
+    """
+    pending: list[tuple[str, int]] = [("", os.dup(root.fd))]
+    while pending:
+        relative_dir, folder = pending.pop()
+        try:
+            try:
+                names = entries(folder)
+            except OSError:
+                continue
+            for name in names:
+                relative = f"{relative_dir}/{name}" if relative_dir else name
+                info = entry_lstat(folder, name)
+                if info is None:
+                    continue
+                yield relative, folder, name, info
+                if stat.S_ISDIR(info.st_mode) and enter(relative):
+                    with contextlib.suppress(OSError):
+                        pending.append((relative, open_child_dir(folder, name)))
+        finally:
+            close_quietly(folder)
 
 
 def remove_tree_at(dir_fd: int, name: str) -> None:

@@ -65,6 +65,14 @@ def _encode_text(text: str, path: str) -> bytes | CommandOutcome:
         return error(f"The text for {path} is not valid Unicode")
 
 
+def _new_bytes(text: str, path: str, site: Site) -> bytes | CommandOutcome:
+    """A file's new text as bytes, or the refusal: not valid Unicode, or over the size limit."""
+    data = _encode_text(text, path)
+    if isinstance(data, CommandOutcome):
+        return data
+    return size_refusal(path, len(data), site.max_size) or data
+
+
 def _exists(location: Location) -> bool:
     """True if something is at the location (a link counts only if it leads somewhere)."""
     info = location.lstat()
@@ -183,12 +191,9 @@ def plan_str_replace(cmd: ParsedCommand, site: Site) -> Plan | CommandOutcome:
     start = content.find(old_str)
     changed_line = content.count("\n", 0, start)
     new_content = content[:start] + new_str + content[start + len(old_str) :]
-    data = _encode_text(new_content, path)
+    data = _new_bytes(new_content, path, site)
     if isinstance(data, CommandOutcome):
         return data
-    too_big = size_refusal(path, len(data), site.max_size)
-    if too_big is not None:
-        return too_big
     new_lines = new_content.split("\n")
     first = max(0, changed_line - 2)
     last = min(len(new_lines), changed_line + 3)
@@ -236,12 +241,9 @@ def plan_insert(cmd: ParsedCommand, site: Site) -> Plan | CommandOutcome:
     new_content = "\n".join(lines)
     if not new_content.endswith("\n"):
         new_content += "\n"
-    data = _encode_text(new_content, path)
+    data = _new_bytes(new_content, path, site)
     if isinstance(data, CommandOutcome):
         return data
-    too_big = size_refusal(path, len(data), site.max_size)
-    if too_big is not None:
-        return too_big
     message = success(f"The file {path} has been edited.")
     write = _quiet(_replacing(site, site.locations[0], data))
     return Plan(message, write, new_content, (start, start + len(inserted)))

@@ -28,6 +28,7 @@ from memtui.core.fd_paths import (
     entries,
     entry_lstat,
     open_child_dir,
+    walk_tree,
 )
 from memtui.core.history import (
     KIND_DIR,
@@ -90,29 +91,12 @@ def process_alive(pid: int) -> bool:
 def walk_store_files(root: StoreRoot) -> Iterator[tuple[str, int, str, os.stat_result]]:
     """Every non-folder entry below the root as (relative posix path, folder fd, name, lstat).
 
-    Folders are entered by descriptor with O_NOFOLLOW (a link is never followed), `.memtui` is
-    skipped, unreadable folders are skipped. The folder descriptor is valid until the next item.
+    Folders are entered by descriptor, never through a link; `.memtui` is skipped. The folder
+    descriptor is valid until the next item.
     """
-    pending: list[tuple[str, int]] = [("", os.dup(root.fd))]
-    while pending:
-        relative_dir, folder = pending.pop()
-        try:
-            try:
-                names = entries(folder)
-            except OSError:
-                continue
-            for name in names:
-                relative = f"{relative_dir}/{name}" if relative_dir else name
-                info = entry_lstat(folder, name)
-                if info is None:
-                    continue
-                if not stat.S_ISDIR(info.st_mode):
-                    yield relative, folder, name, info
-                elif not (relative_dir == "" and name == RESERVED_NAME):
-                    with contextlib.suppress(OSError):
-                        pending.append((relative, open_child_dir(folder, name)))
-        finally:
-            close_quietly(folder)
+    for relative, folder, name, info in walk_tree(root, lambda relative: relative != RESERVED_NAME):
+        if not stat.S_ISDIR(info.st_mode):
+            yield relative, folder, name, info
 
 
 def is_stale_temp(name: str, info: os.stat_result, *, now: float, max_age: float) -> bool:

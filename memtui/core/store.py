@@ -13,6 +13,7 @@ import stat
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -550,49 +551,26 @@ class MemoryStore:
         `apply()` changes the disk and returns the outcome and the state left at `new_path` (a
         moved-back rename) or `path`; `undo()` puts back `before` if the event cannot be stored.
         """
-        scanner = Scanner()
         touched = tuple(virtual for virtual in (path, new_path) if virtual is not None)
-        success = CommandOutcome("", False)
-        when = self.clock()
-        prepared = self._pending(
-            command,
-            success,
-            scanner,
-            args=args,
-            path=path,
-            new_path=new_path,
-            changed=True,
-            before=before,
-            cleared=touched,
-            when=when,
+        event = partial(
+            self._pending, command, scanner=Scanner(), args=args, path=path, when=self.clock()
         )
+        change = partial(event, new_path=new_path, changed=True, before=before, cleared=touched)
+        prepared = change(CommandOutcome("", False))
         outcomes: list[CommandOutcome] = []
 
         def applied() -> PendingEvent:
             outcome, after = apply()
             outcomes.append(outcome)
             if outcome.is_error:
-                return self._pending(
-                    command, outcome, scanner, args=args, path=path, flags=outcome.flags, when=when
-                )
-            flags = list(outcome.flags)
-            if before.unkept or after.unkept:
-                flags.append(FLAG_NOT_KEPT)
-            return self._pending(
-                command,
+                return event(outcome, flags=outcome.flags)
+            flags = (*outcome.flags, *((FLAG_NOT_KEPT,) if before.unkept or after.unkept else ()))
+            return change(
                 outcome,
-                scanner,
-                args=args,
-                path=path,
-                new_path=new_path,
-                changed=True,
-                before=before,
                 after=after,
-                flags=tuple(flags),
+                flags=flags,
                 reverts=reverts,
-                cleared=touched,
                 files=file_rows(new_path or path, after),
-                when=when,
             )
 
         try:

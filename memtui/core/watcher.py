@@ -20,14 +20,7 @@ from pathlib import Path
 from watchfiles import Change
 from watchfiles._rust_notify import RustNotify
 
-from memtui.core.fd_paths import (
-    OutsideStore,
-    StoreRoot,
-    close_quietly,
-    entries,
-    entry_lstat,
-    open_child_dir,
-)
+from memtui.core.fd_paths import OutsideStore, StoreRoot, close_quietly, entries, walk_tree
 
 IGNORED_NAMES = frozenset({"node_modules"})
 """Folder names never watched (the memory tool's listings leave them out too)."""
@@ -46,25 +39,13 @@ def is_ignored(relpath: str) -> bool:
 
 def store_folders(root: Path) -> list[str]:
     """Every folder of the store to watch, relative (`""` for the root), found without links."""
-    folders: list[str] = []
     with StoreRoot(root) as store_root:
-        pending = [("", os.dup(store_root.fd))]
-        while pending:
-            relative, folder = pending.pop()
-            folders.append(relative)
-            try:
-                names = entries(folder)
-            except OSError:
-                names = []
-            for name in names:
-                child = f"{relative}/{name}" if relative else name
-                info = entry_lstat(folder, name)
-                if info is None or not stat.S_ISDIR(info.st_mode) or is_ignored(child):
-                    continue
-                with contextlib.suppress(OSError):
-                    pending.append((child, open_child_dir(folder, name)))
-            close_quietly(folder)
-    return folders
+        walked = walk_tree(store_root, lambda relative: not is_ignored(relative))
+        return [""] + [
+            relative
+            for relative, _folder, _name, info in walked
+            if stat.S_ISDIR(info.st_mode) and not is_ignored(relative)
+        ]
 
 
 def relative_paths(root: Path | str, changed: Iterable[tuple[Change | int, str]]) -> frozenset[str]:

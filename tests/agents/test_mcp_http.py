@@ -16,6 +16,7 @@ from mcp.types import Implementation
 
 from memtui.core.store import MemoryStore
 from tests.agents.mcp_client import result_text
+from tests.agents.test_mcp_raw import INITIALIZE
 
 TOKEN = "memtui-test-token-0123456789"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -156,16 +157,7 @@ def test_http_requires_the_bearer_token_it_prints(tmp_path: Path) -> None:
         wait_for_port(port, process)
         url = f"http://127.0.0.1:{port}/mcp"
         headers = {"Accept": "application/json, text/event-stream"}
-        body = {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "probe", "version": "1"},
-            },
-        }
+        body = INITIALIZE[0]
         missing = httpx2.post(url, json=body, headers=headers)
         wrong = httpx2.post(url, json=body, headers={**headers, "Authorization": "Bearer nope"})
         basic = httpx2.post(url, json=body, headers={**headers, "Authorization": f"Basic {token}"})

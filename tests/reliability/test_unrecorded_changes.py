@@ -144,26 +144,19 @@ def test_a_read_only_history_refuses_a_view_and_records_nothing(tmp_path: Path) 
     assert event_count(tmp_path) == len(ids)
 
 
+def cli(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
+    """Run `memtui ARGS` without a config file."""
+    env = {**os.environ, "MEMTUI_CONFIG_FILE": os.devnull}
+    return subprocess.run([MEMTUI, *args], input=stdin, capture_output=True, env=env, timeout=60)
+
+
 def test_tool_log_and_undo_on_a_read_only_history_answer_in_one_line(tmp_path: Path) -> None:
     ids, tree = seeded(tmp_path)
-    env = {**os.environ, "MEMTUI_CONFIG_FILE": os.devnull}
     with read_only(tmp_path / ".memtui" / "history.db"):
-        tool = subprocess.run(
-            [MEMTUI, "tool", str(tmp_path)],
-            input=b'{"command": "create", "path": "/memories/b.md", "file_text": "b"}\n',
-            capture_output=True,
-            env=env,
-            timeout=60,
-        )
-        log = subprocess.run(
-            [MEMTUI, "log", str(tmp_path), "--json"], capture_output=True, env=env, timeout=60
-        )
-        undo = subprocess.run(
-            [MEMTUI, "undo", str(tmp_path), str(ids[-1]), "--actor", "dana"],
-            capture_output=True,
-            env=env,
-            timeout=60,
-        )
+        create = b'{"command": "create", "path": "/memories/b.md", "file_text": "b"}\n'
+        tool = cli("tool", str(tmp_path), stdin=create)
+        log = cli("log", str(tmp_path), "--json")
+        undo = cli("undo", str(tmp_path), str(ids[-1]), "--actor", "dana")
         assert snapshot_tree(tmp_path) == tree
     assert (tool.returncode, tool.stderr) == (0, b"")
     assert json.loads(tool.stdout) == {
@@ -183,25 +176,10 @@ def test_tool_log_and_undo_on_a_read_only_history_answer_in_one_line(tmp_path: P
 
 def test_a_history_on_a_read_only_filesystem_is_read_and_never_written(tmp_path: Path) -> None:
     ids, tree = seeded(tmp_path)
-    meta = tmp_path / ".memtui"
-    env = {**os.environ, "MEMTUI_CONFIG_FILE": os.devnull}
-    with read_only(meta):
-        log = subprocess.run(
-            [MEMTUI, "log", str(tmp_path), "--json"], capture_output=True, env=env, timeout=60
-        )
-        undo = subprocess.run(
-            [MEMTUI, "undo", str(tmp_path), str(ids[-1]), "--actor", "dana"],
-            capture_output=True,
-            env=env,
-            timeout=60,
-        )
-        tool = subprocess.run(
-            [MEMTUI, "tool", str(tmp_path)],
-            input=b'{"command": "view", "path": "/memories"}\n',
-            capture_output=True,
-            env=env,
-            timeout=60,
-        )
+    with read_only(tmp_path / ".memtui"):
+        log = cli("log", str(tmp_path), "--json")
+        undo = cli("undo", str(tmp_path), str(ids[-1]), "--actor", "dana")
+        tool = cli("tool", str(tmp_path), stdin=b'{"command": "view", "path": "/memories"}\n')
         assert snapshot_tree(tmp_path) == tree
     assert (log.returncode, log.stderr) == (0, b"")
     assert [json.loads(line)["id"] for line in log.stdout.splitlines()] == ids[::-1]
