@@ -48,7 +48,7 @@ from memtui.core.recording import (
     keep,
     secret_flags,
 )
-from memtui.core.regular import NotRegularFile, read_limited
+from memtui.core.regular import NotRegularFile, read_regular
 from memtui.core.result import CommandResult
 from memtui.core.secrets import SecretFinding
 from memtui.core.site import Site, open_site
@@ -583,7 +583,10 @@ class MemoryStore:
     # Human commands.
 
     def read(self, path: str) -> tuple[str, str]:
-        """A file's text and revision; raises StoreError with a one-line message."""
+        """A file's text and revision; raises StoreError with a one-line message.
+
+        The whole file is read, whatever its size (the app shows the head of a big note).
+        """
         checked = check_path(self.root, path)
         if isinstance(checked, PathRefusal):
             raise StoreError(checked.message)
@@ -596,7 +599,7 @@ class MemoryStore:
             if parent is None:
                 raise StoreError(f"The path {shown} does not exist")
             try:
-                read = read_limited(parent, location.name, self.max_size)
+                data, _info = read_regular(location.name, dir_fd=parent)
             except FileNotFoundError as problem:
                 raise StoreError(f"The path {shown} does not exist") from problem
             except NotRegularFile as problem:
@@ -607,19 +610,11 @@ class MemoryStore:
                 ) from problem
             except OSError as problem:
                 raise StoreError(f"Cannot read {shown}: {problem.strerror or problem}") from problem
-        if read.data is None:
-            raise StoreError(
-                size_refusal(shown, read.size, self.max_size)
-                .content.replace(  # type: ignore[union-attr]
-                    " would be ", " is "
-                )
-                .replace("Nothing was written.", "memtui does not open files that large.")
-            )
         try:
-            text = read.data.decode("utf-8")
+            text = data.decode("utf-8")
         except UnicodeDecodeError as problem:
             raise StoreError(f"The file {shown} is not valid UTF-8 text") from problem
-        return text, read.digest
+        return text, file_state(data).hash or ""
 
     def revision(self, path: str) -> str | None:
         """The sha256 hex of the file's bytes, or None if there is no file there."""
