@@ -20,8 +20,15 @@ from memtui.core.config import Settings
 from memtui.core.store import MemoryStore
 
 MIB = 1024 * 1024
-PROBE = r"""
-import json, resource, sys, time
+PEAK = (
+    "def peak_mib():\n"
+    "    for line in open('/proc/self/status'):\n"
+    "        if line.startswith('VmHWM:'):\n"
+    "            return int(line.split()[1]) / 1024\n"
+)
+"""The process's own peak RSS (VmHWM: unlike ru_maxrss, not inherited from a big parent)."""
+PROBE = PEAK + r"""
+import json, sys, time
 from memtui.core.config import Settings
 from memtui.core.store import MemoryStore
 started = time.perf_counter()
@@ -33,7 +40,7 @@ undo = store.with_actor("human:probe").revert(deleted.event_id)
 store.close()
 print(json.dumps({
     "seconds": time.perf_counter() - started,
-    "max_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    "max_rss_mib": peak_mib(),
     "external": report.external_paths,
     "view": view.content,
     "deleted": deleted.content,
@@ -44,11 +51,11 @@ print(json.dumps({
 
 def baseline_rss() -> float:
     """Peak RSS (MiB) of the same probe's imports and an empty store, for comparison."""
-    code = (
-        "import resource, sys; from memtui.core.store import MemoryStore; "
-        "from memtui.core.config import Settings; "
-        "s = MemoryStore(sys.argv[1], actor='agent:p', settings=Settings()); s.recovery; "
-        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)"
+    code = PEAK + (
+        "import sys\nfrom memtui.core.store import MemoryStore\n"
+        "from memtui.core.config import Settings\n"
+        "s = MemoryStore(sys.argv[1], actor='agent:p', settings=Settings())\ns.recovery\n"
+        "print(peak_mib())\n"
     )
     import tempfile
 
