@@ -198,7 +198,7 @@ def run_sequence(sequence: list[Any]) -> None:
 
 
 @settings(
-    max_examples=int(os.environ.get("MEMTUI_LANGGRAPH_EXAMPLES", "150")),
+    max_examples=int(os.environ.get("MEMTUI_LANGGRAPH_EXAMPLES", "200")),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
