@@ -14,17 +14,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from memtui.core.config import Settings
 
+from memtui import installed_version
+
 DEFAULT_ROOT = "~/memories"
-
-
-def installed_version() -> str:
-    """The installed package's version (from its metadata)."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("memtui")
-    except PackageNotFoundError:
-        return "unknown (not installed)"
 
 
 def build_parser() -> argparse.ArgumentParser:
