@@ -12,7 +12,7 @@ import logging
 import os
 import stat
 import uuid
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -347,22 +347,20 @@ def _entries(folder: Path) -> Iterator[os.DirEntry[str]]:
 
 def _folder_names(folder: Path) -> list[str]:
     """Names of the real sub-folders (not symlinks) of `folder`."""
-    names = []
-    for entry in _entries(folder):
-        try:
-            if entry.is_dir(follow_symlinks=False):
-                names.append(entry.name)
-        except OSError:
-            continue
-    return names
+    return _names(folder, lambda entry: entry.is_dir(follow_symlinks=False))
 
 
 def _file_names(folder: Path) -> list[str]:
     """Names of the regular files (not symlinks) in `folder`."""
+    return _names(folder, lambda entry: entry.is_file(follow_symlinks=False))
+
+
+def _names(folder: Path, wanted: Callable[[os.DirEntry[str]], bool]) -> list[str]:
+    """Names of the entries of `folder` that are `wanted` (unreadable entries are skipped)."""
     names = []
     for entry in _entries(folder):
         try:
-            if entry.is_file(follow_symlinks=False):
+            if wanted(entry):
                 names.append(entry.name)
         except OSError:
             continue
