@@ -199,11 +199,13 @@ def run_on_pty(tmp_path: Path, args: list[str], answer: bytes) -> tuple[int, byt
         close_fds=True,
     )
     os.close(follower)
+    poller = select.poll()
+    poller.register(leader, select.POLLIN)
     shown = b""
     deadline = time.monotonic() + 30
     answered = False
     while time.monotonic() < deadline:
-        ready, _, _ = select.select([leader], [], [], 0.1)
+        ready = poller.poll(100)
         if ready:
             try:
                 chunk = os.read(leader, 4096)
