@@ -83,18 +83,18 @@ def command_input(command: BetaMemoryTool20250818Command) -> dict[str, object]:
 class MemtuiMemoryTool(BetaAbstractMemoryTool):
     """The `memory_20250818` tool on a memtui store: same rules, lock and history as the app.
 
-    A drop-in for the SDK's `BetaLocalFilesystemMemoryTool(base_path=X)`: `base_path` is the
-    folder that holds `memories/` (default `./memory`). `root` (also the first positional
-    argument) names the memories folder itself instead. `actor` is recorded as `memtui mcp`
+    A drop-in for the SDK's `BetaLocalFilesystemMemoryTool(X)`: `base_path` (the first positional
+    argument, as in the SDK) is the folder that holds `memories/` (default `./memory`); the
+    keyword `root` names the memories folder itself instead. `actor` is recorded as `memtui mcp`
     records `--actor`: `my-bot` as `agent:my-bot`, `agent:x` as it is; an empty name or a
     `human:`/`external` actor raises ValueError.
     """
 
     def __init__(
         self,
-        root: PathArg | None = None,
-        *,
         base_path: PathArg | None = None,
+        *,
+        root: PathArg | None = None,
         actor: str = "agent:claude",
         session: str | None = None,
         cache_control: BetaCacheControlEphemeralParam | None = None,
@@ -125,9 +125,9 @@ class AsyncMemtuiMemoryTool(BetaAsyncAbstractMemoryTool):
 
     def __init__(
         self,
-        root: PathArg | None = None,
-        *,
         base_path: PathArg | None = None,
+        *,
+        root: PathArg | None = None,
         actor: str = "agent:claude",
         session: str | None = None,
         cache_control: BetaCacheControlEphemeralParam | None = None,

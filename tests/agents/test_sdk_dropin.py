@@ -222,8 +222,10 @@ def test_base_path_root_and_positional_forms(
     assert (tmp_path / "memory" / "memories").is_dir()
     assert MemtuiMemoryTool(base_path="kept").memory_root == Path("kept/memories")
     assert MemtuiMemoryTool(root="direct").memory_root == Path("direct")
-    positional = MemtuiMemoryTool("direct")
-    assert (positional.memory_root, positional.base_path) == (Path("direct"), None)
-    assert MemtuiMemoryTool("~/m").memory_root == Path.home() / "m"
+    rooted = MemtuiMemoryTool(root="direct")
+    assert (rooted.memory_root, rooted.base_path) == (Path("direct"), None)
+    positional = MemtuiMemoryTool("kept")
+    assert (positional.memory_root, positional.base_path) == (Path("kept/memories"), Path("kept"))
+    assert MemtuiMemoryTool(root="~/m").memory_root == Path.home() / "m"
     with pytest.raises(TypeError, match="not both"):
-        MemtuiMemoryTool("a", base_path="b")
+        MemtuiMemoryTool("a", root="b")
