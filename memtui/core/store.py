@@ -265,7 +265,7 @@ class MemoryStore:
             if isinstance(plan, CommandOutcome):
                 return self._record_call(parsed, args, plan, scanner)
             findings = self._findings(parsed, plan, scanner)
-            refusal = self._secret_refusal(findings, parsed)
+            refusal = self._secret_refusal(findings)
             if refusal is not None:
                 return self._record_call(parsed, args, refusal, scanner)
             try:
@@ -352,9 +352,7 @@ class MemoryStore:
                 found += [_in_path(finding) for finding in scanner.in_change(raw, (0, len(raw)))]
         return list(dict.fromkeys(found))
 
-    def _secret_refusal(
-        self, findings: list[SecretFinding], parsed: ParsedCommand
-    ) -> CommandOutcome | None:
+    def _secret_refusal(self, findings: list[SecretFinding]) -> CommandOutcome | None:
         """The refusal for blocked secrets, or None when secrets only warn."""
         if not findings or self.settings.secrets != "block":
             return None
@@ -636,15 +634,10 @@ class MemoryStore:
             outcome = CommandOutcome(checked.message, True, checked.flags)
             return self.record_human("write", _clean(path), args, outcome)
         virtual, shown = checked.virtual, echo(path)
-        try:
-            data = text.encode("utf-8")
-        except UnicodeEncodeError:
-            outcome = CommandOutcome(f"The text for {shown} is not valid Unicode", True)
-            return self.record_human("write", virtual, args, outcome)
-        args["size"] = len(data)
-        too_big = size_refusal(shown, len(data), self.max_size)
-        if too_big is not None:
-            return self.record_human("write", virtual, args, too_big)
+        allowed = self._writable(shown, text, args)
+        if isinstance(allowed, CommandOutcome):
+            return self.record_human("write", virtual, args, allowed)
+        data, flags = allowed
         with self._shared.lock.hold(), self.open_site() as site:
             location = site.place(checked.parts, shown)
             if isinstance(location, CommandOutcome):
@@ -668,7 +661,7 @@ class MemoryStore:
                 written_stat = stat_now(location)
                 if written_stat is not None:
                     written.stats[""] = written_stat
-                return CommandOutcome(f"Saved {shown}", False), written
+                return CommandOutcome(f"Saved {shown}", False, flags), written
 
             def undo() -> None:
                 restore(location, before.kind, before.hash, before.blobs.get, site.temps)
@@ -676,6 +669,25 @@ class MemoryStore:
             return self.human_change(
                 "write", virtual, args, apply, undo, before=before, what=f"write {shown}"
             )
+
+    def _writable(
+        self, shown: str, text: str, args: dict[str, Any]
+    ) -> tuple[bytes, tuple[str, ...]] | CommandOutcome:
+        """The bytes a whole-file write would leave and its secret flags, or why it is refused.
+
+        Refused: text that is not valid Unicode, over the size limit, or (an agent's, in block
+        mode) holding a likely secret. `args` gets the size.
+        """
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:
+            return CommandOutcome(f"The text for {shown} is not valid Unicode", True)
+        args["size"] = len(data)
+        findings = Scanner().in_change(text, (0, len(text))) if self.is_agent else []
+        refusal = size_refusal(shown, len(data), self.max_size) or self._secret_refusal(findings)
+        if refusal is not None:
+            return refusal
+        return data, secret_flags(findings)
 
     def revert(self, event_id: int, force: bool = False) -> CommandResult:
         """Undo one event by restoring its before-state; refused on conflict unless forced."""

@@ -38,7 +38,7 @@ def test_undo_prints_hostile_file_names_as_visible_symbols(tmp_path: Path) -> No
     again = run("undo", str(tmp_path), str(event.id + 1), "--actor", "dana")
     assert again.returncode == 1
     assert b"\x1b" not in again.stderr and b"\x07" not in again.stderr
-    assert again.stderr.decode().startswith("Conflict: /memories/n␛]0;owned␇␛]52;c;")
+    assert again.stderr.decode().startswith("memtui undo: Conflict: /memories/n␛]0;owned␇␛]52;c;")
 
 
 def test_a_failure_line_naming_a_hostile_path_is_display_safe(tmp_path: Path) -> None:
@@ -46,4 +46,4 @@ def test_a_failure_line_naming_a_hostile_path_is_display_safe(tmp_path: Path) ->
     folder.write_text("a file, not a folder")
     done = run("log", str(folder))
     assert done.returncode == 2
-    assert done.stderr.decode() == f"memtui log: {tmp_path}/f␛]0;owned␇: not a folder\n"
+    assert done.stderr.decode() == f"memtui log: {tmp_path}/f␛]0;owned␇ is not a folder\n"

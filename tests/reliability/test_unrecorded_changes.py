@@ -168,8 +168,8 @@ def test_tool_log_and_undo_on_a_read_only_history_answer_in_one_line(tmp_path: P
     assert [json.loads(line)["id"] for line in log.stdout.splitlines()] == ids[::-1]
     assert (undo.returncode, undo.stdout) == (1, b"")
     assert undo.stderr.decode() == (
-        f"Cannot revert event {ids[-1]}: memtui could not record the change in its history "
-        f"({READ_ONLY}); nothing changed\n"
+        f"memtui undo: Cannot revert event {ids[-1]}: memtui could not record the change in its "
+        f"history ({READ_ONLY}); nothing changed\n"
     )
     assert event_count(tmp_path) == len(ids)
 
