@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memtui.agents.watcher import ChangeWatcher
 from memtui.core.store import MemoryStore
+from memtui.core.watcher import StoreWatcher
 from memtui.notes.context import build_context, recent_activity
 from memtui.notes.index import NoteIndex
 from memtui.notes.search import Searcher, SearchFilters, SearchHit
@@ -39,7 +39,7 @@ def relpath_of(virtual: object) -> str | None:
 
 
 FILTERS_SCHEMA: dict[str, Any] = {
-    "type": "object",
+    "type": ["object", "null"],
     "properties": {
         "folder": {"type": "string", "description": "Only notes below this folder, e.g. projects"},
         "tag": {"type": "string", "description": "Only notes with this tag"},
@@ -59,7 +59,7 @@ FILTERS_SCHEMA: dict[str, Any] = {
     },
     "additionalProperties": False,
 }
-"""JSON schema of the `filters` argument of search_memories."""
+"""JSON schema of the `filters` argument of search_memories (null, its default, means none)."""
 
 
 def parse_filters(filters: object) -> SearchFilters | None:
@@ -100,27 +100,40 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}es" if word.endswith("ch") else f"{count} {word}s"
 
 
-def format_hits(query: str, hits: list[SearchHit], index: NoteIndex) -> str:
-    """Search hits as concise text: one block per note with its title and matched lines."""
+COUNT_CAP = 1000
+"""When `limit` cuts the list, notes matching in all are counted over at most this many hits."""
+
+
+def hit_line(hit: SearchHit) -> str:
+    """One matched place of a note: `title: ...`, `path: ...` or `N: <the matching line>`."""
+    if hit.line > 0:
+        return f"  {hit.line}: {hit.text.strip()}"
+    return f"  {hit.kind}: {hit.text.strip()}"
+
+
+def format_hits(
+    query: str, hits: list[SearchHit], index: NoteIndex, total_notes: str | None = None
+) -> str:
+    """Search hits as concise text: one block per note with its title and what matched there.
+
+    `total_notes` (such as `12` or `at least 300`) says how many notes match in all when the
+    list was cut to the limit.
+    """
     if not hits:
         return f'No notes match "{query}".'
     by_path: dict[str, list[SearchHit]] = {}
     for hit in hits:
         by_path.setdefault(hit.path, []).append(hit)
-    lines = [f'{_plural(len(hits), "match")} in {_plural(len(by_path), "note")} for "{query}":']
+    header = f'{_plural(len(hits), "match")} in {_plural(len(by_path), "note")} for "{query}"'
+    if total_notes is not None:
+        header += f" (the best {len(hits)}; {total_notes} notes match in all, raise limit for more)"
+    lines = [header + ":"]
     for path, note_hits in by_path.items():
         entry = index.entry(path)
         title = entry.title if entry is not None else posixpath.basename(path)
         lines.append("")
         lines.append(f"/memories/{path} ({title})")
-        line_hits = [hit for hit in note_hits if hit.line > 0]
-        for hit in line_hits:
-            lines.append(f"  {hit.line}: {hit.text.strip()}")
-        note = index.notes.get(path) if not line_hits else None
-        if note is not None:
-            for observation in note.observations[:3]:
-                category = f"[{observation.category}] " if observation.category else ""
-                lines.append(f"  {observation.line}: - {category}{observation.content}")
+        lines.extend(hit_line(hit) for hit in note_hits)
     return "\n".join(lines)
 
 
@@ -152,7 +165,7 @@ class NotesAccess:
         self._index: NoteIndex | None = None
         self._searcher: Searcher | None = None
         self._loading: Future[LoadedNotes] | None = None
-        self._watcher: ChangeWatcher | None = None
+        self._watcher: StoreWatcher | None = None
         self._walked_since_watching = False
 
     @property
@@ -174,7 +187,7 @@ class NotesAccess:
         if self._index is not None or self._loading is not None:
             return
         if watch:
-            self._watcher = ChangeWatcher(self.root)
+            self._watcher = StoreWatcher(self.root)
             self._watcher.start()
         future: Future[LoadedNotes] = Future()
 
@@ -250,7 +263,13 @@ class NotesAccess:
         if not query.strip() and parsed is None:
             raise NotesError("give a query, filters, or both")
         hits = searcher.search(query, limit=limit, filters=parsed)
-        return format_hits(query, hits, self._index)
+        total = None
+        if len(hits) >= limit:
+            every = searcher.search(query, limit=max(COUNT_CAP, limit + 1), filters=parsed)
+            if len(every) > len(hits):
+                notes = len({hit.path for hit in every})
+                total = f"at least {notes}" if len(every) >= COUNT_CAP else str(notes)
+        return format_hits(query, hits, self._index, total)
 
     def context_text(self, target: str, depth: int = 1, timeframe: str | None = None) -> str:
         """build_context: a note, its observations and its neighbourhood as text."""

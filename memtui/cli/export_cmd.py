@@ -61,11 +61,11 @@ def run(args: argparse.Namespace) -> int:
 
     root = Path(args.path)
     if not root.is_dir():
-        return fail("export", f"{args.path}: not a folder")
+        return fail("export", f"{args.path} is not a folder")
     scan = scan_files(root)
     report_skipped("export", scan.problems)
     relpaths = [file.relpath for file in scan.files]
-    progress = progress_printer("export:", "files") if len(relpaths) > PROGRESS_MIN_NOTES else None
+    progress = progress_printer("export:") if len(relpaths) > PROGRESS_MIN_NOTES else None
     out = sys.stdout
     first = True
     if args.format == "json":

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
 from memtui.cli.shared import has_history, whole_number
-from memtui.core.reporting import fail
+from memtui.cli.terminal import visible
+from memtui.core.reporting import fail, open_failure
 
 _DESCRIPTION = """\
 Undo one event of PATH's history (see `memtui log PATH`): restore what the event changed to how
@@ -27,7 +27,9 @@ def register(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("path", metavar="PATH", help="the memory folder")
-    parser.add_argument("event_id", metavar="EVENT_ID", type=whole_number, help="the event id to undo")
+    parser.add_argument(
+        "event_id", metavar="EVENT_ID", type=whole_number, help="the event id to undo"
+    )
     parser.add_argument(
         "--force",
         action="store_true",
@@ -58,13 +60,16 @@ def run(args: argparse.Namespace) -> int:
         settings = load_settings()
         actor = default_human_actor(settings) if args.actor is None else human_actor(args.actor)
         store = MemoryStore(root, actor=actor, settings=settings)
+        if store.history.event(args.event_id) is None:
+            return fail("undo", f"no event {args.event_id} in {args.path}'s history (see memtui log)")
         result = store.revert(args.event_id, force=args.force)
     except ActorError as error:
         return fail("undo", f"{'login name' if args.actor is None else '--actor'}: {error}")
     except (ConfigError, HistoryCorrupt) as error:
         return fail("undo", error)
+    except OSError as error:
+        return open_failure("undo", args.path, error)
     if result.is_error:
-        print(result.content, file=sys.stderr)
-        return 1
-    print(result.content)
+        return fail("undo", result.content, 1)
+    print(visible(result.content))
     return 0

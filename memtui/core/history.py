@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
 import sqlite3
 import threading
 import time
+import urllib.parse
+import uuid
 import zlib
 from collections import deque
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
@@ -136,6 +139,32 @@ _WORD_CLAUSE = (
 
 
 SYMLINK_REFUSED = "is a symbolic link; memtui opens only a real history file inside the store"
+
+
+class RecordFailed(Exception):
+    """An event could not be stored; says why in one line and whether the disk was changed.
+
+    `applied` is False when the change never happened or was undone (`undone`); True only
+    when the change stayed on disk because undoing it failed too (`undo_failed` says why).
+    """
+
+    def __init__(
+        self, reason: str, *, applied: bool, undone: bool = False, undo_failed: str = ""
+    ) -> None:
+        """Keep the reason and what became of the change."""
+        super().__init__(reason)
+        self.reason = reason
+        self.applied = applied
+        self.undone = undone
+        self.undo_failed = undo_failed
+
+
+def failure_reason(problem: BaseException) -> str:
+    """One line saying why the history could not be written (sqlite's own words)."""
+    if isinstance(problem, UnicodeError):
+        return "a value could not be encoded"
+    text = str(problem).strip().split("\n", 1)[0]
+    return text or type(problem).__name__
 
 
 class HistoryCorrupt(Exception):
@@ -364,9 +393,7 @@ def _check_schema(conn: sqlite3.Connection) -> int:
         raise sqlite3.DatabaseError(
             f"written by a newer memtui (schema {version}, this one knows {SCHEMA_VERSION})"
         )
-    tables = {
-        row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
-    }
+    tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     if version == 0:
         if tables:
             raise sqlite3.DatabaseError(
@@ -412,23 +439,29 @@ class History:
             self._local.conn = conn
         return conn
 
-    def _open(self, attempt: int = 1) -> sqlite3.Connection:
+    def _open(self, attempt: int = 1, *, read_only: bool = False) -> sqlite3.Connection:
         """Connect with WAL, NORMAL sync and a busy timeout; create the schema on first use.
 
         A transient error (another process closing the database and removing its WAL at the
-        same moment) is retried briefly instead of being reported as a corrupt history.
+        same moment) is retried briefly instead of being reported as a corrupt history. A
+        history on a read-only filesystem is opened for reading only (`read_only`): its events
+        show, and every attempt to record one fails with one line.
         """
         key = os.path.realpath(self.path)
         with _opening:
             _settle_open_connections()
+            if not os.path.lexists(self.path):
+                self._create_file()
             if not _open_connections.get(key):
                 self._check_header()
+            target = f"file:{urllib.parse.quote(str(self.path))}?immutable=1" if read_only else None
             try:
                 conn = sqlite3.connect(
-                    self.path,
+                    target or self.path,
                     timeout=BUSY_TIMEOUT_MS / 1000,
                     isolation_level=None,
                     factory=_CountedConnection,
+                    uri=read_only,
                 )
             except sqlite3.Error as error:
                 raise HistoryCorrupt(self.path, f"cannot open: {error}") from error
@@ -437,8 +470,9 @@ class History:
         try:
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             version = _check_schema(conn)
-            conn.execute("PRAGMA journal_mode = WAL")
-            conn.execute("PRAGMA synchronous = NORMAL")
+            if not read_only:
+                conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute("PRAGMA synchronous = NORMAL")
             conn.create_function("memtui_lower", 1, _lower, deterministic=True)
             if version != SCHEMA_VERSION:
                 self._create_schema(conn, version)
@@ -450,14 +484,50 @@ class History:
             if str(error) in TRANSIENT_ERRORS and attempt < OPEN_ATTEMPTS:
                 time.sleep(0.05 * attempt)
                 return self._open(attempt + 1)
+            if not read_only and self._on_read_only_filesystem(error):
+                return self._open(attempt, read_only=True)
             raise HistoryCorrupt(self.path, str(error)) from error
         except sqlite3.Error as error:
             conn.close()
             raise HistoryCorrupt(self.path, str(error)) from error
         mode = os.stat(self.path).st_mode & 0o777
         if mode & 0o077:
-            os.chmod(self.path, 0o600)
+            with contextlib.suppress(OSError):
+                os.chmod(self.path, 0o600)
         return conn
+
+    def _on_read_only_filesystem(self, error: sqlite3.Error) -> bool:
+        """True if `error` came from a history that exists in a folder that cannot be written."""
+        return (
+            str(error) in ("unable to open database file", "attempt to write a readonly database")
+            and os.path.isfile(self.path)
+            and not os.access(self.path.parent, os.W_OK)
+        )
+
+    def _create_file(self) -> None:
+        """Create a new, complete history file in one step, so none is ever seen half made.
+
+        The schema is written to a temp file beside it, which is then hard-linked into place
+        (losing the race to another process is fine: its file is used). An empty file is
+        therefore never memtui's, and is refused like any foreign one.
+        """
+        temp = self.path.with_name(f"{DB_NAME}.new-{os.getpid()}-{uuid.uuid4().hex}")
+        try:
+            conn = sqlite3.connect(temp, isolation_level=None)
+            try:
+                conn.execute("PRAGMA journal_mode = WAL")
+                self._create_schema(conn, 0)
+            finally:
+                conn.close()
+            os.chmod(temp, 0o600)
+            with contextlib.suppress(FileExistsError):
+                os.link(temp, self.path)
+        except (sqlite3.Error, OSError) as error:
+            raise HistoryCorrupt(self.path, f"cannot create: {failure_reason(error)}") from error
+        finally:
+            for suffix in ("", "-wal", "-shm"):
+                with contextlib.suppress(OSError):
+                    os.unlink(f"{temp}{suffix}")
 
     def _check_header(self) -> None:
         """Refuse a symlink, or a non-empty file that is not SQLite, before SQLite touches it."""
@@ -470,7 +540,9 @@ class History:
             if error.errno == errno.ELOOP:
                 raise HistoryCorrupt(self.path, SYMLINK_REFUSED) from error
             raise HistoryCorrupt(self.path, f"cannot read: {error.strerror or error}") from error
-        if header and header != SQLITE_HEADER:
+        if not header:
+            raise HistoryCorrupt(self.path, "the file is empty (0 bytes), not a memtui history")
+        if header != SQLITE_HEADER:
             raise HistoryCorrupt(self.path, "file is not a database")
 
     def _create_schema(self, conn: sqlite3.Connection, version: int) -> None:
@@ -576,34 +648,101 @@ class History:
     ) -> list[int]:
         """Store every event (consumed lazily) and extra file_state rows in ONE transaction.
 
-        Returns the new event ids in order. Nothing is stored if any part fails.
+        Returns the new event ids in order. Nothing is stored if any part fails; a history
+        that cannot be written raises RecordFailed.
         """
         conn = self._connection()
-        conn.execute("BEGIN IMMEDIATE")
         stored: list[str] = []
         try:
+            conn.execute("BEGIN IMMEDIATE")
             ids = [self._insert_event(conn, event, stored) for event in events]
             if files:
                 self._put_files(conn, files)
             conn.execute("COMMIT")
+        except (sqlite3.Error, UnicodeError, ValueError) as problem:
+            self._rollback(conn)
+            raise RecordFailed(failure_reason(problem), applied=False) from problem
         except BaseException:
-            conn.execute("ROLLBACK")
+            self._rollback(conn)
             raise
         self._known_blobs.update(stored)
         return ids
 
+    def change(
+        self,
+        prepared: PendingEvent,
+        apply: Callable[[], PendingEvent],
+        undo: Callable[[PendingEvent], None],
+    ) -> int:
+        """Record a change and make it as one unit: it is in the history, or it did not happen.
+
+        In one write transaction: `prepared` (the event as intended) is stored first, so a
+        history that cannot be written refuses before anything changes; then `apply()` changes
+        the disk and returns the event as it turned out (a refusal if the disk no longer
+        allowed it), which replaces the prepared row. If that cannot be committed (disk full,
+        an I/O error), `undo(event)` puts the disk back before RecordFailed is raised.
+        """
+        conn = self._connection()
+        stored: list[str] = []
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            event_id = self._insert_event(conn, prepared, stored)
+        except (sqlite3.Error, UnicodeError, ValueError) as problem:
+            self._rollback(conn)
+            raise RecordFailed(failure_reason(problem), applied=False) from problem
+        try:
+            final = apply()
+        except BaseException:
+            self._rollback(conn)
+            raise
+        try:
+            self._replace_event(conn, event_id, final, stored)
+            conn.execute("COMMIT")
+        except (sqlite3.Error, UnicodeError, ValueError) as problem:
+            self._rollback(conn)
+            reason = failure_reason(problem)
+            if final.is_error:
+                raise RecordFailed(reason, applied=False) from problem
+            try:
+                undo(final)
+            except Exception as undo_problem:
+                raise RecordFailed(reason, applied=True, undo_failed=str(undo_problem)) from problem
+            raise RecordFailed(reason, applied=False, undone=True) from problem
+        self._known_blobs.update(stored)
+        return event_id
+
+    @staticmethod
+    def _rollback(conn: sqlite3.Connection) -> None:
+        """Roll back the open transaction, if there is one."""
+        if conn.in_transaction:
+            with contextlib.suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
+
+    def _replace_event(
+        self, conn: sqlite3.Connection, event_id: int, event: PendingEvent, stored: list[str]
+    ) -> None:
+        """Overwrite the prepared row `event_id` with `event` and store its blobs and file_state."""
+        conn.execute("DELETE FROM events WHERE id = ?", (event_id,))
+        self._insert_event(conn, event, stored, event_id=event_id)
+
     def _insert_event(
-        self, conn: sqlite3.Connection, event: PendingEvent, stored: list[str]
+        self,
+        conn: sqlite3.Connection,
+        event: PendingEvent,
+        stored: list[str],
+        *,
+        event_id: int | None = None,
     ) -> int:
         """Insert one event, its blobs and file_state changes (inside the caller's transaction)."""
         if event.blobs:
             stored += self._put_blobs(conn, event.blobs)
         args_json = json.dumps(dict(event.args or {}), ensure_ascii=True, default=repr)
         cursor = conn.execute(
-            "INSERT INTO events (time, actor, actor_kind, session, command, path, new_path,"
+            "INSERT INTO events (id, time, actor, actor_kind, session, command, path, new_path,"
             " args, result, is_error, before_kind, before_hash, after_kind, after_hash,"
-            " flags, reverted_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
+            " flags, reverted_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
             (
+                event_id,
                 event.time,
                 event.actor,
                 actor_kind(event.actor),
