@@ -174,6 +174,9 @@ def test_a_filter_that_cannot_be_used_is_one_line(
 ) -> None:
     assert main(["search", str(store), query]) == 2
     assert capsys.readouterr() == ("", f"memtui search: {message}\n")
+    if not query:
+        assert main(["search", str(store)]) == 2
+        assert capsys.readouterr() == ("", f"memtui search: {message}\n")
 
 
 def test_search_tag_and_category_filters(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
