@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from memtui.notes.bulk import Pacer
 from memtui.notes.file_checks import shown_part
 from memtui.notes.index_db import IndexFile, IndexUnavailable, from_db, to_db
 from memtui.notes.index_sync import sync_paths, sync_store
@@ -132,7 +133,7 @@ class NoteIndex:
         by a private index.
         """
         started = time.perf_counter()
-        scan = scan_files(self.root, ordered=False)
+        scan = scan_files(self.root, ordered=False, pace=Pacer())
         self.timings = {"scan": time.perf_counter() - started}
         try:
             outcome = sync_store(self.db, self.root, scan.files, progress)

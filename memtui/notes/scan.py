@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from operator import itemgetter
 from pathlib import Path
 from typing import NamedTuple
+
+PACE_ENTRIES = 256
+"""Entries walked between two calls of a walk's `pace`."""
 
 
 class FileStat(NamedTuple):
@@ -78,13 +82,16 @@ def linked_folder_problem(root_real: str, rel: str, full: str) -> str | None:
     return f"{rel}: symlinked folder not followed"
 
 
-def scan_files(root: Path, *, ordered: bool = True) -> ScanResult:
+def scan_files(
+    root: Path, *, ordered: bool = True, pace: Callable[[], None] | None = None
+) -> ScanResult:
     """Walk `root` iteratively for files, skipping dot-files, dot-folders and symlinked folders.
 
     Never recurses (deep trees are fine), never follows a link out of the root, and turns
     unreadable folders, FIFOs, symlinked folders and symlink loops into entries of `problems`.
     The files come sorted by path, or (`ordered` False, faster) in the order the folders list
-    them, which is the same from one walk to the next while nothing changes.
+    them, which is the same from one walk to the next while nothing changes. `pace` is called
+    now and then (a background walk rests while someone uses the app).
     """
     result = ScanResult()
     files = result.files
@@ -101,7 +108,9 @@ def scan_files(root: Path, *, ordered: bool = True) -> ScanResult:
             result.problems.append(f"{rel_dir or '.'}/: cannot list folder ({exc.strerror or exc})")
             continue
         prefix = f"{rel_dir}/" if rel_dir else ""
-        for entry in entries:
+        for number, entry in enumerate(entries):
+            if pace is not None and not number % PACE_ENTRIES:
+                pace()
             name = entry.name
             if name.startswith("."):
                 continue
