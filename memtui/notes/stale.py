@@ -6,6 +6,7 @@ import json
 import re
 import time
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -138,6 +139,26 @@ def near_duplicates(
     a body is read from its file only when two titles are near-identical.
     """
     facts = all_facts(index) if facts is None else facts
+    by_hash, by_word = _blocks(facts)
+    found: dict[str, dict[str, str]] = defaultdict(dict)
+
+    def pair(a: str, b: str, why: str) -> None:
+        found[a].setdefault(b, why)
+        found[b].setdefault(a, why)
+
+    for group in by_hash.values():
+        for i, a in enumerate(group):
+            for b in group[i + 1 :]:
+                pair(a, b, "same content")
+    for a, b, why in _similar_pairs(index, facts, by_word):
+        pair(a, b, why)
+    return {p: sorted(others.items()) for p, others in found.items()}
+
+
+def _blocks(
+    facts: dict[str, NoteFacts],
+) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """Notes by body hash, and by each uncommon-enough word of their titles."""
     pace = Pacer()
     by_hash: dict[str, list[str]] = defaultdict(list)
     by_word: dict[str, list[str]] = defaultdict(list)
@@ -147,42 +168,38 @@ def near_duplicates(
             by_hash[fact.sample_hash].append(relpath)
         for word in set(_TITLE_WORD.findall(fact.title)):
             by_word[word].append(relpath)
-    found: dict[str, dict[str, str]] = defaultdict(dict)
-    samples: dict[str, str] = {}
+    return by_hash, by_word
 
-    def pair(a: str, b: str, why: str) -> None:
-        found[a].setdefault(b, why)
-        found[b].setdefault(a, why)
+
+def _similar_pairs(
+    index: NoteIndex, facts: dict[str, NoteFacts], by_word: dict[str, list[str]]
+) -> Iterator[tuple[str, str, str]]:
+    """(a, b, why) for notes of one title-word block with near-identical titles and bodies."""
+    pace = Pacer()
+    samples: dict[str, str] = {}
 
     def sample(relpath: str) -> str:
         if relpath not in samples:
             samples[relpath] = body_sample(index.read_text(relpath) or "")
         return samples[relpath]
 
-    for group in by_hash.values():
-        for i, a in enumerate(group):
-            for b in group[i + 1 :]:
-                pair(a, b, "same content")
     compared: set[tuple[str, str]] = set()
     for group in by_word.values():
         if len(group) < 2 or len(group) > MAX_BLOCK:
             continue
         pace()
         for i, a in enumerate(group):
-            for j in range(i + 1, len(group)):
-                b = group[j]
+            for b in group[i + 1 :]:
                 if (a, b) in compared:
                     continue
                 compared.add((a, b))
-                title_score = fuzz.token_sort_ratio(
+                if not fuzz.token_sort_ratio(
                     facts[a].title, facts[b].title, score_cutoff=DUPLICATE_TITLE_RATIO
-                )
-                if not title_score:
+                ):
                     continue
                 content = fuzz.ratio(sample(a), sample(b), score_cutoff=DUPLICATE_CONTENT_RATIO)
                 if content:
-                    pair(a, b, f"similar title and content ({int(content)}%)")
-    return {p: sorted(others.items()) for p, others in found.items()}
+                    yield a, b, f"similar title and content ({int(content)}%)"
 
 
 def review(

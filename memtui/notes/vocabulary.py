@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import bisect
 import sqlite3
+from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import accumulate
 
@@ -121,40 +122,42 @@ class Vocabulary:
         self.starts = list(accumulate((len(word) + 1 for word in self.words), initial=1))[:-1]
 
     def variants(self, words: list[str]) -> list[Variant]:
-        """Words that stand in for each query word: exact, prefix, substring, typo."""
+        """Words that stand in for each query word: exact, prefix, substring, typo (the best way
+        a vocabulary word matches a query word counts)."""
         found: dict[tuple[str, int], Variant] = {}
-
-        def offer(variant: Variant) -> None:
-            key = (variant.word, variant.word_index)
-            current = found.get(key)
-            if current is None or variant.quality > current.quality:
-                found[key] = variant
-
-        vocab = self.words
         for i, word in enumerate(words):
-            lo = bisect.bisect_left(vocab, word)
-            if lo < len(vocab) and vocab[lo] == word:
-                offer(Variant(word, i, EXACT, QUALITY[EXACT], 0, len(word)))
-            count = 0
-            for candidate in vocab[lo : lo + MAX_VARIANTS + 1]:
-                if not candidate.startswith(word) or count >= MAX_VARIANTS:
-                    break
-                if candidate != word:
-                    offer(Variant(candidate, i, PREFIX, QUALITY[PREFIX], 0, len(word)))
-                    count += 1
-            if len(word) >= 3:
-                for candidate in self.containing(word):
-                    offset = candidate.find(word)
-                    offer(Variant(candidate, i, SUBSTRING, QUALITY[SUBSTRING], offset, len(word)))
-            if len(word) >= 4:
-                pool: list[str] = []
-                for length in range(len(word) - 2, len(word) + 3):
-                    pool.extend(self.by_length.get(length, ()))
-                for candidate, ratio in closest_words(word, pool, FUZZY_LIMIT):
-                    if candidate != word:
-                        quality = FUZZY_WEIGHT * ratio / 100
-                        offer(Variant(candidate, i, FUZZY, quality, 0, len(candidate)))
+            for variant in self._variants_of(word, i):
+                key = (variant.word, variant.word_index)
+                current = found.get(key)
+                if current is None or variant.quality > current.quality:
+                    found[key] = variant
         return list(found.values())
+
+    def _variants_of(self, word: str, i: int) -> Iterator[Variant]:
+        """Every vocabulary word matching query word number `i`, in each way it matches."""
+        vocab = self.words
+        lo = bisect.bisect_left(vocab, word)
+        if lo < len(vocab) and vocab[lo] == word:
+            yield Variant(word, i, EXACT, QUALITY[EXACT], 0, len(word))
+        count = 0
+        for candidate in vocab[lo : lo + MAX_VARIANTS + 1]:
+            if not candidate.startswith(word) or count >= MAX_VARIANTS:
+                break
+            if candidate != word:
+                yield Variant(candidate, i, PREFIX, QUALITY[PREFIX], 0, len(word))
+                count += 1
+        if len(word) >= 3:
+            for candidate in self.containing(word):
+                offset = candidate.find(word)
+                yield Variant(candidate, i, SUBSTRING, QUALITY[SUBSTRING], offset, len(word))
+        if len(word) >= 4:
+            pool: list[str] = []
+            for length in range(len(word) - 2, len(word) + 3):
+                pool.extend(self.by_length.get(length, ()))
+            for candidate, ratio in closest_words(word, pool, FUZZY_LIMIT):
+                if candidate != word:
+                    quality = FUZZY_WEIGHT * ratio / 100
+                    yield Variant(candidate, i, FUZZY, quality, 0, len(candidate))
 
     def containing(self, word: str) -> list[str]:
         """Up to MAX_VARIANTS vocabulary words, in order, holding `word` but not starting with it."""
