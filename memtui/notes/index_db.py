@@ -175,7 +175,7 @@ class IndexFile:
         self._lock = lock
         self._mutex = threading.RLock()
         self._local = threading.local()
-        self._connections: list[sqlite3.Connection] = []
+        self._connections: dict[threading.Thread, sqlite3.Connection] = {}
         self._connections_lock = threading.Lock()
         if private:
             weakref.finalize(self, shutil.rmtree, str(path.parent), True)
@@ -260,7 +260,8 @@ class IndexFile:
     # ----- connections -------------------------------------------------------------------------
 
     def connection(self) -> sqlite3.Connection:
-        """This thread's connection (autocommit: transactions are explicit)."""
+        """This thread's connection (autocommit: transactions are explicit). Connections of
+        threads that have ended are closed as new ones open (workers come and go)."""
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
             conn = configure(
@@ -270,14 +271,18 @@ class IndexFile:
             )
             self._local.conn = conn
             with self._connections_lock:
-                self._connections.append(conn)
+                ended = [t for t in self._connections if not t.is_alive()]
+                for thread in ended:
+                    with suppress(sqlite3.Error):
+                        self._connections.pop(thread).close()
+                self._connections[threading.current_thread()] = conn
         return conn
 
     def close(self) -> None:
         """Close every connection this object opened (in any thread)."""
         with self._connections_lock:
-            connections, self._connections = self._connections, []
-        for conn in connections:
+            connections, self._connections = self._connections, {}
+        for conn in connections.values():
             with suppress(sqlite3.Error):
                 conn.close()
         self._local = threading.local()

@@ -303,3 +303,17 @@ def test_two_processes_opening_a_new_store_build_its_index_once(
     index = NoteIndex.load(root)
     assert snapshot(index) == fresh(root)
     index.close()
+
+
+def test_connections_of_finished_threads_are_closed(tmp_path: Path) -> None:
+    """A thread per search (as app workers are) never piles up open connections."""
+    import threading
+
+    root = make_store(tmp_path / "store", 5)
+    index = NoteIndex.load(root)
+    for _ in range(50):
+        worker = threading.Thread(target=lambda: Searcher(index).search("kiwi"))
+        worker.start()
+        worker.join()
+    assert len(index.db._connections) <= 2
+    index.close()
