@@ -97,6 +97,8 @@ class MemtuiApp(PlainNotifyApp):
         self.notice = notice
         self.watch_enabled = watch
         self.index_progress: tuple[int, int] | None = None
+        self.index_current = False
+        """Whether the installed index has been checked against the files since launch."""
         self.badges: dict[str, frozenset[str]] = {}
         self._badges_timer: Timer | None = None
         self._badges_lock = threading.Lock()
@@ -238,7 +240,7 @@ class MemtuiApp(PlainNotifyApp):
         def ready(index: NoteIndex) -> None:
             build_searcher(self.ctx, index, self.plain_history())
             installed.append(True)
-            self.post_message(IndexReady(index))
+            self.post_message(IndexReady(index, current=False))
             self.post_message(SearcherReady())
 
         index, error, changed = load_index(
@@ -266,9 +268,11 @@ class MemtuiApp(PlainNotifyApp):
             self.notify(message.error, severity="error", timeout=10)
         if message.index is None:
             return
+        self.index_current = message.current
         self.index_ready_signal.publish(None)
         self.compute_badges()
-        self.report_skipped(message.index.problems)
+        if message.current:
+            self.report_skipped(message.index.problems)
 
     def on_searcher_ready(self, message: SearcherReady) -> None:
         """Tell the screens that search works now."""

@@ -28,6 +28,8 @@ class IndexReady(Message):
 
     index: NoteIndex | None = None
     error: str | None = None
+    current: bool = True
+    """Whether the index has been checked against the files (False: announced as it opened)."""
 
 
 @dataclass
