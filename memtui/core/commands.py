@@ -387,8 +387,14 @@ def _view_file(target: Path, path: str, view_range: Any) -> CommandOutcome:
     if selection is None:
         return _error("Invalid input for view: `view_range` must be a list of two integers")
     first, lines = selection
+    return _success(file_view_text(path, lines, first))
+
+
+def file_view_text(path: str, lines: list[str], first: int = 1) -> str:
+    """What `view` shows of a file's `lines`, numbered from `first` (also the app's raw view of
+    a huge file's first lines)."""
     numbered = [_numbered(first + index, line) for index, line in enumerate(lines)]
-    return _success(f"Here's the content of {path} with line numbers:\n" + "\n".join(numbered))
+    return f"Here's the content of {path} with line numbers:\n" + "\n".join(numbered)
 
 
 def _blocking_file(target: Path) -> Path | None:

@@ -3,7 +3,8 @@
 Note text, file names, titles, actor names and history records come from agents and other
 processes. Printed raw, an `ESC ] 0;...BEL` retitles the terminal and `ESC ] 52;c;...` writes the
 clipboard. Every widget and every CLI line shows such strings through `visible` (one line) or
-`visible_text` (multi-line text whose line breaks and tabs are kept).
+`visible_text` (multi-line text whose line breaks and tabs are kept); a view that must keep each
+character in its column (an editor) uses `visible_cells`.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ _UNSAFE_IN_TEXT = re.compile(
 )
 """As `_UNSAFE`, but tab and newline are kept (a CR is shown: it moves the cursor back)."""
 _DEL_SYMBOL = "\u2421"
+_ONE_CELL_SYMBOL = "\ufffd"
+"""The one-character stand-in `visible_cells` shows for a C1 control, a bidi mark or a bad byte."""
 _CONTROL_PICTURES = 0x2400
 """U+2400 + code is the visible symbol of a C0 control character (ESC 0x1b -> U+241B ␛)."""
 
@@ -67,3 +70,22 @@ def visible_spans(
         length += len(shown)
     starts.append(length)
     return "".join(parts), [(starts[start], starts[end]) for start, end in spans]
+
+
+def _one_symbol(char: str) -> str:
+    """The one-character stand-in of an unsafe character: ␛ for ESC, ␡ for DEL, else �."""
+    code = ord(char)
+    if code < 0x20:
+        return chr(_CONTROL_PICTURES + code)
+    if code == 0x7F:
+        return _DEL_SYMBOL
+    return _ONE_CELL_SYMBOL
+
+
+def visible_cells(text: str) -> str:
+    """As `visible_text`, but each unsafe character becomes exactly one character (C1 controls,
+    bidi marks and bad bytes all as U+FFFD), so offsets into `text` still hold (an editor's
+    cursor, highlight spans)."""
+    if _UNSAFE_IN_TEXT.search(text) is None:
+        return text
+    return _UNSAFE_IN_TEXT.sub(lambda match: _one_symbol(match.group()), text)

@@ -58,8 +58,9 @@ def open_regular(
 
 
 def read_regular(
-    path: str | os.PathLike[str], *, follow_symlinks: bool = False
+    path: str | os.PathLike[str], *, follow_symlinks: bool = False, limit: int | None = None
 ) -> tuple[bytes, os.stat_result]:
-    """The bytes of a regular file and the stat they were read under (see `open_regular`)."""
+    """The bytes of a regular file (at most its first `limit` bytes) and the stat they were read
+    under (see `open_regular`); a huge or sparse file costs only what is read."""
     with open_regular(path, follow_symlinks=follow_symlinks) as (handle, info):
-        return handle.read(), info
+        return (handle.read() if limit is None else handle.read(limit)), info

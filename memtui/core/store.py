@@ -437,11 +437,25 @@ class MemoryStore:
 
     def read(self, path: str) -> tuple[str, str]:
         """A file's text and revision; raises StoreError with a one-line message."""
+        data, _info = self._read_bytes(path)
+        return _decoded(data, path), file_state(data).hash or ""
+
+    def read_head(self, path: str, max_bytes: int) -> tuple[str, int]:
+        """The text of a file's first `max_bytes` bytes (a character cut at the end left out)
+        and the file's size; a huge or sparse file costs only `max_bytes`. Raises StoreError."""
+        data, info = self._read_bytes(path, limit=max_bytes)
+        size = max(info.st_size, len(data))
+        if len(data) < size:
+            data = _without_cut_character(data)
+        return _decoded(data, path), size
+
+    def _read_bytes(self, path: str, limit: int | None = None) -> tuple[bytes, os.stat_result]:
+        """A file's bytes (at most `limit`) and stat; raises StoreError with a one-line message."""
         checked = check_path(self.root, path)
         if isinstance(checked, PathRefusal):
             raise StoreError(checked.message)
         try:
-            data, _info = read_regular(checked.real)
+            return read_regular(checked.real, limit=limit)
         except FileNotFoundError as error:
             raise StoreError(f"The path {path} does not exist") from error
         except NotRegularFile as error:
@@ -450,11 +464,6 @@ class MemoryStore:
             raise StoreError(f"The path {path} is a {error.kind}, not a regular file") from error
         except OSError as error:
             raise StoreError(f"Cannot read {path}: {error.strerror or error}") from error
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as error:
-            raise StoreError(f"The file {path} is not valid UTF-8 text") from error
-        return text, file_state(data).hash or ""
 
     def revision(self, path: str) -> str | None:
         """The sha256 hex of the file's bytes, or None if there is no file there."""
@@ -678,6 +687,26 @@ class MemoryStore:
             blobs={**before.blobs, **current.blobs},
             files={checked.virtual: None, **file_rows(checked.virtual, current)},
         )
+
+
+def _decoded(data: bytes, path: str) -> str:
+    """`data` as UTF-8 text; raises StoreError naming `path` when it is not."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise StoreError(f"The file {path} is not valid UTF-8 text") from error
+
+
+def _without_cut_character(data: bytes) -> bytes:
+    """`data` without a UTF-8 character cut short at its end (a read stopped inside it)."""
+    for back in range(1, min(4, len(data)) + 1):
+        byte = data[-back]
+        if byte < 0x80:
+            return data
+        if byte >= 0xC0:
+            needed = 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
+            return data if back >= needed else data[:-back]
+    return data
 
 
 def _at_or_below(virtual: str, base: str) -> bool:

@@ -10,8 +10,9 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, Static, Tree
+from textual.worker import get_current_worker
 
-from memtui.tui.messages import NoteHistoryRead
+from memtui.tui.messages import NoteHistoryRead, PreviewPrepared
 from memtui.tui.outlink import OutLink
 from memtui.tui.rest_gate import RestGate
 from memtui.tui.widgets.confirm import ConfirmScreen
@@ -84,6 +85,8 @@ class MainScreen(Screen[None]):
         self._history_rows: dict[str, list[Event]] = {}
         self._line_wanted: tuple[str, int | None] | None = None
         """The note `show_path` moved the cursor to and the line its highlight shows it at."""
+        self._view_wanted: tuple[str, bool] | None = None
+        """The file (and whether raw) whose view is being prepared, so an older one is dropped."""
 
     @property
     def memtui(self) -> MemtuiApp:
@@ -225,8 +228,9 @@ class MainScreen(Screen[None]):
             self._line_wanted = None
             self.call_after_refresh(self.load_preview, line)
 
-    async def load_preview(self, line: int | None = None) -> None:
-        """Show the note under the cursor (read without recording an agent read)."""
+    async def load_preview(self, line: int | None = None, *, keep_position: bool = False) -> None:
+        """Show the file under the cursor: read, parsed and laid out in a thread, so a huge file
+        never holds up a key (read without recording an agent read)."""
         entry = self.note_tree.cursor_entry
         if entry is None:
             self.preview.show_message("This store is empty: press n to create a note.")
@@ -240,28 +244,68 @@ class MainScreen(Screen[None]):
             return
         if self.raw:
             if not (self.preview.mode == "raw" and self.preview.relpath == entry.relpath):
-                await self.show_raw(entry.relpath)
+                self.show_raw(entry.relpath)
             return
+        self.prepare_view(entry.relpath, line, keep_position=keep_position)
+
+    def prepare_view(
+        self,
+        relpath: str,
+        line: int | None = None,
+        *,
+        raw: bool = False,
+        record: bool = False,
+        keep_position: bool = False,
+    ) -> None:
+        """Start reading and laying out `relpath`'s view (the raw one when `raw`) in a thread."""
+        self._view_wanted = (relpath, raw)
+        self._prepare_in_thread(
+            relpath, self.preview.text_width(), line, raw, record, keep_position
+        )
+
+    @work(thread=True, exclusive=True, group="preview", exit_on_error=False)
+    def _prepare_in_thread(
+        self, relpath: str, width: int, line: int | None, raw: bool, record: bool, keep: bool
+    ) -> None:
+        """Read and lay out a view in a thread and post it; a run overtaken posts nothing."""
+        from memtui.tui.preview_source import prepare_raw, prepare_view
+
+        view = None
+        error = None
         try:
-            text, _revision = self.ctx.store.read(self.ctx.virtual(entry.relpath))
-        except Exception as error:
-            self.preview.show_message(f"Cannot read {entry.relpath}: {error}")
+            if raw:
+                view = prepare_raw(self.ctx.store, relpath, width, record=record)
+            else:
+                view = prepare_view(self.ctx.store, relpath, width)
+        except Exception as failure:
+            error = f"Cannot read {relpath}: {failure}"
+        if not get_current_worker().is_cancelled:
+            self.post_message(PreviewPrepared(relpath, raw, view, error, line, keep))
+
+    async def on_preview_prepared(self, message: PreviewPrepared) -> None:
+        """Show a prepared view if it is still the one wanted (the cursor may have moved on)."""
+        view = message.view
+        wanted = (self.note_tree.cursor_relpath, self.raw)
+        if self._view_wanted != (message.relpath, message.raw) or wanted != self._view_wanted:
+            return
+        if view is None:
+            self.preview.show_message(message.error or f"Cannot read {message.relpath}")
             self.side.show_nothing()
             return
-        from memtui.notes.file_checks import note_head, size_warnings
-        from memtui.notes.parser import parse_note
-
-        head = note_head(text)
-        note = parse_note(text if head is None else head, entry.relpath)
-        whole_size = None
-        if head is not None:
-            whole_size = len(text.encode("utf-8"))
-            note.warnings[:0] = size_warnings(whole_size, text.count("\n"))
-        outgoing = self.outgoing(entry.relpath, note)
-        await self.preview.show_note(
-            note, head or text, outgoing=outgoing, line=line, whole_size=whole_size
+        index = self.ctx.index
+        title = view.note.title if view.note is not None else None
+        if title is None and index is not None:
+            title = index.title(message.relpath)
+        await self.preview.show_view(
+            view,
+            outgoing=self.outgoing(message.relpath, view.note),
+            title=title,
+            line=message.line,
+            keep_position=message.keep_position,
         )
-        self.refresh_side(entry.relpath, note)
+        if view.recorded_event is not None:
+            self._history_rows.pop(message.relpath, None)
+        self.refresh_side(message.relpath, view.note)
 
     def outgoing(self, relpath: str, note: object) -> list[OutLink]:
         """The note's relations with their resolved paths (None when unresolved or not indexed)."""
@@ -325,24 +369,20 @@ class MainScreen(Screen[None]):
             index_ready=self.ctx.index is not None,
         )
 
-    async def show_raw(self, relpath: str) -> None:
+    def show_raw(self, relpath: str) -> None:
         """Show the agent's `view` of the note (recorded as one human `view` event)."""
-        result = self.ctx.store.view(self.ctx.virtual(relpath))
-        await self.preview.show_raw(relpath, result.content)
-        self._history_rows.pop(relpath, None)
-        self.refresh_side(relpath)
+        self.prepare_view(relpath, raw=True, record=True)
 
     async def reload_shown(self) -> None:
-        """Show the changed note again; the raw view is re-rendered without recording a `view`."""
+        """Show the changed note again where the reader was; the raw view is re-rendered
+        without recording a `view`."""
         if not self.raw:
-            await self.load_preview()
+            await self.load_preview(keep_position=True)
             return
         relpath = self.preview.relpath
         if relpath is None or self.preview.mode != "raw":
             return
-        text = self.ctx.store.render_view(self.ctx.virtual(relpath))
-        await self.preview.show_raw(relpath, text, keep_position=True)
-        self.refresh_side(relpath)
+        self.prepare_view(relpath, raw=True, keep_position=True)
 
     def on_link_followed(self, message: LinkFollowed) -> None:
         """Follow a link from the preview."""
@@ -395,7 +435,7 @@ class MainScreen(Screen[None]):
 
         self.app.push_screen(SearchScreen())
 
-    async def action_toggle_raw(self) -> None:
+    def action_toggle_raw(self) -> None:
         """Switch between the rendered note and the agent's raw view."""
         relpath = self.selected_note()
         if relpath is None:
@@ -403,7 +443,7 @@ class MainScreen(Screen[None]):
         self.raw = not self.raw
         if self.raw:
             self._preview_gate.cancel()
-            await self.show_raw(relpath)
+            self.show_raw(relpath)
         else:
             self.schedule_preview()
 
