@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from memtui.core.display import visible
+
 if TYPE_CHECKING:
     from memtui.core.config import Settings
 
@@ -108,12 +110,12 @@ def main(argv: Sequence[str]) -> int:
     try:
         settings = load_settings()
     except ConfigError as error:
-        print(f"memtui: {error}", file=sys.stderr)
+        print(f"memtui: {visible(str(error))}", file=sys.stderr)
         return 2
     try:
         actor = args.actor or default_human_actor(settings)
     except ActorError as error:
-        print(f"memtui: login name: {error}", file=sys.stderr)
+        print(f"memtui: login name: {visible(str(error))}", file=sys.stderr)
         return 2
     try:
         if args.demo:
@@ -124,18 +126,18 @@ def main(argv: Sequence[str]) -> int:
         else:
             root, notice = resolve_root(args.path, settings)
     except ValueError as error:
-        print(error, file=sys.stderr)
+        print(visible(str(error)), file=sys.stderr)
         return 2
     from memtui.tui.app import MemtuiApp
 
     try:
         app = MemtuiApp(root, actor=actor, settings=settings, notice=notice, clock=clock)
     except Exception as error:
-        print(f"memtui: cannot open {root}: {error}", file=sys.stderr)
+        print(f"memtui: cannot open {visible(str(root))}: {visible(str(error))}", file=sys.stderr)
         return 2
     problem = app.theme_problem()
     if problem is not None:
-        print(f"memtui: {problem}", file=sys.stderr)
+        print(f"memtui: {visible(problem)}", file=sys.stderr)
         return 2
     app.run()
     return int(app.return_code or 0)

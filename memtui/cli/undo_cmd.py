@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from memtui.cli.shared import has_history, whole_number
+from memtui.core.display import visible_text
 from memtui.core.reporting import fail
 
 _DESCRIPTION = """\
@@ -27,7 +28,9 @@ def register(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("path", metavar="PATH", help="the memory folder")
-    parser.add_argument("event_id", metavar="EVENT_ID", type=whole_number, help="the event id to undo")
+    parser.add_argument(
+        "event_id", metavar="EVENT_ID", type=whole_number, help="the event id to undo"
+    )
     parser.add_argument(
         "--force",
         action="store_true",
@@ -64,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     except (ConfigError, HistoryCorrupt) as error:
         return fail("undo", error)
     if result.is_error:
-        print(result.content, file=sys.stderr)
+        print(visible_text(result.content), file=sys.stderr)
         return 1
-    print(result.content)
+    print(visible_text(result.content))
     return 0

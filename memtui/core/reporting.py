@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import sys
 
+from memtui.core.display import visible
+
 
 def fail(command: str, message: object, status: int = 2) -> int:
-    """Print `memtui <command>: <message>` on stderr; returns `status` as the exit status."""
-    print(f"memtui {command}: {message}", file=sys.stderr)
+    """Print `memtui <command>: <message>` on stderr, display-safe on one line (a path or an
+    actor in it cannot drive the terminal); returns `status` as the exit status."""
+    print(f"memtui {command}: {visible(str(message))}", file=sys.stderr)
     return status
 
 

@@ -12,6 +12,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static, Tree
 from textual.worker import get_current_worker
 
+from memtui.core.display import visible
 from memtui.tui.messages import NoteHistoryRead, PreviewPrepared
 from memtui.tui.outlink import OutLink
 from memtui.tui.rest_gate import RestGate
@@ -152,7 +153,9 @@ class MainScreen(Screen[None]):
             state = f"indexing {progress[0]:,} / {progress[1]:,} notes…"
         else:
             state = "indexing…"
-        self.query_one("#status", Static).update(f" {self.ctx.root}  ·  {state}  ·  F1 keys")
+        self.query_one("#status", Static).update(
+            f" {visible(str(self.ctx.root))}  ·  {state}  ·  F1 keys"
+        )
 
     def on_index_ready_signal(self) -> None:
         """Index ready: refresh the status and the current note's links."""
@@ -469,13 +472,12 @@ class MainScreen(Screen[None]):
 
     async def edit_note(self, relpath: str, cursor: tuple[int, int] = (0, 0)) -> None:
         """Open `relpath` in the in-app editor, the cursor at (row, column); show it once saved."""
-        from memtui.tui.screens.editor import EditorScreen
+        from memtui.tui.screens.editor import EditorScreen, read_for_edit
 
-        try:
-            text, revision = self.ctx.store.read(self.ctx.virtual(relpath))
-        except Exception as error:
-            self.notify(f"Cannot edit {relpath}: {error}", severity="error")
+        loaded = await read_for_edit(self.memtui, relpath)
+        if loaded is None:
             return
+        text, revision = loaded
         saved = await self.app.push_screen_wait(EditorScreen(relpath, text, revision, cursor))
         if saved:
             await self.changed({relpath}, show=relpath)

@@ -13,6 +13,7 @@ from textual.binding import Binding, BindingType
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
+from memtui.core.display import visible
 from memtui.tui.context import AGENT_BADGE_DAYS
 from memtui.tui.text_styles import BADGES
 
@@ -63,11 +64,12 @@ def list_folder(root: Path, relpath: str) -> list[TreeEntry]:
 
 
 def entry_label(entry: TreeEntry) -> str:
-    """The text shown for an entry: a folder's name, a note's file name without `.md`."""
+    """The text shown for an entry: a folder's name, a note's file name without `.md`, made
+    display-safe."""
     name = entry.relpath.rsplit("/", 1)[-1]
     if not entry.is_dir and name.endswith(".md"):
-        return name[:-3]
-    return name
+        return visible(name[:-3])
+    return visible(name)
 
 
 class NoteTree(Tree[TreeEntry]):
