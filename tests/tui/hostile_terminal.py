@@ -34,7 +34,9 @@ BIG_NOTE = "big-hostile.md"
 HOSTILE_ACTOR = f"agent:actor{TITLE_ATTACK}{CLIPBOARD_ATTACK}"
 UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 """What must never reach the terminal as text: controls, line separators, bidi controls."""
-SVG_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+SVG_UNSAFE = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
+)
 """As `UNSAFE`, but the SVG's own line breaks and tabs are fine."""
 
 
