@@ -54,6 +54,7 @@ class MainScreen(Screen[None]):
         Binding("u", "undo", "Undo", id="main.undo"),
         Binding("v", "toggle_raw", "Raw", id="main.raw"),
         Binding("l", "toggle_side", "Links", show=False, id="main.side"),
+        Binding("t", "toggle_labels", "Titles", show=False, id="main.labels"),
         Binding("g", "graph", "Graph", id="main.graph"),
         Binding("h", "history", "History", id="main.history"),
         Binding("H", "note_history", "Note history", show=False, id="main.note_history"),
@@ -70,6 +71,7 @@ class MainScreen(Screen[None]):
         ("note: undo last change", "undo", "Revert the last change made in this app"),
         ("view: toggle raw", "toggle_raw", "Show exactly what the agent's view returns"),
         ("view: toggle links panel", "toggle_side", "Show or hide links, backlinks and history"),
+        ("view: tree shows titles or names", "toggle_labels", "File names or titles, saved"),
         ("go: graph", "graph", "The note's neighbourhood"),
         ("go: history", "history", "Every event in the store"),
         ("go: note history", "note_history", "Events of this note"),
@@ -102,7 +104,8 @@ class MainScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         """Tree | preview | side panel, a status line and the footer."""
         with Horizontal(id="main-panes"):
-            yield NoteTree(self.ctx.root, id="tree")
+            labels = getattr(self.ctx.settings, "tree_labels", "names")
+            yield NoteTree(self.ctx.root, labels=labels, id="tree")
             yield Preview(id="preview")
             yield SidePanel(id="side")
         yield Static("", id="status", markup=False)
@@ -172,6 +175,7 @@ class MainScreen(Screen[None]):
     def on_notes_changed_signal(self, paths: frozenset[str]) -> None:
         """Re-list changed folders and reload the shown note."""
         self._history_rows.clear()
+        self.note_tree.forget_titles(paths)
         self.note_tree.refresh_paths(paths)
         self.update_status()
         shown = self.preview.relpath
@@ -457,6 +461,38 @@ class MainScreen(Screen[None]):
         shown = self.has_class("-side-shown") or not hidden
         self.set_class(shown, "-side-hidden")
         self.set_class(not shown, "-side-shown")
+
+    def action_toggle_labels(self) -> None:
+        """Show titles or file names in the tree, and save the choice in the config."""
+        labels = "names" if self.note_tree.labels == "titles" else "titles"
+        self.note_tree.set_labels(labels)
+        self.save_labels(labels)
+
+    @work(thread=True, exclusive=True, group="save-labels", exit_on_error=False)
+    def save_labels(self, labels: str) -> None:
+        """Save the tree's labels in the config file (in a thread), and say where or why not."""
+        from memtui.core.config import ConfigError
+        from memtui.core.config_edit import save_setting
+
+        try:
+            path = save_setting("tree_labels", labels)
+        except ConfigError as error:
+            message, severity = f"Tree shows {labels}; not saved: {error}", "warning"
+        else:
+            message, severity = f"Tree shows {labels} (saved in {path})", "information"
+        self.app.call_from_thread(self.notify, message, severity=severity, timeout=4)
+
+    def on_note_tree_titles_wanted(self, event: NoteTree.TitlesWanted) -> None:
+        """Read the titles the tree asks for, in a thread."""
+        self.read_titles(event.relpaths)
+
+    @work(thread=True, group="titles", exit_on_error=False)
+    def read_titles(self, relpaths: frozenset[str]) -> None:
+        """Read files' titles from their first bytes and hand them to the tree."""
+        from memtui.notes.titles import read_titles
+
+        titles = read_titles(self.ctx.store, sorted(relpaths))
+        self.app.call_from_thread(self.note_tree.set_titles, titles)
 
     def action_reload(self) -> None:
         """Re-list every open folder."""
