@@ -85,3 +85,18 @@ class PreviewPrepared(Message):
     error: str | None
     line: int | None
     keep_position: bool
+
+
+@dataclass
+class TitlesRead(Message):
+    """Files' titles read in a thread for the tree (None: the file has none)."""
+
+    titles: dict[str, str | None]
+
+
+@dataclass
+class SettingSaved(Message):
+    """A setting was saved in the config file (`error` None) or could not be."""
+
+    summary: str
+    error: str | None

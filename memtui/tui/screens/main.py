@@ -13,7 +13,7 @@ from textual.widgets import Footer, Static, Tree
 from textual.worker import get_current_worker
 
 from memtui.core.display import visible
-from memtui.tui.messages import NoteHistoryRead, PreviewPrepared
+from memtui.tui.messages import NoteHistoryRead, PreviewPrepared, SettingSaved, TitlesRead
 from memtui.tui.outlink import OutLink
 from memtui.tui.rest_gate import RestGate
 from memtui.tui.widgets.confirm import ConfirmScreen
@@ -470,17 +470,24 @@ class MainScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="save-labels", exit_on_error=False)
     def save_labels(self, labels: str) -> None:
-        """Save the tree's labels in the config file (in a thread), and say where or why not."""
+        """Save the tree's labels in the config file, in a thread."""
         from memtui.core.config import ConfigError
         from memtui.core.config_edit import save_setting
 
+        summary = f"Tree shows {labels}"
         try:
             path = save_setting("tree_labels", labels)
         except ConfigError as error:
-            message, severity = f"Tree shows {labels}; not saved: {error}", "warning"
+            self.post_message(SettingSaved(summary, str(error)))
         else:
-            message, severity = f"Tree shows {labels} (saved in {path})", "information"
-        self.app.call_from_thread(self.notify, message, severity=severity, timeout=4)
+            self.post_message(SettingSaved(f"{summary} (saved in {path})", None))
+
+    def on_setting_saved(self, message: SettingSaved) -> None:
+        """Say where a setting was saved, or why it was not."""
+        if message.error is None:
+            self.notify(message.summary, timeout=4)
+        else:
+            self.notify(f"{message.summary}; not saved: {message.error}", severity="warning")
 
     def on_note_tree_titles_wanted(self, event: NoteTree.TitlesWanted) -> None:
         """Read the titles the tree asks for, in a thread."""
@@ -488,11 +495,14 @@ class MainScreen(Screen[None]):
 
     @work(thread=True, group="titles", exit_on_error=False)
     def read_titles(self, relpaths: frozenset[str]) -> None:
-        """Read files' titles from their first bytes and hand them to the tree."""
+        """Read files' titles from their first bytes, in a thread."""
         from memtui.notes.titles import read_titles
 
-        titles = read_titles(self.ctx.store, sorted(relpaths))
-        self.app.call_from_thread(self.note_tree.set_titles, titles)
+        self.post_message(TitlesRead(read_titles(self.ctx.store, sorted(relpaths))))
+
+    def on_titles_read(self, message: TitlesRead) -> None:
+        """Hand the titles to the tree."""
+        self.note_tree.set_titles(message.titles)
 
     def action_reload(self) -> None:
         """Re-list every open folder."""
