@@ -10,6 +10,7 @@ character in its column (an editor) uses `visible_cells`.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 _UNSAFE = re.compile(
     "[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
@@ -44,14 +45,14 @@ def visible(text: str) -> str:
     """One line safe to show on a terminal: every control character and bad byte made visible."""
     if _UNSAFE.search(text) is None:
         return text
-    return _UNSAFE.sub(lambda match: _symbol(match.group()), text)
+    return text.translate(_LINE_TABLE)
 
 
 def visible_text(text: str) -> str:
     """Multi-line text safe to show: as `visible`, but newlines and tabs are kept as they are."""
     if _UNSAFE_IN_TEXT.search(text) is None:
         return text
-    return _UNSAFE_IN_TEXT.sub(lambda match: _symbol(match.group()), text)
+    return text.translate(_TEXT_TABLE)
 
 
 def visible_spans(
@@ -88,4 +89,27 @@ def visible_cells(text: str) -> str:
     cursor, highlight spans)."""
     if _UNSAFE_IN_TEXT.search(text) is None:
         return text
-    return _UNSAFE_IN_TEXT.sub(lambda match: _one_symbol(match.group()), text)
+    return text.translate(_CELLS_TABLE)
+
+
+def _table(pattern: re.Pattern[str], symbol: Callable[[str], str]) -> dict[int, str]:
+    """A `str.translate` table from every character `pattern` matches to its symbol (translating
+    a MiB of control characters costs one string, not one object per character)."""
+    unsafe = (chr(code) for first, last in _UNSAFE_RANGES for code in range(first, last + 1))
+    return {ord(char): symbol(char) for char in unsafe if pattern.fullmatch(char)}
+
+
+_UNSAFE_RANGES = (
+    (0x00, 0x1F),
+    (0x7F, 0x9F),
+    (0x200E, 0x200F),
+    (0x2028, 0x202E),
+    (0x2066, 0x2069),
+    (0xD800, 0xDFFF),
+)
+"""Every character `_UNSAFE` can match (the tables keep those it does)."""
+
+
+_LINE_TABLE = _table(_UNSAFE, _symbol)
+_TEXT_TABLE = _table(_UNSAFE_IN_TEXT, _symbol)
+_CELLS_TABLE = _table(_UNSAFE_IN_TEXT, _one_symbol)

@@ -89,9 +89,9 @@ def lexer_for(relpath: str) -> Lexer | None:
 def shown_text(text: str, lexer: Lexer | None = None) -> ShownText:
     """`text` as display-safe lines (control characters as symbols, CRLF ends dropped, tabs
     expanded), styled by `lexer` when it is given and the text is not too big for it."""
-    lines = [
-        visible_text(line.removesuffix("\r")).expandtabs(TAB_SIZE) for line in text.split("\n")
-    ]
+    lines = visible_text(text.replace("\r\n", "\n")).split("\n")
+    if "\t" in text:
+        lines = [line.expandtabs(TAB_SIZE) if "\t" in line else line for line in lines]
     if lexer is None or len(text) > HIGHLIGHT_MAX_BYTES:
         return ShownText(text, lines)
     return ShownText(text, lines, syntax_spans(lines, lexer))
@@ -102,11 +102,15 @@ def syntax_spans(lines: list[str], lexer: Lexer) -> dict[int, tuple[Span, ...]]:
     starts = [0]
     for line in lines:
         starts.append(starts[-1] + len(line) + 1)
+    from memtui.notes.bulk import Pacer
+
     spans: dict[int, list[Span]] = {}
+    pace = Pacer()
     for index, token_type, value in lexer.get_tokens_unprocessed("\n".join(lines)):
         style = syntax_style(token_type)
         if style and value:
             _add_token(spans, starts, lines, (index, index + len(value), style))
+        pace()
     return {line: tuple(found) for line, found in spans.items()}
 
 
@@ -126,12 +130,20 @@ def _add_token(
 
 
 def lay_out(shown: ShownText, width: int) -> Rows:
-    """The rows of `shown` wrapped at `width` cells (words kept whole where they fit)."""
+    """The rows of `shown` wrapped at `width` cells (words kept whole where they fit); in a
+    thread it rests now and then so the UI thread answers keys meanwhile."""
+    from memtui.notes.bulk import Pacer
+
     rows: list[tuple[int, int, int]] = []
     first_row: list[int] = []
+    pace = Pacer()
     for number, line in enumerate(shown.lines):
         first_row.append(len(rows))
-        rows.extend((number, start, end) for start, end in wrap_line(line, width))
+        if len(line) <= width and line.isascii():
+            rows.append((number, 0, len(line)))
+        else:
+            rows.extend((number, start, end) for start, end in wrap_line(line, width))
+        pace()
     return Rows(width, rows, first_row)
 
 

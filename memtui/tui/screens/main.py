@@ -327,16 +327,22 @@ class MainScreen(Screen[None]):
         ]
 
     def refresh_side(self, relpath: str, note: object | None = None) -> None:
-        """Fill the side panel for `relpath`."""
+        """Fill the side panel for `relpath` (from `note`, else from the index without building
+        the note, which for a huge one would hold up the UI)."""
         index = self.ctx.index
-        if note is None:
-            note = index.notes.get(relpath) if index is not None else None
-        outgoing = self.outgoing(relpath, note) if note is not None else []
+        if note is not None:
+            outgoing = self.outgoing(relpath, note)
+        elif index is not None:
+            outgoing = [
+                OutLink(relation.relation_type, relation.target, resolved)
+                for relation, resolved in index.outgoing(relpath)
+            ]
+        else:
+            outgoing = []
         backlinks = []
         if index is not None:
             for source, relation in index.backlinks(relpath):
-                source_note = index.notes.get(source)
-                title = source_note.title if source_note is not None else source
+                title = index.title(source) or source
                 backlinks.append((title, source, relation.relation_type))
         events = self._history_rows.get(relpath)
         self.side.show_note(
