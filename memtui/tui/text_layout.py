@@ -8,6 +8,7 @@ characters, tabs, syntax, wrapping) is done here, off the UI thread, so the widg
 from __future__ import annotations
 
 import bisect
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import PurePosixPath
@@ -25,6 +26,8 @@ TAB_SIZE = 8
 HIGHLIGHT_MAX_BYTES = 256 * 1024
 """Files bigger than this are shown without syntax colours (lexing a MiB takes up to a second)."""
 MARKDOWN_SUFFIXES = frozenset({".md", ".markdown"})
+SAFE_PIECE = 64 * 1024
+"""Characters made display-safe in one call before a background layout may rest."""
 PLAIN_LEXERS = frozenset({"text", "output"})
 """Pygments lexers that add nothing to plain text."""
 
@@ -89,12 +92,27 @@ def lexer_for(relpath: str) -> Lexer | None:
 def shown_text(text: str, lexer: Lexer | None = None) -> ShownText:
     """`text` as display-safe lines (control characters as symbols, CRLF ends dropped, tabs
     expanded), styled by `lexer` when it is given and the text is not too big for it."""
-    lines = visible_text(text.replace("\r\n", "\n")).split("\n")
+    lines = _safe_in_pieces(text.replace("\r\n", "\n")).split("\n")
     if "\t" in text:
         lines = [line.expandtabs(TAB_SIZE) if "\t" in line else line for line in lines]
     if lexer is None or len(text) > HIGHLIGHT_MAX_BYTES:
         return ShownText(text, lines)
     return ShownText(text, lines, syntax_spans(lines, lexer))
+
+
+def _safe_in_pieces(text: str) -> str:
+    """`visible_text(text)`, a piece at a time with rests between (in a thread), so a MiB of
+    control characters never holds the interpreter for long in one call."""
+    from memtui.notes.bulk import Pacer
+
+    if len(text) <= SAFE_PIECE:
+        return visible_text(text)
+    pace = Pacer()
+    pieces = []
+    for start in range(0, len(text), SAFE_PIECE):
+        pieces.append(visible_text(text[start : start + SAFE_PIECE]))
+        pace()
+    return "".join(pieces)
 
 
 def syntax_spans(lines: list[str], lexer: Lexer) -> dict[int, tuple[Span, ...]]:
@@ -142,22 +160,25 @@ def lay_out(shown: ShownText, width: int) -> Rows:
         if len(line) <= width and line.isascii():
             rows.append((number, 0, len(line)))
         else:
-            rows.extend((number, start, end) for start, end in wrap_line(line, width))
+            rows.extend((number, start, end) for start, end in wrap_line(line, width, pace))
         pace()
     return Rows(width, rows, first_row)
 
 
-def wrap_line(line: str, width: int) -> list[tuple[int, int]]:
-    """(start, end) of each row of one line wrapped at `width` cells; an empty line is one row."""
+def wrap_line(
+    line: str, width: int, pace: Callable[[], None] = lambda: None
+) -> list[tuple[int, int]]:
+    """(start, end) of each row of one line wrapped at `width` cells; an empty line is one row.
+    `pace` is called now and then on a long line (a background loop's rest)."""
     if width <= 0 or (len(line) <= width and line.isascii()):
         return [(0, len(line))]
     widths = {char: get_character_cell_size(char) for char in set(line)}
     if all(cells == 1 for cells in widths.values()):
-        return _wrap_single_cells(line, width)
-    return _wrap_cells(line, width, widths)
+        return _wrap_single_cells(line, width, pace)
+    return _wrap_cells(line, width, widths, pace)
 
 
-def _wrap_single_cells(line: str, width: int) -> list[tuple[int, int]]:
+def _wrap_single_cells(line: str, width: int, pace: Callable[[], None]) -> list[tuple[int, int]]:
     """Wrap a line whose every character takes one cell: break after the last space that fits,
     else at the width."""
     rows: list[tuple[int, int]] = []
@@ -167,11 +188,14 @@ def _wrap_single_cells(line: str, width: int) -> list[tuple[int, int]]:
         end = space + 1 if space > start else start + width
         rows.append((start, end))
         start = end
+        pace()
     rows.append((start, len(line)))
     return rows
 
 
-def _wrap_cells(line: str, width: int, widths: dict[str, int]) -> list[tuple[int, int]]:
+def _wrap_cells(
+    line: str, width: int, widths: dict[str, int], pace: Callable[[], None]
+) -> list[tuple[int, int]]:
     """Wrap a line holding wide or zero-width characters, counting each character's cells."""
     rows: list[tuple[int, int]] = []
     start = 0
@@ -185,6 +209,7 @@ def _wrap_cells(line: str, width: int, widths: dict[str, int]) -> list[tuple[int
             used = sum(widths[c] for c in line[end:position])
             start = end
             space = -1
+            pace()
         used += cells
         if char == " ":
             space = position
