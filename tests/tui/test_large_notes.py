@@ -31,6 +31,13 @@ def write_sparse(path: Path, head: str, size: int) -> None:
         handle.truncate(size)
 
 
+def toast_texts(app: MemtuiApp) -> list[str]:
+    """The text of each notification on screen, its wrapped lines joined."""
+    from textual.widgets._toast import Toast
+
+    return [" ".join(str(toast.render()).split()) for toast in app.screen.query(Toast)]
+
+
 def header(main: MainScreen) -> str:
     """The preview's header line."""
     return str(main.query_one("#preview-header", Static).render())
@@ -126,3 +133,23 @@ async def test_a_sparse_gigabyte_note_shows_its_first_mib_in_both_views(
         grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
         assert grown_kib < 256 * 1024
         assert app.ctx.history.events(command="view") == []
+
+
+@pytest.mark.parametrize("key", ["e", "E"])
+async def test_a_note_over_the_cap_is_not_loaded_into_an_editor(
+    store_root: Path, monkeypatch: pytest.MonkeyPatch, key: str
+) -> None:
+    """`e` and `E` on a note over a MiB say why in one line and open no editor; nothing runs."""
+    monkeypatch.setenv("EDITOR", "false")
+    (store_root / "big.md").write_text("- [fact] filler line\n" * 60_000, encoding="utf-8")
+    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    async with app.run_test(size=(140, 40), notifications=True) as pilot:
+        await wait_idle(pilot)
+        main = app.screen
+        assert isinstance(main, MainScreen)
+        main.show_path("big.md")
+        assert await wait_for(pilot, lambda: main.preview.relpath == "big.md")
+        await pilot.press(key)
+        wanted = "Cannot edit big.md: it is over 1 MiB or 20,000 lines, more than memtui loads"
+        assert await wait_for(pilot, lambda: wanted in " ".join(toast_texts(app)))
+        assert app.screen is main
