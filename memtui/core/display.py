@@ -75,12 +75,8 @@ def visible_spans(
 
 def _one_symbol(char: str) -> str:
     """The one-character stand-in of an unsafe character: ␛ for ESC, ␡ for DEL, else �."""
-    code = ord(char)
-    if code < 0x20:
-        return chr(_CONTROL_PICTURES + code)
-    if code == 0x7F:
-        return _DEL_SYMBOL
-    return _ONE_CELL_SYMBOL
+    symbol = _symbol(char)
+    return symbol if len(symbol) == 1 else _ONE_CELL_SYMBOL
 
 
 def visible_cells(text: str) -> str:
