@@ -54,7 +54,7 @@ def open_memory_tool(root: str | os.PathLike[str], actor: str) -> Any:
     """
     from memtui.agents.anthropic import MemtuiMemoryTool
 
-    tool = MemtuiMemoryTool(root, actor=actor)
+    tool = MemtuiMemoryTool(root=root, actor=actor)
     tool.store.history  # noqa: B018 - opened (and recovered) now, not on the agent's first call
     return tool
 

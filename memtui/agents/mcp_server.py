@@ -16,6 +16,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS, CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError, WithJsonSchema
 
+from memtui import installed_version
 from memtui.agents.notes_access import FILTERS_SCHEMA, NotesAccess, NotesError
 from memtui.agents.prompts import PROMPT_NAMES, PROMPTS, load_prompt
 from memtui.agents.stdio_input import surrogate_tolerant_stdin
@@ -270,6 +271,7 @@ def build_server(service: MemoryService) -> MemtuiServer:
         context_kwarg=None,
         annotations=ToolAnnotations(destructive_hint=True, open_world_hint=False),
     )
+
     async def search_memories(
         query: Annotated[str, Field(description="Words to look for (fuzzy).")],
         limit: Annotated[int, Field(description="Most matches to return.", ge=1, le=200)] = 10,
@@ -287,19 +289,22 @@ def build_server(service: MemoryService) -> MemtuiServer:
         return await service.notes_result(service.notes.context_text, target, depth, timeframe)
 
     async def recent_activity(
-        timeframe: Annotated[str, Field(description='How far back, e.g. "24h", "7d", "1 month".')] = "7d",
+        timeframe: Annotated[
+            str, Field(description='How far back, e.g. "24h", "7d", "1 month".')
+        ] = "7d",
         limit: Annotated[int, Field(description="Most changes to list.", ge=1, le=200)] = 20,
     ) -> CallToolResult:
         return await service.notes_result(service.notes.activity_text, timeframe, limit)
 
     notes_tools = [
-        _notes_tool(search_memories, SEARCH_DESCRIPTION),
-        _notes_tool(build_context, BUILD_CONTEXT_DESCRIPTION),
-        _notes_tool(recent_activity, RECENT_ACTIVITY_DESCRIPTION),
+        _notes_tool(search_memories, "Search memories", SEARCH_DESCRIPTION),
+        _notes_tool(build_context, "Build context", BUILD_CONTEXT_DESCRIPTION),
+        _notes_tool(recent_activity, "Recent activity", RECENT_ACTIVITY_DESCRIPTION),
     ]
     server = MemtuiServer(
         name="memtui",
         title="memtui memory",
+        version=installed_version(),
         instructions=load_prompt("memory_protocol"),
         tools=[memory_tool, *notes_tools],
         log_level="WARNING",
@@ -311,10 +316,11 @@ def build_server(service: MemoryService) -> MemtuiServer:
     return server
 
 
-def _notes_tool(function: Callable[..., Any], description: str) -> Tool:
+def _notes_tool(function: Callable[..., Any], title: str, description: str) -> Tool:
     """A read-only notes tool with a plain-text result, named after `function`."""
     return NotesTool.from_function(
         function,
+        title=title,
         description=description,
         structured_output=False,
         annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False),

@@ -47,7 +47,7 @@ def scan_markdown(root: Path) -> dict[str, StatKey]:
 
 
 FILTERS_SCHEMA: dict[str, Any] = {
-    "type": "object",
+    "type": ["object", "null"],
     "properties": {
         "folder": {"type": "string", "description": "Only notes below this folder, e.g. projects"},
         "tag": {"type": "string", "description": "Only notes with this tag"},
@@ -67,7 +67,7 @@ FILTERS_SCHEMA: dict[str, Any] = {
     },
     "additionalProperties": False,
 }
-"""JSON schema of the `filters` argument of search_memories."""
+"""JSON schema of the `filters` argument of search_memories (null, its default, means none)."""
 
 
 def parse_filters(filters: object) -> SearchFilters | None:
@@ -108,26 +108,40 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}es" if word.endswith("ch") else f"{count} {word}s"
 
 
-def format_hits(query: str, hits: list[SearchHit], index: NoteIndex) -> str:
-    """Search hits as concise text: one block per note with its title and matched lines."""
+COUNT_CAP = 1000
+"""When `limit` cuts the list, notes matching in all are counted over at most this many hits."""
+
+
+def hit_line(hit: SearchHit) -> str:
+    """One matched place of a note: `title: ...`, `path: ...` or `N: <the matching line>`."""
+    if hit.line > 0:
+        return f"  {hit.line}: {hit.text.strip()}"
+    return f"  {hit.kind}: {hit.text.strip()}"
+
+
+def format_hits(
+    query: str, hits: list[SearchHit], index: NoteIndex, total_notes: str | None = None
+) -> str:
+    """Search hits as concise text: one block per note with its title and what matched there.
+
+    `total_notes` (such as `12` or `at least 300`) says how many notes match in all when the
+    list was cut to the limit.
+    """
     if not hits:
         return f'No notes match "{query}".'
     by_path: dict[str, list[SearchHit]] = {}
     for hit in hits:
         by_path.setdefault(hit.path, []).append(hit)
-    lines = [f'{_plural(len(hits), "match")} in {_plural(len(by_path), "note")} for "{query}":']
+    header = f'{_plural(len(hits), "match")} in {_plural(len(by_path), "note")} for "{query}"'
+    if total_notes is not None:
+        header += f" (the best {len(hits)}; {total_notes} notes match in all, raise limit for more)"
+    lines = [header + ":"]
     for path, note_hits in by_path.items():
         note = index.notes.get(path)
         title = note.title if note is not None else posixpath.basename(path)
         lines.append("")
         lines.append(f"/memories/{path} ({title})")
-        line_hits = [hit for hit in note_hits if hit.line > 0]
-        for hit in line_hits:
-            lines.append(f"  {hit.line}: {hit.text.strip()}")
-        if not line_hits and note is not None:
-            for observation in note.observations[:3]:
-                category = f"[{observation.category}] " if observation.category else ""
-                lines.append(f"  {observation.line}: - {category}{observation.content}")
+        lines.extend(hit_line(hit) for hit in note_hits)
     return "\n".join(lines)
 
 
@@ -306,7 +320,13 @@ class NotesAccess:
         searcher = self.searcher()
         assert self._index is not None
         hits = searcher.search(query, limit=limit, filters=parsed)
-        return format_hits(query, hits, self._index)
+        total = None
+        if len(hits) >= limit:
+            every = searcher.search(query, limit=max(COUNT_CAP, limit + 1), filters=parsed)
+            if len(every) > len(hits):
+                notes = len({hit.path for hit in every})
+                total = f"at least {notes}" if len(every) >= COUNT_CAP else str(notes)
+        return format_hits(query, hits, self._index, total)
 
     def context_text(self, target: str, depth: int = 1, timeframe: str | None = None) -> str:
         """build_context: a note, its observations and its neighbourhood as text."""

@@ -61,7 +61,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return status
     from memtui.cli import app_cmd
 
-    return app_cmd.main(args_list)
+    try:
+        status = app_cmd.main(args_list)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        return reader_gone()
+    return status
 
 
 def reader_gone() -> int:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import atexit
 import os
+import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,21 +18,14 @@ from memtui.core.display import visible
 if TYPE_CHECKING:
     from memtui.core.config import Settings
 
+from memtui import installed_version
+
 DEFAULT_ROOT = "~/memories"
 
 
-def installed_version() -> str:
-    """The installed package's version (from its metadata)."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("memtui")
-    except PackageNotFoundError:
-        return "unknown (not installed)"
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """Arguments of the app command."""
+def build_parser(*, with_path: bool = True) -> argparse.ArgumentParser:
+    """Arguments of the app command (without PATH for the completion parser, where the
+    subcommands take the first word)."""
     from memtui.cli.shared import OneLineParser
 
     parser = OneLineParser(
@@ -41,8 +36,18 @@ def build_parser() -> argparse.ArgumentParser:
             "tool, log, undo, export, search, stale, mcp (memtui COMMAND --help)."
         ),
     )
-    parser.add_argument("path", nargs="?", help="the memory directory to open")
+    if with_path:
+        parser.add_argument("path", nargs="?", help="the memory directory to open")
     parser.add_argument("--version", action="version", version=f"memtui {installed_version()}")
+    parser.add_argument(
+        "--print-completion",
+        metavar="SHELL",
+        choices=("bash", "zsh", "fish"),
+        help=(
+            "print the completion script for bash, zsh or fish and exit, e.g. "
+            "`memtui --print-completion bash > ~/.local/share/bash-completion/completions/memtui`"
+        ),
+    )
     parser.add_argument(
         "--demo", action="store_true", help="open a copy of the bundled demo store in a temp folder"
     )
@@ -73,9 +78,17 @@ def app_actor(name: str) -> str:
     )
 
 
-def resolve_root(path: str | None, settings: Settings) -> tuple[Path, str | None]:
+def resolve_root(
+    path: str | None, settings: Settings, *, ask: Callable[[str], bool] | None = None
+) -> tuple[Path, str | None]:
     """The folder to open (`path`, else the configured root, else ~/memories) and a note to show
-    about it (created, or None)."""
+    about it (created, or None).
+
+    The default folder is created when missing. A PATH given on the command line that does not
+    exist is created only if `ask(path)` says yes (a typo such as `memtui serach` must not
+    leave a folder behind); without `ask` (no terminal) it is refused.
+    """
+    explicit = path is not None
     if path is None:
         path = str(settings.root) if settings.root else DEFAULT_ROOT
     root = Path(os.path.expanduser(path))
@@ -85,6 +98,10 @@ def resolve_root(path: str | None, settings: Settings) -> tuple[Path, str | None
         if not os.access(root, os.R_OK | os.X_OK):
             raise ValueError(f"memtui: cannot read {path}: permission denied")
         return root, None
+    if explicit and ask is None:
+        raise ValueError(f"memtui: {path} does not exist (create it first: mkdir -p {path})")
+    if explicit and ask is not None and not ask(path):
+        raise ValueError(f"memtui: {path} does not exist; nothing was created")
     try:
         root.mkdir(parents=True, mode=0o700)
     except OSError as error:
@@ -92,17 +109,44 @@ def resolve_root(path: str | None, settings: Settings) -> tuple[Path, str | None
     return root, f"Created an empty memory folder at {root}."
 
 
+def ask_to_create(path: str) -> bool:
+    """Ask on the terminal whether to create the missing folder `path`; only yes creates it."""
+    try:
+        answer = input(f"memtui: {visible(path)} does not exist. Create it? [y/N] ")
+    except (EOFError, KeyboardInterrupt):
+        print(file=sys.stderr)
+        return False
+    return answer.strip().lower() in ("y", "yes")
+
+
+def terminal_problem() -> str | None:
+    """Why the app cannot run here (stdin or stdout is not a terminal), or None."""
+    if sys.stdin.isatty() and sys.stdout.isatty():
+        return None
+    which = "stdin" if not sys.stdin.isatty() else "stdout"
+    return (
+        f"memtui: the app needs a terminal, and {which} is not one; for scripts use "
+        "memtui log, search, stale, export or tool"
+    )
+
+
 def demo_root() -> Path:
-    """A fresh copy of the demo store in a temporary folder."""
+    """A fresh copy of the demo store in a temporary folder, removed when the process exits."""
     from memtui.demo import create_demo_store
 
-    dest = Path(tempfile.mkdtemp(prefix="memtui-demo-")) / "memories"
-    return create_demo_store(dest)
+    folder = tempfile.mkdtemp(prefix="memtui-demo-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return create_demo_store(Path(folder) / "memories")
 
 
 def main(argv: Sequence[str]) -> int:
     """Parse app options and run the app; bad paths exit with status 2 and one line."""
     args = build_parser().parse_args(list(argv))
+    if args.print_completion:
+        from memtui.cli.completion import completion_script
+
+        print(completion_script(args.print_completion))
+        return 0
     clock = time.time
     from memtui.core.actors import ActorError
     from memtui.core.config import ConfigError, default_human_actor, load_settings
@@ -117,6 +161,12 @@ def main(argv: Sequence[str]) -> int:
     except ActorError as error:
         print(f"memtui: login name: {visible(str(error))}", file=sys.stderr)
         return 2
+    notice: str | None
+    terminal = terminal_problem()
+    missing = args.path is not None and not os.path.lexists(os.path.expanduser(args.path))
+    if terminal is not None and (args.demo or not missing):
+        print(terminal, file=sys.stderr)
+        return 2
     try:
         if args.demo:
             from memtui.demo import demo_clock
@@ -124,7 +174,8 @@ def main(argv: Sequence[str]) -> int:
             root, notice = demo_root(), "Demo store: a temporary copy, edit freely."
             clock = demo_clock()
         else:
-            root, notice = resolve_root(args.path, settings)
+            ask = ask_to_create if terminal is None else None
+            root, notice = resolve_root(args.path, settings, ask=ask)
     except ValueError as error:
         print(visible(str(error)), file=sys.stderr)
         return 2

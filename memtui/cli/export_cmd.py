@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     """Run `memtui export`: write records to stdout, progress to stderr when it is a terminal."""
     root = Path(args.path)
     if not root.is_dir():
-        return fail("export", f"{args.path}: not a folder")
+        return fail("export", f"{args.path} is not a folder")
     scan = scan_notes(root)
     report_skipped("export", scan.problems)
     relpaths = [file.relpath for file in scan.files]

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import re
+import shutil
 import sys
 import time
 from datetime import datetime
@@ -135,29 +138,65 @@ def _rows(events: list[Any], time_format: str) -> list[tuple[str, ...]]:
     return rows
 
 
-def _table(events: list[Any], width: int) -> Any:
-    """A Rich table of events that fits `width`: fixed columns whole, path and result cut; errors red.
+MIN_TEXT_ROOM = 20
+"""Path and result together get at least this many columns; the actor is cut first."""
+MIN_ACTOR = 8
+UNLIMITED = 100_000
+"""The width a table is laid out in when nothing limits it (piped without COLUMNS)."""
+_TRAILING_BLANKS = re.compile(r" +((?:\x1b\[[0-9;]*m)*)$")
 
-    Every cell is plain text: brackets in paths, actors and results are shown as they are.
-    """
+
+def output_width() -> int | None:
+    """The width to fit: COLUMNS if set, else the terminal's; None when piped without COLUMNS."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    if sys.stdout.isatty():
+        return shutil.get_terminal_size().columns
+    return None
+
+
+def _table(events: list[Any], width: int | None) -> Any:
+    """A Rich table of events that fits `width` (None: any width): fixed columns whole, path and
+    result cut only when they must be; errors red. Every cell is plain text."""
     from rich import box
     from rich.table import Table
     from rich.text import Text
 
-    time_format = "%Y-%m-%d %H:%M:%S" if width >= 120 else "%m-%d %H:%M"
+    time_format = "%Y-%m-%d %H:%M:%S" if width is None or width >= 120 else "%m-%d %H:%M"
     rows = _rows(events, time_format)
     headers = ("id", "time", "actor", "command", "path", "result", "flags")
     widths = [max([len(h)] + [len(row[i]) for row in rows]) for i, h in enumerate(headers)]
-    padding_and_edges = 3 * len(headers) + 1
-    room = max(width - sum(widths[i] for i in (0, 1, 2, 3, 6)) - padding_and_edges, 20)
-    widths[4] = min(widths[4], max(10, room * 2 // 5))
-    widths[5] = max(room - widths[4], 10)
-    table = Table(header_style="bold", box=box.SIMPLE_HEAD)
+    if width is not None:
+        _fit(widths, width - 3 * (len(headers) - 1))
+    table = Table(header_style="bold", box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
     for header, column_width in zip(headers, widths, strict=True):
         table.add_column(header, no_wrap=True, overflow="ellipsis", width=column_width)
     for event, row in zip(events, rows, strict=True):
         table.add_row(*map(Text, row), style="red" if event.is_error else "")
     return table
+
+
+def _fit(widths: list[int], room: int) -> None:
+    """Cut the path and result columns (and the actor if need be) so the widths sum to `room`."""
+    fixed = sum(widths[i] for i in (0, 1, 3, 6))
+    free = room - fixed - widths[2]
+    if free < MIN_TEXT_ROOM:
+        widths[2] = max(MIN_ACTOR, widths[2] - (MIN_TEXT_ROOM - free))
+        free = max(room - fixed - widths[2], MIN_TEXT_ROOM)
+    if widths[4] + widths[5] > free:
+        widths[4] = min(widths[4], max(free * 2 // 5, free - widths[5]))
+        widths[5] = max(min(widths[5], free - widths[4]), 1)
+
+
+def print_table(events: list[Any]) -> None:
+    """The events as a table that fits the terminal (or COLUMNS), no line padded with blanks."""
+    width = output_width()
+    out = console(width=width or UNLIMITED, highlight=False)
+    with out.capture() as captured:
+        out.print(_table(events, width))
+    lines = (_TRAILING_BLANKS.sub(r"\1", line) for line in captured.get().splitlines())
+    sys.stdout.write("".join(line + "\n" for line in lines if line.strip(" ")))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -166,7 +205,7 @@ def run(args: argparse.Namespace) -> int:
 
     root = Path(args.path)
     if not root.is_dir():
-        return fail("log", f"{args.path}: not a folder")
+        return fail("log", f"{args.path} is not a folder")
     if not has_history(root):
         print(f"memtui log: {visible(args.path)}: no history yet", file=sys.stderr)
         return 0
@@ -188,6 +227,5 @@ def run(args: argparse.Namespace) -> int:
         for event in events:
             out.write(event_json(event) + "\n")
         return 0
-    out = console() if sys.stdout.isatty() else console(width=200)
-    out.print(_table(events, out.width))
+    print_table(events)
     return 0

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -152,7 +151,7 @@ def run(args: argparse.Namespace) -> int:
     """Run `memtui search`."""
     root = Path(args.path)
     if not root.is_dir():
-        return fail("search", f"{root} is not a folder")
+        return fail("search", f"{args.path} is not a folder")
     if args.limit < 1:
         return fail("search", "--limit must be at least 1")
     if args.max_age is not None and not (math.isfinite(args.max_age) and args.max_age >= 0):
@@ -178,7 +177,5 @@ def run(args: argparse.Namespace) -> int:
     else:
         print_hits(hits)
     if not hits:
-        if not args.json:
-            print("no matches", file=sys.stderr)
-        return 1
+        return fail("search", "no matches", 1) if not args.json else 1
     return 0

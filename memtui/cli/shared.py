@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TextIO
 
 from memtui.core.reporting import fail
 
@@ -66,16 +68,50 @@ def open_history(root: Path) -> Any | None:
         return History(root)
 
 
-def progress_printer(label: str = "indexing") -> Any:
-    """A progress callback `(done, total)` that draws `label done/total notes` on stderr.
+PROGRESS_DELAY = 0.5
+"""Seconds of work before a progress line appears: quicker work (a warm cache) shows none."""
+CLEAR_LINE = "\r\x1b[K"
 
-    None when stderr is not a terminal, so pipes and logs get no progress lines.
+
+class ProgressLine:
+    """A progress callback `(done, total)` drawing `label done/total notes` on one line.
+
+    Nothing is drawn until the work has taken `delay` seconds, and the line is cleared when the
+    work is done, so a finished command leaves no progress behind.
     """
+
+    def __init__(
+        self,
+        label: str,
+        stream: TextIO,
+        *,
+        delay: float | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.label = label
+        self.stream = stream
+        self.delay = PROGRESS_DELAY if delay is None else delay
+        self.clock = clock
+        self.started = clock()
+        self.shown = False
+
+    def __call__(self, done: int, total: int) -> None:
+        """Draw the count, or clear the line once `done` reaches `total`."""
+        if done >= total:
+            if self.shown:
+                self.stream.write(CLEAR_LINE)
+                self.stream.flush()
+                self.shown = False
+            return
+        if not self.shown and self.clock() - self.started < self.delay:
+            return
+        self.stream.write(f"\r{self.label} {done}/{total} notes\x1b[K")
+        self.stream.flush()
+        self.shown = True
+
+
+def progress_printer(label: str = "indexing") -> ProgressLine | None:
+    """A ProgressLine on stderr, or None when stderr is not a terminal (pipes and logs)."""
     if not sys.stderr.isatty():
         return None
-
-    def report(done: int, total: int) -> None:
-        end = "\n" if done >= total else ""
-        print(f"\r{label} {done}/{total} notes", end=end, file=sys.stderr, flush=True)
-
-    return report
+    return ProgressLine(label, sys.stderr)

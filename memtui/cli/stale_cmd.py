@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
 
     root = Path(args.path)
     if not root.is_dir():
-        return fail("stale", f"{root} is not a folder")
+        return fail("stale", f"{args.path} is not a folder")
     if args.limit < 0:
         return fail("stale", "--limit must be 0 or more")
     try:

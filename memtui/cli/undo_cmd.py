@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -61,13 +60,16 @@ def run(args: argparse.Namespace) -> int:
         settings = load_settings()
         actor = default_human_actor(settings) if args.actor is None else human_actor(args.actor)
         store = MemoryStore(root, actor=actor, settings=settings)
+        if store.history.event(args.event_id) is None:
+            return fail(
+                "undo", f"no event {args.event_id} in {args.path}'s history (see memtui log)"
+            )
         result = store.revert(args.event_id, force=args.force)
     except ActorError as error:
         return fail("undo", f"{'login name' if args.actor is None else '--actor'}: {error}")
     except (ConfigError, HistoryCorrupt) as error:
         return fail("undo", error)
     if result.is_error:
-        print(visible_text(result.content), file=sys.stderr)
-        return 1
+        return fail("undo", result.content, 1)
     print(visible_text(result.content))
     return 0

@@ -32,11 +32,9 @@ from memtui.notes._md_reference import (
     block_relations,
     markdown_link_target,
     parse_observation,
-    peel_temporal_qualifier,
-    unread_date_qualifier,
-    unread_date_warning,
 )
 from memtui.notes.model import Observation, Relation
+from memtui.notes.temporal import scan_qualifier
 
 BlockTuple = tuple[str, int, str, bool, bool]
 """An inline block as the scanner records it: content, 0-based line, kind, in_list, BM's flag."""
@@ -378,10 +376,10 @@ def _observation(
         body = empty.group(1).strip() if empty else text
     else:
         body = match.group(2).strip()
-    unread_date = None
+    problem = None
     if body[:1] == "@":
-        unread_date = unread_date_qualifier(body)
-        body = peel_temporal_qualifier(body)
+        qualifier = scan_qualifier(body)
+        body, problem = qualifier.content, qualifier.problem
     context: str | None = None
     if body[-1:] == ")":
         start = body.rfind("(")
@@ -405,8 +403,8 @@ def _observation(
         )
     if "" in tags:
         warnings.append(f"line {line}: an observation has an empty tag (a lone '#')")
-    if unread_date is not None:
-        warnings.append(unread_date_warning(line, unread_date))
+    if problem is not None:
+        warnings.append(f"line {line}: {problem}")
     return Observation(category, body, tags or None, context, line)
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import date, datetime
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
@@ -12,6 +11,7 @@ from markdown_it import MarkdownIt
 from markdown_it.rules_inline.backticks import backtick
 
 from memtui.notes.model import Observation, Relation
+from memtui.notes.temporal import scan_qualifier
 
 _CLOCK = r"\d{1,3}:\d{2}(?::\d{2})?(?:[.,]\d{1,3})?"
 _CLOCK_CATEGORY = re.compile(rf"^{_CLOCK}(?:\s+-\s+{_CLOCK})?$")
@@ -24,116 +24,6 @@ _TASK_PREFIXES = ("[ ]", "[x]", "[-]")
 _HASH_WORD = re.compile(r"(?:^|\s)#")
 _TAG_WORD = re.compile(r"(?:^|(?<=\s))#(\S*)")
 _PATH_PREFIXES = ("/", "./", "../")
-
-
-_KIND = r"[A-Za-z][A-Za-z0-9_]*"
-_TIME_KINDS = frozenset({"effective", "valid", "occurred", "due", "mentioned"})
-_RANGE_QUALIFIER = re.compile(rf"^@({_KIND})?([\[(][^\[\]()]*,[^\[\]()]*[\])])(?=\s|$)")
-_RANGE_LITERAL = re.compile(r"^([\[(])([^,\[\]()]*),([^,\[\]()]*)([\])])$")
-_QUOTED_POINT = re.compile(rf'^@(?:({_KIND}):)?"([^"\\]*)"')
-_KIND_POINT = re.compile(rf"^@({_KIND}):(\S+)")
-_BARE_POINT = re.compile(r"^@(\d\S*)")
-_ISO_YEAR = re.compile(r"^\d{4}$")
-_ISO_MONTH = re.compile(r"^(\d{4})-(\d{2})$")
-_ISO_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-_ISO_MOMENT = re.compile(
-    r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:Z|[+-]\d{2}:\d{2})?$"
-)
-
-
-def _iso_bound(text: str) -> tuple[str, date] | None:
-    """("date" | "instant", value) for an ISO range bound, else None."""
-    try:
-        if _ISO_DAY.match(text):
-            return "date", date.fromisoformat(text)
-        if _ISO_MOMENT.match(text):
-            return "instant", datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    return None
-
-
-def _reads_as_iso_point(point: str) -> bool:
-    """Whether an authored point is an ISO year, month, day or moment naming a real time."""
-    if _ISO_YEAR.match(point):
-        return True
-    month = _ISO_MONTH.match(point)
-    if month:
-        return 1 <= int(month.group(2)) <= 12
-    return _iso_bound(point) is not None
-
-
-def _reads_as_range(literal: str) -> bool:
-    """Whether a range literal has ISO bounds of one kind, at least one of them, in order."""
-    match = _RANGE_LITERAL.match(literal.strip())
-    if match is None:
-        return False
-    bounds = [text.strip() for text in (match.group(2), match.group(3))]
-    read = [_iso_bound(text) for text in bounds if text]
-    if not read or any(item is None for item in read):
-        return False
-    kinds = {item[0] for item in read if item}
-    if len(kinds) > 1:
-        return False
-    if len(read) == 2 and read[0] and read[1]:
-        try:
-            return read[0][1] < read[1][1]  # type: ignore[operator]
-        except TypeError:
-            return False
-    return True
-
-
-def peel_temporal_qualifier(content: str) -> str:
-    """Content without a leading ISO temporal qualifier (`@2026-07-27`, `@due:2026-08`, ranges)."""
-    if not content.startswith("@"):
-        return content
-    kind: str | None
-    end: int
-    ranged = _RANGE_QUALIFIER.match(content)
-    if ranged and _reads_as_range(ranged.group(2)):
-        kind, end = ranged.group(1), ranged.end()
-    else:
-        quoted = _QUOTED_POINT.match(content)
-        named = None if quoted else _KIND_POINT.match(content)
-        bare = None if quoted or named else _BARE_POINT.match(content)
-        if quoted:
-            kind, point, end = quoted.group(1), quoted.group(2).strip(), quoted.end()
-        elif named:
-            kind, point, end = named.group(1), named.group(2), named.end()
-        elif bare:
-            kind, point, end = None, bare.group(1), bare.end()
-        else:
-            return content
-        if not quoted and point[0].isdigit() and len(point) < 4:
-            return content
-        if not _reads_as_iso_point(point):
-            return content
-    if kind is not None and kind not in _TIME_KINDS:
-        return content
-    remainder = content[end:].strip()
-    return remainder or content
-
-
-def unread_date_qualifier(content: str) -> str | None:
-    """A leading quoted date qualifier memtui does not read (`@occurred:"June 10, 2026"`), or None.
-
-    Only the quoted forms are reported: quoting shows a date was meant, while a bare `@word` is
-    as likely a handle.
-    """
-    quoted = _QUOTED_POINT.match(content) if content.startswith("@") else None
-    if quoted is None or (quoted.group(1) is not None and quoted.group(1) not in _TIME_KINDS):
-        return None
-    if peel_temporal_qualifier(content) != content:
-        return None
-    return quoted.group(0)
-
-
-def unread_date_warning(line: int, qualifier: str) -> str:
-    """The parse warning for a date qualifier left in an observation's text."""
-    return (
-        f"line {line}: the date qualifier {qualifier} is not an ISO date; memtui leaves it in "
-        "the observation text, where Basic Memory may read it as a date"
-    )
 
 
 @dataclass(slots=True)
@@ -290,8 +180,8 @@ def parse_observation(block: InlineBlock, line: int, warnings: list[str]) -> Obs
     else:
         empty = _EMPTY_CATEGORY_LINE.match(text)
         content = empty.group(1).strip() if empty else text
-    unread_date = unread_date_qualifier(content)
-    content = peel_temporal_qualifier(content)
+    qualifier = scan_qualifier(content)
+    content = qualifier.content
     context: str | None = None
     if content.endswith(")"):
         start = content.rfind("(")
@@ -313,8 +203,8 @@ def parse_observation(block: InlineBlock, line: int, warnings: list[str]) -> Obs
         )
     if "" in tags:
         warnings.append(f"line {line}: an observation has an empty tag (a lone '#')")
-    if unread_date is not None:
-        warnings.append(unread_date_warning(line, unread_date))
+    if qualifier.problem is not None:
+        warnings.append(f"line {line}: {qualifier.problem}")
     return Observation(category, content, tags or None, context, line)
 
 

@@ -51,8 +51,8 @@ def recorded_actor(root: Path) -> str:
 
 @pytest.mark.parametrize(("name", "actor"), [("my-bot", "agent:my-bot"), ("agent:x", "agent:x")])
 def test_sdk_tool_records_agent_actors(tmp_path: Path, name: str, actor: str) -> None:
-    MemtuiMemoryTool(tmp_path / "s", actor=name).call(VIEW)
-    asyncio.run(AsyncMemtuiMemoryTool(tmp_path / "a", actor=name).call(VIEW))
+    MemtuiMemoryTool(root=tmp_path / "s", actor=name).call(VIEW)
+    asyncio.run(AsyncMemtuiMemoryTool(root=tmp_path / "a", actor=name).call(VIEW))
     assert recorded_actor(tmp_path / "s") == actor
     assert recorded_actor(tmp_path / "a") == actor
 

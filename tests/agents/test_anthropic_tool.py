@@ -34,16 +34,16 @@ def call_tool(tool: MemtuiMemoryTool, tool_input: object) -> tuple[str, bool]:
 
 
 def test_is_the_sdk_memory_tool(tmp_path: Path) -> None:
-    tool = MemtuiMemoryTool(tmp_path)
+    tool = MemtuiMemoryTool(root=tmp_path)
     assert isinstance(tool, BetaAbstractMemoryTool)
     assert tool.to_dict() == {"type": "memory_20250818", "name": "memory"}
     assert tool.name == "memory"
-    assert isinstance(AsyncMemtuiMemoryTool(tmp_path), BetaAsyncAbstractMemoryTool)
+    assert isinstance(AsyncMemtuiMemoryTool(root=tmp_path), BetaAsyncAbstractMemoryTool)
 
 
 def test_sequence_matches_the_core_exactly(tmp_path: Path) -> None:
     expected = reference_results(tmp_path / "reference", SEQUENCE)
-    tool = MemtuiMemoryTool(tmp_path / "store", actor="agent:tester", session="s1")
+    tool = MemtuiMemoryTool(root=tmp_path / "store", actor="agent:tester", session="s1")
     results = [call_tool(tool, tool_input) for tool_input in SEQUENCE]
     assert results == expected
     for step, text_and_flag in EXPECTED_TEXTS.items():
@@ -54,7 +54,7 @@ def test_sequence_matches_the_core_exactly(tmp_path: Path) -> None:
 
 
 def test_every_call_is_recorded_with_the_agent_actor(tmp_path: Path) -> None:
-    tool = MemtuiMemoryTool(tmp_path, actor="agent:tester", session="s1")
+    tool = MemtuiMemoryTool(root=tmp_path, actor="agent:tester", session="s1")
     for tool_input in SEQUENCE:
         call_tool(tool, tool_input)
     events = MemoryStore(tmp_path).history.events(newest_first=False)
@@ -68,7 +68,7 @@ def test_every_call_is_recorded_with_the_agent_actor(tmp_path: Path) -> None:
 
 def test_root_expands_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HOME", str(tmp_path))
-    tool = MemtuiMemoryTool("~/memories")
+    tool = MemtuiMemoryTool(root="~/memories")
     assert tool.call({"command": "create", "path": "/memories/a.md", "file_text": "a"}) == (
         "File created successfully at: /memories/a.md"
     )
@@ -76,7 +76,7 @@ def test_root_expands_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
 
 
 def test_default_actor_is_claude_with_a_session(tmp_path: Path) -> None:
-    tool = MemtuiMemoryTool(tmp_path)
+    tool = MemtuiMemoryTool(root=tmp_path)
     tool.call({"command": "view", "path": "/memories"})
     (event,) = MemoryStore(tmp_path).history.events()
     assert event.actor == "agent:claude"
@@ -86,7 +86,7 @@ def test_default_actor_is_claude_with_a_session(tmp_path: Path) -> None:
 def test_typed_commands_take_the_same_path(tmp_path: Path) -> None:
     from anthropic.types.beta import BetaMemoryTool20250818CreateCommand
 
-    tool = MemtuiMemoryTool(tmp_path)
+    tool = MemtuiMemoryTool(root=tmp_path)
     command = BetaMemoryTool20250818CreateCommand(
         command="create", path="/memories/t.md", file_text="typed\n"
     )
@@ -98,7 +98,7 @@ def test_typed_commands_take_the_same_path(tmp_path: Path) -> None:
 
 
 def test_unexpected_failure_becomes_a_tool_error(tmp_path: Path) -> None:
-    tool = MemtuiMemoryTool(tmp_path)
+    tool = MemtuiMemoryTool(root=tmp_path)
 
     def explode(tool_input: object) -> CommandResult:
         raise OSError(28, "No space left on device")
@@ -113,7 +113,7 @@ def test_unexpected_failure_becomes_a_tool_error(tmp_path: Path) -> None:
 
 def test_async_tool_matches_the_core(tmp_path: Path) -> None:
     expected = reference_results(tmp_path / "reference", SEQUENCE)
-    tool = AsyncMemtuiMemoryTool(tmp_path / "store", actor="agent:async")
+    tool = AsyncMemtuiMemoryTool(root=tmp_path / "store", actor="agent:async")
 
     async def run_all() -> list[tuple[object, bool]]:
         results: list[tuple[object, bool]] = []
@@ -172,7 +172,7 @@ def test_call_answers_an_unreadable_file_as_a_tool_error(
 ) -> None:
     from memtui.core import snapshots
 
-    tool = MemtuiMemoryTool(tmp_path, actor="agent:t")
+    tool = MemtuiMemoryTool(root=tmp_path, actor="agent:t")
     tool.call({"command": "create", "path": "/memories/a.md", "file_text": "a\n"})
 
     def refuse(path: object, *args: object, **kwargs: object) -> object:

@@ -182,7 +182,7 @@ async def test_async_tool_runner_round_trip(tmp_path: Path) -> None:
         model="claude-sonnet-5-5",
         max_tokens=1024,
         messages=[{"role": "user", "content": "Remember that I like coffee."}],
-        tools=[AsyncMemtuiMemoryTool(tmp_path / "store", actor="agent:async-runner")],
+        tools=[AsyncMemtuiMemoryTool(root=tmp_path / "store", actor="agent:async-runner")],
         betas=["context-management-2025-06-27"],
     )
     messages = [message async for message in runner]

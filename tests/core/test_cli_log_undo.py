@@ -113,14 +113,20 @@ def test_undo_reverts_and_reports_conflict(tmp_path: Path, store: MemoryStore) -
     again = run(tmp_path, "undo", str(root), "2")
     assert again.returncode == 1
     assert again.stdout == ""
-    assert again.stderr.startswith("Conflict: event 2 was already reverted by event 5.")
+    assert again.stderr.startswith("memtui undo: Conflict: event 2 was already reverted by event 5.")
 
     forced = run(tmp_path, "undo", str(root), "2", "--force", "--actor", "carol")
     assert forced.returncode == 0
     assert store.history.events(limit=1)[0].actor == "human:carol"
 
+    events_before = len(store.history.events())
     missing = run(tmp_path, "undo", str(root), "99")
-    assert (missing.returncode, missing.stderr) == (1, "There is no event 99 to revert\n")
+    assert (missing.returncode, missing.stdout, missing.stderr) == (
+        2,
+        "",
+        f"memtui undo: no event 99 in {root}'s history (see memtui log)\n",
+    )
+    assert len(store.history.events()) == events_before
 
 
 @pytest.mark.parametrize(

@@ -78,12 +78,12 @@ def runner_for(via: str, root: Path) -> Iterator[Runner]:
     elif via == "sdk":
         from memtui.agents.anthropic import MemtuiMemoryTool
 
-        tool = MemtuiMemoryTool(root, actor=ACTOR)
+        tool = MemtuiMemoryTool(root=root, actor=ACTOR)
         yield sdk_runner(root, tool.call, tool.store)
     elif via == "sdk-async":
         from memtui.agents.anthropic import AsyncMemtuiMemoryTool
 
-        async_tool = AsyncMemtuiMemoryTool(root, actor=ACTOR)
+        async_tool = AsyncMemtuiMemoryTool(root=root, actor=ACTOR)
         loop = asyncio.new_event_loop()
         try:
             yield sdk_runner(

@@ -1,4 +1,5 @@
-"""Index and search-index progress on stderr: drawn on a terminal, silent on a pipe."""
+"""Index and search-index progress on stderr: drawn on a terminal for work that takes a while,
+cleared when done, silent on a pipe and with a warm cache."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from memtui.cli import export_cmd, main
-from memtui.cli.shared import progress_printer
+from memtui.cli import export_cmd, main, shared
+from memtui.cli.shared import ProgressLine, progress_printer
 from memtui.notes import search as search_module
 
 
@@ -20,16 +21,30 @@ class TerminalStream(io.StringIO):
         return True
 
 
-def test_progress_draws_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_progress_draws_after_the_delay_and_clears_itself(monkeypatch: pytest.MonkeyPatch) -> None:
     stderr = TerminalStream()
-    monkeypatch.setattr("sys.stderr", stderr)
-    report = progress_printer("building the search index")
-    assert report is not None
+    now = [100.0]
+    report = ProgressLine("building the search index", stderr, clock=lambda: now[0])
     report(500, 1200)
+    assert stderr.getvalue() == ""
+    now[0] += shared.PROGRESS_DELAY
+    report(1000, 1200)
+    report(1100, 1200)
     report(1200, 1200)
     assert stderr.getvalue() == (
-        "\rbuilding the search index 500/1200 notes\rbuilding the search index 1200/1200 notes\n"
+        "\rbuilding the search index 1000/1200 notes\x1b[K"
+        "\rbuilding the search index 1100/1200 notes\x1b[K"
+        "\r\x1b[K"
     )
+
+
+def test_quick_work_draws_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("sys.stderr", TerminalStream())
+    report = progress_printer()
+    assert report is not None
+    report(3, 5)
+    report(5, 5)
+    assert report.stream.getvalue() == ""  # type: ignore[attr-defined]
 
 
 def test_no_progress_on_a_pipe(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -40,6 +55,7 @@ def test_no_progress_on_a_pipe(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setattr(search_module, "PROGRESS_EVERY", 2)
+    monkeypatch.setattr(shared, "PROGRESS_DELAY", 0.0)
     for i in range(5):
         (tmp_path / f"n{i}.md").write_text(f"# Note {i}\n\nhello {i}\n")
     return tmp_path
@@ -52,10 +68,9 @@ def test_a_first_search_shows_both_phases_on_a_terminal(
     monkeypatch.setattr("sys.stderr", stderr)
     assert main(["search", str(store), "hello", "--json"]) == 0
     assert stderr.getvalue() == (
-        "\rindexing 5/5 notes\n"
-        "\rbuilding the search index 2/5 notes"
-        "\rbuilding the search index 4/5 notes"
-        "\rbuilding the search index 5/5 notes\n"
+        "\rbuilding the search index 2/5 notes\x1b[K"
+        "\rbuilding the search index 4/5 notes\x1b[K"
+        "\r\x1b[K"
     )
     stderr.seek(0)
     stderr.truncate()
@@ -76,7 +91,7 @@ def test_export_with_warnings_shows_the_index_progress_on_a_terminal(
     stderr = TerminalStream()
     monkeypatch.setattr("sys.stderr", stderr)
     assert main(["export", str(store), "--warnings"]) == 0
-    assert stderr.getvalue() == "\rindexing 5/5 notes\n"
+    assert stderr.getvalue() == ""
     assert len(capsys.readouterr().out.splitlines()) == 5
 
 
@@ -88,7 +103,7 @@ def test_a_long_export_shows_its_progress_on_a_terminal(
     stderr = TerminalStream()
     monkeypatch.setattr("sys.stderr", stderr)
     assert main(["export", str(store)]) == 0
-    assert stderr.getvalue() == ("\rexport: 2/5 notes\rexport: 4/5 notes\rexport: 5/5 notes\n")
+    assert stderr.getvalue() == "\rexport: 2/5 notes\x1b[K\rexport: 4/5 notes\x1b[K\r\x1b[K"
 
 
 def test_an_export_on_a_pipe_shows_no_progress(

@@ -59,7 +59,7 @@ def test_search_json_lines_and_filters(store: Path, capsys: pytest.CaptureFixtur
 
 def test_search_without_matches_and_errors(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["search", str(store), "zzyzx"]) == 1
-    assert capsys.readouterr() == ("", "no matches\n")
+    assert capsys.readouterr() == ("", "memtui search: no matches\n")
     assert main(["search", str(store / "missing"), "x"]) == 2
     assert capsys.readouterr().err == f"memtui search: {store / 'missing'} is not a folder\n"
     assert main(["search", str(store), "x", "--limit", "0"]) == 2

@@ -111,7 +111,7 @@ def test_symlinks_out_of_the_folder_are_not_followed(tmp_path: Path, capsys) -> 
 def test_missing_folder_is_a_one_line_error(tmp_path: Path, capsys) -> None:
     code, out, err = _run([str(tmp_path / "nope")], capsys)
     assert code == 2 and out == ""
-    assert err == f"memtui export: {tmp_path / 'nope'}: not a folder\n"
+    assert err == f"memtui export: {tmp_path / 'nope'} is not a folder\n"
 
 
 def test_help_describes_the_command() -> None:

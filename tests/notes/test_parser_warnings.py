@@ -101,29 +101,39 @@ def test_empty_tag_warns() -> None:
 
 
 @pytest.mark.parametrize("fast", [True, False])
-def test_a_free_form_date_qualifier_warns_and_stays_in_the_text(fast: bool) -> None:
+def test_free_form_date_qualifiers_are_read_as_basic_memory_reads_them(fast: bool) -> None:
     data = (
         b'- [decision] @occurred:"June 10, 2026" Moved to Redis\n'
         b'- [fact] @"June 2026" quoted without a kind\n'
         b"- [fact] @effective:2026-06-10 an ISO date\n"
         b'- [fact] @occurred:"2026-06-10" quoted ISO\n'
-        b'- [fact] @asked:"June 10" not a time kind\n'
+        b'- [fact] @asked:"June 10, 2026" not a time kind\n'
         b"- [fact] @bob said hi\n"
+        b'- [fact] @occurred:"yesterday" moves every day\n'
+        b"- [fact] @occurred:June 10, 2026 unquoted\n"
+        b'- [fact] @due:"June 10 open quote\n'
     )
     note = parse_note(data, "d.md", use_fast_path=fast)
     assert [o.content for o in note.observations] == [
-        '@occurred:"June 10, 2026" Moved to Redis',
-        '@"June 2026" quoted without a kind',
+        "Moved to Redis",
+        "quoted without a kind",
         "an ISO date",
         "quoted ISO",
-        '@asked:"June 10" not a time kind',
+        '@asked:"June 10, 2026" not a time kind',
         "@bob said hi",
+        '@occurred:"yesterday" moves every day',
+        "@occurred:June 10, 2026 unquoted",
+        '@due:"June 10 open quote',
     ]
     assert note.warnings == [
-        'line 1: the date qualifier @occurred:"June 10, 2026" is not an ISO date; memtui '
-        "leaves it in the observation text, where Basic Memory may read it as a date",
-        'line 2: the date qualifier @"June 2026" is not an ISO date; memtui '
-        "leaves it in the observation text, where Basic Memory may read it as a date",
+        "line 5: unknown temporal kind 'asked' in '@asked:\"June 10, 2026\"' "
+        "(due, effective, mentioned, occurred, valid)",
+        'line 7: the quoted date qualifier @occurred:"yesterday" names no fixed date, so it '
+        "stays in the observation text (Basic Memory does not read it either)",
+        "line 8: temporal point '@occurred:June' names only a month or a year; quote the "
+        'whole date to file it, as @occurred:"June 10, 2026"',
+        "line 9: unterminated quote in temporal qualifier '@due:\"'; close it, as "
+        '@due:"June 10, 2026"',
     ]
 
 

@@ -107,7 +107,7 @@ async def test_refused_agent_paths_are_listed_in_the_history_screen(tmp_path: Pa
     from memtui.tui.widgets.history_events import EventTable
 
     root = tmp_path / "store"
-    tool = MemtuiMemoryTool(root, actor="agent:intruder")
+    tool = MemtuiMemoryTool(root=root, actor="agent:intruder")
     shown = {
         "/memories/../../etc/passwd": "refused traversal",
         "/etc/shadow": "refused",

@@ -43,7 +43,7 @@ def sdk_caller(sandbox: Sandbox) -> Caller:
 
     from memtui.agents.anthropic import MemtuiMemoryTool
 
-    tool = MemtuiMemoryTool(sandbox.root, actor="agent:fuzz-sdk")
+    tool = MemtuiMemoryTool(root=sandbox.root, actor="agent:fuzz-sdk")
 
     def call(tool_input: dict[str, Any]) -> tuple[str, bool]:
         try:

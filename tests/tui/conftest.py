@@ -14,6 +14,17 @@ from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 from textual.worker import WorkerCancelled
 
+
+@pytest.fixture(autouse=True)
+def a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`memtui` opens the app only on a terminal; under pytest stdin and stdout are none, so
+    app tests that start it through the CLI run as if they were (tests/test_cli_conventions.py
+    checks the refusal itself)."""
+    from memtui.cli import app_cmd
+
+    monkeypatch.setattr(app_cmd, "terminal_problem", lambda: None)
+
+
 FIXTURE_BASE = Path("/tmp/memtui-tui-fixture")
 """Fixture stores live at `FIXTURE_BASE/<test name>/memories`: the same path on every run and
 machine whatever `TMPDIR` says, since snapshots show the store's path."""

@@ -31,7 +31,10 @@ def test_a_file_as_path_exits_2_with_one_line(tmp_path: Path, capsys: object) ->
 
 def test_a_missing_folder_is_created_with_a_note(tmp_path: Path) -> None:
     """A missing folder is created (0700) and the app is told to say so."""
-    root, notice = resolve_root(str(tmp_path / "new" / "memories"), Settings())
+    asked: list[str] = []
+    wanted = str(tmp_path / "new" / "memories")
+    root, notice = resolve_root(wanted, Settings(), ask=lambda path: not asked.append(path))
+    assert asked == [wanted]
     assert root.is_dir()
     assert oct(root.stat().st_mode & 0o777) == "0o700"
     assert notice == f"Created an empty memory folder at {root}."

@@ -113,8 +113,11 @@ async def test_the_config_theme_is_applied(
 async def test_a_missing_folder_is_created_and_the_notice_is_on_screen(
     home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`memtui NEW` creates NEW and the screen says so."""
+    """`memtui NEW`, answered yes, creates NEW and the screen says so."""
+    from memtui.cli import app_cmd
+
     root = tmp_path / "new" / "memories"
+    monkeypatch.setattr(app_cmd, "ask_to_create", lambda path: path == str(root))
     app = app_from_cli(monkeypatch, [str(root)])
     assert root.is_dir()
     async with app.run_test(size=(120, 40), notifications=True) as pilot:

@@ -1,0 +1,384 @@
+"""MemtuiStore: a LangGraph `BaseStore` whose items are JSON files in a memtui memory folder.
+
+A namespace is a folder, an item is `<key>.json` (its value, pretty-printed UTF-8 JSON). Every
+put and delete goes through memtui's command core as the store's agent actor, so it is in the
+history, reviewable and undoable; `get` and the items `search` returns are recorded as reads.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import stat
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+try:
+    from langgraph.store.base import (
+        BaseStore,
+        GetOp,
+        Item,
+        ListNamespacesOp,
+        Op,
+        PutOp,
+        Result,
+        SearchItem,
+        SearchOp,
+    )
+except ImportError as exc:  # pragma: no cover - exercised only without the extra installed
+    raise ImportError(
+        "memtui.agents.langgraph needs LangGraph: install it with `pip install 'memtui[langgraph]'`"
+    ) from exc
+
+from memtui.agents.langgraph_names import (
+    VIRTUAL_ROOT,
+    item_virtual,
+    key_of_file,
+    label_of_folder,
+    namespace_virtual,
+)
+from memtui.agents.langgraph_query import matches_condition, matches_filter, rank, value_text
+from memtui.agents.worker import SerialWorker
+from memtui.core.actors import agent_actor
+from memtui.core.config import Settings
+from memtui.core.store import MemoryStore, StoreError
+
+__all__ = ["MemtuiStore", "MemtuiStoreError"]
+
+log = logging.getLogger(__name__)
+
+WRITE_ATTEMPTS = 5
+"""A put retried this often when another writer changes the file between its read and write."""
+
+
+class MemtuiStoreError(RuntimeError):
+    """The core refused a put or delete (a secret under `secrets = "block"`, a size limit...)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Stored:
+    """One item file as read from disk, with when the history says it was created and changed."""
+
+    namespace: tuple[str, ...]
+    key: str
+    virtual: str
+    value: dict[str, Any]
+    created: float
+    updated: float
+    order: tuple[float, int]
+    """Where InMemoryStore would keep it: its creation time and the creating event's id."""
+
+    def item(self) -> Item:
+        """As a LangGraph Item."""
+        return Item(
+            value=self.value,
+            key=self.key,
+            namespace=self.namespace,
+            created_at=_utc(self.created),
+            updated_at=_utc(self.updated),
+        )
+
+    def search_item(self, score: float | None) -> SearchItem:
+        """As a LangGraph SearchItem."""
+        return SearchItem(
+            self.namespace,
+            self.key,
+            self.value,
+            _utc(self.created),
+            _utc(self.updated),
+            score,
+        )
+
+
+def _utc(timestamp: float) -> datetime:
+    """A Unix time as an aware UTC datetime, as LangGraph's stores give them."""
+    return datetime.fromtimestamp(timestamp, tz=UTC)
+
+
+def item_json(key: str, value: Mapping[str, Any]) -> str:
+    """The file text of an item: its value as pretty-printed JSON and a final newline."""
+    try:
+        text = json.dumps(dict(value), indent=2, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError) as error:
+        raise TypeError(f"the value for key {key!r} cannot be stored as JSON: {error}") from error
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(dict(value), indent=2, ensure_ascii=True, allow_nan=False)
+    return text + "\n"
+
+
+class MemtuiStore(BaseStore):
+    """A LangGraph store on a memtui memory folder, recorded in its history as `actor`.
+
+    `index` (semantic search) is not supported and raises NotImplementedError; a `query`
+    ranks items by fuzzy text match instead. TTLs are not supported (`supports_ttl` is False).
+    """
+
+    supports_ttl = False
+
+    def __init__(
+        self,
+        root: str | os.PathLike[str],
+        actor: str = "agent:langgraph",
+        *,
+        session: str | None = None,
+        settings: Settings | None = None,
+        index: Any = None,
+    ) -> None:
+        """Open the store at `root` (the folder `/memories` maps to; created if missing).
+
+        Raises ValueError for an empty or non-agent actor and ConfigError for a bad config.
+        """
+        if index is not None:
+            raise NotImplementedError(
+                "MemtuiStore has no semantic (embedding) index: drop `index`; "
+                "search(query=...) ranks items by fuzzy text match"
+            )
+        self.store = MemoryStore(
+            Path(root).expanduser(),
+            actor=agent_actor(actor),
+            session=session or uuid.uuid4().hex,
+            settings=settings,
+        )
+        self.root = self.store.root
+        self._worker = SerialWorker("memtui-langgraph")
+
+    # BaseStore.
+
+    def batch(self, ops: Iterable[Op]) -> list[Result]:
+        """Run ops in order; reads see the store as it was before the batch's puts, as in
+        InMemoryStore, and several puts to one key in a batch leave the last one."""
+        ops = list(ops)
+        for op in ops:
+            _check(op)
+        results: list[Result] = []
+        puts: dict[tuple[tuple[str, ...], str], PutOp] = {}
+        for op in ops:
+            if isinstance(op, GetOp):
+                results.append(self._get(op.namespace, op.key))
+            elif isinstance(op, SearchOp):
+                results.append(self._search(op))
+            elif isinstance(op, ListNamespacesOp):
+                results.append(self._list_namespaces(op))
+            else:
+                puts[(op.namespace, op.key)] = op
+                results.append(None)
+        for put in puts.values():
+            if put.value is None:
+                self._delete(put.namespace, put.key)
+            else:
+                self._put(put.namespace, put.key, put.value)
+        return results
+
+    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
+        """`batch` on the store's worker thread, so the event loop stays free."""
+        return await self._worker.run(self.batch, list(ops))
+
+    # Writes.
+
+    def _put(self, namespace: tuple[str, ...], key: str, value: Mapping[str, Any]) -> None:
+        """Write the item through the core (`write`, conflict-checked, retried on a race)."""
+        virtual = item_virtual(namespace, key)
+        text = item_json(key, value)
+        for _ in range(WRITE_ATTEMPTS):
+            result = self.store.write(virtual, text, self.store.revision(virtual))
+            if not result.is_error:
+                return
+            if not result.content.startswith("Conflict:"):
+                break
+        raise MemtuiStoreError(result.content)
+
+    def _delete(self, namespace: tuple[str, ...], key: str) -> None:
+        """Delete the item through the core; deleting a missing item does nothing."""
+        virtual = item_virtual(namespace, key)
+        if self.store.revision(virtual) is None:
+            return
+        result = self.store.delete(virtual)
+        if result.is_error and self.store.revision(virtual) is not None:
+            raise MemtuiStoreError(result.content)
+
+    # Reads.
+
+    def _get(self, namespace: tuple[str, ...], key: str) -> Item | None:
+        """The item, recorded as a read, or None."""
+        stored = self._load(namespace, key, item_virtual(namespace, key))
+        if stored is None:
+            return None
+        self.store.view(stored.virtual)
+        return stored.item()
+
+    def _load(self, namespace: tuple[str, ...], key: str, virtual: str) -> _Stored | None:
+        """One item file read through the core (not recorded), or None if it is no item."""
+        try:
+            text, _revision = self.store.read(virtual)
+        except StoreError:
+            return None
+        try:
+            value = json.loads(text)
+        except ValueError:
+            log.warning("memtui: %s is not JSON; LangGraph does not see it as an item", virtual)
+            return None
+        if not isinstance(value, dict):
+            log.warning("memtui: %s holds no JSON object; it is not an item", virtual)
+            return None
+        created, updated, order = self._times(virtual)
+        return _Stored(namespace, key, virtual, value, created, updated, order)
+
+    def _times(self, virtual: str) -> tuple[float, float, tuple[float, int]]:
+        """(created, updated, order) of the file at `virtual` from its history.
+
+        Created is when the file last came into being (a create, a write to a missing path, a
+        rename onto it, an outside creation, an undo); without any event, its mtime.
+        """
+        events = self.store.history.events(path=virtual, skip_reads=True)
+        changes = [event for event in events if not event.is_error]
+        if not changes:
+            real = self.root / virtual[len(VIRTUAL_ROOT) + 1 :]
+            mtime = os.stat(real).st_mtime if real.exists() else 0.0
+            return mtime, mtime, (mtime, 0)
+        updated = changes[0].time
+        creation = changes[-1]
+        for event in changes:
+            arrived = event.new_path == virtual or (
+                event.path == virtual and event.before_kind is None and event.after_kind
+            )
+            if arrived:
+                creation = event
+                break
+        return creation.time, updated, (creation.time, creation.id)
+
+    def _namespace_items(self, namespace: tuple[str, ...]) -> list[_Stored]:
+        """The items directly in one namespace, in the order they were first put."""
+        folder = self._real(namespace_virtual(namespace))
+        found = []
+        for name in _file_names(folder):
+            key = key_of_file(name)
+            if key is None:
+                continue
+            virtual = f"{namespace_virtual(namespace)}/{name}"
+            stored = self._load(namespace, key, virtual)
+            if stored is not None:
+                found.append(stored)
+        found.sort(key=lambda stored: stored.order)
+        return found
+
+    def _search(self, op: SearchOp) -> list[SearchItem]:
+        """Items below the prefix that pass the filter: in namespace order, then the order they
+        were put, or best match first for a query; the returned page is recorded as read."""
+        candidates = [
+            stored
+            for namespace in self._namespaces_below(op.namespace_prefix)
+            for stored in self._namespace_items(namespace)
+            if matches_filter(stored.value, op.filter)
+        ]
+        scores: list[float | None] = [None] * len(candidates)
+        if op.query:
+            ranked = rank(op.query, (value_text(stored.value) for stored in candidates))
+            candidates = [candidates[position] for position, _ in ranked]
+            scores = [score for _, score in ranked]
+        page = slice(op.offset, op.offset + op.limit)
+        chosen = list(zip(candidates[page], scores[page], strict=True))
+        for stored, _ in chosen:
+            self.store.view(stored.virtual)
+        return [stored.search_item(score) for stored, score in chosen]
+
+    def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
+        """Namespaces holding at least one item, filtered, cut to max_depth, sorted, paged."""
+        namespaces = [
+            namespace
+            for namespace in self._namespaces_below(())
+            if self._holds_items(namespace)
+            and all(
+                matches_condition(condition, namespace) for condition in op.match_conditions or ()
+            )
+        ]
+        if op.max_depth is not None:
+            namespaces = sorted({namespace[: op.max_depth] for namespace in namespaces})
+        else:
+            namespaces.sort()
+        return namespaces[op.offset : op.offset + op.limit]
+
+    # The folder tree.
+
+    def _real(self, virtual: str) -> Path:
+        """The real path of a checked virtual path inside the store."""
+        return (
+            self.root / virtual[len(VIRTUAL_ROOT) + 1 :] if virtual != VIRTUAL_ROOT else self.root
+        )
+
+    def _holds_items(self, namespace: tuple[str, ...]) -> bool:
+        """Whether a namespace folder holds at least one item file."""
+        folder = self._real(namespace_virtual(namespace))
+        return any(key_of_file(name) is not None for name in _file_names(folder))
+
+    def _namespaces_below(self, prefix: tuple[str, ...]) -> list[tuple[str, ...]]:
+        """The prefix (if not empty) and every namespace folder below it, sorted."""
+        found: list[tuple[str, ...]] = []
+        stack = [prefix]
+        while stack:
+            namespace = stack.pop()
+            if namespace:
+                found.append(namespace)
+            folder = self._real(namespace_virtual(namespace)) if namespace else self.root
+            for name in _folder_names(folder):
+                label = label_of_folder(name)
+                if label is not None:
+                    stack.append((*namespace, label))
+        return sorted(found)
+
+
+def _entries(folder: Path) -> Iterator[os.DirEntry[str]]:
+    """The entries of a real folder that is no symlink; nothing if it is missing or unreadable."""
+    try:
+        info = os.lstat(folder)
+        if not stat.S_ISDIR(info.st_mode):
+            return
+        with os.scandir(folder) as entries:
+            yield from list(entries)
+    except OSError:
+        return
+
+
+def _folder_names(folder: Path) -> list[str]:
+    """Names of the real sub-folders (not symlinks) of `folder`."""
+    return _names(folder, lambda entry: entry.is_dir(follow_symlinks=False))
+
+
+def _file_names(folder: Path) -> list[str]:
+    """Names of the regular files (not symlinks) in `folder`."""
+    return _names(folder, lambda entry: entry.is_file(follow_symlinks=False))
+
+
+def _names(folder: Path, wanted: Callable[[os.DirEntry[str]], bool]) -> list[str]:
+    """Names of the entries of `folder` that are `wanted` (unreadable entries are skipped)."""
+    names = []
+    for entry in _entries(folder):
+        try:
+            if wanted(entry):
+                names.append(entry.name)
+        except OSError:
+            continue
+    return names
+
+
+def _check(op: object) -> None:
+    """Refuse what this store cannot do before any op of the batch runs."""
+    if isinstance(op, GetOp | PutOp):
+        namespace_virtual(op.namespace)
+        if isinstance(op, PutOp):
+            item_virtual(op.namespace, op.key)
+            if op.ttl is not None:
+                raise NotImplementedError(
+                    "TTL is not supported by MemtuiStore. Use a store implementation that "
+                    "supports TTL or set ttl=None."
+                )
+    elif isinstance(op, SearchOp):
+        namespace_virtual(op.namespace_prefix)
+    elif not isinstance(op, ListNamespacesOp):
+        raise ValueError(f"Unknown operation type: {type(op)}")
