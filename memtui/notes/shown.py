@@ -33,7 +33,9 @@ def read_head(store: MemoryStore, virtual: str) -> FileHead:
     text, size = store.read_head(virtual, LARGE_NOTE_BYTES)
     head = note_head(text)
     if size > LARGE_NOTE_BYTES:
-        return FileHead(text if head is None else head, size, tuple(size_warnings(size, 0)))
+        counted = text.count("\n")
+        warnings = size_warnings(size, counted, lines_at_least=True)
+        return FileHead(text if head is None else head, size, tuple(warnings))
     if head is None:
         return FileHead(text, size)
     return FileHead(head, size, tuple(size_warnings(size, text.count("\n"))))
