@@ -144,8 +144,9 @@ async def test_graph_review_search_and_palette_are_display_safe(hostile_root: Pa
 
 
 async def test_dialogs_toasts_and_the_editor_are_display_safe(hostile_root: Path) -> None:
-    """Rename and delete dialogs of a hostile name, a toast naming a hostile link target, and
-    the editor: symbols on screen, while saving writes the note's exact characters back."""
+    """Rename, delete and new-note dialogs of hostile names, a toast naming a hostile link
+    target, and the editor: symbols on screen, while saving writes the note's exact characters
+    back."""
     app = MemtuiApp(hostile_root, actor="human:tester", watch=False)
     async with app.run_test(size=(160, 45), notifications=True) as pilot:
         await settle(pilot)
@@ -163,6 +164,13 @@ async def test_dialogs_toasts_and_the_editor_are_display_safe(hostile_root: Path
         await pilot.pause(0.2)
         assert unsafe_drawn(app) == []
         assert f"Delete {visible(HOSTILE_FILE)}"[:30] in screen_text(app)
+        await pilot.press("escape")
+        assert main.note_tree.select_path(HOSTILE_FOLDER)
+        await pilot.press("n")
+        assert await wait_for(pilot, lambda: app.screen is not main)
+        await pilot.pause(0.2)
+        assert unsafe_drawn(app) == []
+        assert app.screen.query_one("#new-folder", Input).value == visible_cells(HOSTILE_FOLDER)
         await pilot.press("escape")
         main.follow(f"Ghost {CLIPBOARD_ATTACK}", HOSTILE_NOTE)
         await pilot.pause(0.2)

@@ -182,7 +182,7 @@ class NewNoteScreen(FormDialog[tuple[str, str]]):
         with Vertical(classes="dialog"):
             yield Label("New note", classes="dialog-title")
             yield Label("Folder")
-            yield Input(self.folder, placeholder="(store root)", id="new-folder")
+            yield Input(visible_cells(self.folder), placeholder="(store root)", id="new-folder")
             yield Label("Title")
             yield Input(placeholder="What is this note about?", id="new-title")
             with Horizontal(classes="dialog-buttons"):
