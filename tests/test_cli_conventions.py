@@ -25,7 +25,7 @@ LONG = "/memories/projects/a-rather-long-folder-name/and-a-long-note-name-too.md
 def env(tmp_path: Path, **extra: str) -> dict[str, str]:
     """An environment with no config file and no inherited terminal width."""
     base = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
-    return {**base, "MEMTUI_CONFIG_FILE": str(tmp_path / "none.toml"), **extra}
+    return {**base, "MEMTUI_CONFIG_FILE": os.devnull, **extra}
 
 
 def memtui(tmp_path: Path, *args: str, **extra: str) -> subprocess.CompletedProcess[str]:
@@ -116,7 +116,7 @@ class TerminalStream(io.StringIO):
 def test_stale_progress_clears_itself_and_a_warm_cache_prints_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setenv("MEMTUI_CONFIG_FILE", str(tmp_path / "none.toml"))
+    monkeypatch.setenv("MEMTUI_CONFIG_FILE", os.devnull)
     root = tmp_path / "notes"
     root.mkdir()
     for number in range(1200):

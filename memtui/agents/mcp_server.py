@@ -21,7 +21,7 @@ from memtui.agents.notes_access import FILTERS_SCHEMA, NotesAccess, NotesError
 from memtui.agents.prompts import PROMPT_NAMES, PROMPTS, load_prompt
 from memtui.agents.stdio_input import surrogate_tolerant_stdin
 from memtui.agents.worker import SerialWorker
-from memtui.core.actors import agent_actor
+from memtui.core.actors import UnsafeActorName, agent_actor
 from memtui.core.config import Settings
 from memtui.core.store import MemoryStore
 
@@ -177,12 +177,17 @@ class MemoryService:
         self.worker = SerialWorker()
 
     def actor_for(self, client_name: str | None) -> str:
-        """The actor of a call: --actor, else the client's name if usable, else `agent:mcp`."""
+        """The actor of a call: --actor, else the client's name if usable, else `agent:mcp`.
+
+        A name with control characters or bytes that are not UTF-8 raises UnsafeActorName.
+        """
         if self.fixed_actor:
             return self.fixed_actor
         if client_name:
             try:
                 return agent_actor(client_name)
+            except UnsafeActorName:
+                raise
             except ValueError:
                 pass
         return "agent:mcp"
@@ -256,7 +261,12 @@ def build_server(service: MemoryService) -> MemtuiServer:
     """An MCPServer with the memory tool, the notes tools and the prompts over `service`."""
 
     async def memory(arguments: dict[str, Any], context: Context[Any, Any]) -> CallToolResult:
-        actor = service.actor_for(_client_name(context))
+        try:
+            actor = service.actor_for(_client_name(context))
+        except UnsafeActorName as refused:
+            return text_result(
+                f"Refused: the client's name (clientInfo.name): {refused}", is_error=True
+            )
         session = _session_id(context, service.session)
         return await service.worker.run(service.memory, arguments, actor, session)
 
@@ -356,7 +366,14 @@ def serve_stdio(service: MemoryService) -> None:
         anyio.run(run_stdio, build_server(service))
 
 
-def serve_http(service: MemoryService, *, port: int) -> None:
-    """Serve streamable HTTP on 127.0.0.1:`port` (path /mcp) until interrupted."""
+def serve_http(service: MemoryService, *, port: int, token: str) -> None:
+    """Serve streamable HTTP on 127.0.0.1:`port` (path /mcp) to clients holding `token`."""
+    import uvicorn
+
+    from memtui.agents.http_auth import BearerAuth
+
     service.notes.start_loading()
-    build_server(service).run("streamable-http", host="127.0.0.1", port=port)
+    server = build_server(service)
+    app = BearerAuth(server.streamable_http_app(host="127.0.0.1"), token)
+    level = server.settings.log_level.lower()
+    uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level=level)).run()

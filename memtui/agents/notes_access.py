@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memtui.agents.watcher import ChangeWatcher
 from memtui.core.store import MemoryStore
+from memtui.core.watcher import StoreWatcher
 from memtui.notes.context import build_context, recent_activity
 from memtui.notes.index import NoteIndex
 from memtui.notes.scan import scan_notes, stat_note
@@ -178,7 +178,7 @@ class NotesAccess:
         self._searcher: Searcher | None = None
         self._seen: dict[str, StatKey] = {}
         self._loading: Future[LoadedNotes] | None = None
-        self._watcher: ChangeWatcher | None = None
+        self._watcher: StoreWatcher | None = None
         self._walked_since_watching = False
 
     @property
@@ -200,7 +200,7 @@ class NotesAccess:
         if self._index is not None or self._loading is not None:
             return
         if watch:
-            self._watcher = ChangeWatcher(self.root)
+            self._watcher = StoreWatcher(self.root)
             self._watcher.start()
         future: Future[LoadedNotes] = Future()
 

@@ -42,7 +42,9 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("path", metavar="PATH", help="the memory folder (what /memories maps to)")
     parser.add_argument("query", metavar="QUERY", help="words to look for, in any order")
-    parser.add_argument("--limit", type=whole_number, default=20, metavar="N", help="at most N hits (20)")
+    parser.add_argument(
+        "--limit", type=whole_number, default=20, metavar="N", help="at most N hits (20)"
+    )
     parser.add_argument(
         "--json",
         action="store_true",

@@ -26,7 +26,11 @@ def register(subparsers: Any) -> None:
     parser.add_argument("path", metavar="PATH", help="the memory folder (what /memories maps to)")
     parser.add_argument("--json", action="store_true", help="print one JSON object per note")
     parser.add_argument(
-        "--limit", type=whole_number, default=50, metavar="N", help="at most N notes (50; 0 for all)"
+        "--limit",
+        type=whole_number,
+        default=50,
+        metavar="N",
+        help="at most N notes (50; 0 for all)",
     )
 
 

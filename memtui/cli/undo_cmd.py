@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from memtui.cli.shared import has_history, whole_number
-from memtui.core.display import visible_text
-from memtui.core.reporting import fail
+from memtui.cli.terminal import visible
+from memtui.core.reporting import fail, open_failure
 
 _DESCRIPTION = """\
 Undo one event of PATH's history (see `memtui log PATH`): restore what the event changed to how
@@ -61,15 +61,15 @@ def run(args: argparse.Namespace) -> int:
         actor = default_human_actor(settings) if args.actor is None else human_actor(args.actor)
         store = MemoryStore(root, actor=actor, settings=settings)
         if store.history.event(args.event_id) is None:
-            return fail(
-                "undo", f"no event {args.event_id} in {args.path}'s history (see memtui log)"
-            )
+            return fail("undo", f"no event {args.event_id} in {args.path}'s history (see memtui log)")
         result = store.revert(args.event_id, force=args.force)
     except ActorError as error:
         return fail("undo", f"{'login name' if args.actor is None else '--actor'}: {error}")
     except (ConfigError, HistoryCorrupt) as error:
         return fail("undo", error)
+    except OSError as error:
+        return open_failure("undo", args.path, error)
     if result.is_error:
         return fail("undo", result.content, 1)
-    print(visible_text(result.content))
+    print(visible(result.content))
     return 0

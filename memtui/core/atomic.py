@@ -1,4 +1,11 @@
-"""Crash-safe file writes: a temp file in the same directory, fsync, rename over, fsync the dir."""
+"""Crash-safe writes on folder descriptors: a temp file under `.memtui/tmp`, fsync, then into place.
+
+Temp files live in memtui's own folder, where no note can be, so start-up recovery removes only
+what memtui wrote. They are renamed (or hard-linked, for a new file) into the target folder by
+descriptor, which is atomic on one filesystem. A target folder on another filesystem (a mount
+inside the store) gets its temp file beside the target instead, registered first by a marker
+under `.memtui/tmp` that names it, so recovery still knows it is memtui's.
+"""
 
 from __future__ import annotations
 
@@ -6,30 +13,26 @@ import contextlib
 import errno
 import os
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
+from memtui.core.fd_paths import WALK_FLAGS, StoreRoot, chmod_fd, close_quietly, fsync_dir_fd
+from memtui.core.lock import META_DIR_NAME
+
 TEMP_PREFIX = ".tmp-"
+MARKER_SUFFIX = ".where"
+"""A marker `<temp name>.where` in the temp folder holds the store folder of an in-place temp."""
+TEMP_DIR_NAME = "tmp"
 FILE_MODE = 0o600
 DIR_MODE = 0o700
-_NEW_FILE_FLAGS = os.O_CREAT | os.O_EXCL | os.O_WRONLY
+_NEW_FILE_FLAGS = os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC
+_NO_HARD_LINKS = (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK)
+"""Errors of `os.link` on filesystems without hard links, where creation falls back to O_EXCL."""
 
 
 def temp_name() -> str:
-    """A unique hidden temp file name; the `.tmp-` prefix keeps it out of listings."""
+    """A unique temp file name holding the writer's pid (recovery checks whether it still runs)."""
     return f"{TEMP_PREFIX}{os.getpid()}-{uuid.uuid4()}"
-
-
-def fsync_dir(path: Path) -> None:
-    """Flush a directory entry change (create, rename, unlink) to disk; best effort."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
-    except OSError:
-        return
-    try:
-        with contextlib.suppress(OSError):
-            os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def write_all(fd: int, data: bytes) -> None:
@@ -53,73 +56,152 @@ def _fill_and_close(fd: int, data: bytes, mode: int) -> None:
         os.close(fd)
 
 
-def atomic_write(path: Path, data: bytes, mode: int = FILE_MODE) -> None:
-    """Replace `path` with `data` so readers see the old bytes or the new, never a mix."""
-    temp_path = path.parent / temp_name()
-    fd = os.open(temp_path, _NEW_FILE_FLAGS, mode)
-    try:
-        _fill_and_close(fd, data, mode)
-        os.replace(temp_path, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp_path)
-        raise
-    fsync_dir(path.parent)
+def make_dir_at(dir_fd: int, name: str, mode: int = DIR_MODE) -> int:
+    """Folder `name` in `dir_fd`, created with exactly `mode` if missing; its WALK_FLAGS descriptor.
 
-
-def create_exclusive(path: Path, data: bytes, mode: int = FILE_MODE) -> None:
-    """Create `path` with `data`, refusing (FileExistsError) if anything already exists there.
-
-    The bytes go to a temp file first and are hard-linked into place, which fails if anything
-    exists there, so a crash leaves either no file or the whole file, never a partial one.
+    Raises OSError (ELOOP, ENOTDIR) if something other than a folder is there: never a link.
     """
-    temp_path = path.parent / temp_name()
-    fd = os.open(temp_path, _NEW_FILE_FLAGS, mode)
     try:
-        _fill_and_close(fd, data, mode)
-        try:
-            os.link(temp_path, path)
-        except FileExistsError:
-            raise
-        except OSError as error:
-            if error.errno not in _NO_HARD_LINKS:
-                raise
-            _create_in_place(path, data, mode)
-    finally:
-        with contextlib.suppress(OSError):
-            os.unlink(temp_path)
-    fsync_dir(path.parent)
-
-
-_NO_HARD_LINKS = (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK, errno.EXDEV)
-"""Errors of `os.link` on filesystems without hard links, where creation falls back to O_EXCL."""
-
-
-def _create_in_place(path: Path, data: bytes, mode: int) -> None:
-    """O_EXCL-create `path` and write `data` into it, removing it again if the write fails."""
-    fd = os.open(path, _NEW_FILE_FLAGS, mode)
+        os.mkdir(name, mode, dir_fd=dir_fd)
+    except FileExistsError:
+        return os.open(name, WALK_FLAGS, dir_fd=dir_fd)
+    fd = os.open(name, WALK_FLAGS, dir_fd=dir_fd)
     try:
-        _fill_and_close(fd, data, mode)
+        chmod_fd(fd, mode)
     except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(path)
+        close_quietly(fd)
         raise
+    fsync_dir_fd(dir_fd)
+    return fd
 
 
 def make_dirs(path: Path, mode: int = DIR_MODE) -> None:
-    """Create `path` and every missing parent with exactly `mode` (umask-proof), like the SDK."""
+    """Create a store's root folder and its missing parents with exactly `mode`, like the SDK.
+
+    Only for the root, whose path the user chose; everything below it is made on descriptors.
+    """
     missing: list[Path] = []
     current = path
     while not current.exists():
         missing.append(current)
-        parent = current.parent
-        if parent == current:
+        if current.parent == current:
             break
-        current = parent
+        current = current.parent
     for directory in reversed(missing):
         try:
             directory.mkdir(mode=mode)
         except FileExistsError:
             continue
         os.chmod(directory, mode)
-        fsync_dir(directory.parent)
+
+
+class TempArea:
+    """`<root>/.memtui/tmp`, opened on descriptors from the root (a link there is refused)."""
+
+    def __init__(self, root: StoreRoot) -> None:
+        """Prepare (without opening) the temp folder of `root`."""
+        self.root = root
+        self._fd: int | None = None
+
+    def fd(self) -> int:
+        """The temp folder's descriptor, created on first use."""
+        if self._fd is None:
+            meta = make_dir_at(self.root.fd, META_DIR_NAME)
+            try:
+                self._fd = make_dir_at(meta, TEMP_DIR_NAME)
+            finally:
+                close_quietly(meta)
+        return self._fd
+
+    def close(self) -> None:
+        """Close the temp folder's descriptor."""
+        if self._fd is not None:
+            close_quietly(self._fd)
+            self._fd = None
+
+    @staticmethod
+    def write_temp(dir_fd: int, data: bytes, mode: int) -> str:
+        """A new, fsynced temp file in `dir_fd` holding `data`; its name."""
+        name = temp_name()
+        write_new(dir_fd, name, data, mode)
+        return name
+
+    def place(self, dir_fd: int, data: bytes, mode: int, put: Callable[[int, str], None]) -> None:
+        """Write `data` to a temp file and `put(temp_dir_fd, temp_name)` it into `dir_fd`.
+
+        The temp file is gone afterwards whatever happens. A target on another filesystem
+        (EXDEV) gets a temp file in its own folder, registered by a marker first.
+        """
+        area = self.fd()
+        name = self.write_temp(area, data, mode)
+        try:
+            put(area, name)
+        except OSError as error:
+            if error.errno != errno.EXDEV:
+                raise
+        else:
+            return
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(name, dir_fd=area)
+        self._place_in_folder(dir_fd, data, mode, put)
+
+    def _place_in_folder(
+        self, dir_fd: int, data: bytes, mode: int, put: Callable[[int, str], None]
+    ) -> None:
+        """As `place`, with the temp file in the target's own folder (another filesystem)."""
+        area = self.fd()
+        marker = temp_name()
+        folder = os.readlink(f"/proc/self/fd/{dir_fd}")
+        relative = os.path.relpath(folder, self.root.real)
+        write_new(area, marker + MARKER_SUFFIX, os.fsencode(relative), FILE_MODE)
+        try:
+            write_new(dir_fd, marker, data, mode)
+            try:
+                put(dir_fd, marker)
+            finally:
+                with contextlib.suppress(OSError):
+                    os.unlink(marker, dir_fd=dir_fd)
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(marker + MARKER_SUFFIX, dir_fd=area)
+
+
+def replace_at(temps: TempArea, dir_fd: int, name: str, data: bytes, mode: int = FILE_MODE) -> None:
+    """Replace `name` in `dir_fd` with `data` so readers see the old bytes or the new, never a mix."""
+
+    def put(temp_fd: int, temp: str) -> None:
+        os.replace(temp, name, src_dir_fd=temp_fd, dst_dir_fd=dir_fd)
+
+    temps.place(dir_fd, data, mode, put)
+    fsync_dir_fd(dir_fd)
+
+
+def create_at(temps: TempArea, dir_fd: int, name: str, data: bytes, mode: int = FILE_MODE) -> None:
+    """Create `name` in `dir_fd` holding `data`; FileExistsError if anything is there already.
+
+    The bytes are written to a temp file first and hard-linked into place, which fails if
+    anything exists there, so a crash leaves either no file or the whole file.
+    """
+
+    def put(temp_fd: int, temp: str) -> None:
+        try:
+            os.link(temp, name, src_dir_fd=temp_fd, dst_dir_fd=dir_fd, follow_symlinks=False)
+        except OSError as error:
+            if error.errno not in _NO_HARD_LINKS:
+                raise
+            write_new(dir_fd, name, data, mode)
+
+    temps.place(dir_fd, data, mode, put)
+    fsync_dir_fd(dir_fd)
+
+
+def write_new(dir_fd: int, name: str, data: bytes, mode: int) -> None:
+    """O_EXCL-create `name` in `dir_fd` holding `data` (fsynced); removed again if writing fails."""
+    fd = os.open(name, _NEW_FILE_FLAGS, mode, dir_fd=dir_fd)
+    try:
+        _fill_and_close(fd, data, mode)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(name, dir_fd=dir_fd)
+        raise

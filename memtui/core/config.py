@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from memtui.core.actors import ActorError, human_actor
+from memtui.core.display import visible
+from memtui.core.keymap import BINDING_IDS, keys_problem
 from memtui.core.regular import read_regular
 
 DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024
@@ -133,6 +135,22 @@ def _check_actor(where: str, value: str) -> str:
     return value
 
 
+def _check_keymap(path: Path, value: object) -> dict[str, str]:
+    """A `[keymap]` table whose ids are the app's binding ids and whose keys are valid keys."""
+    if not isinstance(value, dict) or not all(isinstance(keys, str) for keys in value.values()):
+        raise ConfigError(f'{path}: key "keymap" must be a table of binding id = "keys" strings')
+    for binding_id, keys in value.items():
+        if binding_id not in BINDING_IDS:
+            raise ConfigError(
+                f'{path}: [keymap] "{visible(binding_id)}" is not a binding id of memtui '
+                "(the keys screen, F1, lists them)"
+            )
+        problem = keys_problem(keys)
+        if problem is not None:
+            raise ConfigError(f'{path}: [keymap] "{binding_id}": {visible(problem)}')
+    return dict(value)
+
+
 def _from_table(path: Path, table: Mapping[str, Any]) -> dict[str, Any]:
     """Validated Settings fields from a config file's top-level table."""
     values: dict[str, Any] = {}
@@ -150,25 +168,32 @@ def _from_table(path: Path, table: Mapping[str, Any]) -> dict[str, Any]:
         elif key == "tree_labels":
             values["tree_labels"] = check_tree_labels(f'{path}: key "tree_labels"', value)
         elif key == "keymap":
-            if not isinstance(value, dict) or not all(
-                isinstance(keys, str) for keys in value.values()
-            ):
-                raise ConfigError(
-                    f'{path}: key "keymap" must be a table of binding id = "keys" strings'
-                )
-            values["keymap"] = dict(value)
+            values["keymap"] = _check_keymap(path, value)
         else:
             raise ConfigError(f'{path}: unknown key "{key}"')
     return values
 
 
 def load_settings(env: Mapping[str, str] | None = None) -> Settings:
-    """Read the config file and apply `MEMTUI_*` overrides; raises ConfigError on bad values."""
+    """Read the config file and apply `MEMTUI_*` overrides; raises ConfigError on bad values.
+
+    `MEMTUI_CONFIG_FILE` must name a file that exists (`/dev/null` for no config file), so a
+    mistyped name cannot silently drop a setting such as `secrets = "block"`.
+    """
     env = os.environ if env is None else env
     path = config_path(env)
-    values = _from_table(path, _read_file(path))
-    if path.exists():
-        values["source"] = path
+    explicit = bool(env.get("MEMTUI_CONFIG_FILE"))
+    if explicit and str(path) == os.devnull:
+        values: dict[str, Any] = {}
+    else:
+        if explicit and not os.path.lexists(path):
+            raise ConfigError(
+                f"MEMTUI_CONFIG_FILE: {path} does not exist "
+                f"(set it to {os.devnull} to run without a config file)"
+            )
+        values = _from_table(path, _read_file(path))
+        if path.exists():
+            values["source"] = path
     if env.get("MEMTUI_ROOT"):
         values["root"] = Path(env["MEMTUI_ROOT"]).expanduser()
     if env.get("MEMTUI_ACTOR"):

@@ -41,6 +41,11 @@ def _symbol(char: str) -> str:
     return f"\\u{code:04x}"
 
 
+def has_unsafe(text: str) -> bool:
+    """True if `text` holds anything `visible` would replace (controls, bidi, bad bytes)."""
+    return _UNSAFE.search(text) is not None
+
+
 def visible(text: str) -> str:
     """One line safe to show on a terminal: every control character and bad byte made visible."""
     if _UNSAFE.search(text) is None:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
 import sqlite3
 import threading
 import time
+import urllib.parse
+import uuid
 import zlib
 from collections import deque
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
@@ -19,7 +22,7 @@ from memtui.core.lock import META_DIR_NAME, UnsafeMetaDir, meta_dir
 from memtui.core.regular import open_regular
 
 DB_NAME = "history.db"
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 BUSY_TIMEOUT_MS = 30_000
 SQLITE_HEADER = b"SQLite format 3\x00"
 KIND_FILE = "file"
@@ -91,7 +94,8 @@ CREATE TABLE IF NOT EXISTS events (
     before_kind TEXT,
     after_kind TEXT,
     flags TEXT NOT NULL,
-    reverted_by INTEGER
+    reverted_by INTEGER,
+    group_id INTEGER
 );
 CREATE INDEX IF NOT EXISTS events_path ON events (path);
 CREATE INDEX IF NOT EXISTS events_new_path ON events (new_path);
@@ -112,6 +116,18 @@ CREATE TABLE IF NOT EXISTS file_state (
     mtime_ns INTEGER NOT NULL,
     checked_ns INTEGER NOT NULL
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS groups (
+    id INTEGER PRIMARY KEY,
+    time REAL NOT NULL,
+    actor TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    summary TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS reviews (
+    event_id INTEGER PRIMARY KEY,
+    reviewer TEXT NOT NULL,
+    time REAL NOT NULL
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS meta (
     key TEXT PRIMARY KEY,
     value TEXT NOT NULL
@@ -120,14 +136,19 @@ CREATE TABLE IF NOT EXISTS meta (
 
 _COLUMNS = (
     "id, time, actor, session, command, path, new_path, args, result, is_error, "
-    "before_hash, after_hash, flags, reverted_by, before_kind, after_kind"
+    "before_hash, after_hash, flags, reverted_by, before_kind, after_kind, group_id"
 )
 _REQUIRED_COLUMNS: dict[str, tuple[str, ...]] = {
-    "events": tuple(column.strip() for column in _COLUMNS.split(",")),
+    "events": tuple(column.strip() for column in _COLUMNS.split(",") if "group_id" not in column),
     "blobs": ("hash", "size", "data"),
     "file_state": ("path", "sha256", "size", "mtime_ns", "checked_ns"),
+    "groups": ("id", "time", "actor", "kind", "summary"),
+    "reviews": ("event_id", "reviewer", "time"),
 }
-"""Columns every memtui history of schema 1 on has (file_state from schema 2)."""
+"""Columns every memtui history of schema 1 on has (file_state from schema 2; groups, reviews
+and events.group_id from schema 4)."""
+_SINCE_VERSION = {"file_state": 2, "groups": 4, "reviews": 4}
+"""The schema version that brought each table that schema 1 did not have."""
 _WORD_CLAUSE = (
     "instr(memtui_lower(coalesce(path, '') || ' ' || coalesce(new_path, '') || ' ' || actor"
     " || ' ' || command || ' ' || result), ?) > 0"
@@ -136,6 +157,32 @@ _WORD_CLAUSE = (
 
 
 SYMLINK_REFUSED = "is a symbolic link; memtui opens only a real history file inside the store"
+
+
+class RecordFailed(Exception):
+    """An event could not be stored; says why in one line and whether the disk was changed.
+
+    `applied` is False when the change never happened or was undone (`undone`); True only
+    when the change stayed on disk because undoing it failed too (`undo_failed` says why).
+    """
+
+    def __init__(
+        self, reason: str, *, applied: bool, undone: bool = False, undo_failed: str = ""
+    ) -> None:
+        """Keep the reason and what became of the change."""
+        super().__init__(reason)
+        self.reason = reason
+        self.applied = applied
+        self.undone = undone
+        self.undo_failed = undo_failed
+
+
+def failure_reason(problem: BaseException) -> str:
+    """One line saying why the history could not be written (sqlite's own words)."""
+    if isinstance(problem, UnicodeError):
+        return "a value could not be encoded"
+    text = str(problem).strip().split("\n", 1)[0]
+    return text or type(problem).__name__
 
 
 class HistoryCorrupt(Exception):
@@ -170,6 +217,8 @@ class Event:
     """`file`, `dir` (hash is of the folder's manifest) or None (nothing was there)."""
     after_kind: str | None = None
     """`file`, `dir` or None, as `before_kind`, for the state the event left."""
+    group_id: int | None = None
+    """The operation this event is a part of (a rename and its link rewrites), or None."""
 
     @property
     def changed(self) -> bool:
@@ -262,6 +311,8 @@ class PendingEvent:
     """Virtual paths whose file_state rows (at and below) are dropped before `files` are set."""
     files: Mapping[str, FileRecord | None] | None = None
     """file_state rows (virtual path of the real file -> record, None drops that one row)."""
+    group_id: int | None = None
+    """The operation (`History.open_group`) this event is a part of, or None."""
 
 
 def actor_kind(actor: str) -> str:
@@ -349,6 +400,7 @@ def _row_to_event(row: tuple[Any, ...]) -> Event:
         reverted_by=row[13],
         before_kind=row[14],
         after_kind=row[15],
+        group_id=row[16],
     )
 
 
@@ -364,9 +416,7 @@ def _check_schema(conn: sqlite3.Connection) -> int:
         raise sqlite3.DatabaseError(
             f"written by a newer memtui (schema {version}, this one knows {SCHEMA_VERSION})"
         )
-    tables = {
-        row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
-    }
+    tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     if version == 0:
         if tables:
             raise sqlite3.DatabaseError(
@@ -375,7 +425,7 @@ def _check_schema(conn: sqlite3.Connection) -> int:
             )
         return version
     for table, columns in _REQUIRED_COLUMNS.items():
-        if table == "file_state" and version < 2:
+        if version < _SINCE_VERSION.get(table, 1):
             continue
         if table not in tables:
             raise sqlite3.DatabaseError(f"not a memtui history (it has no {table} table)")
@@ -412,23 +462,29 @@ class History:
             self._local.conn = conn
         return conn
 
-    def _open(self, attempt: int = 1) -> sqlite3.Connection:
+    def _open(self, attempt: int = 1, *, read_only: bool = False) -> sqlite3.Connection:
         """Connect with WAL, NORMAL sync and a busy timeout; create the schema on first use.
 
         A transient error (another process closing the database and removing its WAL at the
-        same moment) is retried briefly instead of being reported as a corrupt history.
+        same moment) is retried briefly instead of being reported as a corrupt history. A
+        history on a read-only filesystem is opened for reading only (`read_only`): its events
+        show, and every attempt to record one fails with one line.
         """
         key = os.path.realpath(self.path)
         with _opening:
             _settle_open_connections()
+            if not os.path.lexists(self.path):
+                self._create_file()
             if not _open_connections.get(key):
                 self._check_header()
+            target = f"file:{urllib.parse.quote(str(self.path))}?immutable=1" if read_only else None
             try:
                 conn = sqlite3.connect(
-                    self.path,
+                    target or self.path,
                     timeout=BUSY_TIMEOUT_MS / 1000,
                     isolation_level=None,
                     factory=_CountedConnection,
+                    uri=read_only,
                 )
             except sqlite3.Error as error:
                 raise HistoryCorrupt(self.path, f"cannot open: {error}") from error
@@ -437,9 +493,15 @@ class History:
         try:
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             version = _check_schema(conn)
-            conn.execute("PRAGMA journal_mode = WAL")
-            conn.execute("PRAGMA synchronous = NORMAL")
+            if not read_only:
+                conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute("PRAGMA synchronous = NORMAL")
             conn.create_function("memtui_lower", 1, _lower, deterministic=True)
+            if version != SCHEMA_VERSION and read_only and version:
+                raise sqlite3.DatabaseError(
+                    f"written by an older memtui (schema {version}) on a read-only filesystem,"
+                    " so it cannot be upgraded here"
+                )
             if version != SCHEMA_VERSION:
                 self._create_schema(conn, version)
             conn.execute("SELECT id, before_kind, after_kind FROM events LIMIT 1").fetchall()
@@ -450,14 +512,50 @@ class History:
             if str(error) in TRANSIENT_ERRORS and attempt < OPEN_ATTEMPTS:
                 time.sleep(0.05 * attempt)
                 return self._open(attempt + 1)
+            if not read_only and self._on_read_only_filesystem(error):
+                return self._open(attempt, read_only=True)
             raise HistoryCorrupt(self.path, str(error)) from error
         except sqlite3.Error as error:
             conn.close()
             raise HistoryCorrupt(self.path, str(error)) from error
         mode = os.stat(self.path).st_mode & 0o777
         if mode & 0o077:
-            os.chmod(self.path, 0o600)
+            with contextlib.suppress(OSError):
+                os.chmod(self.path, 0o600)
         return conn
+
+    def _on_read_only_filesystem(self, error: sqlite3.Error) -> bool:
+        """True if `error` came from a history that exists in a folder that cannot be written."""
+        return (
+            str(error) in ("unable to open database file", "attempt to write a readonly database")
+            and os.path.isfile(self.path)
+            and not os.access(self.path.parent, os.W_OK)
+        )
+
+    def _create_file(self) -> None:
+        """Create a new, complete history file in one step, so none is ever seen half made.
+
+        The schema is written to a temp file beside it, which is then hard-linked into place
+        (losing the race to another process is fine: its file is used). An empty file is
+        therefore never memtui's, and is refused like any foreign one.
+        """
+        temp = self.path.with_name(f"{DB_NAME}.new-{os.getpid()}-{uuid.uuid4().hex}")
+        try:
+            conn = sqlite3.connect(temp, isolation_level=None)
+            try:
+                conn.execute("PRAGMA journal_mode = WAL")
+                self._create_schema(conn, 0)
+            finally:
+                conn.close()
+            os.chmod(temp, 0o600)
+            with contextlib.suppress(FileExistsError):
+                os.link(temp, self.path)
+        except (sqlite3.Error, OSError) as error:
+            raise HistoryCorrupt(self.path, f"cannot create: {failure_reason(error)}") from error
+        finally:
+            for suffix in ("", "-wal", "-shm"):
+                with contextlib.suppress(OSError):
+                    os.unlink(f"{temp}{suffix}")
 
     def _check_header(self) -> None:
         """Refuse a symlink, or a non-empty file that is not SQLite, before SQLite touches it."""
@@ -470,7 +568,9 @@ class History:
             if error.errno == errno.ELOOP:
                 raise HistoryCorrupt(self.path, SYMLINK_REFUSED) from error
             raise HistoryCorrupt(self.path, f"cannot read: {error.strerror or error}") from error
-        if header and header != SQLITE_HEADER:
+        if not header:
+            raise HistoryCorrupt(self.path, "the file is empty (0 bytes), not a memtui history")
+        if header != SQLITE_HEADER:
             raise HistoryCorrupt(self.path, "file is not a database")
 
     def _create_schema(self, conn: sqlite3.Connection, version: int) -> None:
@@ -484,6 +584,10 @@ class History:
             for statement in _SCHEMA.split(";"):
                 if statement.strip():
                     conn.execute(statement)
+            columns = {row[1] for row in conn.execute("PRAGMA table_info(events)")}
+            if "group_id" not in columns:
+                conn.execute("ALTER TABLE events ADD COLUMN group_id INTEGER")
+            conn.execute("CREATE INDEX IF NOT EXISTS events_group ON events (group_id)")
             if conn.execute("SELECT 1 FROM events LIMIT 1").fetchone() is None:
                 conn.execute(
                     "INSERT OR REPLACE INTO meta (key, value) VALUES (?, '1')", (FILE_STATE_BUILT,)
@@ -542,11 +646,13 @@ class History:
         reverts: int | None = None,
         cleared: Iterable[str] = (),
         files: Mapping[str, FileRecord | None] | None = None,
+        group_id: int | None = None,
     ) -> int:
         """Store one event, its blobs and its file_state changes in one transaction; returns its id.
 
         `before` and `after` are (kind, hash) pairs; `reverts` marks that event's `reverted_by`;
-        `cleared` and `files` update file_state as described on `PendingEvent`.
+        `cleared` and `files` update file_state as described on `PendingEvent`; `group_id` makes
+        it a part of an operation (`open_group`).
         """
         pending = PendingEvent(
             time=time,
@@ -565,8 +671,33 @@ class History:
             reverts=reverts,
             cleared=cleared,
             files=files,
+            group_id=group_id,
         )
         return self.record_many([pending])[0]
+
+    def open_group(self, *, time: float, actor: str, kind: str, summary: str) -> int:
+        """Start an operation whose events share its id (a rename and its link rewrites).
+
+        Raises RecordFailed when the history cannot be written, before anything changes.
+        """
+        conn = self._connection()
+        try:
+            cursor = conn.execute(
+                "INSERT INTO groups (time, actor, kind, summary) VALUES (?, ?, ?, ?)",
+                (time, actor, kind, summary),
+            )
+        except (sqlite3.Error, UnicodeError, ValueError) as problem:
+            raise RecordFailed(failure_reason(problem), applied=False) from problem
+        return int(cursor.lastrowid or 0)
+
+    def group_events(self, group_id: int) -> list[Event]:
+        """Every event of an operation, oldest first."""
+        rows = (
+            self._connection()
+            .execute(f"SELECT {_COLUMNS} FROM events WHERE group_id = ? ORDER BY id", (group_id,))
+            .fetchall()
+        )
+        return [_row_to_event(row) for row in rows]
 
     def record_many(
         self,
@@ -576,34 +707,102 @@ class History:
     ) -> list[int]:
         """Store every event (consumed lazily) and extra file_state rows in ONE transaction.
 
-        Returns the new event ids in order. Nothing is stored if any part fails.
+        Returns the new event ids in order. Nothing is stored if any part fails; a history
+        that cannot be written raises RecordFailed.
         """
         conn = self._connection()
-        conn.execute("BEGIN IMMEDIATE")
         stored: list[str] = []
         try:
+            conn.execute("BEGIN IMMEDIATE")
             ids = [self._insert_event(conn, event, stored) for event in events]
             if files:
                 self._put_files(conn, files)
             conn.execute("COMMIT")
+        except (sqlite3.Error, UnicodeError, ValueError) as problem:
+            self._rollback(conn)
+            raise RecordFailed(failure_reason(problem), applied=False) from problem
         except BaseException:
-            conn.execute("ROLLBACK")
+            self._rollback(conn)
             raise
         self._known_blobs.update(stored)
         return ids
 
+    def change(
+        self,
+        prepared: PendingEvent,
+        apply: Callable[[], PendingEvent],
+        undo: Callable[[PendingEvent], None],
+    ) -> int:
+        """Record a change and make it as one unit: it is in the history, or it did not happen.
+
+        In one write transaction: `prepared` (the event as intended) is stored first, so a
+        history that cannot be written refuses before anything changes; then `apply()` changes
+        the disk and returns the event as it turned out (a refusal if the disk no longer
+        allowed it), which replaces the prepared row. If that cannot be committed (disk full,
+        an I/O error), `undo(event)` puts the disk back before RecordFailed is raised.
+        """
+        conn = self._connection()
+        stored: list[str] = []
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            event_id = self._insert_event(conn, prepared, stored)
+        except (sqlite3.Error, UnicodeError, ValueError) as problem:
+            self._rollback(conn)
+            raise RecordFailed(failure_reason(problem), applied=False) from problem
+        try:
+            final = apply()
+        except BaseException:
+            self._rollback(conn)
+            raise
+        try:
+            self._replace_event(conn, event_id, final, stored)
+            conn.execute("COMMIT")
+        except (sqlite3.Error, UnicodeError, ValueError) as problem:
+            self._rollback(conn)
+            reason = failure_reason(problem)
+            if final.is_error:
+                raise RecordFailed(reason, applied=False) from problem
+            try:
+                undo(final)
+            except Exception as undo_problem:
+                raise RecordFailed(reason, applied=True, undo_failed=str(undo_problem)) from problem
+            raise RecordFailed(reason, applied=False, undone=True) from problem
+        self._known_blobs.update(stored)
+        return event_id
+
+    @staticmethod
+    def _rollback(conn: sqlite3.Connection) -> None:
+        """Roll back the open transaction, if there is one."""
+        if conn.in_transaction:
+            with contextlib.suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
+
+    def _replace_event(
+        self, conn: sqlite3.Connection, event_id: int, event: PendingEvent, stored: list[str]
+    ) -> None:
+        """Overwrite the prepared row `event_id` with `event` and store its blobs and file_state."""
+        conn.execute("DELETE FROM events WHERE id = ?", (event_id,))
+        self._insert_event(conn, event, stored, event_id=event_id)
+
     def _insert_event(
-        self, conn: sqlite3.Connection, event: PendingEvent, stored: list[str]
+        self,
+        conn: sqlite3.Connection,
+        event: PendingEvent,
+        stored: list[str],
+        *,
+        event_id: int | None = None,
     ) -> int:
         """Insert one event, its blobs and file_state changes (inside the caller's transaction)."""
         if event.blobs:
             stored += self._put_blobs(conn, event.blobs)
         args_json = json.dumps(dict(event.args or {}), ensure_ascii=True, default=repr)
         cursor = conn.execute(
-            "INSERT INTO events (time, actor, actor_kind, session, command, path, new_path,"
+            "INSERT INTO events (id, time, actor, actor_kind, session, command, path, new_path,"
             " args, result, is_error, before_kind, before_hash, after_kind, after_hash,"
-            " flags, reverted_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
+            " flags, reverted_by, group_id)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)",
             (
+                event_id,
                 event.time,
                 event.actor,
                 actor_kind(event.actor),
@@ -619,6 +818,7 @@ class History:
                 event.after[0],
                 event.after[1],
                 " ".join(event.flags),
+                event.group_id,
             ),
         )
         event_id = int(cursor.lastrowid or 0)

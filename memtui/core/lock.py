@@ -11,6 +11,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from memtui.core.fd_paths import StoreRoot, close_quietly, open_child_dir
+
 META_DIR_NAME = ".memtui"
 
 
@@ -55,18 +57,35 @@ class MutationLock:
         self._depth = 0
 
     def _open(self) -> int:
-        """Open (creating) the lock file once; flock locks belong to this descriptor."""
+        """Open (creating) the lock file once; flock locks belong to this descriptor.
+
+        `.memtui` is opened from the root's descriptor without following a link, and the lock
+        file relative to it, so a folder swapped for a link meanwhile is refused, not followed.
+        """
         if self._fd is None:
             meta_dir(self._root)
             flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
-            try:
-                self._fd = os.open(self.path, flags, 0o600)
-            except OSError as error:
-                if error.errno != errno.ELOOP:
-                    raise
-                raise UnsafeMetaDir(
-                    f"{self.path} is a symbolic link; memtui locks only a real file inside the store"
-                ) from error
+            with StoreRoot(self._root) as root:
+                try:
+                    meta = open_child_dir(root.fd, META_DIR_NAME)
+                except OSError as error:
+                    if error.errno not in (errno.ELOOP, errno.ENOTDIR):
+                        raise
+                    raise UnsafeMetaDir(
+                        f"{self.path.parent} is a symbolic link; memtui keeps its history only "
+                        "in a real folder inside the store"
+                    ) from error
+                try:
+                    self._fd = os.open(self.path.name, flags, 0o600, dir_fd=meta)
+                except OSError as error:
+                    if error.errno != errno.ELOOP:
+                        raise
+                    raise UnsafeMetaDir(
+                        f"{self.path} is a symbolic link; memtui locks only a real file inside "
+                        "the store"
+                    ) from error
+                finally:
+                    close_quietly(meta)
         return self._fd
 
     @contextmanager

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+
+from memtui.core.echo import echo
+from memtui.core.fd_paths import OutsideStore, StoreRoot
 
 VIRTUAL_ROOT = "/memories"
 RESERVED_NAME = ".memtui"
@@ -21,10 +24,15 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 @dataclass(frozen=True)
 class ResolvedPath:
-    """A validated path: its real location and its normalised virtual spelling."""
+    """A validated path: its real location, its normalised virtual spelling, its parts.
+
+    `parts` is the path relative to the root with every link resolved: what the core acts on,
+    walked again on descriptors (never used as a name) at the moment it acts.
+    """
 
     real: Path
     virtual: str
+    parts: tuple[str, ...] = field(default=(), compare=False)
 
 
 @dataclass(frozen=True)
@@ -63,6 +71,24 @@ def to_virtual(path: Path, root: Path) -> str:
     return f"{VIRTUAL_ROOT}/{path.relative_to(root).as_posix()}"
 
 
+def virtual_of(parts: tuple[str, ...] | list[str]) -> str:
+    """The virtual path of resolved parts: `/memories` or `/memories/a/b`."""
+    return f"{VIRTUAL_ROOT}/{'/'.join(parts)}" if parts else VIRTUAL_ROOT
+
+
+def resolve_parts(root: Path, relative: str) -> tuple[str, ...]:
+    """`relative` resolved below `root` on descriptors (links followed); OutsideStore if it leaves.
+
+    A root that does not exist yet has no links: its paths are taken as written.
+    """
+    try:
+        store_root = StoreRoot(root)
+    except (FileNotFoundError, NotADirectoryError):
+        return tuple(part for part in relative.split("/") if part not in ("", "."))
+    with store_root, store_root.locate_relative(relative) as location:
+        return tuple(location.parts)
+
+
 def has_traversal(path: str) -> bool:
     """True for a `..` component, a backslash or a percent-encoded `.`, `/` or `\\` (rule M3)."""
     if "\\" in path or _ENCODED_SEPARATOR.search(path):
@@ -74,26 +100,24 @@ def check_path(root: Path, path: str) -> ResolvedPath | PathRefusal:
     """Validate one path argument in the spec's order and resolve it, touching nothing on disk.
 
     Order: prefix, M2 lookalike, M3 traversal, NUL, resolve, escape (symlinks), M1 reserved.
+    Resolution walks the store on descriptors and only reads (lstat, readlink).
     """
     if not path.startswith(VIRTUAL_ROOT) or (
         path != VIRTUAL_ROOT and not path.startswith(VIRTUAL_ROOT + "/")
     ):
         flag = FLAG_TRAVERSAL if has_traversal(path) else None
-        return PathRefusal(f"Path must start with /memories, got: {path}", flag)
+        return PathRefusal(f"Path must start with /memories, got: {echo(path)}", flag)
     if has_traversal(path):
-        return PathRefusal(f"Path {path} would escape /memories directory", FLAG_TRAVERSAL)
+        return PathRefusal(f"Path {echo(path)} would escape /memories directory", FLAG_TRAVERSAL)
     if "\x00" in path:
         return PathRefusal("Path must not contain NUL characters")
     if _SURROGATE.search(path):
-        return PathRefusal(f"Path {path} is not valid Unicode")
+        return PathRefusal(f"Path {echo(path)} is not valid Unicode")
     root_real = real_root(root)
-    relative = path[len(VIRTUAL_ROOT) :].lstrip("/")
-    joined = root_real / relative if relative else root_real
-    resolved = Path(os.path.realpath(joined))
-    if not is_within(resolved, root_real):
-        lexical = Path(os.path.normpath(joined))
-        flag = FLAG_OUTSIDE if is_within(lexical, root_real) else FLAG_TRAVERSAL
-        return PathRefusal(f"Path {path} would escape /memories directory", flag)
-    if is_reserved(resolved, root_real):
-        return PathRefusal(f"The path {path} is reserved for memtui's history", FLAG_RESERVED)
-    return ResolvedPath(resolved, to_virtual(resolved, root_real))
+    try:
+        parts = resolve_parts(root_real, path[len(VIRTUAL_ROOT) :].lstrip("/"))
+    except OutsideStore:
+        return PathRefusal(f"Path {echo(path)} would escape /memories directory", FLAG_OUTSIDE)
+    if parts[:1] == (RESERVED_NAME,):
+        return PathRefusal(f"The path {echo(path)} is reserved for memtui's history", FLAG_RESERVED)
+    return ResolvedPath(root_real.joinpath(*parts), virtual_of(parts), parts)

@@ -1,4 +1,10 @@
-"""Start-up recovery: remove temp files left by killed writes and log changes the history missed."""
+"""Start-up recovery: remove temp files left by killed writes and log changes the history missed.
+
+Temp files live under `.memtui/tmp` (see `atomic`), so only memtui's own are ever removed: a note
+named like one (`/memories/.tmp-999999-<uuid>`) is a note. The store is walked on descriptors
+(`os.scandir` of each folder, never through a link), and a file is hashed in chunks by
+descriptor, so recovery neither leaves the store nor reads more than it hashes.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +12,7 @@ import contextlib
 import hashlib
 import os
 import re
+import sqlite3
 import stat
 import time
 from collections.abc import Iterator
@@ -13,10 +20,27 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memtui.core.atomic import TEMP_PREFIX
-from memtui.core.history import KIND_DIR, KIND_FILE, FileRecord, History
+from memtui.core.atomic import MARKER_SUFFIX, TEMP_DIR_NAME, TEMP_PREFIX
+from memtui.core.fd_paths import (
+    OutsideStore,
+    StoreRoot,
+    close_quietly,
+    entries,
+    entry_lstat,
+    open_child_dir,
+    walk_tree,
+)
+from memtui.core.history import (
+    KIND_DIR,
+    KIND_FILE,
+    FileRecord,
+    History,
+    RecordFailed,
+    failure_reason,
+)
+from memtui.core.lock import META_DIR_NAME
 from memtui.core.paths import RESERVED_NAME, VIRTUAL_ROOT
-from memtui.core.regular import open_regular
+from memtui.core.regular import CHUNK, open_regular
 
 if TYPE_CHECKING:
     from memtui.core.store import MemoryStore
@@ -41,6 +65,8 @@ class RecoveryReport:
     """Files read because their stat differed from file_state (new files not counted)."""
     migrated: bool = False
     """True if this pass built file_state from the replayed history (an older history.db)."""
+    unrecorded: str | None = None
+    """Why outside changes could not be recorded (the history cannot be written), if so."""
 
 
 def temp_writer_pid(name: str) -> int | None:
@@ -62,63 +88,85 @@ def process_alive(pid: int) -> bool:
     return True
 
 
-def walk_store_files(root: Path) -> Iterator[tuple[str, os.DirEntry[str]]]:
-    """Every non-directory entry below `root` as (relative posix path, entry).
+def walk_store_files(root: StoreRoot) -> Iterator[tuple[str, int, str, os.stat_result]]:
+    """Every non-folder entry below the root as (relative posix path, folder fd, name, lstat).
 
-    Symlinked folders are not entered and `.memtui` is skipped, so the walk never leaves the
-    store and never loops; unreadable folders are skipped.
+    Folders are entered by descriptor, never through a link; `.memtui` is skipped. The folder
+    descriptor is valid until the next item.
     """
-    pending = [""]
-    while pending:
-        relative_dir = pending.pop()
-        directory = root / relative_dir if relative_dir else root
-        try:
-            with os.scandir(directory) as entries:
-                found = list(entries)
-        except OSError:
-            continue
-        for entry in found:
-            relative = f"{relative_dir}/{entry.name}" if relative_dir else entry.name
-            try:
-                is_dir = entry.is_dir(follow_symlinks=False)
-            except OSError:
-                continue
-            if is_dir:
-                if not (relative_dir == "" and entry.name == RESERVED_NAME):
-                    pending.append(relative)
-            else:
-                yield relative, entry
+    for relative, folder, name, info in walk_tree(root, lambda relative: relative != RESERVED_NAME):
+        if not stat.S_ISDIR(info.st_mode):
+            yield relative, folder, name, info
 
 
-def is_stale_temp(entry: os.DirEntry[str], *, now: float, max_age: float) -> bool:
-    """True for a regular temp file whose writer is gone or that is older than `max_age`."""
-    pid = temp_writer_pid(entry.name)
-    if pid is None:
-        return False
-    try:
-        info = entry.stat(follow_symlinks=False)
-    except OSError:
-        return False
-    if not stat.S_ISREG(info.st_mode):
+def is_stale_temp(name: str, info: os.stat_result, *, now: float, max_age: float) -> bool:
+    """True for a regular temp file (or marker) whose writer is gone or older than `max_age`."""
+    pid = temp_writer_pid(name.removesuffix(MARKER_SUFFIX))
+    if pid is None or not stat.S_ISREG(info.st_mode):
         return False
     return not process_alive(pid) or now - info.st_mtime > max_age
 
 
 def remove_stale_temp_files(
-    root: Path, *, now: float | None = None, max_age: float = STALE_TEMP_AGE
+    root: Path | str, *, now: float | None = None, max_age: float = STALE_TEMP_AGE
 ) -> list[str]:
-    """Delete temp files left by killed atomic writes; returns their relative paths.
+    """Delete temp files left by killed writes under `.memtui/tmp`; returns their store paths.
 
-    Call it while holding the store's mutation lock, so no live write is in progress.
+    A marker there names a temp file a write left beside its target (a folder on another
+    filesystem); that file is removed too. Call it while holding the store's mutation lock,
+    so no live write is in progress.
     """
     current = time.time() if now is None else now
     removed: list[str] = []
-    for relative, entry in walk_store_files(root):
-        if is_stale_temp(entry, now=current, max_age=max_age):
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(entry.path)
-                removed.append(relative)
+    with StoreRoot(root) as store_root:
+        try:
+            meta = open_child_dir(store_root.fd, META_DIR_NAME)
+        except OSError:
+            return removed
+        try:
+            area = open_child_dir(meta, TEMP_DIR_NAME)
+        except OSError:
+            return removed
+        finally:
+            close_quietly(meta)
+        try:
+            for name in entries(area):
+                info = entry_lstat(area, name)
+                if info is None or not is_stale_temp(name, info, now=current, max_age=max_age):
+                    continue
+                if name.endswith(MARKER_SUFFIX):
+                    removed += _remove_marked_temp(store_root, area, name)
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(name, dir_fd=area)
+                    removed.append(f"{META_DIR_NAME}/{TEMP_DIR_NAME}/{name}")
+        finally:
+            close_quietly(area)
     return removed
+
+
+def _remove_marked_temp(store_root: StoreRoot, area: int, marker: str) -> list[str]:
+    """Remove the temp file a marker names (in the store folder it records), if it is still there."""
+    try:
+        with open_regular(marker, dir_fd=area) as (handle, _info):
+            folder = os.fsdecode(handle.read(4096))
+    except OSError:
+        return []
+    temp = marker.removesuffix(MARKER_SUFFIX)
+    try:
+        with store_root.locate_relative(folder) as location:
+            parent = location.open_dir()
+    except (OSError, OutsideStore):
+        return []
+    try:
+        info = entry_lstat(parent, temp)
+        if info is None or not stat.S_ISREG(info.st_mode):
+            return []
+        os.unlink(temp, dir_fd=parent)
+    except OSError:
+        return []
+    finally:
+        close_quietly(parent)
+    return [f"{folder}/{temp}" if folder not in ("", ".") else temp]
 
 
 def _drop_below(state: dict[str, str], base: str, *, folder: bool) -> None:
@@ -158,12 +206,12 @@ def known_files(history: History) -> dict[str, str]:
     return state
 
 
-def file_digest(path: str) -> str | None:
-    """The sha256 of a file's bytes, read in chunks, or None if it cannot be read."""
+def file_digest(folder: int, name: str) -> str | None:
+    """The sha256 of file `name` in `folder`, read in chunks, or None if it cannot be read."""
     hasher = hashlib.sha256()
     try:
-        with open_regular(path) as (handle, _info):
-            while chunk := handle.read(1 << 20):
+        with open_regular(name, dir_fd=folder) as (handle, _info):
+            while chunk := handle.read(CHUNK):
                 hasher.update(chunk)
     except OSError:
         return None
@@ -179,49 +227,36 @@ class DiskCheck:
     refreshed: dict[str, FileRecord | None] = field(default_factory=dict)
     """Rows whose file was hashed and still matches, with the stat taken before the hash."""
     hashed: int = 0
-    removed_temp_files: list[str] = field(default_factory=list)
 
 
-def check_disk(root: Path, history: History, *, now: float | None = None) -> DiskCheck:
+def check_disk(root: Path, history: History) -> DiskCheck:
     """Compare every regular file's (size, mtime_ns) with file_state; hash only the doubtful.
 
-    One `os.scandir` walk with stat only. Stale temp files met on the way are removed. A file
-    is hashed when its stat differs from its row or the row's stat was too close to its mtime
-    to be trusted; if the hash still matches, only the row's stat is refreshed (its check time
-    is the start of the walk, earlier than any stat in it). Call it while holding the store's
-    mutation lock.
+    One walk on descriptors with stat only. A file is hashed when its stat differs from its
+    row or the row's stat was too close to its mtime to be trusted; if the hash still matches,
+    only the row's stat is refreshed (its check time is the start of the walk, earlier than any
+    stat in it). Call it while holding the store's mutation lock.
     """
-    current = time.time() if now is None else now
     rows = history.file_records()
     check = DiskCheck()
     checked_ns = time.time_ns()
-    for relative, entry in walk_store_files(root):
-        if entry.name.startswith(TEMP_PREFIX) and is_stale_temp(
-            entry, now=current, max_age=STALE_TEMP_AGE
-        ):
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(entry.path)
-                check.removed_temp_files.append(relative)
-            continue
-        try:
-            info = entry.stat(follow_symlinks=False)
-        except OSError:
-            continue
-        if not stat.S_ISREG(info.st_mode):
-            continue
-        virtual = VIRTUAL_ROOT + "/" + relative
-        row = rows.pop(virtual, None)
-        if row is None:
-            check.suspects.append(virtual)
-        elif not row.matches(info.st_size, info.st_mtime_ns):
-            check.hashed += 1
-            if file_digest(entry.path) != row.sha256:
+    with StoreRoot(root) as store_root:
+        for relative, folder, name, info in walk_store_files(store_root):
+            if not stat.S_ISREG(info.st_mode):
+                continue
+            virtual = VIRTUAL_ROOT + "/" + relative
+            row = rows.pop(virtual, None)
+            if row is None:
                 check.suspects.append(virtual)
-            else:
-                fresh = FileRecord(row.sha256, info.st_size, info.st_mtime_ns, checked_ns)
-                moved_on = (row.size, row.mtime_ns) != (fresh.size, fresh.mtime_ns)
-                if moved_on or fresh.matches(fresh.size, fresh.mtime_ns):
-                    check.refreshed[virtual] = fresh
+            elif not row.matches(info.st_size, info.st_mtime_ns):
+                check.hashed += 1
+                if file_digest(folder, name) != row.sha256:
+                    check.suspects.append(virtual)
+                else:
+                    fresh = FileRecord(row.sha256, info.st_size, info.st_mtime_ns, checked_ns)
+                    moved_on = (row.size, row.mtime_ns) != (fresh.size, fresh.mtime_ns)
+                    if moved_on or fresh.matches(fresh.size, fresh.mtime_ns):
+                        check.refreshed[virtual] = fresh
     check.suspects += rows
     check.suspects.sort()
     return check
@@ -240,19 +275,27 @@ def recover(store: MemoryStore) -> RecoveryReport:
     No history replay on a normal start: the disk is compared with file_state by stat, and
     only new files or files whose stat changed are read. Unrecorded changes (made while no
     memtui process was recording, or by one killed between writing and recording) become
-    `external` events, all in one transaction.
+    `external` events, all in one transaction. A history that cannot be written (read-only,
+    disk full) leaves them for the next start: `report.unrecorded` says why.
     """
     report = RecoveryReport()
     history = store.history
     with store.lock.hold():
-        report.migrated = build_file_state(history)
-        check = check_disk(store.root, history)
-        report.removed_temp_files = check.removed_temp_files
-        report.hashed_files = check.hashed
-        if check.refreshed:
-            history.record_many([], files=check.refreshed)
-        relpaths = [path[len(VIRTUAL_ROOT) + 1 :] for path in check.suspects]
-        report.external_event_ids = store.record_external(relpaths)
+        report.removed_temp_files = remove_stale_temp_files(store.root)
+        try:
+            report.migrated = build_file_state(history)
+            check = check_disk(store.root, history)
+            report.hashed_files = check.hashed
+            if check.refreshed:
+                history.record_many([], files=check.refreshed)
+            relpaths = [path[len(VIRTUAL_ROOT) + 1 :] for path in check.suspects]
+            report.external_event_ids = store.record_external(relpaths)
+        except RecordFailed as problem:
+            report.unrecorded = problem.reason
+            return report
+        except sqlite3.Error as problem:
+            report.unrecorded = failure_reason(problem)
+            return report
         report.external_paths = [
             event.path or ""
             for event in (history.event(i) for i in report.external_event_ids)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import errno
+import hashlib
 import os
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from io import BufferedReader
 
 _KINDS = {
@@ -16,6 +18,8 @@ _KINDS = {
     stat.S_IFCHR: "character device",
     stat.S_IFBLK: "block device",
 }
+CHUNK = 1 << 20
+"""Bytes read at a time when a file is hashed without being kept."""
 
 
 class NotRegularFile(OSError):
@@ -34,17 +38,18 @@ def kind_name(mode: int) -> str:
 
 @contextmanager
 def open_regular(
-    path: str | os.PathLike[str], *, follow_symlinks: bool = False
+    path: str | os.PathLike[str], *, follow_symlinks: bool = False, dir_fd: int | None = None
 ) -> Iterator[tuple[BufferedReader, os.stat_result]]:
     """The open file and its fstat; raises NotRegularFile without ever blocking on the open.
 
     O_NONBLOCK keeps the open of a FIFO from waiting for a writer; O_NOFOLLOW (unless
-    `follow_symlinks`) refuses a final symlink with ELOOP.
+    `follow_symlinks`) refuses a final symlink with ELOOP. With `dir_fd`, `path` is a name
+    in that folder.
     """
     flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC
     if not follow_symlinks:
         flags |= os.O_NOFOLLOW
-    fd = os.open(path, flags)
+    fd = os.open(path, flags, dir_fd=dir_fd)
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
@@ -58,9 +63,43 @@ def open_regular(
 
 
 def read_regular(
-    path: str | os.PathLike[str], *, follow_symlinks: bool = False, limit: int | None = None
+    path: str | os.PathLike[str],
+    *,
+    follow_symlinks: bool = False,
+    dir_fd: int | None = None,
+    limit: int | None = None,
 ) -> tuple[bytes, os.stat_result]:
     """The bytes of a regular file (at most its first `limit` bytes) and the stat they were read
     under (see `open_regular`); a huge or sparse file costs only what is read."""
-    with open_regular(path, follow_symlinks=follow_symlinks) as (handle, info):
+    with open_regular(path, follow_symlinks=follow_symlinks, dir_fd=dir_fd) as (handle, info):
         return (handle.read() if limit is None else handle.read(limit)), info
+
+
+@dataclass(frozen=True)
+class FileRead:
+    """A regular file read up to a limit: its sha256, and its bytes if it was within the limit."""
+
+    digest: str
+    data: bytes | None
+    """None when the file was bigger than the limit (only hashed, in chunks)."""
+    info: os.stat_result
+    size: int
+    """Bytes read (the file's size when it was read)."""
+
+
+def read_limited(dir_fd: int, name: str, limit: int) -> FileRead:
+    """Read regular file `name` in `dir_fd`: keep its bytes up to `limit`, else only hash them.
+
+    Never holds more than `limit` bytes (plus one chunk) in memory, however big or sparse the
+    file is. Raises NotRegularFile, or OSError(ELOOP) for a link.
+    """
+    with open_regular(name, dir_fd=dir_fd) as (handle, info):
+        head = handle.read(limit + 1) if info.st_size <= limit else b""
+        if info.st_size <= limit and len(head) <= limit:
+            return FileRead(hashlib.sha256(head).hexdigest(), head, info, len(head))
+        hasher = hashlib.sha256(head)
+        size = len(head)
+        while chunk := handle.read(CHUNK):
+            hasher.update(chunk)
+            size += len(chunk)
+        return FileRead(hasher.hexdigest(), None, info, size)

@@ -8,8 +8,11 @@ from memtui.core.display import visible
 
 
 def fail(command: str, message: object, status: int = 2) -> int:
-    """Print `memtui <command>: <message>` on stderr, display-safe on one line (a path or an
-    actor in it cannot drive the terminal); returns `status` as the exit status."""
+    """Print `memtui <command>: <message>` on stderr (display-safe); returns `status`.
+
+    The message may hold file names, actor names or history text, so control characters in
+    it are shown as visible symbols, never sent to the terminal.
+    """
     print(f"memtui {command}: {visible(str(message))}", file=sys.stderr)
     return status
 

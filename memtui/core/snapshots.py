@@ -1,20 +1,34 @@
-"""Before/after states of a path for the history: capture a file or folder, and restore one."""
+"""Before/after states of a path for the history: capture a file or folder, and restore one.
+
+Both work on the descriptors of a resolved `Location`: a folder is walked and rebuilt by
+descriptor with O_NOFOLLOW, so a link inside is recorded and restored as a link, never followed.
+A file bigger than the keep limit is hashed in chunks and not kept (`State.unkept`).
+"""
 
 from __future__ import annotations
 
 import errno
 import os
-import shutil
 import stat
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from memtui.core.atomic import DIR_MODE, FILE_MODE, TEMP_PREFIX, atomic_write, fsync_dir, make_dirs
+from memtui.core.atomic import DIR_MODE, FILE_MODE, TempArea, make_dir_at, replace_at
+from memtui.core.fd_paths import (
+    Location,
+    chmod_fd,
+    close_quietly,
+    entries,
+    entry_lstat,
+    fsync_dir_fd,
+    open_child_dir,
+    remove_tree_at,
+)
 from memtui.core.hashing import digest
 from memtui.core.history import KIND_DIR, KIND_FILE, UNKNOWN_STAT, FileRecord, Manifest
-from memtui.core.regular import NotRegularFile, read_regular
+from memtui.core.regular import NotRegularFile, read_limited
+from memtui.core.site import DEFAULT_MAX_FILE_SIZE
 
 Stat = tuple[int, int, int]
 """(size, mtime_ns, checked_ns) of a file, taken before its bytes were read."""
@@ -34,6 +48,8 @@ class State:
     """Every blob needed to restore this state: the file's bytes, or the manifest and its files."""
     stats: dict[str, Stat] = field(default_factory=dict, compare=False)
     """Each captured file's stat, by path relative to the captured path ("" for a file itself)."""
+    unkept: bool = field(default=False, compare=False)
+    """True if a file was over the keep limit: its hash is known, its bytes were not kept."""
 
     @property
     def pair(self) -> tuple[str | None, str | None]:
@@ -67,44 +83,65 @@ def file_rows(base: str, state: State) -> dict[str, FileRecord]:
     }
 
 
-def stat_now(path: Path) -> Stat | None:
-    """(size, mtime_ns, checked_ns) of the regular file at `path`, or None if there is none."""
+def stat_now(location: Location) -> Stat | None:
+    """(size, mtime_ns, checked_ns) of the regular file at `location`, or None if there is none."""
     checked = time.time_ns()
     try:
-        info = os.stat(path)
+        info = location.lstat()
     except OSError:
         return None
-    if not stat.S_ISREG(info.st_mode):
+    if info is None or not stat.S_ISREG(info.st_mode):
         return None
     return (info.st_size, info.st_mtime_ns, checked)
 
 
-def capture(path: Path) -> State:
-    """The current state of `path` (following a final symlink), with the blobs to restore it.
+def capture(location: Location, keep: int = DEFAULT_MAX_FILE_SIZE) -> State:
+    """The current state of `location`, with the blobs to restore it (files up to `keep` bytes).
 
-    Each file's stat is taken before its bytes are read, so a change racing the read shows up
+    A file that cannot be read raises OSError whose `filename` is its path below `location`
+    (None for the location itself). Each file's stat is taken before its bytes are read, so a change racing the read shows up
     later as a stat that differs from the recorded one.
     """
     checked = time.time_ns()
     try:
-        info = os.stat(path)
-    except (FileNotFoundError, NotADirectoryError):
-        return MISSING
-    except OSError as error:
-        if error.errno in (errno.ELOOP, errno.ENAMETOOLONG):
+        info = location.lstat()
+    except OSError as problem:
+        if problem.errno in (errno.ELOOP, errno.ENAMETOOLONG):
             return MISSING
         raise
+    if info is None:
+        return MISSING
     if stat.S_ISREG(info.st_mode):
-        try:
-            data, info = read_regular(path, follow_symlinks=True)
-        except NotRegularFile:
+        parent = location.parent_fd()
+        if parent is None:
             return MISSING
-        state = file_state(data)
-        state.stats[""] = (info.st_size, info.st_mtime_ns, checked)
-        return state
+        try:
+            return _capture_file(parent, location.name, checked, keep) or MISSING
+        except OSError as problem:
+            problem.filename = None
+            raise
     if stat.S_ISDIR(info.st_mode):
-        return _capture_dir(path, info.st_mode)
+        folder = location.open_dir()
+        try:
+            return _capture_dir(folder, info.st_mode, keep)
+        finally:
+            close_quietly(folder)
     return MISSING
+
+
+def _capture_file(folder: int, name: str, checked: int, keep: int) -> State | None:
+    """A file's state (its bytes kept up to `keep`), or None if it is not a regular file now."""
+    try:
+        read = read_limited(folder, name, keep)
+    except NotRegularFile:
+        return None
+    except OSError as problem:
+        if problem.errno in (errno.ELOOP, errno.ENOENT):
+            return None
+        raise
+    blobs = {} if read.data is None else {read.digest: read.data}
+    stats = {"": (read.size, read.info.st_mtime_ns, checked)}
+    return State(KIND_FILE, read.digest, blobs, stats, unkept=read.data is None)
 
 
 def _note_mode(modes: dict[str, int], relative: str, st_mode: int, default: int) -> None:
@@ -114,104 +151,153 @@ def _note_mode(modes: dict[str, int], relative: str, st_mode: int, default: int)
         modes[relative] = mode
 
 
-def _capture_dir(path: Path, st_mode: int) -> State:
-    """A folder's manifest state: every subfolder, regular file and symlink below it.
+@dataclass
+class _Folder:
+    """What a folder walk collects for its manifest."""
 
-    Temp files of in-flight or crashed atomic writes are not part of the folder's content.
-    """
-    dirs: list[str] = []
-    files: dict[str, str] = {}
-    links: dict[str, str] = {}
-    blobs: dict[str, bytes] = {}
-    stats: dict[str, Stat] = {}
-    modes: dict[str, int] = {}
-    _note_mode(modes, "", st_mode, DIR_MODE)
-    pending = [("", path)]
-    while pending:
-        prefix, directory = pending.pop()
-        with os.scandir(directory) as entries:
-            for entry in entries:
-                if entry.name.startswith(TEMP_PREFIX):
-                    continue
-                relative = prefix + entry.name
-                if entry.is_symlink():
-                    links[relative] = os.readlink(entry.path)
-                elif entry.is_dir(follow_symlinks=False):
-                    dirs.append(relative)
-                    _note_mode(modes, relative, entry.stat(follow_symlinks=False).st_mode, DIR_MODE)
-                    pending.append((relative + "/", Path(entry.path)))
-                elif entry.is_file(follow_symlinks=False):
-                    checked = time.time_ns()
-                    try:
-                        data, info = read_regular(entry.path)
-                    except NotRegularFile:
-                        continue
-                    stats[relative] = (info.st_size, info.st_mtime_ns, checked)
-                    _note_mode(modes, relative, info.st_mode, FILE_MODE)
-                    key = digest(data)
-                    files[relative] = key
-                    blobs[key] = data
+    keep: int
+    dirs: list[str] = field(default_factory=list)
+    files: dict[str, str] = field(default_factory=dict)
+    links: dict[str, str] = field(default_factory=dict)
+    blobs: dict[str, bytes] = field(default_factory=dict)
+    stats: dict[str, Stat] = field(default_factory=dict)
+    modes: dict[str, int] = field(default_factory=dict)
+    unkept: bool = False
+
+    def walk(self, folder: int, prefix: str) -> None:
+        """Collect every entry below `folder` (subfolders entered by descriptor, links read)."""
+        for name in entries(folder):
+            relative = prefix + name
+            info = entry_lstat(folder, name)
+            if info is None:
+                continue
+            if stat.S_ISLNK(info.st_mode):
+                self.links[relative] = os.readlink(name, dir_fd=folder)
+            elif stat.S_ISDIR(info.st_mode):
+                self.dirs.append(relative)
+                _note_mode(self.modes, relative, info.st_mode, DIR_MODE)
+                child = open_child_dir(folder, name)
+                try:
+                    self.walk(child, relative + "/")
+                finally:
+                    close_quietly(child)
+            elif stat.S_ISREG(info.st_mode):
+                self.add_file(folder, name, relative)
+
+    def add_file(self, folder: int, name: str, relative: str) -> None:
+        """Hash one file (keeping its bytes up to the limit) and note its stat and mode."""
+        try:
+            state = _capture_file(folder, name, time.time_ns(), self.keep)
+        except OSError as problem:
+            problem.filename = relative
+            raise
+        if state is None or state.hash is None:
+            return
+        size, mtime, checked = state.stats[""]
+        self.stats[relative] = (size, mtime, checked)
+        mode = entry_lstat(folder, name)
+        if mode is not None:
+            _note_mode(self.modes, relative, mode.st_mode, FILE_MODE)
+        self.files[relative] = state.hash
+        self.blobs.update(state.blobs)
+        self.unkept = self.unkept or state.unkept
+
+
+def _capture_dir(folder: int, st_mode: int, keep: int) -> State:
+    """A folder's manifest state: every subfolder, regular file and symlink below it."""
+    collected = _Folder(keep)
+    _note_mode(collected.modes, "", st_mode, DIR_MODE)
+    collected.walk(folder, "")
     manifest = Manifest(
-        tuple(sorted(dirs)),
-        dict(sorted(files.items())),
-        dict(sorted(links.items())),
-        dict(sorted(modes.items())),
+        tuple(sorted(collected.dirs)),
+        dict(sorted(collected.files.items())),
+        dict(sorted(collected.links.items())),
+        dict(sorted(collected.modes.items())),
     )
     encoded = manifest.to_bytes()
     key = digest(encoded)
-    blobs[key] = encoded
-    return State(KIND_DIR, key, blobs, stats)
+    collected.blobs[key] = encoded
+    return State(KIND_DIR, key, collected.blobs, collected.stats, unkept=collected.unkept)
 
 
-def remove(path: Path) -> None:
-    """Remove whatever is at `path` (file, link or folder tree); nothing there is fine."""
-    try:
-        info = os.lstat(path)
-    except FileNotFoundError:
+def remove(location: Location) -> None:
+    """Remove whatever is at `location` (file, link or folder tree); nothing there is fine."""
+    parent = location.parent_fd()
+    if parent is None:
         return
-    if stat.S_ISDIR(info.st_mode):
-        shutil.rmtree(path)
-    else:
-        os.unlink(path)
-    fsync_dir(path.parent)
+    remove_tree_at(parent, location.name)
+    fsync_dir_fd(parent)
 
 
 def restore(
-    path: Path, kind: str | None, key: str | None, blob: Callable[[str], bytes | None]
+    location: Location,
+    kind: str | None,
+    key: str | None,
+    blob: Callable[[str], bytes | None],
+    temps: TempArea,
 ) -> None:
-    """Make `path` hold the given state, replacing what is there; checks every blob first."""
+    """Make `location` hold the given state, replacing what is there; checks every blob first."""
     if kind == KIND_FILE:
         data = _need(blob, key)
-        if os.path.isdir(path) and not os.path.islink(path):
-            remove(path)
-        make_dirs(path.parent)
-        atomic_write(path, data)
+        info = location.lstat()
+        if info is not None and stat.S_ISDIR(info.st_mode):
+            remove(location)
+        parent = location.make_parents(DIR_MODE)
+        replace_at(temps, parent, location.name, data)
         return
     if kind == KIND_DIR:
         manifest = Manifest.from_bytes(_need(blob, key))
         contents = {name: _need(blob, value) for name, value in manifest.files.items()}
-        remove(path)
-        make_dirs(path)
-        for name in manifest.dirs:
-            make_dirs(path / name)
-        for name, data in contents.items():
-            make_dirs((path / name).parent)
-            atomic_write(path / name, data, manifest.modes.get(name, FILE_MODE))
-        for name, target in manifest.links.items():
-            make_dirs((path / name).parent)
-            os.symlink(target, path / name)
-        _restore_dir_modes(path, manifest)
+        remove(location)
+        parent = location.make_parents(DIR_MODE)
+        top = make_dir_at(parent, location.name, DIR_MODE)
+        try:
+            _fill_folder(top, manifest, contents, temps)
+        finally:
+            close_quietly(top)
         return
-    remove(path)
+    remove(location)
 
 
-def _restore_dir_modes(path: Path, manifest: Manifest) -> None:
-    """Give restored folders their recorded modes once filled, deepest first, `path` last."""
+def _fill_folder(top: int, manifest: Manifest, contents: dict[str, bytes], temps: TempArea) -> None:
+    """Recreate a manifest's folders, files and links below the open folder `top`, then modes."""
+    for name in sorted(manifest.dirs):
+        close_quietly(_folder_below(top, name))
+    for name, data in contents.items():
+        folder_name, _, file_name = name.rpartition("/")
+        folder = _folder_below(top, folder_name)
+        try:
+            replace_at(temps, folder, file_name, data, manifest.modes.get(name, FILE_MODE))
+        finally:
+            close_quietly(folder)
+    for name, target in manifest.links.items():
+        folder_name, _, link_name = name.rpartition("/")
+        folder = _folder_below(top, folder_name)
+        try:
+            os.symlink(target, link_name, dir_fd=folder)
+        finally:
+            close_quietly(folder)
     for name in sorted(manifest.dirs, key=lambda name: name.count("/"), reverse=True):
         if name in manifest.modes:
-            os.chmod(path / name, manifest.modes[name])
+            folder = _folder_below(top, name)
+            try:
+                chmod_fd(folder, manifest.modes[name])
+            finally:
+                close_quietly(folder)
     if "" in manifest.modes:
-        os.chmod(path, manifest.modes[""])
+        chmod_fd(top, manifest.modes[""])
+
+
+def _folder_below(top: int, relative: str) -> int:
+    """A new descriptor of folder `relative` below `top`, each missing folder made (0700)."""
+    current = os.dup(top)
+    for name in relative.split("/") if relative else ():
+        try:
+            child = make_dir_at(current, name, DIR_MODE)
+        finally:
+            close_quietly(current)
+        current = child
+    return current
 
 
 def same_state(
@@ -233,5 +319,8 @@ def _need(blob: Callable[[str], bytes | None], key: str | None) -> bytes:
     """The blob for `key`, or RestoreError if the history does not have it."""
     data = None if key is None else blob(key)
     if data is None:
-        raise RestoreError(f"the content {str(key)[:12]} is not in the history")
+        raise RestoreError(
+            f"the content {str(key)[:12]} is not in the history (memtui keeps no copy of a file "
+            "over the maximum file size)"
+        )
     return data

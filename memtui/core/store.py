@@ -1,43 +1,57 @@
-"""MemoryStore: the facade every caller uses; validation, lock, atomic writes and history in one place."""
+"""MemoryStore: the facade every caller uses; validation, lock, atomic writes and history in one place.
+
+A change and its event are one unit (`History.change`): the event is stored first inside a write
+transaction, the disk is changed, and the event is committed; a history that cannot be written
+refuses before anything changes, and a commit that fails puts the disk back before answering.
+So a change is recorded or it did not happen, and an agent's retry never doubles a change.
+"""
 
 from __future__ import annotations
 
-import math
 import os
+import stat
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
-from memtui.core.actors import human_actor
-from memtui.core.atomic import atomic_write, make_dirs
-from memtui.core.commands import (
+from memtui.core.actors import EXTERNAL, check_actor, human_actor
+from memtui.core.atomic import DIR_MODE, make_dirs, replace_at
+from memtui.core.command_types import (
     CommandOutcome,
     ParsedCommand,
-    apply_command,
     failure_message,
     is_mutating,
-    parse_command,
-    precheck,
     well_formed,
 )
+from memtui.core.commands import apply_command, parse_command, plan_command
 from memtui.core.config import Settings, default_human_actor, load_settings
+from memtui.core.echo import echo
+from memtui.core.handlers import Plan, run_plan, size_refusal
 from memtui.core.history import (
     KIND_DIR,
     KIND_FILE,
-    Event,
     FileRecord,
     History,
     PendingEvent,
+    RecordFailed,
     actor_kind,
 )
 from memtui.core.lock import MutationLock
-from memtui.core.paths import PathRefusal, check_path, is_within, real_root, to_virtual
+from memtui.core.paths import PathRefusal, check_path
+from memtui.core.recording import (
+    NEW_PATH_FIELDS,
+    Scanner,
+    args_of,
+    keep,
+    secret_flags,
+)
 from memtui.core.regular import NotRegularFile, read_regular
 from memtui.core.result import CommandResult
-from memtui.core.secrets import SecretFinding, find_spans, findings_of, redact, scan
-from memtui.core.sizes import format_size
+from memtui.core.secrets import SecretFinding
+from memtui.core.site import Site, open_site
 from memtui.core.snapshots import (
     MISSING,
     RestoreError,
@@ -45,26 +59,16 @@ from memtui.core.snapshots import (
     capture,
     file_rows,
     file_state,
-    remove,
     restore,
-    same_state,
     stat_now,
 )
 
 if TYPE_CHECKING:
     from memtui.core.recovery import RecoveryReport
 
-EXTERNAL_ACTOR = "external"
-MAX_RECORDED_DEPTH = 10
-"""Nesting levels of an argument kept in the history; deeper values are replaced by a marker."""
-SCANNED_FIELDS = {"create": "file_text", "str_replace": "new_str", "insert": "insert_text"}
-
-
-class Screened(NamedTuple):
-    """A call's arguments as recorded (likely secrets of an agent's text redacted) and what was found."""
-
-    args: dict[str, Any]
-    findings: list[SecretFinding]
+EXTERNAL_ACTOR = EXTERNAL
+FLAG_NOT_KEPT = "content:too-large"
+"""An event whose file content was over the maximum file size, hashed but not kept (no undo)."""
 
 
 class StoreError(Exception):
@@ -113,13 +117,15 @@ class MemoryStore:
     ) -> None:
         """Open the store at `root` (created if missing); the history opens on first use.
 
-        Without `settings` the user's config is read; a bad one raises ConfigError.
+        Without `settings` the user's config is read; a bad one raises ConfigError. An actor
+        that is not `agent:NAME`, `human:NAME` or `external`, or that holds control characters
+        or bytes that are not UTF-8, raises ActorError before anything is created.
         """
         self.settings = settings if settings is not None else load_settings()
+        self.actor = check_actor(actor) if actor is not None else default_human_actor(self.settings)
         self.root = Path(root).expanduser().absolute()
         if not self.root.is_dir():
             make_dirs(self.root)
-        self.actor = actor if actor is not None else default_human_actor(self.settings)
         self.session = session
         self.clock = clock
         self._shared = _shared if _shared is not None else _Shared(self.root)
@@ -150,6 +156,11 @@ class MemoryStore:
         """The cross-process mutation lock every change (and start-up recovery) holds."""
         return self._shared.lock
 
+    @property
+    def max_size(self) -> int:
+        """The largest file memtui reads, writes or keeps a copy of, in bytes."""
+        return self.settings.max_file_size
+
     def with_actor(self, actor: str, session: str | None = None) -> MemoryStore:
         """The same store recording as another actor; shares history, lock, settings and clock."""
         return MemoryStore(
@@ -161,23 +172,36 @@ class MemoryStore:
             _shared=self._shared,
         )
 
+    def close(self) -> None:
+        """Close this thread's history connection and the lock file (the store can reopen them)."""
+        if self._shared._history is not None:
+            self._shared._history.close()
+        self._shared.lock.close()
+
+    def open_site(self) -> Site:
+        """The store's root open for acting on descriptors (close it after)."""
+        return Site.open(self.root, self.max_size)
+
+    @property
+    def is_agent(self) -> bool:
+        """True when this store records as an agent (whose writes are scanned for secrets)."""
+        return actor_kind(self.actor) == "agent"
+
     # Agent commands.
 
     def execute(self, tool_input: object) -> CommandResult:
         """Run one raw memory-tool input (any object) and record it."""
         self._ensure_recovered()
         parsed = parse_command(self.root, tool_input)
+        scanner = Scanner()
         if isinstance(parsed, CommandOutcome):
-            return self._record_refused(tool_input, parsed)
-        screened = self._screen(parsed.command, tool_input)
+            return self._record_refused(tool_input, parsed, scanner)
+        args = args_of(tool_input)
         if not is_mutating(parsed.command):
-            outcome = apply_command(self.root, parsed)
-            return self._record_outcome(parsed, screened, outcome)
-        refusal = self._secret_refusal(screened.findings)
-        if refusal is not None:
-            return self._record_outcome(parsed, screened, refusal)
+            outcome = apply_command(self.root, parsed, self.max_size)
+            return self._record_call(parsed, args, outcome, scanner)
         with self._shared.lock.hold():
-            return self._mutate(parsed, screened)
+            return self._mutate(parsed, args, scanner)
 
     def view(self, path: str, view_range: list[int] | None = None) -> CommandResult:
         """`view` a file or folder."""
@@ -191,7 +215,7 @@ class MemoryStore:
         parsed = parse_command(self.root, {"command": "view", "path": path})
         if isinstance(parsed, CommandOutcome):
             return parsed.content
-        return apply_command(self.root, parsed).content
+        return apply_command(self.root, parsed, self.max_size).content
 
     def create(self, path: str, file_text: str) -> CommandResult:
         """`create` a new file."""
@@ -222,256 +246,397 @@ class MemoryStore:
         """Rename or move a file or folder."""
         return self.execute({"command": "rename", "old_path": old_path, "new_path": new_path})
 
-    def _mutate(self, parsed: ParsedCommand, screened: Screened) -> CommandResult:
-        """Check, snapshot, apply and record a mutating command; the caller holds the lock.
+    def _mutate(
+        self, parsed: ParsedCommand, args: dict[str, Any], scanner: Scanner
+    ) -> CommandResult:
+        """Locate, plan, screen, snapshot, then apply and record as one unit (lock held).
 
         A command that will be refused is refused before its before-state is read.
         """
-        target = parsed.targets[0]
-        refusal = precheck(self.root, parsed)
-        if refusal is not None:
-            return self._record_outcome(parsed, screened, refusal)
         try:
-            before = MISSING if parsed.command == "create" else capture(target)
-        except OSError as error:
-            outcome = CommandOutcome(self._unreadable_message(parsed, error), True)
-            return self._record_outcome(parsed, screened, outcome)
-        size_refusal = self._size_refusal(parsed, before)
-        if size_refusal is not None:
-            return self._record_outcome(parsed, screened, size_refusal)
-        outcome = apply_command(self.root, parsed)
-        if outcome.is_error:
-            return self._record_outcome(parsed, screened, outcome)
-        if parsed.command == "rename":
-            after = before
-        elif parsed.command == "delete":
-            after = MISSING
-        else:
-            after = capture(target)
-        return self._record_outcome(parsed, screened, outcome, before=before, after=after)
+            site = open_site(self.root, parsed, self.max_size)
+        except OSError as problem:
+            outcome = CommandOutcome(failure_message(parsed, problem), True)
+            return self._record_call(parsed, args, outcome, scanner)
+        if isinstance(site, CommandOutcome):
+            return self._record_call(parsed, args, site, scanner)
+        with site:
+            plan = plan_command(parsed, site)
+            if isinstance(plan, CommandOutcome):
+                return self._record_call(parsed, args, plan, scanner)
+            findings = self._findings(parsed, plan, scanner)
+            refusal = self._secret_refusal(findings)
+            if refusal is not None:
+                return self._record_call(parsed, args, refusal, scanner)
+            try:
+                before = (
+                    MISSING
+                    if parsed.command == "create"
+                    else capture(site.locations[0], self.max_size)
+                )
+            except OSError as problem:
+                outcome = CommandOutcome(self._unreadable_message(parsed, problem), True)
+                return self._record_call(parsed, args, outcome, scanner)
+            return self._change(parsed, args, scanner, site, plan, before, findings)
 
-    def _unreadable_message(self, parsed: ParsedCommand, error: OSError) -> str:
+    def _change(
+        self,
+        parsed: ParsedCommand,
+        args: dict[str, Any],
+        scanner: Scanner,
+        site: Site,
+        plan: Plan,
+        before: State,
+        findings: list[SecretFinding],
+    ) -> CommandResult:
+        """Apply a planned change and record it as one unit (see `History.change`)."""
+        outcomes: list[CommandOutcome] = []
+        when = self.clock()
+        prepared = self._command_event(
+            parsed, args, plan.success, scanner, before=before, when=when
+        )
+
+        def apply() -> PendingEvent:
+            outcome = run_plan(parsed, plan)
+            outcomes.append(outcome)
+            if outcome.is_error:
+                return self._command_event(parsed, args, outcome, scanner, when=when)
+            if parsed.command == "rename":
+                after = before
+            elif parsed.command == "delete":
+                after = MISSING
+            else:
+                after = capture(site.locations[0], self.max_size)
+            return self._command_event(
+                parsed,
+                args,
+                outcome,
+                scanner,
+                before=before,
+                after=after,
+                findings=findings,
+                when=when,
+            )
+
+        def undo(_event: PendingEvent) -> None:
+            _undo_command(parsed, site, before)
+
+        try:
+            event_id = self.history.change(prepared, apply, undo)
+        except RecordFailed as problem:
+            return CommandResult(_unrecorded(f"{_verb(parsed)} {parsed.echoed[0]}", problem), True)
+        outcome = outcomes[-1]
+        return CommandResult(outcome.content, outcome.is_error, event_id)
+
+    def _unreadable_message(self, parsed: ParsedCommand, problem: OSError) -> str:
         """`Cannot <verb> <path>: ...` for a before-state that could not be read, in virtual paths."""
-        message = failure_message(parsed, error)
-        inside = self._virtual_of(error.filename)
-        if inside is not None and inside != parsed.virtual[0]:
-            message += f" ({inside})"
+        message = failure_message(parsed, problem)
+        inside = problem.filename if isinstance(problem.filename, str) else ""
+        if inside:
+            message += f" ({echo(parsed.virtual[0] + '/' + inside)})"
         return message
 
-    def _virtual_of(self, filename: object) -> str | None:
-        """The `/memories/...` path of a real path inside the store, or None."""
-        if not isinstance(filename, str | os.PathLike):
-            return None
-        real = Path(os.path.realpath(filename))
-        root = real_root(self.root)
-        return to_virtual(real, root) if is_within(real, root) else None
+    # Policies: secrets.
 
-    # Policies: secrets and size.
-
-    def _secret_findings(self, text: object) -> list[SecretFinding]:
-        """Likely credentials in an agent's text (nothing is scanned for humans)."""
-        if actor_kind(self.actor) != "agent" or not isinstance(text, str):
+    def _findings(self, parsed: ParsedCommand, plan: Plan, scanner: Scanner) -> list[SecretFinding]:
+        """Likely secrets an agent's change would land: in the new text around it, or a new path."""
+        if not self.is_agent:
             return []
-        return scan(text)
+        found: list[SecretFinding] = []
+        if plan.text is not None:
+            found += scanner.in_change(plan.text, plan.span)
+        field = NEW_PATH_FIELDS.get(parsed.command)
+        if field is not None:
+            raw = parsed.args.get(field)
+            if isinstance(raw, str):
+                found += [_in_path(finding) for finding in scanner.in_change(raw, (0, len(raw)))]
+        return list(dict.fromkeys(found))
 
     def _secret_refusal(self, findings: list[SecretFinding]) -> CommandOutcome | None:
         """The refusal for blocked secrets, or None when secrets only warn."""
         if not findings or self.settings.secrets != "block":
             return None
-        labels = ", ".join(finding.label for finding in findings)
+        labels = ", ".join(dict.fromkeys(finding.label for finding in findings))
+        flags = secret_flags(_plain(finding) for finding in findings)
+        if all(finding.label.endswith(_IN_PATH) for finding in findings):
+            return CommandOutcome(
+                f"Refused: the path looks like it contains a secret ({labels}). "
+                "Nothing was written; choose a name without it.",
+                True,
+                flags,
+            )
         return CommandOutcome(
             f"Refused: the text looks like it contains a secret ({labels}). "
             "Nothing was written; store a reference to where the secret is kept instead.",
             True,
-            tuple(f"secret:{finding.kind}" for finding in findings),
+            flags,
         )
-
-    def _size_limit_refusal(self, path: str, size: int) -> CommandOutcome | None:
-        """A refusal if a write would leave a file bigger than `max_file_size`."""
-        limit = self.settings.max_file_size
-        if size <= limit:
-            return None
-        return CommandOutcome(
-            f"Refused: {path} would be {format_size(size)} ({size} bytes), over the maximum "
-            f"file size of {format_size(limit)} ({limit} bytes). Nothing was written.",
-            True,
-        )
-
-    def _size_refusal(self, parsed: ParsedCommand, before: State) -> CommandOutcome | None:
-        """Check the size a create, str_replace or insert would produce."""
-        args = parsed.args
-        current = (
-            sum(len(data) for data in before.blobs.values()) if before.kind == KIND_FILE else 0
-        )
-        if parsed.command == "create":
-            added = _encoded_length(args.get("file_text"))
-            size = added
-        elif parsed.command == "str_replace":
-            size = (
-                current
-                - _encoded_length(args.get("old_str"))
-                + _encoded_length(args.get("new_str"))
-            )
-        elif parsed.command == "insert":
-            size = current + _encoded_length(args.get("insert_text")) + 2
-        else:
-            return None
-        return self._size_limit_refusal(parsed.raw_paths[0], size)
 
     # Recording.
 
-    def _screen(self, command: str, tool_input: object) -> Screened:
-        """Scan an agent's text once: the arguments to record (secrets redacted) and the findings."""
-        args = _args_of(tool_input)
-        field = SCANNED_FIELDS.get(command)
-        value = args.get(field) if field is not None else None
-        if field is None or not isinstance(value, str) or actor_kind(self.actor) != "agent":
-            return Screened(args, [])
-        spans = find_spans(value)
-        if spans:
-            args[field] = redact(value, spans)
-        return Screened(args, findings_of(spans))
-
-    def _record(self, content: str, is_error: bool, **event: Any) -> CommandResult:
-        """Record an event as this store's actor and session, now; the result carries its id."""
-        event_id = self.history.record(
-            time=self.clock(),
-            actor=self.actor,
-            session=self.session,
-            result=content,
-            is_error=is_error,
-            **event,
-        )
-        return CommandResult(content, is_error, event_id)
-
-    def _record_outcome(
+    def _command_event(
         self,
         parsed: ParsedCommand,
-        screened: Screened,
+        args: Mapping[str, Any],
         outcome: CommandOutcome,
+        scanner: Scanner,
         *,
         before: State = MISSING,
         after: State = MISSING,
-    ) -> CommandResult:
-        """Record a parsed command's outcome; hashes only when it changed something.
+        findings: list[SecretFinding] | None = None,
+        when: float | None = None,
+    ) -> PendingEvent:
+        """The event of a parsed command; hashes and file_state only when it changed something.
 
-        A change also updates file_state in the same transaction: every touched path is
-        cleared and what is there now is set (a rename's content sits at its new path).
+        A change clears every touched path's file_state rows and sets what is there now (a
+        rename's content sits at its new path).
         """
         changed = not outcome.is_error and is_mutating(parsed.command)
-        blobs = {**before.blobs, **after.blobs} if changed else None
-        cleared: tuple[str, ...] = parsed.virtual if changed else ()
-        files: dict[str, FileRecord] = {}
+        files: dict[str, FileRecord | None] = {}
         if changed and parsed.command == "rename":
-            files = file_rows(parsed.virtual[1], before)
+            files = dict(file_rows(parsed.virtual[1], before))
         elif changed:
-            files = file_rows(parsed.virtual[0], after)
-        return self._record(
-            outcome.content,
-            outcome.is_error,
-            command=parsed.command,
+            files = dict(file_rows(parsed.virtual[0], after))
+        flags = list(outcome.flags)
+        if changed:
+            flags += secret_flags(_plain(finding) for finding in findings or ())
+            if before.unkept or after.unkept:
+                flags.append(FLAG_NOT_KEPT)
+        return self._pending(
+            parsed.command,
+            outcome,
+            scanner,
+            args=args,
             path=parsed.virtual[0],
             new_path=parsed.virtual[1] if len(parsed.virtual) > 1 else None,
-            args=screened.args,
+            changed=changed,
+            before=before,
+            after=after,
+            flags=tuple(dict.fromkeys(flags)),
+            cleared=parsed.virtual if changed else (),
+            files=files,
+            when=when,
+        )
+
+    def _pending(
+        self,
+        command: str,
+        outcome: CommandOutcome,
+        scanner: Scanner,
+        *,
+        args: Mapping[str, Any],
+        path: str | None,
+        new_path: str | None = None,
+        changed: bool = False,
+        before: State = MISSING,
+        after: State = MISSING,
+        flags: tuple[str, ...] = (),
+        reverts: int | None = None,
+        cleared: Iterable[str] = (),
+        files: Mapping[str, FileRecord | None] | None = None,
+        when: float | None = None,
+    ) -> PendingEvent:
+        """One event as the history keeps it (redacted, capped when it changed nothing).
+
+        `when` is the call's time (the store's clock now if not given).
+        """
+        kept = keep(
+            args, outcome, path, new_path, scanner=scanner, agent=self.is_agent, changed=changed
+        )
+        return PendingEvent(
+            time=self.clock() if when is None else when,
+            actor=self.actor,
+            session=self.session,
+            command=command,
+            path=kept.path,
+            new_path=kept.new_path,
+            args=kept.args,
+            result=kept.result,
+            is_error=outcome.is_error,
             before=before.pair if changed else (None, None),
             after=after.pair if changed else (None, None),
-            flags=_flags(outcome, screened.findings),
-            blobs=blobs,
+            flags=flags,
+            blobs={**before.blobs, **after.blobs} if changed else None,
+            reverts=reverts if changed else None,
             cleared=cleared,
             files=files,
         )
 
-    def _record_refused(self, tool_input: object, outcome: CommandOutcome) -> CommandResult:
-        """Record an input that failed validation, with the paths exactly as sent."""
+    def _store_event(self, event: PendingEvent, what: str) -> CommandResult:
+        """Store an event that changed nothing; a history that cannot be written is said so."""
+        try:
+            event_id = self.history.record_many([event])[0]
+        except RecordFailed as problem:
+            if event.is_error:
+                note = f" (memtui could not record this in its history: {problem.reason})"
+                return CommandResult(event.result + note, True)
+            return CommandResult(
+                f"Cannot {what}: memtui could not record the call in its history "
+                f"({problem.reason})",
+                True,
+            )
+        return CommandResult(event.result, event.is_error, event_id)
+
+    def _record_call(
+        self,
+        parsed: ParsedCommand,
+        args: Mapping[str, Any],
+        outcome: CommandOutcome,
+        scanner: Scanner,
+    ) -> CommandResult:
+        """Record a parsed command that changed nothing (a view, a refusal, a failure)."""
+        event = self._command_event(parsed, args, outcome, scanner)
+        result = self._store_event(event, f"{_verb(parsed)} {parsed.echoed[0]}")
+        if result.event_id is not None:
+            return CommandResult(outcome.content, outcome.is_error, result.event_id)
+        return result
+
+    def _record_refused(
+        self, tool_input: object, outcome: CommandOutcome, scanner: Scanner
+    ) -> CommandResult:
+        """Record an input that failed validation, with the paths exactly as sent (capped)."""
         fields = tool_input if isinstance(tool_input, Mapping) else {}
         command = _clean(fields.get("command")) or "invalid"
         path = _clean(fields.get("old_path" if command == "rename" else "path"))
         new_path = _clean(fields.get("new_path")) if command == "rename" else None
-        return self._record(
-            outcome.content,
-            True,
-            command=command,
+        event = self._pending(
+            command,
+            outcome,
+            scanner,
+            args=args_of(tool_input),
             path=path,
             new_path=new_path,
-            args=self._screen(command, tool_input).args,
             flags=outcome.flags,
         )
+        result = self._store_event(event, "run the command")
+        if result.event_id is not None:
+            return CommandResult(outcome.content, True, result.event_id)
+        return result
 
-    def _record_human(
+    def record_human(
         self,
         command: str,
         path: str | None,
         args: Mapping[str, Any],
         outcome: CommandOutcome,
+    ) -> CommandResult:
+        """Record a human command (write, revert) that changed nothing."""
+        event = self._pending(
+            command, outcome, Scanner(), args=args, path=path, flags=outcome.flags
+        )
+        result = self._store_event(event, f"{command} {echo(path or '')}".strip())
+        if result.event_id is not None:
+            return CommandResult(outcome.content, outcome.is_error, result.event_id)
+        return result
+
+    def human_change(
+        self,
+        command: str,
+        path: str,
+        args: Mapping[str, Any],
+        apply: Callable[[], tuple[CommandOutcome, State]],
+        undo: Callable[[], None],
         *,
+        before: State,
+        what: str,
         new_path: str | None = None,
-        before: State = MISSING,
-        after: State = MISSING,
         reverts: int | None = None,
     ) -> CommandResult:
-        """Record a human command (write, revert); hashes only on success.
+        """Apply and record a human change (write, revert) as one unit.
 
-        On success file_state is updated in the same transaction: `path` and `new_path` are
-        cleared and the after-state is set at `new_path` (a moved-back rename) or `path`.
+        `what` names the change in a refusal: `Cannot <what>: ...`.
+
+        `apply()` changes the disk and returns the outcome and the state left at `new_path` (a
+        moved-back rename) or `path`; `undo()` puts back `before` if the event cannot be stored.
         """
-        ok = not outcome.is_error
         touched = tuple(virtual for virtual in (path, new_path) if virtual is not None)
-        files = file_rows(new_path or path or "", after) if ok and touched else {}
-        return self._record(
-            outcome.content,
-            outcome.is_error,
-            command=command,
-            path=path,
-            new_path=new_path,
-            args=args,
-            before=before.pair if ok else (None, None),
-            after=after.pair if ok else (None, None),
-            flags=outcome.flags,
-            blobs={**before.blobs, **after.blobs} if ok else None,
-            reverts=reverts if ok else None,
-            cleared=touched if ok else (),
-            files=files,
+        event = partial(
+            self._pending, command, scanner=Scanner(), args=args, path=path, when=self.clock()
         )
+        change = partial(event, new_path=new_path, changed=True, before=before, cleared=touched)
+        prepared = change(CommandOutcome("", False))
+        outcomes: list[CommandOutcome] = []
+
+        def applied() -> PendingEvent:
+            outcome, after = apply()
+            outcomes.append(outcome)
+            if outcome.is_error:
+                return event(outcome, flags=outcome.flags)
+            flags = (*outcome.flags, *((FLAG_NOT_KEPT,) if before.unkept or after.unkept else ()))
+            return change(
+                outcome,
+                after=after,
+                flags=flags,
+                reverts=reverts,
+                files=file_rows(new_path or path, after),
+            )
+
+        try:
+            event_id = self.history.change(prepared, applied, lambda _event: undo())
+        except RecordFailed as problem:
+            return CommandResult(_unrecorded(what, problem), True)
+        outcome = outcomes[-1]
+        return CommandResult(outcome.content, outcome.is_error, event_id)
 
     # Human commands.
 
     def read(self, path: str) -> tuple[str, str]:
-        """A file's text and revision; raises StoreError with a one-line message."""
-        data, _info = self._read_bytes(path)
-        return _decoded(data, path), file_state(data).hash or ""
+        """A file's text and revision; raises StoreError with a one-line message.
+
+        The whole file is read, whatever its size (`read_head` reads only the start).
+        """
+        data, _info, shown = self._read_bytes(path)
+        return _decoded(data, shown), file_state(data).hash or ""
 
     def read_head(self, path: str, max_bytes: int) -> tuple[str, int]:
         """The text of a file's first `max_bytes` bytes (a character cut at the end left out)
         and the file's size; a huge or sparse file costs only `max_bytes`. Raises StoreError."""
-        data, info = self._read_bytes(path, limit=max_bytes)
+        data, info, shown = self._read_bytes(path, limit=max_bytes)
         size = max(info.st_size, len(data))
         if len(data) < size:
             data = _without_cut_character(data)
-        return _decoded(data, path), size
+        return _decoded(data, shown), size
 
-    def _read_bytes(self, path: str, limit: int | None = None) -> tuple[bytes, os.stat_result]:
-        """A file's bytes (at most `limit`) and stat; raises StoreError with a one-line message."""
+    def _read_bytes(
+        self, path: str, limit: int | None = None
+    ) -> tuple[bytes, os.stat_result, str]:
+        """A file's bytes (at most `limit`), its stat and the path as shown in messages; raises
+        StoreError with a one-line message."""
         checked = check_path(self.root, path)
         if isinstance(checked, PathRefusal):
             raise StoreError(checked.message)
-        try:
-            return read_regular(checked.real, limit=limit)
-        except FileNotFoundError as error:
-            raise StoreError(f"The path {path} does not exist") from error
-        except NotRegularFile as error:
-            if error.kind == "folder":
-                raise StoreError(f"The path {path} is a folder, not a file") from error
-            raise StoreError(f"The path {path} is a {error.kind}, not a regular file") from error
-        except OSError as error:
-            raise StoreError(f"Cannot read {path}: {error.strerror or error}") from error
+        shown = echo(path)
+        with self.open_site() as site:
+            location = site.place(checked.parts, shown)
+            if isinstance(location, CommandOutcome):
+                raise StoreError(location.content)
+            parent = location.parent_fd()
+            if parent is None:
+                raise StoreError(f"The path {shown} does not exist")
+            try:
+                data, info = read_regular(location.name, dir_fd=parent, limit=limit)
+            except FileNotFoundError as problem:
+                raise StoreError(f"The path {shown} does not exist") from problem
+            except NotRegularFile as problem:
+                if problem.kind == "folder":
+                    raise StoreError(f"The path {shown} is a folder, not a file") from problem
+                raise StoreError(
+                    f"The path {shown} is a {problem.kind}, not a regular file"
+                ) from problem
+            except OSError as problem:
+                raise StoreError(f"Cannot read {shown}: {problem.strerror or problem}") from problem
+        return data, info, shown
 
     def revision(self, path: str) -> str | None:
         """The sha256 hex of the file's bytes, or None if there is no file there."""
         checked = check_path(self.root, path)
         if isinstance(checked, PathRefusal):
             return None
-        state = capture(checked.real) if not checked.real.is_dir() else MISSING
-        return state.hash
+        with self.open_site() as site:
+            location = site.place(checked.parts, path)
+            if isinstance(location, CommandOutcome) or not _is_file(location.lstat()):
+                return None
+            return capture(location, 0).hash
 
     def write(self, path: str, text: str, expected_revision: str | None) -> CommandResult:
         """Replace a whole file if it is still at `expected_revision` (None: must not exist)."""
@@ -480,157 +645,69 @@ class MemoryStore:
         checked = check_path(self.root, path)
         if isinstance(checked, PathRefusal):
             outcome = CommandOutcome(checked.message, True, checked.flags)
-            return self._record_human("write", _clean(path), args, outcome)
-        virtual = checked.virtual
+            return self.record_human("write", _clean(path), args, outcome)
+        virtual, shown = checked.virtual, echo(path)
+        allowed = self._writable(shown, text, args)
+        if isinstance(allowed, CommandOutcome):
+            return self.record_human("write", virtual, args, allowed)
+        data, flags = allowed
+        with self._shared.lock.hold(), self.open_site() as site:
+            location = site.place(checked.parts, shown)
+            if isinstance(location, CommandOutcome):
+                return self.record_human("write", virtual, args, location)
+            before = capture(location, self.max_size)
+            if before.kind == KIND_DIR:
+                outcome = CommandOutcome(f"Cannot write {shown}: it is a folder", True)
+                return self.record_human("write", virtual, args, outcome)
+            conflict = _write_conflict(shown, before.hash, expected_revision)
+            if conflict is not None:
+                return self.record_human("write", virtual, args, CommandOutcome(conflict, True))
+
+            def apply() -> tuple[CommandOutcome, State]:
+                try:
+                    parent = location.make_parents(DIR_MODE)
+                    replace_at(site.temps, parent, location.name, data)
+                except OSError as problem:
+                    reason = problem.strerror or str(problem)
+                    return CommandOutcome(f"Cannot write {shown}: {reason}", True), MISSING
+                written = file_state(data)
+                written_stat = stat_now(location)
+                if written_stat is not None:
+                    written.stats[""] = written_stat
+                return CommandOutcome(f"Saved {shown}", False, flags), written
+
+            def undo() -> None:
+                restore(location, before.kind, before.hash, before.blobs.get, site.temps)
+
+            return self.human_change(
+                "write", virtual, args, apply, undo, before=before, what=f"write {shown}"
+            )
+
+    def _writable(
+        self, shown: str, text: str, args: dict[str, Any]
+    ) -> tuple[bytes, tuple[str, ...]] | CommandOutcome:
+        """The bytes a whole-file write would leave and its secret flags, or why it is refused.
+
+        Refused: text that is not valid Unicode, over the size limit, or (an agent's, in block
+        mode) holding a likely secret. `args` gets the size.
+        """
         try:
             data = text.encode("utf-8")
         except UnicodeEncodeError:
-            return self._record_human(
-                "write",
-                virtual,
-                args,
-                CommandOutcome(f"The text for {path} is not valid Unicode", True),
-            )
+            return CommandOutcome(f"The text for {shown} is not valid Unicode", True)
         args["size"] = len(data)
-        findings = self._secret_findings(text)
-        policy_refusal = self._size_limit_refusal(path, len(data)) or self._secret_refusal(findings)
-        if policy_refusal is not None:
-            return self._record_human("write", virtual, args, policy_refusal)
-        with self._shared.lock.hold():
-            before = capture(checked.real)
-            if before.kind == KIND_DIR:
-                outcome = CommandOutcome(f"Cannot write {path}: it is a folder", True)
-                return self._record_human("write", virtual, args, outcome)
-            conflict = _write_conflict(path, before.hash, expected_revision)
-            if conflict is not None:
-                return self._record_human("write", virtual, args, CommandOutcome(conflict, True))
-            try:
-                make_dirs(checked.real.parent)
-                atomic_write(checked.real, data)
-            except OSError as error:
-                reason = error.strerror or str(error)
-                outcome = CommandOutcome(f"Cannot write {path}: {reason}", True)
-                return self._record_human("write", virtual, args, outcome)
-            written = file_state(data)
-            written_stat = stat_now(checked.real)
-            if written_stat is not None:
-                written.stats[""] = written_stat
-            secret_flags = tuple(f"secret:{finding.kind}" for finding in findings)
-            outcome = CommandOutcome(f"Saved {path}", False, secret_flags)
-            return self._record_human("write", virtual, args, outcome, before=before, after=written)
+        findings = Scanner().in_change(text, (0, len(text))) if self.is_agent else []
+        refusal = size_refusal(shown, len(data), self.max_size) or self._secret_refusal(findings)
+        if refusal is not None:
+            return refusal
+        return data, secret_flags(findings)
 
     def revert(self, event_id: int, force: bool = False) -> CommandResult:
         """Undo one event by restoring its before-state; refused on conflict unless forced."""
+        from memtui.core.reverting import revert
+
         self._ensure_recovered()
-        args = {"event_id": event_id, "force": force}
-        with self._shared.lock.hold():
-            event = self.history.event(event_id)
-            if event is None:
-                outcome = CommandOutcome(f"There is no event {event_id} to revert", True)
-                return self._record_human("revert", None, args, outcome)
-            if not event.changed:
-                outcome = CommandOutcome(
-                    f"Nothing to revert: event {event_id} ({event.command}) changed nothing", True
-                )
-                return self._record_human("revert", event.path, args, outcome)
-            if event.new_path is not None:
-                return self._revert_move(event, args, force)
-            return self._revert_in_place(event, args, force)
-
-    def _resolve(self, virtual: str | None) -> Path | CommandOutcome:
-        """The real path of a recorded virtual path, re-validated."""
-        checked = check_path(self.root, virtual or "")
-        if isinstance(checked, PathRefusal):
-            return CommandOutcome(checked.message, True, checked.flags)
-        return checked.real
-
-    def _unchanged_since(self, event: Event, current: State) -> bool:
-        """True if `current` is still what `event` left (a folder's modes aside)."""
-        return same_state(current, event.after_kind, event.after_hash, self.history.blob)
-
-    def _already_reverted(self, event: Event, force: bool) -> CommandOutcome | None:
-        """A conflict for an event that was already reverted (unless forced)."""
-        if event.reverted_by is None or force:
-            return None
-        return CommandOutcome(
-            f"Conflict: event {event.id} was already reverted by event {event.reverted_by}. "
-            "Use force to restore its before-state anyway.",
-            True,
-        )
-
-    def _revert_in_place(self, event: Event, args: dict[str, Any], force: bool) -> CommandResult:
-        """Revert an event that changed one path: put its before-state back."""
-        target = self._resolve(event.path)
-        if isinstance(target, CommandOutcome):
-            return self._record_human("revert", event.path, args, target)
-        current = capture(target)
-        refusal = self._already_reverted(event, force)
-        if refusal is None and not force and not self._unchanged_since(event, current):
-            refusal = CommandOutcome(
-                f"Conflict: {event.path} changed since event {event.id} ({event.command}); "
-                f"it is now {_describe(current)}. "
-                "Use force to restore its before-state anyway.",
-                True,
-            )
-        if refusal is not None:
-            return self._record_human("revert", event.path, args, refusal)
-        try:
-            restore(target, event.before_kind, event.before_hash, self.history.blob)
-        except (RestoreError, OSError) as error:
-            return self._record_human("revert", event.path, args, _restore_failed(event, error))
-        after = capture(target)
-        outcome = CommandOutcome(f"Reverted event {event.id} ({event.command} {event.path})", False)
-        return self._record_human(
-            "revert", event.path, args, outcome, before=current, after=after, reverts=event.id
-        )
-
-    def _revert_move(self, event: Event, args: dict[str, Any], force: bool) -> CommandResult:
-        """Revert a rename: move the destination back to the source path."""
-        source = self._resolve(event.path)
-        destination = self._resolve(event.new_path)
-        for resolved in (source, destination):
-            if isinstance(resolved, CommandOutcome):
-                return self._record_human("revert", event.new_path, args, resolved)
-        assert isinstance(source, Path) and isinstance(destination, Path)
-        current = capture(destination)
-        refusal = self._already_reverted(event, force)
-        if refusal is None and os.path.lexists(source):
-            refusal = CommandOutcome(
-                f"Conflict: {event.path} exists again, so {event.new_path} cannot move back; "
-                "move or delete it first.",
-                True,
-            )
-        if refusal is None and not force and not self._unchanged_since(event, current):
-            refusal = CommandOutcome(
-                f"Conflict: {event.new_path} changed since event {event.id} (rename); "
-                f"it is {_describe(current)}. Use force to restore the original anyway.",
-                True,
-            )
-        if refusal is not None:
-            return self._record_human("revert", event.new_path, args, refusal)
-        try:
-            if self._unchanged_since(event, current):
-                make_dirs(source.parent)
-                os.rename(destination, source)
-            else:
-                restore(source, event.before_kind, event.before_hash, self.history.blob)
-                remove(destination)
-        except (RestoreError, OSError) as error:
-            return self._record_human("revert", event.new_path, args, _restore_failed(event, error))
-        outcome = CommandOutcome(
-            f"Reverted event {event.id} (rename {event.path} to {event.new_path})", False
-        )
-        after = capture(source)
-        return self._record_human(
-            "revert",
-            event.new_path,
-            args,
-            outcome,
-            new_path=event.path,
-            before=current,
-            after=after,
-            reverts=event.id,
-        )
+        return revert(self, event_id, force)
 
     # Outside changes.
 
@@ -638,21 +715,26 @@ class MemoryStore:
         """Record an `external` event for each file that differs from what the history last saw.
 
         The last-seen state is the file_state row; every event and row update is stored in one
-        transaction. Files that cannot be read are left for a later check.
+        transaction. Files that cannot be read are left for a later check. Raises RecordFailed
+        when the history cannot be written.
         """
-        with self._shared.lock.hold():
-            return self.history.record_many(
-                event for event in map(self._external_event, relpaths) if event is not None
-            )
+        with self._shared.lock.hold(), self.open_site() as site:
+            events = [self._external_event(site, relpath) for relpath in relpaths]
+            return self.history.record_many(event for event in events if event is not None)
 
-    def _external_event(self, relpath: str) -> PendingEvent | None:
+    def _external_event(self, site: Site, relpath: str) -> PendingEvent | None:
         """The event for one file that differs from its file_state row, or None."""
-        virtual = "/memories/" + relpath.strip("/")
-        checked = check_path(self.root, virtual)
+        checked = check_path(self.root, "/memories/" + relpath.strip("/"))
         if isinstance(checked, PathRefusal):
             return None
         try:
-            current = MISSING if checked.real.is_dir() else capture(checked.real)
+            location = site.place(checked.parts, checked.virtual)
+            if isinstance(location, CommandOutcome):
+                return None
+            info = location.lstat()
+            if info is not None and stat.S_ISDIR(info.st_mode):
+                return None
+            current = capture(location, self.max_size)
         except OSError:
             return None
         if current.kind == KIND_DIR:
@@ -684,17 +766,18 @@ class MemoryStore:
             is_error=False,
             before=before.pair,
             after=current.pair,
+            flags=(FLAG_NOT_KEPT,) if current.unkept else (),
             blobs={**before.blobs, **current.blobs},
             files={checked.virtual: None, **file_rows(checked.virtual, current)},
         )
 
 
-def _decoded(data: bytes, path: str) -> str:
-    """`data` as UTF-8 text; raises StoreError naming `path` when it is not."""
+def _decoded(data: bytes, shown: str) -> str:
+    """`data` as UTF-8 text; raises StoreError naming the path `shown` when it is not."""
     try:
         return data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise StoreError(f"The file {path} is not valid UTF-8 text") from error
+    except UnicodeDecodeError as problem:
+        raise StoreError(f"The file {shown} is not valid UTF-8 text") from problem
 
 
 def _without_cut_character(data: bytes) -> bytes:
@@ -709,50 +792,67 @@ def _without_cut_character(data: bytes) -> bytes:
     return data
 
 
-def _at_or_below(virtual: str, base: str) -> bool:
-    """True if `virtual` is `base` or inside it."""
-    return virtual == base or virtual.startswith(base + "/")
+_IN_PATH = " in the path"
 
 
-def _encoded_length(value: object) -> int:
-    """The UTF-8 length of a string argument (0 for anything else)."""
-    if not isinstance(value, str):
-        return 0
-    return len(value.encode("utf-8", errors="surrogatepass"))
+def _in_path(finding: SecretFinding) -> SecretFinding:
+    """A finding marked as found in a path (for the refusal's wording)."""
+    return SecretFinding(finding.kind, finding.label + _IN_PATH)
 
 
-def _flags(outcome: CommandOutcome, findings: list[SecretFinding]) -> tuple[str, ...]:
-    """The outcome's security flags plus `secret:<kind>` for a flagged agent write."""
-    flags = list(outcome.flags)
-    if not outcome.is_error:
-        flags += [f"secret:{finding.kind}" for finding in findings]
-    return tuple(dict.fromkeys(flags))
+def _plain(finding: SecretFinding) -> SecretFinding:
+    """A finding without the path mark."""
+    return SecretFinding(finding.kind, finding.label.removesuffix(_IN_PATH))
 
 
-def _args_of(tool_input: object) -> dict[str, Any]:
-    """The raw input arguments as a dict that encodes as strict JSON."""
-    if isinstance(tool_input, Mapping):
-        return {str(key): _strict_json(value) for key, value in tool_input.items()}
-    try:
-        return {"input": repr(tool_input)}
-    except RecursionError:
-        return {"input": f"<a {type(tool_input).__name__} nested too deeply to record>"}
+def _verb(parsed: ParsedCommand) -> str:
+    """The verb of a command for `Cannot <verb> <path>` messages."""
+    return {"str_replace": "edit", "insert": "edit"}.get(parsed.command, parsed.command)
 
 
-def _strict_json(value: object, depth: int = 0) -> object:
-    """`value` with NaN and infinities spelled as strings (`NaN`, `Infinity`, `-Infinity`).
+def _is_file(info: os.stat_result | None) -> bool:
+    """True for the stat of a regular file."""
+    return info is not None and stat.S_ISREG(info.st_mode)
 
-    Lists and mappings deeper than `MAX_RECORDED_DEPTH` are replaced by a marker string.
-    """
-    if isinstance(value, float) and not math.isfinite(value):
-        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
-    if isinstance(value, list | tuple | Mapping) and depth >= MAX_RECORDED_DEPTH:
-        return "<nested too deeply to record>"
-    if isinstance(value, list | tuple):
-        return [_strict_json(item, depth + 1) for item in value]
-    if isinstance(value, Mapping):
-        return {key: _strict_json(item, depth + 1) for key, item in value.items()}
-    return value
+
+def _undo_command(parsed: ParsedCommand, site: Site, before: State) -> None:
+    """Put back what a command changed, from its before-state (the history could not record it)."""
+    location = site.locations[0]
+    if parsed.command == "rename":
+        destination = site.locations[1]
+        source_parent = location.parent_fd()
+        destination_parent = destination.parent_fd()
+        if source_parent is None or destination_parent is None:
+            raise RestoreError("the renamed path is gone")
+        os.rename(
+            destination.name,
+            location.name,
+            src_dir_fd=destination_parent,
+            dst_dir_fd=source_parent,
+        )
+        return
+    if before.unkept:
+        raise RestoreError("its content was over the maximum file size and was not kept")
+    restore(location, before.kind, before.hash, before.blobs.get, site.temps)
+
+
+def _unrecorded(what: str, problem: RecordFailed) -> str:
+    """The one-line answer for a change the history could not record."""
+    if problem.applied:
+        return (
+            f"Cannot {what}: memtui could not record the change in its history "
+            f"({problem.reason}) nor undo it ({problem.undo_failed}); the change stays on "
+            "disk and will be recorded as an outside change"
+        )
+    if problem.undone:
+        return (
+            f"Cannot {what}: memtui could not record the change in its history "
+            f"({problem.reason}), so it undid it; nothing changed"
+        )
+    return (
+        f"Cannot {what}: memtui could not record the change in its history "
+        f"({problem.reason}); nothing changed"
+    )
 
 
 def _write_conflict(path: str, current: str | None, expected: str | None) -> str | None:
@@ -769,19 +869,13 @@ def _write_conflict(path: str, current: str | None, expected: str | None) -> str
     )
 
 
-def _describe(state: State) -> str:
+def describe(state: State) -> str:
     """`missing`, `a file (abc123...)` or `a folder`, for conflict messages."""
     if state.kind is None:
         return "missing"
     if state.kind == KIND_DIR:
         return "a different folder"
     return f"a file at revision {(state.hash or '')[:12]}"
-
-
-def _restore_failed(event: Event, error: Exception) -> CommandOutcome:
-    """The error for a revert that could not put the old state back."""
-    reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
-    return CommandOutcome(f"Cannot revert event {event.id}: {reason}", True)
 
 
 __all__ = ["MemoryStore", "StoreError", "human_actor"]

@@ -290,7 +290,7 @@ class MemtuiApp(PlainNotifyApp):
     @work(exclusive=True, group="watch", exit_on_error=False)
     async def watch_files(self) -> None:
         """Watch the store for changes until the app exits."""
-        from memtui.tui.watcher import watch_store
+        from memtui.core.watcher import watch_store
 
         await watch_store(self.ctx.root, self.apply_changes)
 

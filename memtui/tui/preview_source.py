@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 from urllib.parse import quote
 
-from memtui.core.commands import file_view_text
+from memtui.core.viewing import file_view_text
 from memtui.notes.file_checks import name_warnings, nul_warning
 from memtui.notes.shown import FileHead, read_head
 from memtui.tui.text_layout import Rows, ShownText, is_markdown, lay_out, lexer_for, shown_text

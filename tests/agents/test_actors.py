@@ -9,8 +9,10 @@ import pytest
 
 from memtui.agents.anthropic import AsyncMemtuiMemoryTool, MemtuiMemoryTool
 from memtui.agents.mcp_server import MemoryService
-from memtui.core.actors import agent_actor
+from memtui.core.actors import UnsafeActorName, agent_actor
+from memtui.core.config import ConfigError, load_settings
 from memtui.core.store import MemoryStore
+from tests.agents.mcp_client import call_memory, mcp_session
 
 REFUSED = ["", "   ", "agent:", "agent: ", "human:ana", "human:", "external:x", "tools:v2"]
 VIEW = {"command": "view", "path": "/memories"}
@@ -76,3 +78,49 @@ def test_mcp_service_uses_the_same_names(tmp_path: Path) -> None:
     assert service.actor_for(" ") == "agent:mcp"
     assert service.actor_for("cursor") == "agent:cursor"
     assert service.actor_for("human:ana") == "agent:mcp"
+
+
+UNSAFE = ["bot\x1b]0;owned\x07", "bot\udcff", "bot\u202e", "b" * 201]
+
+
+@pytest.mark.parametrize("tool_class", [MemtuiMemoryTool, AsyncMemtuiMemoryTool])
+@pytest.mark.parametrize("name", UNSAFE)
+def test_sdk_tool_refuses_an_unsafe_actor_name(tmp_path: Path, tool_class: type, name: str) -> None:
+    with pytest.raises(ValueError, match=r"holds control characters|characters long"):
+        tool_class(tmp_path / "memories", actor=name)
+    assert not (tmp_path / "memories").exists()
+
+
+@pytest.mark.parametrize("name", UNSAFE)
+def test_mcp_service_refuses_an_unsafe_client_name(tmp_path: Path, name: str) -> None:
+    with pytest.raises(UnsafeActorName):
+        MemoryService(tmp_path).actor_for(name)
+
+
+async def test_an_unsafe_client_name_gets_one_line_and_records_nothing(tmp_path: Path) -> None:
+    async with mcp_session(tmp_path, client_name="evil\x1b]52;c;ZWNobyBvd25lZA==\x07") as session:
+        text, is_error = await call_memory(
+            session, {"command": "create", "path": "/memories/a.md", "file_text": "a"}
+        )
+    assert (text, is_error) == (
+        "Refused: the client's name (clientInfo.name): 'evil␛]52;c;ZWNobyBvd25lZA==␇' holds "
+        "control characters or bytes that are not UTF-8: give a plain name such as 'claude'",
+        True,
+    )
+    assert not (tmp_path / "a.md").exists()
+
+
+@pytest.mark.parametrize(
+    ("where", "env", "config"),
+    [
+        ("MEMTUI_ACTOR", {"MEMTUI_ACTOR": "dana\x1b[2J"}, ""),
+        ('key "actor"', {}, 'actor = "dana\\u001b[2J"\n'),
+    ],
+)
+def test_a_configured_human_name_with_control_characters_is_a_config_error(
+    tmp_path: Path, where: str, env: dict[str, str], config: str
+) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(config, encoding="utf-8")
+    with pytest.raises(ConfigError, match=f"{where}: 'dana␛\\[2J' holds control characters"):
+        load_settings({"MEMTUI_CONFIG_FILE": str(path), **env})

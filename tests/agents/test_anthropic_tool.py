@@ -178,7 +178,7 @@ def test_call_answers_an_unreadable_file_as_a_tool_error(
     def refuse(path: object, *args: object, **kwargs: object) -> object:
         raise PermissionError(13, "Permission denied", str(path))
 
-    monkeypatch.setattr(snapshots, "read_regular", refuse)
+    monkeypatch.setattr(snapshots, "read_limited", refuse)
     with pytest.raises(ToolError) as raised:
         tool.call({"command": "delete", "path": "/memories/a.md"})
     assert raised.value.content == "Cannot delete /memories/a.md: Permission denied"

@@ -28,7 +28,7 @@ def run_memtui(*args: str, env: dict[str, str] | None = None) -> subprocess.Comp
 def test_mcp_help_names_the_tools_and_transports() -> None:
     done = run_memtui("mcp", "--help")
     assert done.returncode == 0
-    assert "usage: memtui mcp [-h] [--actor NAME] [--http] [--port N] PATH" in done.stdout
+    assert "usage: memtui mcp [-h] [--actor NAME] [--http] [--token TOKEN] [--port N] PATH" in done.stdout
     for text in ("search_memories", "memory_protocol", "http://127.0.0.1:PORT/mcp", "agent:mcp"):
         assert text in done.stdout
 
@@ -94,7 +94,7 @@ def test_example_reports_a_bad_config_in_one_line(tmp_path: Path) -> None:
 def test_example_refuses_a_file_as_store(tmp_path: Path) -> None:
     not_a_folder = tmp_path / "notes.txt"
     not_a_folder.write_text("x")
-    done = run_example(not_a_folder, tmp_path / "no-config.toml")
+    done = run_example(not_a_folder, Path(os.devnull))
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == f"memtui example: {not_a_folder} is not a folder\n"
     assert not_a_folder.read_text() == "x"
@@ -102,7 +102,7 @@ def test_example_refuses_a_file_as_store(tmp_path: Path) -> None:
 
 def test_example_reports_a_folder_it_cannot_create(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("x")
-    done = run_example(tmp_path / "file" / "store", tmp_path / "no-config.toml")
+    done = run_example(tmp_path / "file" / "store", Path(os.devnull))
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == f"memtui example: {tmp_path / 'file' / 'store'}: Not a directory\n"
 
@@ -111,7 +111,7 @@ def test_example_reports_a_corrupt_history_and_keeps_it(tmp_path: Path) -> None:
     database = tmp_path / "store" / ".memtui" / "history.db"
     database.parent.mkdir(parents=True)
     database.write_bytes(b"not a database " * 100)
-    done = run_example(tmp_path / "store", tmp_path / "no-config.toml")
+    done = run_example(tmp_path / "store", Path(os.devnull))
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr.startswith(f"memtui example: {database}: ")
     assert done.stderr.count("\n") == 1

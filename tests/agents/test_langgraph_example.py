@@ -25,7 +25,7 @@ See them with `memtui {path}`; the history names agent:langgraph-example.
 
 def run_example(path: Path) -> subprocess.CompletedProcess[str]:
     """The example as a user runs it, without a config file of their own."""
-    env = {**os.environ, "MEMTUI_CONFIG_FILE": str(path.parent / "none.toml")}
+    env = {**os.environ, "MEMTUI_CONFIG_FILE": os.devnull}
     return subprocess.run(
         [sys.executable, "-m", "memtui.agents.langgraph_example", str(path)],
         capture_output=True,
@@ -41,7 +41,7 @@ def memtui_log(path: Path) -> list[dict[str, object]]:
         [str(Path(sys.executable).with_name("memtui")), "log", str(path), "--json"],
         capture_output=True,
         text=True,
-        env={**os.environ, "MEMTUI_CONFIG_FILE": str(path.parent / "none.toml")},
+        env={**os.environ, "MEMTUI_CONFIG_FILE": os.devnull},
         check=True,
     )
     return [json.loads(line) for line in done.stdout.splitlines()]

@@ -14,7 +14,6 @@ from mcp.types import Implementation
 
 from memtui.agents.mcp_server import MemoryService, build_server
 from memtui.agents.notes_access import NotesError, parse_filters, relpath_of
-from memtui.agents.watcher import ChangeWatcher
 from memtui.core.store import MemoryStore
 from memtui.notes.context import build_context, recent_activity
 from memtui.notes.index import NoteIndex
@@ -237,13 +236,17 @@ def test_watcher_refresh_sees_outside_changes(tmp_path: Path) -> None:
 
 
 def test_watcher_ignores_dot_folders(tmp_path: Path) -> None:
-    watcher = ChangeWatcher(tmp_path)
-    assert watcher.relpath(str(tmp_path / "a/b.md")) == "a/b.md"
-    assert watcher.relpath(str(tmp_path / ".memtui/history.db")) is None
-    assert watcher.relpath(str(tmp_path / "a/.tmp-1-x")) is None
-    assert watcher.relpath(str(tmp_path)) is None
-    assert watcher.relpath(str(tmp_path.parent / "other.md")) is None
-    assert watcher.take() is None
+    from memtui.core.watcher import StoreWatcher, relative_paths
+
+    changes = [
+        (1, str(tmp_path / "a/b.md")),
+        (1, str(tmp_path / ".memtui/history.db")),
+        (1, str(tmp_path / "a/.tmp-1-x")),
+        (1, str(tmp_path)),
+        (1, str(tmp_path.parent / "other.md")),
+    ]
+    assert relative_paths(tmp_path, changes) == frozenset({"a/b.md"})
+    assert StoreWatcher(tmp_path).take() is None
 
 
 def test_failed_index_update_is_repaired_by_the_next_refresh(

@@ -31,7 +31,7 @@ def write_notes(root: Path) -> None:
 async def test_server_info_titles_and_search_output(tmp_path: Path) -> None:
     write_notes(tmp_path)
     params = server_command(tmp_path)
-    params.env = {**os.environ, "MEMTUI_CONFIG_FILE": str(tmp_path / "none.toml")}
+    params.env = {**os.environ, "MEMTUI_CONFIG_FILE": os.devnull}
     async with (
         stdio_client(params) as (read, write),
         ClientSession(read, write, client_info=Implementation(name="t", version="1")) as session,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import textwrap
 import warnings
@@ -82,7 +83,7 @@ def test_readme_sdk_snippet_runs_without_warnings(
         return real_client(api_key="test", http_client=httpx2.Client(transport=transport))
 
     monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.setenv("MEMTUI_CONFIG_FILE", str(tmp_path / "no-config.toml"))
+    monkeypatch.setenv("MEMTUI_CONFIG_FILE", os.devnull)
     monkeypatch.setattr(anthropic, "Anthropic", fake_client)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -189,7 +189,7 @@ def tree(root: Path) -> dict[str, bytes | None]:
 def test_replacing_the_sdk_class_changes_only_the_documented_results(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("MEMTUI_CONFIG_FILE", str(tmp_path / "none.toml"))
+    monkeypatch.setenv("MEMTUI_CONFIG_FILE", os.devnull)
     sdk = run_conversation(BetaLocalFilesystemMemoryTool(base_path=str(tmp_path / "sdk")))
     ours = run_conversation(MemtuiMemoryTool(base_path=str(tmp_path / "memtui")))
     assert len(sdk) == len(ours) == len(CALLS)
@@ -215,7 +215,7 @@ def test_replacing_the_sdk_class_changes_only_the_documented_results(
 def test_base_path_root_and_positional_forms(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("MEMTUI_CONFIG_FILE", str(tmp_path / "none.toml"))
+    monkeypatch.setenv("MEMTUI_CONFIG_FILE", os.devnull)
     monkeypatch.chdir(tmp_path)
     default = MemtuiMemoryTool()
     assert default.memory_root == Path("memory/memories") and default.base_path == Path("memory")

@@ -18,10 +18,17 @@ STORE_FILES = frozenset(
     {META_DIR_NAME}
     | {
         f"{META_DIR_NAME}/{name}"
-        for name in ("lock", DB_NAME, f"{DB_NAME}-wal", f"{DB_NAME}-shm", f"{DB_NAME}-journal")
+        for name in (
+            "lock",
+            "tmp",
+            DB_NAME,
+            f"{DB_NAME}-wal",
+            f"{DB_NAME}-shm",
+            f"{DB_NAME}-journal",
+        )
     }
 )
-"""The history and lock the store keeps in `<root>/.memtui` (anything else there is compared)."""
+"""The history, lock and temp folder the store keeps in `<root>/.memtui` (anything else there is compared)."""
 
 
 def snapshot_tree(root: Path) -> dict[str, object]:
@@ -63,7 +70,7 @@ def cmd_run(
     request: pytest.FixtureRequest, cmd_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[Runner]:
     """Run one raw tool input against `cmd_root`: through the core, the store or an SDK class."""
-    monkeypatch.setenv("MEMTUI_CONFIG_FILE", str(cmd_root.parent / "no-config.toml"))
+    monkeypatch.setenv("MEMTUI_CONFIG_FILE", os.devnull)
     for name in ("MEMTUI_SECRETS", "MEMTUI_MAX_FILE_SIZE"):
         monkeypatch.delenv(name, raising=False)
     with runner_for(request.param, cmd_root) as run:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from memtui.core.actors import ActorError, agent_actor, human_actor
@@ -21,12 +23,53 @@ def test_an_empty_agent_name_is_refused(name: str) -> None:
         agent_actor(name)
 
 
-@pytest.mark.parametrize("name", ["human:mallory", "external", "external:sync", "x:y", ":z"])
+@pytest.mark.parametrize(
+    "name", ["human:mallory", "external", "external:sync", "x:y", ":z", "agent:human:x"]
+)
 def test_an_agent_cannot_pass_as_another_kind(name: str) -> None:
-    if ":" not in name:
-        assert agent_actor(name) == f"agent:{name}"
-        return
     with pytest.raises(ActorError, match="is not an agent name"):
+        agent_actor(name)
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        (
+            "external",
+            "'external' is not a human name: 'external' names another kind of actor; "
+            "give a plain name such as 'dana'",
+        ),
+        (
+            "human:agent:x",
+            "'human:agent:x' is not a human name: 'agent' names another kind of actor; "
+            "give a plain name such as 'dana'",
+        ),
+        (
+            "dana\x1b]0;owned\x07",
+            "'dana␛]0;owned␇' holds control characters or bytes that are not UTF-8: "
+            "give a plain name such as 'dana'",
+        ),
+        (
+            "dana\udcff",
+            "'dana\\\\xff' holds control characters or bytes that are not UTF-8: "
+            "give a plain name such as 'dana'",
+        ),
+        (
+            "d" * 201,
+            "the human name is 201 characters long, more than 200: give a plain name such as "
+            "'dana'",
+        ),
+    ],
+)
+def test_a_human_name_that_is_another_kind_or_unsafe_is_refused(name: str, message: str) -> None:
+    with pytest.raises(ActorError) as refused:
+        human_actor(name)
+    assert str(refused.value) == message
+
+
+@pytest.mark.parametrize("name", ["bot\x07", "bot\u202e", "bot\ud800", "bot\x9b"])
+def test_an_agent_name_with_control_characters_or_bad_bytes_is_refused(name: str) -> None:
+    with pytest.raises(ActorError, match="holds control characters or bytes that are not UTF-8"):
         agent_actor(name)
 
 
@@ -49,7 +92,7 @@ def test_an_empty_human_name_is_refused(name: str) -> None:
 
 
 def test_the_configured_actor_must_name_a_person() -> None:
-    missing = {"MEMTUI_CONFIG_FILE": "/nonexistent/config.toml"}
+    missing = {"MEMTUI_CONFIG_FILE": os.devnull}
     with pytest.raises(ConfigError, match=r"^MEMTUI_ACTOR: 'agent:bot' is not a human name"):
         load_settings({**missing, "MEMTUI_ACTOR": "agent:bot"})
     assert load_settings({**missing, "MEMTUI_ACTOR": "human:ann"}).actor == "human:ann"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -24,7 +25,7 @@ def run(
     """Run `memtui ARGS` with an isolated config and a wide terminal (plus `env`)."""
     full_env = {
         "PATH": "/usr/bin:/bin",
-        "MEMTUI_CONFIG_FILE": str(tmp_path / "none.toml"),
+        "MEMTUI_CONFIG_FILE": os.devnull,
         "COLUMNS": "200",
         "MEMTUI_ACTOR": "ann",
         **(env or {}),

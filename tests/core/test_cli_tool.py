@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +19,7 @@ MEMTUI = str(Path(sys.executable).with_name("memtui"))
 
 def run_tool(args: list[str], stdin: str, tmp_path: Path) -> subprocess.CompletedProcess[bytes]:
     """Run `memtui tool` with an isolated config."""
-    env = {"PATH": "/usr/bin:/bin", "MEMTUI_CONFIG_FILE": str(tmp_path / "none.toml")}
+    env = {"PATH": "/usr/bin:/bin", "MEMTUI_CONFIG_FILE": os.devnull}
     return subprocess.run(
         [MEMTUI, "tool", *args], input=stdin.encode(), capture_output=True, env=env, timeout=60
     )
@@ -78,7 +79,9 @@ def test_json_array_and_default_actor(tmp_path: Path) -> None:
     [
         ("human:mallory", "'human:mallory' is not an agent name"),
         ("x:y", "'x:y' is not an agent name"),
-        ("external", None),
+        ("external", "'external' is not an agent name: 'external' names another kind"),
+        ("human:agent:x", "'human:agent:x' is not an agent name"),
+        ("bot\x1b]0;x\x07", "'bot␛]0;x␇' holds control characters"),
         ("", "the agent name is empty"),
         ("agent:", "the agent name is empty"),
     ],
@@ -226,7 +229,7 @@ def test_unicode_line_separators_are_escaped_in_the_output(tmp_path: Path) -> No
 def test_stdin_that_is_not_utf8_names_line_and_column(tmp_path: Path) -> None:
     root = tmp_path / "mem"
     stdin = b'{"command": "view", "path": "/memories"}\n{"command": "create", "path": "/memories/\xc3\xa9\xff"}\n'
-    env = {"PATH": "/usr/bin:/bin", "MEMTUI_CONFIG_FILE": str(tmp_path / "none.toml")}
+    env = {"PATH": "/usr/bin:/bin", "MEMTUI_CONFIG_FILE": os.devnull}
     done = subprocess.run(
         [MEMTUI, "tool", str(root)], input=stdin, capture_output=True, env=env, timeout=60
     )

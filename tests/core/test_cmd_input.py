@@ -338,7 +338,7 @@ def test_parsed_command_fields(cmd_root: Path) -> None:
         command="rename",
         args={"old_path": "/memories//alias/a.md", "new_path": "/memories/b/"},
         raw_paths=("/memories//alias/a.md", "/memories/b/"),
-        targets=(cmd_root / "real" / "a.md", cmd_root / "b"),
+        parts=(("real", "a.md"), ("b",)),
         virtual=("/memories/real/a.md", "/memories/b"),
     )
 
@@ -385,15 +385,13 @@ def test_outcome_text_has_no_lone_surrogates(cmd_root: Path, cmd_run: Run) -> No
 def test_unexpected_os_error_becomes_one_line_message(
     cmd_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import memtui.core.commands as commands
-
     def denied(*args: object, **kwargs: object) -> int:
         raise PermissionError(13, "Permission denied")
 
     (cmd_root / "f.txt").write_bytes(b"abc")
     parsed = parse_command(cmd_root, {"command": "view", "path": "/memories/f.txt"})
     assert isinstance(parsed, ParsedCommand)
-    monkeypatch.setattr(commands.os, "open", denied)
+    monkeypatch.setattr(os, "open", denied)
     assert apply_command(cmd_root, parsed) == CommandOutcome(
         "Cannot view /memories/f.txt: Permission denied", True
     )

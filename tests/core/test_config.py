@@ -46,7 +46,7 @@ def test_full_file(tmp_path: Path) -> None:
     path, env = write_config(
         tmp_path,
         'root = "~/mem"\nactor = "ann"\nsecrets = "block"\nmax_file_size = "2MiB"\n'
-        'theme = "nord"\n[keymap]\nsearch = "ctrl+f,/"\n',
+        'theme = "nord"\n[keymap]\n"main.search" = "ctrl+f,/"\n',
     )
     settings = load_settings(env)
     assert settings == Settings(
@@ -54,7 +54,7 @@ def test_full_file(tmp_path: Path) -> None:
         actor="ann",
         secrets="block",
         max_file_size=2 * 1024 * 1024,
-        keymap={"search": "ctrl+f,/"},
+        keymap={"main.search": "ctrl+f,/"},
         theme="nord",
         source=path,
     )
@@ -136,3 +136,57 @@ def test_a_configured_agent_actor_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as raised:
         load_settings({"MEMTUI_CONFIG_FILE": str(config)})
     assert str(raised.value).startswith(f"{config}: key \"actor\": 'agent:bot' is not a human name")
+
+
+def test_a_config_file_named_but_missing_is_an_error(tmp_path: Path) -> None:
+    missing = tmp_path / "typo.toml"
+    with pytest.raises(ConfigError) as refused:
+        load_settings({"MEMTUI_CONFIG_FILE": str(missing)})
+    assert str(refused.value) == (
+        f"MEMTUI_CONFIG_FILE: {missing} does not exist "
+        "(set it to /dev/null to run without a config file)"
+    )
+    assert load_settings({"MEMTUI_CONFIG_FILE": "/dev/null"}).source is None
+
+
+@pytest.mark.parametrize(
+    ("table", "problem"),
+    [
+        (
+            'search = "s"',
+            '[keymap] "search" is not a binding id of memtui (the keys screen, F1, lists them)',
+        ),
+        (
+            '"main.nope" = "s"',
+            '[keymap] "main.nope" is not a binding id of memtui (the keys screen, F1, lists them)',
+        ),
+        (
+            '"main.search" = "ctrl+nosuchkey"',
+            '[keymap] "main.search": "ctrl+nosuchkey" is not a key name (like escape, f5, slash, a or ctrl+s)',
+        ),
+        (
+            '"main.search" = "cmd+f"',
+            '[keymap] "main.search": "cmd+f" has a modifier memtui does not know (use ctrl, shift, alt or meta)',
+        ),
+        ('"main.search" = "ctrl+"', '[keymap] "main.search": "ctrl+" names no key'),
+        (
+            '"main.search" = "s,,t"',
+            '[keymap] "main.search": "s,,t" is not a list of keys (like "ctrl+f" or "s,ctrl+f")',
+        ),
+    ],
+)
+def test_an_unknown_binding_id_or_an_invalid_key_is_a_config_error(
+    tmp_path: Path, table: str, problem: str
+) -> None:
+    path, env = write_config(tmp_path, f"[keymap]\n{table}\n")
+    with pytest.raises(ConfigError) as refused:
+        load_settings(env)
+    assert str(refused.value) == f"{path}: {problem}"
+
+
+@pytest.mark.parametrize(
+    "keys", ["ctrl+f", "slash", "f12", "equals_sign", "plus,equals_sign", "E", "ctrl+shift+up", "/"]
+)
+def test_valid_keys_are_accepted(tmp_path: Path, keys: str) -> None:
+    _path, env = write_config(tmp_path, f'[keymap]\n"main.search" = "{keys}"\n')
+    assert load_settings(env).keymap == {"main.search": keys}

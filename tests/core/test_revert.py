@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
 from memtui.core.config import Settings
 from memtui.core.history import Manifest
+from memtui.core.site import Site
 from memtui.core.snapshots import restore
 from memtui.core.store import MemoryStore
 
@@ -342,10 +344,16 @@ def test_revert_delete_folder_restores_permission_modes(tmp_path: Path) -> None:
     assert tree(tmp_path) == before_tree
 
 
+def restore_at(path: Path, kind: str, key: str, blob: Callable[[str], bytes | None]) -> None:
+    """`restore` of a state at a real path, through a site on its parent folder."""
+    with Site.open(path.parent) as site, site.locate((path.name,)) as location:
+        restore(location, kind, key, blob, site.temps)
+
+
 def test_a_folder_without_write_permission_is_restored_filled(tmp_path: Path) -> None:
     """Folder modes are set after the files are written, so a read-only folder gets its files."""
     manifest = Manifest(("deep",), {"deep/a.md": "k"}, {}, {"": 0o500, "deep": 0o500})
-    restore(tmp_path / "ro", "dir", "m", {"m": manifest.to_bytes(), "k": b"A"}.get)
+    restore_at(tmp_path / "ro", "dir", "m", {"m": manifest.to_bytes(), "k": b"A"}.get)
     try:
         assert modes(tmp_path / "ro") == {".": "0o500", "deep": "0o500", "deep/a.md": "0o600"}
         assert (tmp_path / "ro/deep/a.md").read_bytes() == b"A"
@@ -373,5 +381,5 @@ def test_a_manifest_without_modes_restores_memtui_modes(tmp_path: Path) -> None:
     ).encode()
     manifest = Manifest.from_bytes(old)
     assert manifest.modes == {} and manifest.to_bytes() == old
-    restore(tmp_path / "f", "dir", "m", {"m": old, "k": b"A"}.get)
+    restore_at(tmp_path / "f", "dir", "m", {"m": old, "k": b"A"}.get)
     assert modes(tmp_path / "f") == {".": "0o700", "d": "0o700", "d/a.md": "0o600"}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 
 from memtui.core.config import Settings, load_settings
@@ -176,7 +177,7 @@ def test_record_external_knows_files_inside_restored_and_moved_folders(tmp_path:
 
 
 def test_settings_default_actor_from_environment(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setenv("MEMTUI_CONFIG_FILE", str(tmp_path / "none.toml"))
+    monkeypatch.setenv("MEMTUI_CONFIG_FILE", os.devnull)
     monkeypatch.setenv("MEMTUI_ACTOR", "zoe")
     assert MemoryStore(tmp_path).actor == "human:zoe"
     assert MemoryStore(tmp_path, settings=load_settings()).actor == "human:zoe"

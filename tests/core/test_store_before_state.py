@@ -16,9 +16,10 @@ import pytest
 from memtui.cli import tool_cmd
 from memtui.core import snapshots
 from memtui.core.config import Settings
+from memtui.core.regular import FileRead
 from memtui.core.store import MemoryStore
 
-real_read = snapshots.read_regular
+real_read = snapshots.read_limited
 
 
 def files(root: Path, snapshot: Callable[[Path], dict[str, object]]) -> dict[str, object]:
@@ -38,23 +39,23 @@ def make_store(root: Path) -> MemoryStore:
 def refuse_reading(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
     """Make the snapshot reader fail with EACCES on files called `name`."""
 
-    def guarded(path: str | os.PathLike[str], **kwargs: bool) -> tuple[bytes, os.stat_result]:
-        if Path(path).name == name:
-            raise PermissionError(errno.EACCES, "Permission denied", str(path))
-        return real_read(path, **kwargs)
+    def guarded(folder: int, path: str, limit: int) -> FileRead:
+        if path == name:
+            raise PermissionError(errno.EACCES, "Permission denied", path)
+        return real_read(folder, path, limit)
 
-    monkeypatch.setattr(snapshots, "read_regular", guarded)
+    monkeypatch.setattr(snapshots, "read_limited", guarded)
 
 
 def count_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Record every file the snapshot reader opens."""
     opened: list[str] = []
 
-    def counting(path: str | os.PathLike[str], **kwargs: bool) -> tuple[bytes, os.stat_result]:
-        opened.append(Path(path).name)
-        return real_read(path, **kwargs)
+    def counting(folder: int, path: str, limit: int) -> FileRead:
+        opened.append(path)
+        return real_read(folder, path, limit)
 
-    monkeypatch.setattr(snapshots, "read_regular", counting)
+    monkeypatch.setattr(snapshots, "read_limited", counting)
     return opened
 
 
@@ -102,7 +103,7 @@ def test_memtui_tool_prints_the_virtual_path_only(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:
     make_store(tmp_path)
-    monkeypatch.setenv("MEMTUI_CONFIG_FILE", str(tmp_path / "none.toml"))
+    monkeypatch.setenv("MEMTUI_CONFIG_FILE", os.devnull)
     refuse_reading(monkeypatch, "y.md")
     stdin = json.dumps({"command": "delete", "path": "/memories/d"}).encode() + b"\n"
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin)))

@@ -77,7 +77,7 @@ def search_in_a_child(root: Path, tmp_path: Path) -> str:
         text=True,
         cwd=REPO,
         timeout=60,
-        env={**os.environ, "MEMTUI_CONFIG_FILE": str(tmp_path / "none.toml")},
+        env={**os.environ, "MEMTUI_CONFIG_FILE": os.devnull},
     )
     assert done.returncode == 0, done.stderr
     return done.stdout

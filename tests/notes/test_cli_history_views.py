@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -16,7 +17,7 @@ def memtui(tmp_path: Path, *args: str, stdin: str = "") -> subprocess.CompletedP
     """Run `memtui ARGS` with an isolated config."""
     env = {
         "PATH": "/usr/bin:/bin",
-        "MEMTUI_CONFIG_FILE": str(tmp_path / "none.toml"),
+        "MEMTUI_CONFIG_FILE": os.devnull,
         "XDG_CACHE_HOME": str(tmp_path / "cache"),
     }
     return subprocess.run(

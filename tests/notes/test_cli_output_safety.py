@@ -25,7 +25,7 @@ def memtui(store: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
     """Run `memtui ARGS` on the store with an isolated config; stdout and stderr as bytes."""
     env = {
         "PATH": "/usr/bin:/bin",
-        "MEMTUI_CONFIG_FILE": str(store.parent / "none.toml"),
+        "MEMTUI_CONFIG_FILE": os.devnull,
         "XDG_CACHE_HOME": str(store.parent / "cache"),
     }
     command = [MEMTUI, args[0], str(store), *args[1:]]

@@ -12,8 +12,9 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memtui.core.atomic import TEMP_PREFIX
-from tests.reliability.workload import FOLDERS, content_for, is_whole, memory_files
+from memtui.core.atomic import TEMP_DIR_NAME, TEMP_PREFIX
+from memtui.core.lock import META_DIR_NAME
+from tests.reliability.workload import content_for, is_whole, memory_files
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -38,15 +39,20 @@ class CrashFigures:
 
 
 def temp_files(root: Path) -> list[str]:
-    """Relative paths of every `.tmp-` file in the store (outside `.memtui`)."""
-    found: list[str] = []
+    """Relative paths of every temp file: in `.memtui/tmp`, and any `.tmp-` file in the store."""
+    area = root / META_DIR_NAME / TEMP_DIR_NAME
+    found = (
+        [f"{META_DIR_NAME}/{TEMP_DIR_NAME}/{name}" for name in os.listdir(area)]
+        if (area.is_dir())
+        else []
+    )
     for directory, dirnames, filenames in os.walk(root):
         if directory == str(root):
-            dirnames[:] = [name for name in dirnames if name != ".memtui"]
+            dirnames[:] = [name for name in dirnames if name != META_DIR_NAME]
         found += [
             os.path.relpath(os.path.join(directory, name), root)
             for name in filenames
-            if name.startswith(".tmp-")
+            if name.startswith(TEMP_PREFIX)
         ]
     return found
 
@@ -98,11 +104,11 @@ def listing_names(root: Path) -> str:
     return listing
 
 
-def plant_killed_temp(root: Path, pid: int, rng: random.Random) -> str:
+def plant_killed_temp(root: Path, pid: int) -> str:
     """Leave a half-written temp file as writer `pid`, killed mid-write, would; its relpath."""
-    folders = sorted(name for name in FOLDERS if (root / name).is_dir())
-    folder = root / rng.choice(folders) if folders else root
-    temp = folder / f"{TEMP_PREFIX}{pid}-{uuid.uuid4()}"
+    area = root / META_DIR_NAME / TEMP_DIR_NAME
+    area.mkdir(mode=0o700, parents=True, exist_ok=True)
+    temp = area / f"{TEMP_PREFIX}{pid}-{uuid.uuid4()}"
     temp.write_bytes(content_for(f"planted-{pid}").encode()[:1000])
     return os.path.relpath(temp, root)
 
@@ -136,10 +142,12 @@ def run_crash_rounds(
         left = temp_files(root)
         figures.temp_files_left += len(left)
         figures.temp_files_planted += 1
-        present = sorted([*left, plant_killed_temp(root, child.pid, rng)])
+        present = sorted([*left, plant_killed_temp(root, child.pid)])
         listing = listing_names(root)
         assert sorted(temp_files(root)) == present, "the listing removed temp files"
-        figures.temp_files_visible += [name for name in present if os.path.basename(name) in listing]
+        figures.temp_files_visible += [
+            name for name in present if os.path.basename(name) in listing
+        ]
 
         started = time.perf_counter()
         store = MemoryStore(root, actor="human:tester")
@@ -170,7 +178,9 @@ def history_disagreements(store: object, round_number: int) -> list[str]:
     for path, digest in disk_state(store.root).items():
         parts = path.split("/")
         event = store.history.last_change("/".join(parts[:end]) for end in range(3, len(parts) + 1))
-        problem = "has no event" if event is None else after_state_problem(store, event, path, digest)
+        problem = (
+            "has no event" if event is None else after_state_problem(store, event, path, digest)
+        )
         record = store.history.file_record(path)
         if problem is None and (record is None or record.sha256 != digest):
             problem = "differs from its file_state row"

@@ -155,8 +155,10 @@ async def app_report(root: Path) -> dict[str, Any]:
         await pilot.press(*SEARCH_QUERY)
         report["search_done"] = await _until(
             pilot,
-            lambda: getattr(screen, "shown_query", None) == SEARCH_QUERY
-            and str(screen.query_one("#search-status").render()) != "searching…",
+            lambda: (
+                getattr(screen, "shown_query", None) == SEARCH_QUERY
+                and str(screen.query_one("#search-status").render()) != "searching…"
+            ),
             60.0,
         )
         report["search_hits"] = sorted({hit.path for hit in getattr(screen, "hits", [])})

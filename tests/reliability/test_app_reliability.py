@@ -98,7 +98,7 @@ async def test_a_foreign_sqlite_database_is_explained_and_kept_byte_for_byte(
         await pilot.pause()
     assert app.return_code == 0
     assert database.read_bytes() == kept
-    assert sorted(path.name for path in database.parent.iterdir()) == ["history.db", "lock"]
+    assert sorted(path.name for path in database.parent.iterdir()) == ["history.db", "lock", "tmp"]
 
 
 async def test_refused_agent_paths_are_listed_in_the_history_screen(tmp_path: Path) -> None:

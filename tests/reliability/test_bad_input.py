@@ -179,9 +179,7 @@ def test_every_mcp_tool_answers_wrong_argument_types_with_a_clear_error(store: P
         "Invalid arguments for recent_activity: limit: Input should be a valid integer, "
         "unable to parse string as an integer",
     )
-    assert answers[
-        MCP_BAD_CALLS.index(("build_context", {"target": "a.md", "depth": "deep"}))
-    ] == (
+    assert answers[MCP_BAD_CALLS.index(("build_context", {"target": "a.md", "depth": "deep"}))] == (
         "build_context",
         True,
         "Invalid arguments for build_context: depth: Input should be a valid integer, "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -49,7 +50,7 @@ def test_a_closed_pipe_ends_the_command_without_a_traceback(
 ) -> None:
     env = {
         "PATH": "/usr/bin:/bin",
-        "MEMTUI_CONFIG_FILE": str(tmp_path / "none.toml"),
+        "MEMTUI_CONFIG_FILE": os.devnull,
         "XDG_CACHE_HOME": str(tmp_path / "cache"),
     }
     command = [MEMTUI, *(a.format(root=store) for a in args)]

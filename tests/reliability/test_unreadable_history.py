@@ -153,3 +153,32 @@ async def test_the_app_explains_a_history_it_cannot_move_aside_and_keeps_it(
     after = {path: state for path, state in snapshot(store, skip=()).items() if path != lock}
     assert after == {path: state for path, state in before.items() if path != lock}
     assert database.read_bytes() == CORRUPT
+
+
+@pytest.mark.parametrize(("args", "stdin"), COMMANDS)
+def test_commands_refuse_an_empty_history_file(
+    store: Path, args: tuple[str, ...], stdin: bytes
+) -> None:
+    """A 0-byte history.db is not taken for a new, empty history (every event would vanish)."""
+    database = store / ".memtui" / "history.db"
+    for path in (database, Path(f"{database}-wal"), Path(f"{database}-shm")):
+        path.unlink(missing_ok=True)
+    database.write_bytes(b"")
+    before = snapshot(store, skip=())
+    process = memtui(*command_args(args, store), stdin=stdin)
+    assert (process.returncode, process.stdout) == (2, b"")
+    assert one_line(process.stderr) == (
+        f"memtui {args[0]}: {database}: the file is empty (0 bytes), not a memtui history"
+    )
+    assert snapshot(store, skip=()) == before
+    assert database.read_bytes() == b""
+
+
+def test_a_new_history_is_never_seen_empty(tmp_path: Path) -> None:
+    """memtui creates its history whole (schema written, then linked into place)."""
+    store = MemoryStore(tmp_path / "store", actor="human:t")
+    store.history  # noqa: B018 - create it
+    database = tmp_path / "store" / ".memtui" / "history.db"
+    assert database.read_bytes()[:16] == b"SQLite format 3\x00"
+    leftovers = [p.name for p in database.parent.iterdir() if p.name.startswith("history.db.new")]
+    assert leftovers == []

@@ -6,9 +6,9 @@ from pathlib import Path
 
 from textual.widgets import Static
 
+from memtui.core.watcher import is_ignored, relative_paths
 from memtui.tui.app import MemtuiApp
 from memtui.tui.screens.main import MainScreen
-from memtui.tui.watcher import is_ignored, relative_paths
 from memtui.tui.widgets.text_view import TextView
 from tests.tui.conftest import FIXTURE_NOTES, wait_for, wait_idle
 

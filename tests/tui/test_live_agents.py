@@ -95,7 +95,7 @@ async def test_a_burst_of_fifty_writes_becomes_one_refresh(
 ) -> None:
     """Fifty files written at once reach the app as one batch: one index update, one refresh.
 
-    What the watcher does (memtui/tui/watcher.py): watchfiles' `awatch` with `step=20` ms and
+    What the watcher does (memtui/core/watcher.py): watchfiles with `step=20` ms and
     `debounce=200` ms delivers the events collected so far once no new event came for 20 ms,
     and at the latest 200 ms after the first one; events that arrive while a batch is being
     applied wait and come as the next batch. Writing fifty small files takes a few ms, so they

@@ -1,0 +1,87 @@
+"""What the six memory-tool commands take and give: a parsed command and its outcome."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from memtui.core.echo import echo
+
+COMMANDS = ("view", "create", "str_replace", "insert", "delete", "rename")
+MUTATING_COMMANDS = frozenset({"create", "str_replace", "insert", "delete", "rename"})
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_VERBS = {
+    "view": "view",
+    "create": "create",
+    "str_replace": "edit",
+    "insert": "edit",
+    "delete": "delete",
+    "rename": "rename",
+}
+
+
+@dataclass(frozen=True)
+class CommandOutcome:
+    """A command's tool_result text, its error flag and any security flags it raised."""
+
+    content: str
+    is_error: bool
+    flags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ParsedCommand:
+    """A validated command: coerced arguments plus each path as sent, resolved and normalised.
+
+    `parts` are the resolved paths relative to the root (links followed): what the command
+    acts on, walked again on descriptors when it acts.
+    """
+
+    command: str
+    args: dict[str, Any] = field(hash=False)
+    raw_paths: tuple[str, ...]
+    parts: tuple[tuple[str, ...], ...]
+    virtual: tuple[str, ...]
+
+    @property
+    def echoed(self) -> tuple[str, ...]:
+        """The paths as messages echo them (cut after 4,096 characters, rule M5)."""
+        return tuple(echo(path) for path in self.raw_paths)
+
+
+def is_mutating(command: str) -> bool:
+    """True for the commands that can change the disk (everything but view)."""
+    return command in MUTATING_COMMANDS
+
+
+def well_formed(text: str) -> str:
+    """Fold lone UTF-16 surrogates to U+FFFD, as the SDK's tool runner does before sending."""
+    return _SURROGATE.sub("\ufffd", text)
+
+
+def shown(value: object) -> str:
+    """`str(value)` (cut as messages echo it), or a short description of a value nested too deeply."""
+    try:
+        return echo(str(value))
+    except RecursionError:
+        return f"<a {type(value).__name__} nested too deeply to show>"
+
+
+def error(message: str, *flags: str) -> CommandOutcome:
+    """An error outcome with its text made safe to encode."""
+    return CommandOutcome(well_formed(message), True, tuple(flags))
+
+
+def success(message: str) -> CommandOutcome:
+    """A success outcome with its text made safe to encode."""
+    return CommandOutcome(well_formed(message), False)
+
+
+def failure_message(cmd: ParsedCommand, problem: Exception) -> str:
+    """`Cannot <verb> <path>: <reason>` for a failure outside the command's own checks."""
+    if isinstance(problem, OSError):
+        reason = problem.strerror or str(problem) or type(problem).__name__
+    else:
+        reason = f"unexpected {type(problem).__name__}"
+    return well_formed(f"Cannot {_VERBS[cmd.command]} {cmd.echoed[0]}: {reason}")
