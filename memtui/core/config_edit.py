@@ -15,7 +15,7 @@ import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 
-from memtui.core.atomic import atomic_write, make_dirs
+from memtui.core.atomic import make_dirs, replace_file
 from memtui.core.config import ConfigError, config_path
 from memtui.core.regular import read_regular
 
@@ -35,7 +35,7 @@ def save_setting(key: str, value: str, env: Mapping[str, str] | None = None) -> 
     target = Path(os.path.realpath(path))
     try:
         make_dirs(target.parent)
-        atomic_write(target, changed.encode("utf-8"), mode)
+        replace_file(target, changed.encode("utf-8"), mode)
     except OSError as error:
         raise ConfigError(f"{path}: cannot write: {error.strerror or error}") from error
     return path

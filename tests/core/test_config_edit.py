@@ -93,7 +93,7 @@ def test_a_broken_config_or_a_full_disk_is_one_line_and_left_alone(
         """The disk is full."""
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    monkeypatch.setattr(config_edit, "atomic_write", full_disk)
+    monkeypatch.setattr(config_edit, "replace_file", full_disk)
     with pytest.raises(ConfigError) as error:
         save_setting("tree_labels", "titles", env_for(path))
     assert str(error.value) == f"{path}: cannot write: No space left on device"
