@@ -597,9 +597,7 @@ class MemoryStore:
             data = _without_cut_character(data)
         return _decoded(data, shown), size
 
-    def _read_bytes(
-        self, path: str, limit: int | None = None
-    ) -> tuple[bytes, os.stat_result, str]:
+    def _read_bytes(self, path: str, limit: int | None = None) -> tuple[bytes, os.stat_result, str]:
         """A file's bytes (at most `limit`), its stat and the path as shown in messages; raises
         StoreError with a one-line message."""
         checked = check_path(self.root, path)

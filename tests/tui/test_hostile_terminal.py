@@ -174,7 +174,9 @@ async def test_dialogs_toasts_and_the_editor_are_display_safe(hostile_root: Path
         await pilot.press("escape")
         main.follow(f"Ghost {CLIPBOARD_ATTACK}", HOSTILE_NOTE)
         await pilot.pause(0.2)
-        assert await wait_for(pilot, lambda: "Unresolved link: [[Ghost" in screen_text(app)), screen_text(app)
+        assert await wait_for(pilot, lambda: "Unresolved link: [[Ghost" in screen_text(app)), (
+            screen_text(app)
+        )
         assert "␛]52;c;" in screen_text(app)
         assert unsafe_drawn(app) == []
         await show(pilot, main, HOSTILE_NOTE)
