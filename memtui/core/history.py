@@ -22,7 +22,7 @@ from memtui.core.lock import META_DIR_NAME, UnsafeMetaDir, meta_dir
 from memtui.core.regular import open_regular
 
 DB_NAME = "history.db"
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 BUSY_TIMEOUT_MS = 30_000
 SQLITE_HEADER = b"SQLite format 3\x00"
 KIND_FILE = "file"
@@ -94,7 +94,8 @@ CREATE TABLE IF NOT EXISTS events (
     before_kind TEXT,
     after_kind TEXT,
     flags TEXT NOT NULL,
-    reverted_by INTEGER
+    reverted_by INTEGER,
+    group_id INTEGER
 );
 CREATE INDEX IF NOT EXISTS events_path ON events (path);
 CREATE INDEX IF NOT EXISTS events_new_path ON events (new_path);
@@ -115,6 +116,18 @@ CREATE TABLE IF NOT EXISTS file_state (
     mtime_ns INTEGER NOT NULL,
     checked_ns INTEGER NOT NULL
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS groups (
+    id INTEGER PRIMARY KEY,
+    time REAL NOT NULL,
+    actor TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    summary TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS reviews (
+    event_id INTEGER PRIMARY KEY,
+    reviewer TEXT NOT NULL,
+    time REAL NOT NULL
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS meta (
     key TEXT PRIMARY KEY,
     value TEXT NOT NULL
@@ -123,14 +136,19 @@ CREATE TABLE IF NOT EXISTS meta (
 
 _COLUMNS = (
     "id, time, actor, session, command, path, new_path, args, result, is_error, "
-    "before_hash, after_hash, flags, reverted_by, before_kind, after_kind"
+    "before_hash, after_hash, flags, reverted_by, before_kind, after_kind, group_id"
 )
 _REQUIRED_COLUMNS: dict[str, tuple[str, ...]] = {
-    "events": tuple(column.strip() for column in _COLUMNS.split(",")),
+    "events": tuple(column.strip() for column in _COLUMNS.split(",") if "group_id" not in column),
     "blobs": ("hash", "size", "data"),
     "file_state": ("path", "sha256", "size", "mtime_ns", "checked_ns"),
+    "groups": ("id", "time", "actor", "kind", "summary"),
+    "reviews": ("event_id", "reviewer", "time"),
 }
-"""Columns every memtui history of schema 1 on has (file_state from schema 2)."""
+"""Columns every memtui history of schema 1 on has (file_state from schema 2; groups, reviews
+and events.group_id from schema 4)."""
+_SINCE_VERSION = {"file_state": 2, "groups": 4, "reviews": 4}
+"""The schema version that brought each table that schema 1 did not have."""
 _WORD_CLAUSE = (
     "instr(memtui_lower(coalesce(path, '') || ' ' || coalesce(new_path, '') || ' ' || actor"
     " || ' ' || command || ' ' || result), ?) > 0"
@@ -199,6 +217,8 @@ class Event:
     """`file`, `dir` (hash is of the folder's manifest) or None (nothing was there)."""
     after_kind: str | None = None
     """`file`, `dir` or None, as `before_kind`, for the state the event left."""
+    group_id: int | None = None
+    """The operation this event is a part of (a rename and its link rewrites), or None."""
 
     @property
     def changed(self) -> bool:
@@ -291,6 +311,8 @@ class PendingEvent:
     """Virtual paths whose file_state rows (at and below) are dropped before `files` are set."""
     files: Mapping[str, FileRecord | None] | None = None
     """file_state rows (virtual path of the real file -> record, None drops that one row)."""
+    group_id: int | None = None
+    """The operation (`History.open_group`) this event is a part of, or None."""
 
 
 def actor_kind(actor: str) -> str:
@@ -378,6 +400,7 @@ def _row_to_event(row: tuple[Any, ...]) -> Event:
         reverted_by=row[13],
         before_kind=row[14],
         after_kind=row[15],
+        group_id=row[16],
     )
 
 
@@ -402,7 +425,7 @@ def _check_schema(conn: sqlite3.Connection) -> int:
             )
         return version
     for table, columns in _REQUIRED_COLUMNS.items():
-        if table == "file_state" and version < 2:
+        if version < _SINCE_VERSION.get(table, 1):
             continue
         if table not in tables:
             raise sqlite3.DatabaseError(f"not a memtui history (it has no {table} table)")
@@ -474,6 +497,11 @@ class History:
                 conn.execute("PRAGMA journal_mode = WAL")
                 conn.execute("PRAGMA synchronous = NORMAL")
             conn.create_function("memtui_lower", 1, _lower, deterministic=True)
+            if version != SCHEMA_VERSION and read_only and version:
+                raise sqlite3.DatabaseError(
+                    f"written by an older memtui (schema {version}) on a read-only filesystem,"
+                    " so it cannot be upgraded here"
+                )
             if version != SCHEMA_VERSION:
                 self._create_schema(conn, version)
             conn.execute("SELECT id, before_kind, after_kind FROM events LIMIT 1").fetchall()
@@ -556,6 +584,10 @@ class History:
             for statement in _SCHEMA.split(";"):
                 if statement.strip():
                     conn.execute(statement)
+            columns = {row[1] for row in conn.execute("PRAGMA table_info(events)")}
+            if "group_id" not in columns:
+                conn.execute("ALTER TABLE events ADD COLUMN group_id INTEGER")
+            conn.execute("CREATE INDEX IF NOT EXISTS events_group ON events (group_id)")
             if conn.execute("SELECT 1 FROM events LIMIT 1").fetchone() is None:
                 conn.execute(
                     "INSERT OR REPLACE INTO meta (key, value) VALUES (?, '1')", (FILE_STATE_BUILT,)
@@ -614,11 +646,13 @@ class History:
         reverts: int | None = None,
         cleared: Iterable[str] = (),
         files: Mapping[str, FileRecord | None] | None = None,
+        group_id: int | None = None,
     ) -> int:
         """Store one event, its blobs and its file_state changes in one transaction; returns its id.
 
         `before` and `after` are (kind, hash) pairs; `reverts` marks that event's `reverted_by`;
-        `cleared` and `files` update file_state as described on `PendingEvent`.
+        `cleared` and `files` update file_state as described on `PendingEvent`; `group_id` makes
+        it a part of an operation (`open_group`).
         """
         pending = PendingEvent(
             time=time,
@@ -637,8 +671,33 @@ class History:
             reverts=reverts,
             cleared=cleared,
             files=files,
+            group_id=group_id,
         )
         return self.record_many([pending])[0]
+
+    def open_group(self, *, time: float, actor: str, kind: str, summary: str) -> int:
+        """Start an operation whose events share its id (a rename and its link rewrites).
+
+        Raises RecordFailed when the history cannot be written, before anything changes.
+        """
+        conn = self._connection()
+        try:
+            cursor = conn.execute(
+                "INSERT INTO groups (time, actor, kind, summary) VALUES (?, ?, ?, ?)",
+                (time, actor, kind, summary),
+            )
+        except (sqlite3.Error, UnicodeError, ValueError) as problem:
+            raise RecordFailed(failure_reason(problem), applied=False) from problem
+        return int(cursor.lastrowid or 0)
+
+    def group_events(self, group_id: int) -> list[Event]:
+        """Every event of an operation, oldest first."""
+        rows = (
+            self._connection()
+            .execute(f"SELECT {_COLUMNS} FROM events WHERE group_id = ? ORDER BY id", (group_id,))
+            .fetchall()
+        )
+        return [_row_to_event(row) for row in rows]
 
     def record_many(
         self,
@@ -740,7 +799,8 @@ class History:
         cursor = conn.execute(
             "INSERT INTO events (id, time, actor, actor_kind, session, command, path, new_path,"
             " args, result, is_error, before_kind, before_hash, after_kind, after_hash,"
-            " flags, reverted_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
+            " flags, reverted_by, group_id)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)",
             (
                 event_id,
                 event.time,
@@ -758,6 +818,7 @@ class History:
                 event.after[0],
                 event.after[1],
                 " ".join(event.flags),
+                event.group_id,
             ),
         )
         event_id = int(cursor.lastrowid or 0)

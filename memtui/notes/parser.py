@@ -79,7 +79,7 @@ def parse_note(
         content_hash=hashlib.sha256(raw).hexdigest(),
     )
     note.warnings.extend(name_warnings(path))
-    note.warnings.extend(size_warnings(whole, raw.count(b"\n")))
+    note.warnings.extend(size_warnings(whole, raw.count(b"\n"), lines_at_least=whole > len(raw)))
     if decode_error is not None:
         note.permalink = generate_permalink(path)
         note.warnings.append(decode_error)

@@ -8,7 +8,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from memtui.core.regular import open_regular
+from memtui.core.regular import read_regular
 from memtui.notes.file_checks import LARGE_NOTE_BYTES
 
 SNIFF_BYTES = 8192
@@ -37,8 +37,7 @@ def read_head(path: str | os.PathLike[str], *, follow_symlinks: bool = False) ->
     A sparse or huge file costs what the cap says; a FIFO or device is refused at once
     (`core.regular`), a final symlink too. Raises OSError.
     """
-    with open_regular(path, follow_symlinks=follow_symlinks) as (handle, info):
-        data = handle.read(LARGE_NOTE_BYTES + 1)
+    data, info = read_regular(path, follow_symlinks=follow_symlinks, limit=LARGE_NOTE_BYTES + 1)
     cut = len(data) > LARGE_NOTE_BYTES
     if cut:
         data = whole_chars(data[:LARGE_NOTE_BYTES])

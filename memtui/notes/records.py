@@ -13,6 +13,7 @@ from typing import Any
 from memtui.notes.file_checks import name_warnings, shown_part, size_warnings
 from memtui.notes.model import Note, Relation
 from memtui.notes.reading import FileHead, binary_reason, is_note, normalise_text
+from memtui.notes.titles import first_heading
 
 NOTE, TEXT, BINARY = 1, 2, 3
 """Kinds of indexed file: a Basic Memory note (`.md`), another text file, a skipped binary."""
@@ -23,7 +24,6 @@ SAMPLE_CHARS = 1500
 SAMPLE_MIN_CHARS = 40
 """Shorter body samples are too short to call two notes duplicates."""
 
-_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$", re.MULTILINE)
 _META_KEY = re.compile(r"^(tags|type)[ \t]*:", re.MULTILINE)
 
 
@@ -113,7 +113,7 @@ def text_record(relpath: str, head: FileHead) -> FileRecord:
     """Any other text file: line search, a title from its first heading or its file name."""
     text = shown_part(normalise_text(head.data))
     warnings = name_warnings(relpath)
-    warnings += size_warnings(head.size, head.data.count(b"\n"))
+    warnings += size_warnings(head.size, head.data.count(b"\n"), lines_at_least=head.cut)
     try:
         head.data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -131,11 +131,8 @@ def text_record(relpath: str, head: FileHead) -> FileRecord:
 
 
 def text_title(relpath: str, text: str) -> str:
-    """A text file's title: its first markdown heading, else its file name."""
-    match = _HEADING.search(text)
-    if match is not None and match.group(1).strip():
-        return match.group(1).strip()
-    return posixpath.basename(relpath)
+    """A text file's title: its first markdown heading (outside code fences), else its name."""
+    return first_heading(text) or posixpath.basename(relpath)
 
 
 def note_tags(note: Note) -> list[str]:

@@ -200,9 +200,7 @@ class MemtuiApp(PlainNotifyApp):
                 message=CorruptHistoryScreen.set_aside_failed_message(error, failure),
             )
             return
-        self.notify(
-            f"Started a fresh history. The old one is kept as {kept}.", timeout=12
-        )
+        self.notify(f"Started a fresh history. The old one is kept as {kept}.", timeout=12)
         self.start_background_work()
 
     @work(thread=True, exclusive=True, group="history", exit_on_error=False)

@@ -165,7 +165,7 @@ def test_a_schema_2_history_gains_the_flagged_index_on_open(tmp_path: Path) -> N
     conn = sqlite3.connect(tmp_path / ".memtui" / "history.db")
     names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='index'")}
     assert "events_flagged" in names
-    assert conn.execute("PRAGMA user_version").fetchone() == (3,)
+    assert conn.execute("PRAGMA user_version").fetchone() == (4,)
 
 
 def test_agent_reads_follow_renames_and_end_with_deletes(tmp_path: Path) -> None:
@@ -337,3 +337,35 @@ def test_a_new_history_has_a_complete_file_state_and_an_old_one_does_not(tmp_pat
     assert reopened.build_file_state(lambda: {"/memories/a.md": "c" * 64}) is True
     assert reopened.file_records() == {"/memories/a.md": FileRecord("c" * 64, -1, -1, -1)}
     assert reopened.build_file_state(lambda: {}) is False
+
+
+def test_a_schema_3_history_gains_groups_and_reviews_and_keeps_its_events(tmp_path: Path) -> None:
+    store = make_store(tmp_path, "human:ann", [5.0])
+    store.create("/memories/a.md", "one\n")
+    store.history.close()
+    conn = sqlite3.connect(tmp_path / ".memtui" / "history.db")
+    conn.executescript(
+        "DROP TABLE groups; DROP TABLE reviews; DROP INDEX events_group;"
+        " ALTER TABLE events DROP COLUMN group_id; PRAGMA user_version = 3;"
+    )
+    conn.close()
+    history = History(tmp_path)
+    [event] = history.events()
+    assert (event.command, event.path, event.group_id) == ("create", "/memories/a.md", None)
+    group = history.open_group(time=6.0, actor="human:ann", kind="rename", summary="a to b")
+    part = history.record(
+        time=6.0,
+        actor="human:ann",
+        session=None,
+        command="write",
+        path="/memories/b.md",
+        result="Saved",
+        is_error=False,
+        group_id=group,
+    )
+    assert [found.id for found in history.group_events(group)] == [part]
+    assert history.event(part).group_id == group  # type: ignore[union-attr]
+    history.close()
+    conn = sqlite3.connect(tmp_path / ".memtui" / "history.db")
+    assert conn.execute("PRAGMA user_version").fetchone() == (4,)
+    assert conn.execute("SELECT kind, summary FROM groups").fetchall() == [("rename", "a to b")]

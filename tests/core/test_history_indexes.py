@@ -67,6 +67,6 @@ def test_an_older_history_gains_the_index_on_open(tmp_path: Path) -> None:
     assert result == 20.0
     assert plans[-1].startswith(f"SEARCH events USING COVERING INDEX {READS_INDEX} ")
     conn = sqlite3.connect(tmp_path / ".memtui" / "history.db")
-    assert conn.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,) == (3,)
+    assert conn.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,) == (4,)
     assert [e.time for e in reopened.events(newest_first=False)] == [10.0, 30.0, 40.0, 20.0, 50.0]
     conn.close()

@@ -82,13 +82,13 @@ async def test_opening_a_hit_reads_the_note_once(
         await wait_idle(pilot)
         store = app.ctx.store
         reads: list[str] = []
-        original = store.read
+        original = store.read_head
 
-        def counting_read(path: str) -> tuple[str, str]:
+        def counting_read(path: str, max_bytes: int) -> tuple[str, int]:
             reads.append(path)
-            return original(path)
+            return original(path, max_bytes)
 
-        monkeypatch.setattr(store, "read", counting_read)
+        monkeypatch.setattr(store, "read_head", counting_read)
         await pilot.press("slash", *"widgets")
         assert await wait_for_results(pilot, "widgets")
         await pilot.press("enter")

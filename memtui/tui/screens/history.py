@@ -14,6 +14,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.widgets import Checkbox, DataTable, Footer, Input, Static
 
+from memtui.tui import text_styles as styles
 from memtui.tui.rest_gate import RestGate
 from memtui.tui.screens.base import StoreScreen
 from memtui.tui.widgets.history_events import (
@@ -202,9 +203,8 @@ class HistoryScreen(StoreScreen):
         more = f" · newest {shown} shown, more below" if shown < self.total else ""
         problems = f" · {'; '.join(page.query.problems)}" if page.query.problems else ""
         self.query_one("#history-title", Static).update(
-            Content(
-                f"History{scope} · {count(self.total, 'event')}, newest first"
-                f"{more}{problems}"
+            styles.plain(
+                f"History{scope} · {count(self.total, 'event')}, newest first{more}{problems}"
             )
         )
         self._show_selected()

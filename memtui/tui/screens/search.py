@@ -16,6 +16,7 @@ from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
+from memtui.core.display import visible_spans
 from memtui.notes.query import QueryError, parse_query
 from memtui.tui import text_styles as styles
 
@@ -42,9 +43,10 @@ TYPING_PAUSE = 0.06
 
 
 def highlight(text: str, spans: tuple[tuple[int, int], ...]) -> Content:
-    """`text` with the matched spans highlighted."""
-    styled = Content(styles.blank_controls(text))
-    for start, end in spans:
+    """`text` made display-safe, with the matched spans highlighted."""
+    shown, moved = visible_spans(text, spans)
+    styled = Content(shown)
+    for start, end in moved:
         styled = styled.stylize(styles.MATCH, start, end)
     return styled
 
