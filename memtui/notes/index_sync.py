@@ -24,7 +24,7 @@ from memtui.notes.index_write import (
     write_batch,
 )
 from memtui.notes.parse_pool import helpers_for, pooled_records, read_record
-from memtui.notes.reading import FileHead, read_store_head
+from memtui.notes.reading import HeadBytes, read_store_head
 from memtui.notes.records import FileRecord
 from memtui.notes.scan import FileStat, scan_files, stat_file
 
@@ -221,7 +221,7 @@ def _compact(
 ) -> None:
     """Rebuild the full-text index without dead documents; re-index files that changed meanwhile."""
 
-    def read(relpath: str) -> FileHead | None:
+    def read(relpath: str) -> HeadBytes | None:
         try:
             return read_store_head(root, relpath)
         except OSError:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from memtui.notes.file_checks import shown_part
 from memtui.notes.index_db import SCHEMA, SECONDARY_INDEXES, from_db, to_db, transaction
-from memtui.notes.reading import FileHead, normalise_text
+from memtui.notes.reading import HeadBytes, normalise_text
 from memtui.notes.records import BINARY, NOTE, FileRecord, after_line
 
 ProgressCallback = Callable[[int, int], None]
@@ -366,7 +366,7 @@ def needs_compaction(conn: sqlite3.Connection) -> bool:
     return dead >= max(DEAD_DOCS_MIN, live // 4)
 
 
-def compact(conn: sqlite3.Connection, read: Callable[[str], FileHead | None]) -> list[str]:
+def compact(conn: sqlite3.Connection, read: Callable[[str], HeadBytes | None]) -> list[str]:
     """Rebuild the full-text index from the live files (same documents, no dead ones).
 
     `read` gives a file's head now (None: unreadable); a file whose stat changed since its record

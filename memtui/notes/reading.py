@@ -18,7 +18,7 @@ NOTE_SUFFIX = ".md"
 
 
 @dataclass(frozen=True, slots=True)
-class FileHead:
+class HeadBytes:
     """The first part of a file (all of it when it is small) and the stat it was read under."""
 
     data: bytes
@@ -31,7 +31,7 @@ class FileHead:
     """`st_mtime` (seconds) as the stat gave it."""
 
 
-def read_head(path: str | os.PathLike[str], *, follow_symlinks: bool = False) -> FileHead:
+def read_head(path: str | os.PathLike[str], *, follow_symlinks: bool = False) -> HeadBytes:
     """Read at most the cap (one byte more tells whether the file was cut) of a regular file.
 
     A sparse or huge file costs what the cap says; a FIFO or device is refused at once
@@ -41,7 +41,7 @@ def read_head(path: str | os.PathLike[str], *, follow_symlinks: bool = False) ->
     cut = len(data) > LARGE_NOTE_BYTES
     if cut:
         data = whole_chars(data[:LARGE_NOTE_BYTES])
-    return FileHead(data, info.st_size, info.st_mtime_ns, cut, info.st_mtime)
+    return HeadBytes(data, info.st_size, info.st_mtime_ns, cut, info.st_mtime)
 
 
 def whole_chars(data: bytes) -> bytes:
@@ -114,7 +114,7 @@ def store_file(root: Path, relpath: str) -> tuple[Path, bool]:
     return full, True
 
 
-def read_store_head(root: Path, relpath: str) -> FileHead:
+def read_store_head(root: Path, relpath: str) -> HeadBytes:
     """`read_head` of a file of the store by its relative path (see `store_file`)."""
     full, follow = store_file(root, relpath)
     return read_head(full, follow_symlinks=follow)

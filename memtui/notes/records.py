@@ -12,7 +12,7 @@ from typing import Any
 
 from memtui.notes.file_checks import name_warnings, shown_part, size_warnings
 from memtui.notes.model import Note, Relation
-from memtui.notes.reading import FileHead, binary_reason, is_note, normalise_text
+from memtui.notes.reading import HeadBytes, binary_reason, is_note, normalise_text
 from memtui.notes.titles import first_heading
 
 NOTE, TEXT, BINARY = 1, 2, 3
@@ -67,7 +67,7 @@ class FileRecord:
         return self.mtime_ns / 1e9
 
 
-def build_record(relpath: str, head: FileHead) -> FileRecord:
+def build_record(relpath: str, head: HeadBytes) -> FileRecord:
     """The index record of one file from its first part (never raises on content)."""
     if is_note(relpath):
         return note_record(relpath, head)
@@ -77,7 +77,7 @@ def build_record(relpath: str, head: FileHead) -> FileRecord:
     return text_record(relpath, head)
 
 
-def note_record(relpath: str, head: FileHead) -> FileRecord:
+def note_record(relpath: str, head: HeadBytes) -> FileRecord:
     """A Basic Memory note: its parse, its link targets and its searchable text."""
     from memtui.notes.parser import parse_note  # 55 ms of imports a warm search never needs
 
@@ -109,7 +109,7 @@ def note_record(relpath: str, head: FileHead) -> FileRecord:
     return record
 
 
-def text_record(relpath: str, head: FileHead) -> FileRecord:
+def text_record(relpath: str, head: HeadBytes) -> FileRecord:
     """Any other text file: line search, a title from its first heading or its file name."""
     text = shown_part(normalise_text(head.data))
     warnings = name_warnings(relpath)
