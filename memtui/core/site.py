@@ -53,6 +53,14 @@ class Site:
         self.locations.append(location)
         return location
 
+    def release(self, location: Location) -> None:
+        """Close a location this site no longer needs (a long walk keeps few descriptors open)."""
+        location.close()
+        if self.locations and self.locations[-1] is location:
+            self.locations.pop()
+        elif location in self.locations:
+            self.locations.remove(location)
+
     def place(self, parts: Sequence[str], shown: str) -> Location | CommandOutcome:
         """Walk a path resolved earlier (`parts`) again; the refusal if the store changed since.
 
