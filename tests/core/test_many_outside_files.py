@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import resource
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,15 +13,17 @@ from memtui.core.config import Settings
 from memtui.core.store import MemoryStore
 
 FILES = 600
-DESCRIPTORS = 128
-"""Well below FILES: a walk that kept one descriptor per file would run out."""
+SPARE_DESCRIPTORS = 96
+"""Descriptors the test may open beyond those already open: well below FILES, so a walk that
+kept one descriptor per file would run out."""
 
 
 @pytest.fixture
 def few_descriptors() -> Iterator[None]:
-    """Run the test with at most DESCRIPTORS open files."""
+    """Run the test with at most SPARE_DESCRIPTORS more open files than are open now."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (DESCRIPTORS, hard))
+    highest = max(int(name) for name in os.listdir("/proc/self/fd"))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (highest + 1 + SPARE_DESCRIPTORS, hard))
     try:
         yield
     finally:
