@@ -84,9 +84,9 @@ def memory_tool_steps() -> list[Step]:
         (8, 0, _append(_SESSION_LOG, 2)),
         (4, 0, _append(_DECISIONS, 5)),
         (3, 0, lambda run: run.replace(_CONTEXT, _OPEN_QUESTIONS, _FREEZE + _OPEN_QUESTIONS)),
+        (2, 0, _append(_SESSION_LOG, 3)),
         (2, 1, _view(FOLDER)),
         (2, 1, _view(_PREFERENCES)),
         (2, 1, _view(_CONTEXT)),
-        (2, 0, _append(_SESSION_LOG, 3)),
         (1, 2, _view(_DECISIONS)),
     ]

@@ -137,10 +137,7 @@ async def test_raw_view_is_the_agent_view_and_records_one_human_view(store_root:
         assert plain.text == expected
         assert plain.text.splitlines()[1] == "     1\t---"
         header = rendered(screen.query_one("#preview-header", Static))
-        assert (
-            header
-            == f"≈ {estimate_tokens(expected):,} tokens  ·  raw view of /memories/tools/textual.md"
-        )
+        assert header == f"tools/textual.md  ·  raw view  ·  ≈ {estimate_tokens(expected):,} tokens"
         views = app.ctx.history.events(command="view", actor="human")
         assert [(e.actor, e.path) for e in views] == [
             ("human:tester", "/memories/tools/textual.md")

@@ -13,10 +13,11 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import DataTable, Footer, Static
 
+from memtui.core.display import visible
 from memtui.notes.stale import ARCHIVE_FOLDER, review
 from memtui.tui import text_styles as styles
 from memtui.tui.screens.base import StoreScreen
-from memtui.tui.wording import count
+from memtui.tui.wording import count, shorten_middle
 
 if TYPE_CHECKING:
     from memtui.notes.stale import StaleCandidate
@@ -27,6 +28,11 @@ PAGE = 200
 """Rows shown at first; reaching the last row shows this many more."""
 QUIET = 0.5
 """Seconds without a change before the queue is computed again."""
+SCORE_WIDTH = 5
+MIN_PATH_WIDTH = 20
+TABLE_CHROME = 12
+"""Cells of a table row that are not the path or the reasons: the selection mark and score
+columns, each column's padding and the scrollbar."""
 
 
 def reasons_summary(candidate: StaleCandidate, limit: int = 60) -> str:
@@ -34,6 +40,14 @@ def reasons_summary(candidate: StaleCandidate, limit: int = 60) -> str:
     texts = [r.text for r in sorted(candidate.reasons, key=lambda r: (-r.weight, r.text))]
     line = "; ".join(texts)
     return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def column_widths(total: int, longest_path: int) -> tuple[int, int]:
+    """Widths of the path and reasons columns for a table `total` cells wide: the path column
+    as wide as the longest path up to half of the room, the reasons the rest."""
+    room = max(2 * MIN_PATH_WIDTH, total - TABLE_CHROME)
+    path = max(MIN_PATH_WIDTH, min(longest_path, room // 2))
+    return path, room - path
 
 
 def archive_path(relpath: str) -> str:
@@ -69,7 +83,8 @@ class ReviewScreen(StoreScreen):
         self.selected: set[str] = set()
         self._by_path: dict[str, StaleCandidate] = {}
         self._shown = PAGE
-        self._cells: dict[str, tuple[str, str]] = {}
+        self._cells: dict[str, tuple[str, str, str]] = {}
+        self._widths: tuple[int, int] | None = None
 
     def compose(self) -> ComposeResult:
         """Title, queue table, reason details and footer."""
@@ -82,15 +97,34 @@ class ReviewScreen(StoreScreen):
     def on_mount(self) -> None:
         """Build the columns, compute the queue in the background and follow index changes."""
         table = self.query_one(DataTable)
-        table.add_column(" ", key="sel", width=1)
-        table.add_column("Score", key="score", width=5)
-        table.add_column("Path", key="path", width=40)
-        table.add_column("Reasons", key="reasons", width=62)
+        self._set_columns(self.app.size.width)
         self._queue = self.refresher("review-queue", self._compute, self._show_queue, quiet=QUIET)
         self.follow_index(lambda _data=None: self._queue.request())
         self.query_one("#review-title", Static).update("Review: finding stale notes…")
         self.reload()
         table.focus()
+
+    def _set_columns(self, total: int) -> bool:
+        """(Re)build the columns for a table `total` cells wide; True if they changed."""
+        longest = max((len(c.path) for c in self.candidates), default=0)
+        widths = column_widths(total, longest)
+        if widths == self._widths:
+            return False
+        self._widths = widths
+        table = self.query_one(DataTable)
+        table.clear(columns=True)
+        self._cells.clear()
+        table.add_column(" ", key="sel", width=1)
+        table.add_column("Score", key="score", width=SCORE_WIDTH)
+        table.add_column("Path", key="path", width=widths[0])
+        table.add_column("Reasons", key="reasons", width=widths[1])
+        return True
+
+    def on_resize(self) -> None:
+        """Fit the path and reasons columns to the new width."""
+        cursor = self.current_path()
+        if self._set_columns(self.size.width):
+            self._fill_table(cursor)
 
     def reload(self) -> None:
         """Compute the stale queue again in the background."""
@@ -119,33 +153,37 @@ class ReviewScreen(StoreScreen):
         self.candidates = candidates
         self._by_path = {c.path: c for c in candidates}
         self.selected &= self._by_path.keys()
-        self._fill_table()
+        cursor = self.current_path()
+        self._set_columns(self.size.width or self.app.size.width)
+        self._fill_table(cursor)
 
-    def _fill_table(self) -> None:
-        """Make the rows match the first shown candidates, touching only rows that changed."""
+    def _fill_table(self, cursor: str | None = None) -> None:
+        """Make the rows match the first shown candidates, touching only rows that changed (all
+        of them when the order changed), and keep the cursor on its note (or on `cursor`)."""
         table = self.query_one(DataTable)
-        cursor_path = self.current_path()
+        cursor_path = cursor or self.current_path()
         wanted = self.candidates[: self._shown]
         order = {c.path: n for n, c in enumerate(wanted)}
-        for key in [key for key in table.rows if key.value not in order]:
-            table.remove_row(key)
-            self._cells.pop(str(key.value), None)
+        shown = [row.key.value for row in table.ordered_rows]
+        if shown != list(order)[: len(shown)]:
+            table.clear()
+            self._cells.clear()
+        path_width, reasons_width = self._widths or column_widths(self.size.width, 0)
         for candidate in wanted:
-            cells = (f"{candidate.score:.2f}", reasons_summary(candidate))
+            cells = (
+                f"{candidate.score:.2f}",
+                shorten_middle(visible(candidate.path), path_width),
+                reasons_summary(candidate, reasons_width),
+            )
             old = self._cells.get(candidate.path)
             if old is None:
                 mark = self._mark(candidate.path)
-                table.add_row(
-                    mark,
-                    *(styles.plain(cell) for cell in (cells[0], candidate.path, cells[1])),
-                    key=candidate.path,
-                )
+                table.add_row(mark, *(styles.plain(cell) for cell in cells), key=candidate.path)
             elif old != cells:
-                table.update_cell(candidate.path, "score", cells[0])
-                table.update_cell(candidate.path, "reasons", styles.plain(cells[1]))
+                for column, cell, was in zip(("score", "path", "reasons"), cells, old, strict=True):
+                    if cell != was:
+                        table.update_cell(candidate.path, column, styles.plain(cell))
             self._cells[candidate.path] = cells
-        if [row.key.value for row in table.ordered_rows] != list(order):
-            table.sort("path", key=order.__getitem__)
         if cursor_path in order:
             table.move_cursor(row=table.get_row_index(cursor_path), animate=False)
         self._update_title()
