@@ -30,7 +30,7 @@ QUIET = 0.5
 """Seconds without a change before the queue is computed again."""
 SCORE_WIDTH = 5
 MIN_PATH_WIDTH = 20
-TABLE_CHROME = 12
+TABLE_CHROME = 16
 """Cells of a table row that are not the path or the reasons: the selection mark and score
 columns, each column's padding and the scrollbar."""
 
