@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
 from memtui.core.reporting import fail
+from memtui.notes import timeframe
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -32,6 +33,28 @@ def whole_number(text: str) -> int:
         return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+
+
+def parse_when(value: str, now: float | None = None) -> float:
+    """`--since WHEN` (a timeframe ago or an ISO date) as a unix time; a one-line argparse error
+    otherwise (`memtui.notes.timeframe.parse_when` reads it)."""
+    try:
+        return timeframe.parse_when(value, now)
+    except ValueError as problem:
+        raise argparse.ArgumentTypeError(str(problem)) from None
+
+
+SINCE_HELP = (
+    "only events since WHEN: 7d, 12h, 30m, 2 weeks, 1 month, 1y, today, yesterday, or an ISO "
+    "date/time"
+)
+
+
+def virtual_path(path: str) -> str:
+    """A `/memories/...` path from a virtual or folder-relative path."""
+    if path == "/memories" or path.startswith("/memories/"):
+        return path.rstrip("/") or "/memories"
+    return "/memories/" + path.strip("/") if path.strip("/") else "/memories"
 
 
 def report_skipped(command: str, problems: list[str]) -> None:

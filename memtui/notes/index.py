@@ -596,9 +596,7 @@ class NoteIndex:
         targets = note_cache.relation_targets(self.notes.packed(relpath))
         if resolved is None:
             return list(dict.fromkeys(targets))
-        return list(
-            dict.fromkeys(t for t, r in zip(targets, resolved, strict=False) if r is None)
-        )
+        return list(dict.fromkeys(t for t, r in zip(targets, resolved, strict=False) if r is None))
 
     def warnings(self, relpath: str) -> list[str]:
         """The note's parse warnings plus one `unresolved link: T` per unresolved target."""

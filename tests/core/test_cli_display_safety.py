@@ -23,6 +23,7 @@ def run(*args: str) -> subprocess.CompletedProcess[bytes]:
 
 def test_undo_prints_hostile_file_names_as_visible_symbols(tmp_path: Path) -> None:
     name = f"n{TITLE}{CLIPBOARD}.md"
+    MemoryStore(tmp_path, actor="agent:t", settings=Settings()).history.close()
     (tmp_path / name).write_text("outside\n")
     store = MemoryStore(tmp_path, actor="agent:t", settings=Settings())
     (event,) = store.history.events(command="external")

@@ -103,7 +103,8 @@ async def test_filter_row_narrows_by_actor_command_path_and_time(store_root: Pat
         field.value = "since:soon"
         await settle(pilot)
         assert title(app).endswith(
-            "since:soon is not a time like 30m, 24h, 7d, 2 weeks, 1 month, 1y, today or yesterday"
+            "since:soon is not a time: use 7d, 12h, 30m, 2 weeks, 1 month, 1y, today, yesterday"
+            " or an ISO date like 2026-11-01T09:30"
         )
 
 

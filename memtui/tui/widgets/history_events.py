@@ -81,13 +81,14 @@ class EventFilter:
 def since_start(words: list[str], now: float) -> tuple[float, int] | None:
     """The start of the timeframe at the head of `words` and how many words it takes, or None.
 
-    The longest reading wins, so `since:1 month ago` and `since:2 weeks` take their unit words.
+    The longest reading wins, so `since:1 month ago`, `since:2 weeks` and
+    `since:2026-11-01 09:30` take their following words.
     """
-    from memtui.notes.timeframe import parse_timeframe
+    from memtui.notes.timeframe import parse_when
 
     for taken in range(min(SINCE_WORDS, len(words)), 0, -1):
         try:
-            return parse_timeframe(" ".join(words[:taken]), now), taken
+            return parse_when(" ".join(words[:taken]), now), taken
         except ValueError:
             continue
     return None
@@ -96,10 +97,10 @@ def since_start(words: list[str], now: float) -> tuple[float, int] | None:
 def parse_filter(query: str, now: float) -> EventFilter:
     """Parse `actor:agent cmd:str_replace path:projects/ since:7d free words` into a filter.
 
-    `since:` takes what `memtui log --since` takes but ISO dates: `45s`, `1.5d`, `12h`,
-    `2 weeks`, `1 month`, `1y`, `today`, `yesterday`.
+    `since:` takes what `memtui log --since` takes (one parser): `45s`, `1.5d`, `12h`,
+    `2 weeks`, `1 month`, `1y`, `today`, `yesterday`, an ISO date or date and time.
     """
-    from memtui.notes.timeframe import EXAMPLES
+    from memtui.notes.timeframe import WHEN_EXAMPLES
 
     result = EventFilter()
     try:
@@ -126,7 +127,7 @@ def parse_filter(query: str, now: float) -> EventFilter:
         else:
             found = since_start([value, *words[position:]], now)
             if found is None:
-                result.problems.append(f"since:{value} is not a time like {EXAMPLES}")
+                result.problems.append(f"since:{value} is not a time: use {WHEN_EXAMPLES}")
             else:
                 result.since = found[0]
                 position += found[1] - 1
