@@ -72,3 +72,10 @@ class MoveBreaksCounted(Message):
 
     new: str
     broken: int
+
+
+@dataclass
+class ReviewCount(Message):
+    """How many agent and outside changes wait for review, counted in a worker."""
+
+    waiting: int

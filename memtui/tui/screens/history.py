@@ -14,8 +14,10 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.widgets import Checkbox, DataTable, Footer, Input, Static
 
+from memtui.core.history import BASELINE
 from memtui.tui.rest_gate import RestGate
 from memtui.tui.screens.base import StoreScreen
+from memtui.tui.undo_flow import revert_with_force
 from memtui.tui.widgets.history_events import (
     DiffView,
     EventTable,
@@ -37,6 +39,10 @@ CURSOR_REST = 0.12
 """Seconds the cursor must rest on a row, when it moved there in quick steps, before that row's
 change is read and drawn: keys held down move the cursor without drawing every diff on the way."""
 KINDS = ("agent", "human", "external")
+BASELINE_UNDO = (
+    "The baseline lists what was here when memtui first opened this folder; there is nothing "
+    "to undo."
+)
 
 
 @dataclass(frozen=True)
@@ -55,9 +61,11 @@ class EventQuery:
     """What the filter row could not understand, for the title."""
 
     def filters(self) -> dict[str, Any]:
-        """Keyword arguments for `History.events` and `History.count_events`."""
+        """Keyword arguments for `History.events` and `History.count_events` (a path is
+        followed back through the renames and folder moves of what is there now)."""
         return {
             "path": self.path,
+            "follow": True,
             "actor": self.actor,
             "command": self.command,
             "since": self.since,
@@ -202,10 +210,7 @@ class HistoryScreen(StoreScreen):
         more = f" · newest {shown} shown, more below" if shown < self.total else ""
         problems = f" · {'; '.join(page.query.problems)}" if page.query.problems else ""
         self.query_one("#history-title", Static).update(
-            Content(
-                f"History{scope} · {count(self.total, 'event')}, newest first"
-                f"{more}{problems}"
-            )
+            Content(f"History{scope} · {count(self.total, 'event')}, newest first{more}{problems}")
         )
         self._show_selected()
 
@@ -293,6 +298,9 @@ class HistoryScreen(StoreScreen):
         if event.command == "view" or event.is_error:
             self.notify("This event changed nothing, so there is nothing to undo.", timeout=3)
             return
+        if event.command == BASELINE:
+            self.notify(BASELINE_UNDO, timeout=4)
+            return
         self._confirm_and_undo(event)
 
     @work(exclusive=True, group="history-undo")
@@ -310,20 +318,9 @@ class HistoryScreen(StoreScreen):
         )
         if not confirmed:
             return
-        result = self.ctx.store.revert(event.id)
-        if result.is_error and result.content.startswith("Conflict"):
-            forced = await self.app.push_screen_wait(
-                ConfirmScreen(
-                    "Undo conflicts",
-                    f"{result.content}\nForce the undo anyway? The current content stays in the "
-                    "history and can be restored from there.",
-                    confirm_label="Force undo",
-                )
-            )
-            if not forced:
-                self.notify("Undo cancelled; nothing changed.", timeout=3)
-                return
-            result = self.ctx.store.revert(event.id, force=True)
+        result = await revert_with_force(self.app, self.ctx.store, event.id)
+        if result is None:
+            return
         if result.is_error:
             self.notify(result.content, severity="error", timeout=6)
         else:

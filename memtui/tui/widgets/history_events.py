@@ -13,7 +13,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
-from memtui.core.history import actor_kind
+from memtui.core.history import BASELINE, actor_kind
 from memtui.tui import text_styles as styles
 
 if TYPE_CHECKING:
@@ -276,6 +276,20 @@ def reader_label(actor: str) -> str:
     return READERS.get(actor_kind(actor), "Read:\n")
 
 
+BASELINE_SHOWN = 200
+"""How many of the baseline's files its detail lists by name."""
+
+
+def baseline_listing(event: Event, listing: str | None) -> list[styles.Part]:
+    """The baseline's detail: what it is, then the first files it lists."""
+    names = (listing or "").splitlines()
+    parts: list[styles.Part] = [(event.result + "\n", styles.ASIDE)]
+    parts += [name + "\n" for name in names[:BASELINE_SHOWN]]
+    if len(names) > BASELINE_SHOWN:
+        parts.append((f"… and {len(names) - BASELINE_SHOWN:,} more\n", styles.ASIDE))
+    return parts
+
+
 def describe_event(event: Event, before: str | None, after: str | None) -> Content:
     """What changed in an event: a diff, the content read, a folder manifest or the error."""
     name = event_path_text(event) or "/memories"
@@ -288,6 +302,8 @@ def describe_event(event: Event, before: str | None, after: str | None) -> Conte
     if event.command == "view":
         read = event.result + ("\n" if not event.result.endswith("\n") else "")
         return styles.assemble(title, (reader_label(event.actor), styles.ASIDE), read)
+    if event.command == BASELINE:
+        return styles.assemble(title, *baseline_listing(event, after))
     if before is None and after is None:
         return styles.assemble(title, (event.result + "\n", styles.ASIDE))
     before_name = short_path(event.path) or "before"
