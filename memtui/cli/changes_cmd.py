@@ -26,7 +26,7 @@ added and removed. Approve changes with `memtui approve PATH ID...`, undo one wi
 With --json, one JSON object per change and line.
 """
 WAITING = Layout(("id", "time", "actor", "command", "path", "lines"), 2, (4,))
-EVERY = Layout((*WAITING.headers, "reviewed by"), 2, (4,))
+EVERY = Layout((*WAITING.headers, "reviewed by"), 2, (4, 6))
 NOTHING = "Nothing waits for review."
 NOTHING_AT_ALL = "No agent or outside changes."
 

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from memtui.cli.terminal import console
 
 MIN_TEXT_ROOM = 20
-"""The text columns together get at least this many columns; the actor is cut first."""
+"""The text columns together get at least this many columns (or what they need, if less); the
+actor is cut first."""
 MIN_ACTOR = 8
 UNLIMITED = 100_000
 """The width a table is laid out in when nothing limits it (piped without COLUMNS)."""
@@ -56,9 +57,10 @@ def fit_widths(layout: Layout, widths: list[int], room: int) -> None:
     actor = layout.actor
     fixed = sum(w for i, w in enumerate(widths) if i != actor and i not in layout.texts)
     free = room - fixed - widths[actor]
-    if free < MIN_TEXT_ROOM:
-        widths[actor] = max(MIN_ACTOR, widths[actor] - (MIN_TEXT_ROOM - free))
-        free = max(room - fixed - widths[actor], MIN_TEXT_ROOM)
+    need = min(MIN_TEXT_ROOM, sum(widths[i] for i in layout.texts))
+    if free < need:
+        widths[actor] = max(MIN_ACTOR, widths[actor] - (need - free))
+        free = max(room - fixed - widths[actor], need)
     first, *rest = layout.texts
     others = sum(widths[i] for i in rest)
     if widths[first] + others <= free:

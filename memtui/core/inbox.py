@@ -44,6 +44,11 @@ class InboxRow:
         return tuple(dict.fromkeys(event.actor for event in reversed(self.events)))
 
     @property
+    def folder(self) -> bool:
+        """True if the row is a folder (deleted, moved or restored as a whole)."""
+        return KIND_DIR in (self.newest.before_kind, self.newest.after_kind)
+
+    @property
     def gone(self) -> bool:
         """True if the latest change left nothing at the row's path (a delete)."""
         newest = self.newest

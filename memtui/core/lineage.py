@@ -1,9 +1,9 @@
 """A note's names through time: its history follows renames and folder moves back to its start.
 
 Walking back from a path, each rename into it (of the note itself or of a folder above it)
-gives the name it had before; a rename out of it (the name was vacated, so what is there now
-came later) or the start of the history ends the walk. A deleted and recreated note keeps its
-name, and so its history.
+gives the name it had before. The walk ends at the note's creation (a file made where nothing
+was), at a rename out of the name (what is there now came later), or at the start of the
+history. A note deleted and made again at the same name keeps its name, and so its history.
 """
 
 from __future__ import annotations
@@ -22,6 +22,16 @@ _AT_OR_BELOW = (
 _LATEST_MOVE = (
     "SELECT id, path, new_path FROM events WHERE is_error = 0 AND command != 'view'"
     " AND new_path IS NOT NULL AND (new_path IN ({marks}) OR path IN ({marks})){bound}"
+    " ORDER BY id DESC LIMIT 1"
+)
+_LATEST_CREATION = (
+    "SELECT id FROM events WHERE path = ? AND new_path IS NULL AND before_kind IS NULL"
+    " AND after_kind IS NOT NULL AND is_error = 0 AND command NOT IN ('view', 'revert')"
+    " AND id > ?{bound} ORDER BY id DESC LIMIT 1"
+)
+_EVENT_BEFORE = (
+    "SELECT before_kind, after_kind, new_path FROM events WHERE is_error = 0"
+    " AND command != 'view' AND (path IN ({marks}) OR new_path IN ({marks})) AND id < ?"
     " ORDER BY id DESC LIMIT 1"
 )
 
@@ -86,6 +96,28 @@ class Lineage:
         return tuple(span.path for span in self.spans)
 
 
+def _creation(
+    conn: sqlite3.Connection, name: str, around: list[str], after: int, end: int | None
+) -> int | None:
+    """The id of the event that created the note at `name` between the ids `after` and `end`
+    (a creation right after the name's deletion does not count: the note lives on), or None."""
+    marks = ", ".join("?" for _ in around)
+    while True:
+        bound = "" if end is None else " AND id < ?"
+        params: list[Any] = [name, after, *(() if end is None else (end,))]
+        row = conn.execute(_LATEST_CREATION.format(bound=bound), params).fetchone()
+        if row is None:
+            return None
+        created = int(row[0])
+        before = conn.execute(
+            _EVENT_BEFORE.format(marks=marks), [*around, *around, created]
+        ).fetchone()
+        deleted = before is not None and before[2] is None and before[1] is None and before[0]
+        if not deleted:
+            return created
+        end = created
+
+
 def trace(conn: sqlite3.Connection, path: str, baseline: Callable[[str], int | None]) -> Lineage:
     """The lineage of the virtual `path` from the history on `conn`.
 
@@ -104,6 +136,10 @@ def trace(conn: sqlite3.Connection, path: str, baseline: Callable[[str], int | N
             _LATEST_MOVE.format(marks=marks, bound=bound),
             [*around, *around, *(() if end is None else (end,))],
         ).fetchone()
+        created = _creation(conn, name, around, 0 if row is None else row[0], end)
+        if created is not None:
+            spans.append(Span(name, created, end))
+            break
         if row is None:
             spans.append(Span(name, None, end))
             first = baseline(name)

@@ -112,7 +112,9 @@ def test_undo_reverts_and_reports_conflict(tmp_path: Path, store: MemoryStore) -
     again = run(tmp_path, "undo", str(root), "2")
     assert again.returncode == 1
     assert again.stdout == ""
-    assert again.stderr.startswith("memtui undo: Conflict: event 2 was already reverted by event 5.")
+    assert again.stderr.startswith(
+        "memtui undo: Conflict: event 2 was already reverted by event 5."
+    )
 
     forced = run(tmp_path, "undo", str(root), "2", "--force", "--actor", "carol")
     assert forced.returncode == 0

@@ -273,7 +273,8 @@ def test_a_since_that_is_not_a_time_is_a_problem_and_filters_nothing() -> None:
     wanted = parse_filter("since:7 storms", NOW)
     assert wanted.since is None
     assert wanted.problems == [
-        "since:7 is not a time like 30m, 24h, 7d, 2 weeks, 1 month, 1y, today or yesterday"
+        "since:7 is not a time: use 7d, 12h, 30m, 2 weeks, 1 month, 1y, today, yesterday"
+        " or an ISO date like 2026-11-01T09:30"
     ]
 
 

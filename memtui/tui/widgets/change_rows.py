@@ -74,7 +74,7 @@ class ChangeTable(DataTable[Text | Content | str]):
         self.rows_shown = rows
         for row in rows:
             self.add_row(
-                Content(visible(short_path(row.path))),
+                Content(visible(short_path(row.path)) + ("/" if row.folder else "")),
                 Text(str(len(row.events)), justify="right"),
                 Content.assemble(
                     *_joined(
