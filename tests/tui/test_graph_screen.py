@@ -199,7 +199,5 @@ def test_a_hub_is_described_with_its_first_links_and_how_many_more(tmp_path: Pat
     lines = text.splitlines()
     assert lines[:2] == ["hub.md", "Out (1): part_of → leaf00.md"]
     assert lines[2].startswith("In (50): leaf00.md → part_of; leaf01.md → part_of;")
-    assert lines[2].endswith(
-        f"; leaf{LISTED_LINKS - 1:02}.md → part_of; … {50 - LISTED_LINKS} more"
-    )
+    assert lines[2].endswith(f"; leaf{LISTED_LINKS - 1:02}.md → part_of; … {50 - LISTED_LINKS} more")
     assert describe_node(index, "leaf07.md").splitlines()[2] == "In (0): none"

@@ -155,7 +155,9 @@ async def test_a_long_result_list_arrives_whole_and_a_newer_query_replaces_it(
         assert await wait_for(pilot, lambda: results.option_count == len(screen.hits))
         shown = [str(results.get_option_at_index(n).prompt) for n in range(results.option_count)]
         assert shown[0].startswith(screen.hits[0].path)
-        assert all(text.startswith(hit.path) for text, hit in zip(shown, screen.hits, strict=True))
+        assert all(
+            text.startswith(hit.path) for text, hit in zip(shown, screen.hits, strict=True)
+        )
         pelican_hits = list(screen.hits)
         await pilot.press("ctrl+l", *"heron")
         assert await wait_for_results(pilot, "heron")
