@@ -7,8 +7,14 @@ every note as an `external` event: time from pushing the screen to its first pop
 (against pushing an empty screen in the same app), and key echo while the screen is open and
 outside writes land.
 
+Large notes (`--large-notes`): on a store with a 5 MB note, a 5 MB one-line note and a 1 GiB
+sparse file, the time from the key that opens each in the preview (or `v` for the raw view) to
+its view on screen, and the key echo p95 meanwhile (a key every 30 ms), against the same keys in
+an empty Textual app in the same run; and the app's peak resident memory with the sparse file
+opened in both views against the same visit to a small note.
+
 Usage: python benchmarks/app_bench.py [--sizes 10000 50000] [--runs 5] [--frames-only]
-       [--screens-only] [--work DIR]
+       [--screens-only] [--large-notes] [--work DIR]
 
 Public tools only: time.perf_counter/time.time, statistics, subprocess and tmux. Corpora come
 from benchmarks/gen_corpus.py (same seed, so every run measures the same notes).
@@ -26,7 +32,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 HERE = Path(__file__).resolve().parent
 PYTHON = sys.executable
@@ -58,7 +64,11 @@ def corpus(size: int, work: Path) -> Path:
 
 def fresh_copy(source: Path, work: Path) -> Path:
     """A copy of a corpus without memtui state, so every launch starts cold."""
-    dest = work / "run" / source.name
+    return copy_as(source, work / "run" / source.name)
+
+
+def copy_as(source: Path, dest: Path) -> Path:
+    """A copy of a corpus at `dest` without memtui state, written to disk before it is used."""
     if dest.exists():
         shutil.rmtree(dest)
     shutil.copytree(source, dest, ignore=shutil.ignore_patterns(".memtui"))
@@ -428,6 +438,211 @@ def report_screens(size: int, measured: dict[str, list[float]]) -> None:
         )
 
 
+TICK_KEY = "f12"
+"""A key bound, in both benchmark apps, to a one-line change on screen: its echo is how long
+the app takes to answer a key."""
+LARGE_NOTES = {
+    "five-mb.md": "preview",
+    "five-mb-line.md": "preview",
+    "huge.txt": "preview",
+}
+GIB = 1 << 30
+
+
+def tick_apps() -> tuple[type, type]:
+    """An empty Textual app and memtui, each with `TICK_KEY` bound to counting on screen."""
+    from textual.app import App
+    from textual.binding import Binding
+    from textual.widgets import Static
+
+    import memtui.tui as memtui_tui
+    from memtui.tui.app import MemtuiApp
+
+    class EmptyTicks(App[None]):
+        BINDINGS: ClassVar[list[Any]] = [Binding(TICK_KEY, "tick")]
+        ticks = 0
+
+        def compose(self) -> Any:
+            yield Static("0", id="status")
+
+        def action_tick(self) -> None:
+            self.ticks += 1
+            self.screen.query_one("#status", Static).update(str(self.ticks))
+
+    class MemtuiTicks(MemtuiApp):
+        CSS_PATH = Path(memtui_tui.__file__).parent / "memtui.tcss"
+        BINDINGS: ClassVar[list[Any]] = [*MemtuiApp.BINDINGS, Binding(TICK_KEY, "tick")]
+        ticks = 0
+
+        def action_tick(self) -> None:
+            self.ticks += 1
+            self.screen.query_one("#status", Static).update(str(self.ticks))
+
+    return EmptyTicks, MemtuiTicks
+
+
+def write_large_notes(root: Path) -> None:
+    """A 5 MB note of ordinary lines, a 5 MB note on one line, and a 1 GiB sparse file."""
+    line = "- [fact] an ordinary line of a long note, with a few words #bulk\n"
+    (root / "five-mb.md").write_text(line * (5_000_000 // len(line)), encoding="utf-8")
+    (root / "five-mb-line.md").write_text("word " * 1_000_000, encoding="utf-8")
+    with (root / "huge.txt").open("wb") as handle:
+        handle.write(b"# Huge\nfirst line\n")
+        handle.truncate(GIB)
+    (root / "a-small.md").write_text("# Small\n\nA small note.\n", encoding="utf-8")
+
+
+async def ticks_until(app: Any, done: Any, extra: int = 5, limit: float = 120) -> list[float]:
+    """Echo of `TICK_KEY` every 30 ms until `done()` and `extra` keys more."""
+    from textual.widgets import Static
+
+    status = app.screen.query_one("#status", Static)
+    times: list[float] = []
+    after = 0
+    start = time.perf_counter()
+    while after < extra:
+        if time.perf_counter() - start > limit:
+            raise RuntimeError("the view never showed")
+        times.append(await key_echo(app, TICK_KEY, lambda: str(status.render())))
+        after += 1 if done() else 0
+        await asyncio.sleep(0.03)
+    return times
+
+
+async def empty_ticks(keys: int) -> list[float]:
+    """Echo of `keys` ticks, 30 ms apart, in the empty app."""
+    empty_app, _memtui = tick_apps()
+    app = empty_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(0.3)
+        return await ticks_until(app, lambda: True, keys)
+
+
+async def open_large_notes(root: Path) -> dict[str, Any]:
+    """For each large note and view: seconds from the opening key to its view on screen, and
+    the tick echo meanwhile."""
+    _empty, memtui_app = tick_apps()
+    app = memtui_app(root, actor="human:bench", watch=False)
+    results: dict[str, Any] = {}
+    async with app.run_test(size=(120, 40)) as pilot:
+        while app.ctx.index is None or app.ctx.searcher is None:
+            await pilot.pause(0.1)
+        await settle(app, pilot)
+        screen = app.screen
+        results["idle"] = await ticks_until(app, lambda: True, 30)
+        for name in LARGE_NOTES:
+            for view in ("preview", "raw"):
+                screen.raw = False
+                names = sorted(["a-small.md", *LARGE_NOTES], key=str.casefold)
+                screen.show_path(names[names.index(name) - 1])
+                await settle(app, pilot)
+                if view == "raw":
+                    screen.show_path(name)
+                    await settle(app, pilot)
+                mode = "raw" if view == "raw" else "plain"
+                ready: list[float] = []
+                start = time.perf_counter()
+
+                def done(
+                    name: str = name,
+                    mode: str = mode,
+                    ready: list[float] = ready,
+                    start: float = start,
+                ) -> bool:
+                    preview = screen.preview
+                    if not ready and preview.relpath == name and preview.mode == mode:
+                        ready.append(time.perf_counter() - start)
+                    return bool(ready)
+
+                from textual import events
+
+                app.post_message(events.Key("v" if view == "raw" else "down", None))
+                echo = await ticks_until(app, done)
+                results[f"{name} {view}"] = (ready[0], echo)
+                await settle(app, pilot)
+    return results
+
+
+def peak_rss_kib(root: Path, note: str) -> int:
+    """The peak resident memory (KiB, VmHWM) of a fresh process running the app on `root`,
+    opening `note` in the preview and the raw view."""
+    code = f"""
+import asyncio, sys
+from memtui.tui.app import MemtuiApp
+async def main():
+    app = MemtuiApp({str(root)!r}, actor="human:bench", watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        while app.ctx.index is None or app.ctx.searcher is None:
+            await pilot.pause(0.1)
+        screen = app.screen
+        screen.show_path({note!r})
+        for _ in range(1200):
+            if screen.preview.relpath == {note!r}:
+                break
+            await pilot.pause(0.05)
+        await pilot.press("v")
+        for _ in range(1200):
+            if screen.preview.mode == "raw":
+                break
+            await pilot.pause(0.05)
+        if (screen.preview.relpath, screen.preview.mode) != ({note!r}, "raw"):
+            sys.exit("the note never showed in the raw view")
+        await pilot.pause(0.5)
+asyncio.run(main())
+status = open("/proc/self/status").read()
+print(next(line.split()[1] for line in status.splitlines() if line.startswith("VmHWM:")))
+"""
+    out = subprocess.run([PYTHON, "-c", code], capture_output=True, text=True, check=True)
+    return int(out.stdout.strip().splitlines()[-1])
+
+
+def report_large_notes(work: Path, runs: int) -> None:
+    """Open times, key echo against the empty app, and peak memory with the sparse file."""
+    source = corpus(1_000, work)
+    root = copy_as(source, work / "run" / "with-large-notes")
+    write_large_notes(root)
+    measured = asyncio.run(open_large_notes(root))
+    baseline = asyncio.run(empty_ticks(30))
+    base = p95(baseline)
+    idle = p95(measured["idle"])
+    print(
+        f"key echo p95: empty app {base * 1000:.1f} ms, memtui idle {idle * 1000:.1f} ms"
+        f" ({idle / base:.2f}x)"
+    )
+    for name in LARGE_NOTES:
+        for view in ("preview", "raw"):
+            ready, echo = measured[f"{name} {view}"]
+            print(
+                f"{name} ({(root / name).stat().st_size:,} B), {view}: on screen in"
+                f" {ready * 1000:.0f} ms (goal <= 1 s for 5 MB); key echo meanwhile p95"
+                f" {p95(echo) * 1000:.1f} ms = {p95(echo) / base:.2f}x the empty app,"
+                f" max {max(echo) * 1000:.0f} ms ({len(echo)} keys, goal p95 <= 100 ms)"
+            )
+    small_note = "# Small\n\nA small note.\n"
+    without = copy_as(source, work / "run" / "without-sparse")
+    (without / "a-small.md").write_text(small_note, encoding="utf-8")
+    sparse = copy_as(source, work / "run" / "with-sparse")
+    (sparse / "a-small.md").write_text(small_note, encoding="utf-8")
+    with (sparse / "huge.txt").open("wb") as handle:
+        handle.write(b"# Huge\nfirst line\n")
+        handle.truncate(GIB)
+    first_small = peak_rss_kib(without, "a-small.md")
+    first_huge = peak_rss_kib(sparse, "huge.txt")
+    print(
+        f"peak RSS of the first open (start-up recovery records every file as an outside change):"
+        f" {first_small / 1024:.0f} MiB without the sparse file, {first_huge / 1024:.0f} MiB with"
+        f" it ({first_huge / first_small:.2f}x)"
+    )
+    small = [peak_rss_kib(without, "a-small.md") for _ in range(runs)]
+    huge = [peak_rss_kib(sparse, "huge.txt") for _ in range(runs)]
+    print(
+        f"peak RSS, 1,000 notes, store opened before: a small note opened in both views"
+        f" {statistics.median(small) / 1024:.0f} MiB; with a 1 GiB sparse file, it opened in both"
+        f" views {statistics.median(huge) / 1024:.0f} MiB"
+        f" ({statistics.median(huge) / statistics.median(small):.2f}x; {runs} runs each)"
+    )
+
+
 def main() -> None:
     """Run every measurement and print medians (and p95 for key echo)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -442,6 +657,11 @@ def main() -> None:
         help="measure only the history, review and graph screens",
     )
     parser.add_argument(
+        "--large-notes",
+        action="store_true",
+        help="measure only opening huge and sparse notes (views, key echo, peak memory)",
+    )
+    parser.add_argument(
         "--work", type=Path, default=Path(tempfile.gettempdir()) / "memtui-app-bench"
     )
     args = parser.parse_args()
@@ -452,6 +672,9 @@ def main() -> None:
     compile_memtui()
     empty = work / "empty_app.py"
     empty.write_text(EMPTY_APP, encoding="utf-8")
+    if args.large_notes:
+        report_large_notes(work, args.runs)
+        return
     for size in args.sizes:
         source = corpus(size, work)
         if args.screens_only:

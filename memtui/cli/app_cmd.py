@@ -13,6 +13,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from memtui.core.display import visible
+
 if TYPE_CHECKING:
     from memtui.core.config import Settings
 
@@ -109,8 +111,6 @@ def resolve_root(
 
 def ask_to_create(path: str) -> bool:
     """Ask on the terminal whether to create the missing folder `path`; only yes creates it."""
-    from memtui.core.display import visible
-
     try:
         answer = input(f"memtui: {visible(path)} does not exist. Create it? [y/N] ")
     except (EOFError, KeyboardInterrupt):
@@ -154,12 +154,12 @@ def main(argv: Sequence[str]) -> int:
     try:
         settings = load_settings()
     except ConfigError as error:
-        print(f"memtui: {error}", file=sys.stderr)
+        print(f"memtui: {visible(str(error))}", file=sys.stderr)
         return 2
     try:
         actor = args.actor or default_human_actor(settings)
     except ActorError as error:
-        print(f"memtui: login name: {error}", file=sys.stderr)
+        print(f"memtui: login name: {visible(str(error))}", file=sys.stderr)
         return 2
     notice: str | None
     terminal = terminal_problem()
@@ -177,18 +177,18 @@ def main(argv: Sequence[str]) -> int:
             ask = ask_to_create if terminal is None else None
             root, notice = resolve_root(args.path, settings, ask=ask)
     except ValueError as error:
-        print(error, file=sys.stderr)
+        print(visible(str(error)), file=sys.stderr)
         return 2
     from memtui.tui.app import MemtuiApp
 
     try:
         app = MemtuiApp(root, actor=actor, settings=settings, notice=notice, clock=clock)
     except Exception as error:
-        print(f"memtui: cannot open {root}: {error}", file=sys.stderr)
+        print(f"memtui: cannot open {visible(str(root))}: {visible(str(error))}", file=sys.stderr)
         return 2
     problem = app.theme_problem()
     if problem is not None:
-        print(f"memtui: {problem}", file=sys.stderr)
+        print(f"memtui: {visible(problem)}", file=sys.stderr)
         return 2
     app.run()
     return int(app.return_code or 0)

@@ -147,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
     if not root.is_dir():
         return fail("log", f"{args.path} is not a folder")
     if not has_history(root):
-        print(f"memtui log: {args.path}: no history yet", file=sys.stderr)
+        print(f"memtui log: {visible(args.path)}: no history yet", file=sys.stderr)
         return 0
     try:
         history = open_history(root)

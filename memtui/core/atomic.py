@@ -205,3 +205,21 @@ def write_new(dir_fd: int, name: str, data: bytes, mode: int) -> None:
         with contextlib.suppress(OSError):
             os.unlink(name, dir_fd=dir_fd)
         raise
+
+
+def replace_file(path: Path, data: bytes, mode: int = FILE_MODE) -> None:
+    """Replace a file outside any store (a config file) with `data`, readers seeing the old
+    bytes or the new: a temp file beside it, fsynced, renamed over it, the folder fsynced."""
+    folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        temp = temp_name()
+        write_new(folder, temp, data, mode)
+        try:
+            os.replace(temp, path.name, src_dir_fd=folder, dst_dir_fd=folder)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temp, dir_fd=folder)
+            raise
+        fsync_dir_fd(folder)
+    finally:
+        close_quietly(folder)

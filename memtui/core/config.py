@@ -18,6 +18,7 @@ from memtui.core.regular import read_regular
 
 DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024
 SECRET_MODES = ("warn", "block")
+TREE_LABELS = ("names", "titles")
 
 
 class ConfigError(Exception):
@@ -49,6 +50,9 @@ class Settings:
     """Binding id -> keys (comma-separated), overriding the app's default keys."""
     theme: str | None = None
     """The Textual theme name, or None for the default."""
+    tree_labels: str = "names"
+    """What the app's tree shows for a file: `names` (file names) or `titles` (frontmatter
+    title, else first heading); `t` in the app switches and saves it here."""
     source: Path | None = None
     """The config file these settings were read from, if any."""
 
@@ -114,6 +118,14 @@ def _check_secrets(where: str, value: object) -> str:
     return str(value)
 
 
+def check_tree_labels(where: str, value: object) -> str:
+    """`value` if it is a tree label mode (`names` or `titles`), else a ConfigError."""
+    if value not in TREE_LABELS:
+        shown = f'"{value}"' if isinstance(value, str) else repr(value)
+        raise ConfigError(f'{where} must be "names" or "titles", got {shown}')
+    return str(value)
+
+
 def _check_actor(where: str, value: str) -> str:
     """`value` if it names a person (`dana` or `human:dana`), else a ConfigError naming `where`."""
     try:
@@ -153,6 +165,8 @@ def _from_table(path: Path, table: Mapping[str, Any]) -> dict[str, Any]:
             values["max_file_size"] = parse_size(value, f'{path}: key "max_file_size"')
         elif key == "theme":
             values["theme"] = _check_str(path, key, value)
+        elif key == "tree_labels":
+            values["tree_labels"] = check_tree_labels(f'{path}: key "tree_labels"', value)
         elif key == "keymap":
             values["keymap"] = _check_keymap(path, value)
         else:

@@ -3,12 +3,14 @@
 Note text, file names, titles, actor names and history records come from agents and other
 processes. Printed raw, an `ESC ] 0;...BEL` retitles the terminal and `ESC ] 52;c;...` writes the
 clipboard. Every widget and every CLI line shows such strings through `visible` (one line) or
-`visible_text` (multi-line text whose line breaks and tabs are kept).
+`visible_text` (multi-line text whose line breaks and tabs are kept); a view that must keep each
+character in its column (an editor) uses `visible_cells`.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 _UNSAFE = re.compile(
     "[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
@@ -19,6 +21,8 @@ _UNSAFE_IN_TEXT = re.compile(
 )
 """As `_UNSAFE`, but tab and newline are kept (a CR is shown: it moves the cursor back)."""
 _DEL_SYMBOL = "\u2421"
+_ONE_CELL_SYMBOL = "\ufffd"
+"""The one-character stand-in `visible_cells` shows for a C1 control, a bidi mark or a bad byte."""
 _CONTROL_PICTURES = 0x2400
 """U+2400 + code is the visible symbol of a C0 control character (ESC 0x1b -> U+241B ␛)."""
 
@@ -46,14 +50,14 @@ def visible(text: str) -> str:
     """One line safe to show on a terminal: every control character and bad byte made visible."""
     if _UNSAFE.search(text) is None:
         return text
-    return _UNSAFE.sub(lambda match: _symbol(match.group()), text)
+    return text.translate(_LINE_TABLE)
 
 
 def visible_text(text: str) -> str:
     """Multi-line text safe to show: as `visible`, but newlines and tabs are kept as they are."""
     if _UNSAFE_IN_TEXT.search(text) is None:
         return text
-    return _UNSAFE_IN_TEXT.sub(lambda match: _symbol(match.group()), text)
+    return text.translate(_TEXT_TABLE)
 
 
 def visible_spans(
@@ -72,3 +76,41 @@ def visible_spans(
         length += len(shown)
     starts.append(length)
     return "".join(parts), [(starts[start], starts[end]) for start, end in spans]
+
+
+def _one_symbol(char: str) -> str:
+    """The one-character stand-in of an unsafe character: ␛ for ESC, ␡ for DEL, else �."""
+    symbol = _symbol(char)
+    return symbol if len(symbol) == 1 else _ONE_CELL_SYMBOL
+
+
+def visible_cells(text: str) -> str:
+    """As `visible_text`, but each unsafe character becomes exactly one character (C1 controls,
+    bidi marks and bad bytes all as U+FFFD), so offsets into `text` still hold (an editor's
+    cursor, highlight spans)."""
+    if _UNSAFE_IN_TEXT.search(text) is None:
+        return text
+    return text.translate(_CELLS_TABLE)
+
+
+def _table(pattern: re.Pattern[str], symbol: Callable[[str], str]) -> dict[int, str]:
+    """A `str.translate` table from every character `pattern` matches to its symbol (translating
+    a MiB of control characters costs one string, not one object per character)."""
+    unsafe = (chr(code) for first, last in _UNSAFE_RANGES for code in range(first, last + 1))
+    return {ord(char): symbol(char) for char in unsafe if pattern.fullmatch(char)}
+
+
+_UNSAFE_RANGES = (
+    (0x00, 0x1F),
+    (0x7F, 0x9F),
+    (0x200E, 0x200F),
+    (0x2028, 0x202E),
+    (0x2066, 0x2069),
+    (0xD800, 0xDFFF),
+)
+"""Every character `_UNSAFE` can match (the tables keep those it does)."""
+
+
+_LINE_TABLE = _table(_UNSAFE, _symbol)
+_TEXT_TABLE = _table(_UNSAFE_IN_TEXT, _symbol)
+_CELLS_TABLE = _table(_UNSAFE_IN_TEXT, _one_symbol)

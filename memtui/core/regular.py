@@ -63,11 +63,16 @@ def open_regular(
 
 
 def read_regular(
-    path: str | os.PathLike[str], *, follow_symlinks: bool = False, dir_fd: int | None = None
+    path: str | os.PathLike[str],
+    *,
+    follow_symlinks: bool = False,
+    dir_fd: int | None = None,
+    limit: int | None = None,
 ) -> tuple[bytes, os.stat_result]:
-    """The bytes of a regular file and the stat they were read under (see `open_regular`)."""
+    """The bytes of a regular file (at most its first `limit` bytes) and the stat they were read
+    under (see `open_regular`); a huge or sparse file costs only what is read."""
     with open_regular(path, follow_symlinks=follow_symlinks, dir_fd=dir_fd) as (handle, info):
-        return handle.read(), info
+        return (handle.read() if limit is None else handle.read(limit)), info
 
 
 @dataclass(frozen=True)

@@ -588,8 +588,23 @@ class MemoryStore:
     def read(self, path: str) -> tuple[str, str]:
         """A file's text and revision; raises StoreError with a one-line message.
 
-        The whole file is read, whatever its size (the app shows the head of a big note).
+        The whole file is read, whatever its size (`read_head` reads only the start).
         """
+        data, _info, shown = self._read_bytes(path)
+        return _decoded(data, shown), file_state(data).hash or ""
+
+    def read_head(self, path: str, max_bytes: int) -> tuple[str, int]:
+        """The text of a file's first `max_bytes` bytes (a character cut at the end left out)
+        and the file's size; a huge or sparse file costs only `max_bytes`. Raises StoreError."""
+        data, info, shown = self._read_bytes(path, limit=max_bytes)
+        size = max(info.st_size, len(data))
+        if len(data) < size:
+            data = _without_cut_character(data)
+        return _decoded(data, shown), size
+
+    def _read_bytes(self, path: str, limit: int | None = None) -> tuple[bytes, os.stat_result, str]:
+        """A file's bytes (at most `limit`), its stat and the path as shown in messages; raises
+        StoreError with a one-line message."""
         checked = check_path(self.root, path)
         if isinstance(checked, PathRefusal):
             raise StoreError(checked.message)
@@ -602,7 +617,7 @@ class MemoryStore:
             if parent is None:
                 raise StoreError(f"The path {shown} does not exist")
             try:
-                data, _info = read_regular(location.name, dir_fd=parent)
+                data, info = read_regular(location.name, dir_fd=parent, limit=limit)
             except FileNotFoundError as problem:
                 raise StoreError(f"The path {shown} does not exist") from problem
             except NotRegularFile as problem:
@@ -613,11 +628,7 @@ class MemoryStore:
                 ) from problem
             except OSError as problem:
                 raise StoreError(f"Cannot read {shown}: {problem.strerror or problem}") from problem
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as problem:
-            raise StoreError(f"The file {shown} is not valid UTF-8 text") from problem
-        return text, file_state(data).hash or ""
+        return data, info, shown
 
     def revision(self, path: str) -> str | None:
         """The sha256 hex of the file's bytes, or None if there is no file there."""
@@ -784,6 +795,26 @@ class MemoryStore:
             blobs={**before.blobs, **current.blobs},
             files={checked.virtual: None, **file_rows(checked.virtual, current)},
         )
+
+
+def _decoded(data: bytes, shown: str) -> str:
+    """`data` as UTF-8 text; raises StoreError naming the path `shown` when it is not."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as problem:
+        raise StoreError(f"The file {shown} is not valid UTF-8 text") from problem
+
+
+def _without_cut_character(data: bytes) -> bytes:
+    """`data` without a UTF-8 character cut short at its end (a read stopped inside it)."""
+    for back in range(1, min(4, len(data)) + 1):
+        byte = data[-back]
+        if byte < 0x80:
+            return data
+        if byte >= 0xC0:
+            needed = 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
+            return data if back >= needed else data[:-back]
+    return data
 
 
 _IN_PATH = " in the path"

@@ -209,5 +209,11 @@ def _view_file(location: Location, path: str, view_range: Any, limit: int) -> Co
     if selection is None:
         return error("Invalid input for view: `view_range` must be a list of two integers")
     first, lines = selection
+    return success(file_view_text(path, lines, first))
+
+
+def file_view_text(path: str, lines: list[str], first: int = 1) -> str:
+    """What `view` shows of a file's `lines`, numbered from `first` (also the app's raw view of
+    a huge file's first lines)."""
     shown = [numbered(first + index, line) for index, line in enumerate(lines)]
-    return success(f"Here's the content of {path} with line numbers:\n" + "\n".join(shown))
+    return f"Here's the content of {path} with line numbers:\n" + "\n".join(shown)

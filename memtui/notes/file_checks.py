@@ -30,8 +30,9 @@ def name_warnings(path: str) -> list[str]:
     return warnings
 
 
-def size_warnings(size: int, lines: int) -> list[str]:
-    """A warning for a note over `LARGE_NOTE_BYTES` bytes or `LARGE_NOTE_LINES` lines."""
+def size_warnings(size: int, lines: int, *, lines_at_least: bool = False) -> list[str]:
+    """A warning for a note over `LARGE_NOTE_BYTES` bytes or `LARGE_NOTE_LINES` lines
+    (`lines_at_least`: only part of the note was counted, so it has `lines` or more)."""
     warnings: list[str] = []
     if size > LARGE_NOTE_BYTES:
         warnings.append(
@@ -40,7 +41,8 @@ def size_warnings(size: int, lines: int) -> list[str]:
         )
     if lines > LARGE_NOTE_LINES:
         warnings.append(
-            f"long note: {lines:,} lines, over {LARGE_NOTE_LINES:,}; "
+            f"long note: {'at least ' if lines_at_least else ''}{lines:,} lines, "
+            f"over {LARGE_NOTE_LINES:,}; "
             f"the app shows only its first {LARGE_NOTE_LINES:,} lines"
         )
     return warnings

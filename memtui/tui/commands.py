@@ -13,6 +13,8 @@ from textual.content import Content
 from textual.fuzzy import Matcher
 from textual.markup import escape
 
+from memtui.core.display import visible
+
 if TYPE_CHECKING:
     from textual.app import SystemCommand
     from textual.screen import Screen
@@ -82,7 +84,9 @@ def screen_bindings(screen: Screen[object]) -> Iterator[Binding]:
 
 
 def plain_highlight(matcher: Matcher, text: str) -> Content:
-    """`text` as plain text (not markup) with the characters the query matched highlighted."""
+    """`text` as display-safe plain text (not markup) with the characters the query matched
+    highlighted."""
+    text = visible(text)
     content = Content(text)
     score, offsets = matcher.fuzzy_search.match(matcher.query, text)
     if not score:
@@ -163,7 +167,7 @@ class NoteProvider(Provider):
                 score,
                 plain_highlight(matcher, f"open: {title}"),
                 partial(self.memtui.open_note, path),
-                help=escape(path),
+                help=escape(visible(path)),
             )
 
 

@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from memtui.core.history import Event
     from memtui.notes.index import NoteIndex
     from memtui.tui.outlink import OutLink
+    from memtui.tui.preview_source import PreparedView
 
 
 @dataclass
@@ -79,3 +80,30 @@ class ReviewCount(Message):
     """How many agent and outside changes wait for review, counted in a worker."""
 
     waiting: int
+
+
+@dataclass
+class PreviewPrepared(Message):
+    """A file's view was read and laid out in a thread (or `error` says why it could not be)."""
+
+    relpath: str
+    raw: bool
+    view: PreparedView | None
+    error: str | None
+    line: int | None
+    keep_position: bool
+
+
+@dataclass
+class TitlesRead(Message):
+    """Files' titles read in a thread for the tree (None: the file has none)."""
+
+    titles: dict[str, str | None]
+
+
+@dataclass
+class SettingSaved(Message):
+    """A setting was saved in the config file (`error` None) or could not be."""
+
+    summary: str
+    error: str | None

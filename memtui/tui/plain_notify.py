@@ -6,12 +6,15 @@ from typing import TYPE_CHECKING
 
 from textual.app import App
 
+from memtui.core.display import visible, visible_text
+
 if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
 
 
 class PlainNotifyApp(App[None]):
-    """An app whose every notification, from any widget, is shown as plain text, never markup."""
+    """An app whose every notification, from any widget, is shown as display-safe plain text,
+    never markup."""
 
     def notify(
         self,
@@ -22,5 +25,11 @@ class PlainNotifyApp(App[None]):
         timeout: float | None = None,
         markup: bool = True,
     ) -> None:
-        """Show a notification as plain text (`markup` is ignored)."""
-        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+        """Show a notification as display-safe plain text (`markup` is ignored)."""
+        super().notify(
+            visible_text(message),
+            title=visible(title),
+            severity=severity,
+            timeout=timeout,
+            markup=False,
+        )

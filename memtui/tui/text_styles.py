@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from functools import cache
+
 from textual.content import Content
+
+from memtui.core.display import visible, visible_text
 
 HEADING = "bold"
 SECTION = "bold underline"
@@ -40,15 +44,42 @@ BADGES: dict[str, tuple[str, str]] = {
 
 Part = str | Content | tuple[str, str]
 
-_CONTROL_CODES = "\a\b\v\f\r"
-"""The characters `Content` drops from its text after placing the styles."""
-_DROP = str.maketrans("", "", _CONTROL_CODES)
-_BLANK = str.maketrans(_CONTROL_CODES, " " * len(_CONTROL_CODES))
+SYNTAX: dict[str, str] = {
+    "Comment": f"{MUTED} {ASIDE}",
+    "Keyword": "bold $text-accent",
+    "Name.Tag": "$text-accent",
+    "Name.Attribute": "$text-secondary",
+    "Name.Builtin": "$text-primary",
+    "Name.Function": "$text-primary",
+    "Name.Class": "bold $text-primary",
+    "Name.Entity": "$text-warning",
+    "Literal.String": "$text-success",
+    "Literal.Number": "$text-warning",
+    "Literal": "$text-warning",
+    "Operator.Word": "bold $text-accent",
+    "Generic.Heading": HEADING,
+    "Generic.Subheading": HEADING,
+    "Generic.Inserted": DIFF_ADDED,
+    "Generic.Deleted": DIFF_REMOVED,
+    "Generic.Emph": ASIDE,
+    "Generic.Strong": HEADING,
+}
+"""Syntax token kind (Pygments' names, the most specific that is listed wins) -> style."""
 
 
 def actor_style(actor: str) -> str:
     """The style of an actor string such as `agent:claude` (by its kind)."""
     return ACTORS.get(actor.split(":", 1)[0], "")
+
+
+@cache
+def syntax_style(token_type: tuple[str, ...]) -> str:
+    """The style of a syntax token type (`Token.Name.Tag` is `("Name", "Tag")`), or ""."""
+    for depth in range(len(token_type), 0, -1):
+        style = SYNTAX.get(".".join(token_type[:depth]))
+        if style is not None:
+            return style
+    return ""
 
 
 def diff_line(line: str) -> str:
@@ -64,20 +95,26 @@ def diff_line(line: str) -> str:
     return ""
 
 
-def blank_controls(text: str) -> str:
-    """`text` with the control codes `Content` drops turned into spaces, so offsets still hold."""
-    return text.translate(_BLANK)
+def plain(text: str) -> Content:
+    """Untrusted text (a path, a title, an actor) as one display-safe line of Content."""
+    return Content(visible(text))
+
+
+def plain_text(text: str, style: str = "") -> Content:
+    """Untrusted multi-line text as display-safe Content (line breaks and tabs kept)."""
+    return Content.styled(visible_text(text), style) if style else Content(visible_text(text))
 
 
 def assemble(*parts: Part) -> Content:
-    """`Content.assemble`, dropping control codes first so each style stays on its text."""
-    return Content.assemble(*(_clean(part) for part in parts))
+    """`Content.assemble` of parts whose strings are made display-safe first (control characters
+    shown as symbols, line breaks and tabs kept), so untrusted text can be passed as it is."""
+    return Content.assemble(*(_safe(part) for part in parts))
 
 
-def _clean(part: Part) -> Part:
-    """A part without the control codes `Content` would drop."""
+def _safe(part: Part) -> Part:
+    """A part with its text made display-safe (Content is taken as already safe)."""
     if isinstance(part, str):
-        return part.translate(_DROP)
+        return visible_text(part)
     if isinstance(part, tuple):
-        return (part[0].translate(_DROP), part[1])
+        return (visible_text(part[0]), part[1])
     return part

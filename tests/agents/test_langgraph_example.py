@@ -8,10 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from textual.widgets import Static
-
 from memtui.tui.app import MemtuiApp
 from memtui.tui.screens.main import MainScreen
+from memtui.tui.widgets.text_view import TextView
 from tests.tui.conftest import wait_for, wait_idle
 
 EXPECTED_OUTPUT = """\
@@ -75,8 +74,8 @@ async def test_example_saves_recalls_and_memtui_shows_it(tmp_path: Path) -> None
         await wait_for(
             pilot, lambda: screen.preview.relpath == "users/ana/memories/coffee-order.json"
         )
-        await pilot.pause(0.2)
-        shown = "\n".join(str(widget.render()) for widget in screen.query(Static))
+        await wait_idle(pilot)
+        shown = screen.query_one("#preview-plain", TextView).text
         assert "Ana orders oat-milk flat whites at every coffee shop" in shown
         history = [
             str(screen.side.get_option_at_index(i).prompt) for i in range(screen.side.option_count)

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from textual.widgets import Static, TextArea
+from textual.widgets import Static
 from textual.widgets._toast import Toast
 
 from memtui.cli.app_cmd import build_parser, resolve_root
@@ -16,6 +16,7 @@ from memtui.core.config import Settings
 from memtui.tui.app import MemtuiApp
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.widgets.note_tree import NoteTree, list_folder
+from memtui.tui.widgets.text_view import TextView
 from tests.tui.conftest import wait_idle
 
 
@@ -127,7 +128,7 @@ async def test_the_plain_view_is_created_only_when_a_big_note_is_shown(store_roo
         await pilot.pause(0.2)
         await wait_idle(pilot)
         assert screen.preview.mode == "plain"
-        assert screen.query_one("#preview-plain", TextArea).text == big
+        assert screen.query_one("#preview-plain", TextView).text == big
 
 
 def test_actor_is_always_recorded_as_a_human() -> None:

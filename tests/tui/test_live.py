@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import Static, TextArea
+from textual.widgets import Static
 
 from memtui.core.watcher import is_ignored, relative_paths
 from memtui.tui.app import MemtuiApp
 from memtui.tui.screens.main import MainScreen
+from memtui.tui.widgets.text_view import TextView
 from tests.tui.conftest import FIXTURE_NOTES, wait_for, wait_idle
 
 NOTE = "tools/textual.md"
@@ -74,7 +75,7 @@ async def test_the_raw_view_follows_an_outside_write_without_recording_views(
         assert await wait_for(pilot, lambda: screen.preview.relpath == NOTE)
         await pilot.press("v")
         assert await wait_for(pilot, lambda: screen.preview.mode == "raw")
-        plain = screen.query_one("#preview-plain", TextArea)
+        plain = screen.query_one("#preview-plain", TextView)
         added = "- [fact] Written by another tool #outside\n"
         (store_root / NOTE).write_text(FIXTURE_NOTES[NOTE] + added, encoding="utf-8")
         await app.apply_changes(frozenset({NOTE}))
@@ -102,16 +103,16 @@ async def test_a_live_raw_refresh_keeps_the_cursor_and_scroll(store_root: Path) 
         assert await wait_for(pilot, lambda: screen.preview.relpath == "tools/big.md")
         await pilot.press("v")
         assert await wait_for(pilot, lambda: screen.preview.mode == "raw")
-        plain = screen.query_one("#preview-plain", TextArea)
-        plain.move_cursor((120, 0))
+        plain = screen.query_one("#preview-plain", TextView)
+        plain.go_to_line(120)
         await pilot.pause()
-        before = (plain.cursor_location, plain.scroll_offset)
+        before = (plain.cursor_line, plain.scroll_offset)
         assert before[1].y > 0
         (store_root / "tools" / "big.md").write_text(big + "- [fact] more\n", encoding="utf-8")
         await app.apply_changes(frozenset({"tools/big.md"}))
         assert await wait_for(pilot, lambda: "line 199" in plain.text and "more" in plain.text)
         await wait_idle(pilot)
-        assert (plain.cursor_location, plain.scroll_offset) == before
+        assert (plain.cursor_line, plain.scroll_offset) == before
 
 
 async def test_an_agent_write_is_visible_and_not_double_counted(store_root: Path) -> None:

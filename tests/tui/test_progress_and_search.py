@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from textual.containers import VerticalScroll
-from textual.widgets import OptionList, Static, TextArea
+from textual.widgets import OptionList, Static
 
 from memtui.notes.index import NoteIndex
 from memtui.notes.search import Searcher
@@ -23,6 +23,7 @@ from memtui.tui.screens import search as search_screen_module
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.screens.search import SearchScreen
 from memtui.tui.widgets.note_tree import NoteTree
+from memtui.tui.widgets.text_view import TextView
 from tests.tui.conftest import wait_for, wait_for_results, wait_idle
 
 
@@ -218,13 +219,13 @@ async def test_enter_on_a_hit_puts_the_plain_view_cursor_on_its_line(store_root:
         preview = main.preview
         assert await wait_for(pilot, lambda: preview.relpath == "tools/huge.md")
         assert preview.mode == "plain"
-        plain = preview.query_one("#preview-plain", TextArea)
+        plain = preview.query_one("#preview-plain", TextView)
 
         def hit_line_visible() -> bool:
             top = plain.scroll_offset.y
             height = plain.scrollable_content_region.height
-            row = plain.cursor_location[0]
-            return row == line - 1 and top > 0 and top <= row < top + height
+            row = plain.cursor_row
+            return plain.cursor_line == line - 1 and top > 0 and top <= row < top + height
 
         assert await wait_for(pilot, hit_line_visible)
 
@@ -257,7 +258,8 @@ async def test_enter_on_a_hit_in_a_big_demo_note_settles_on_its_line(
         assert app.screen is main
         preview = main.preview
         assert (preview.relpath, preview.mode) == (runbook, "plain")
-        plain = preview.query_one("#preview-plain", TextArea)
+        plain = preview.query_one("#preview-plain", TextView)
         top = plain.scroll_offset.y
-        assert plain.cursor_location == (hit.line - 1, 0)
-        assert top > 0 and top <= hit.line - 1 < top + plain.scrollable_content_region.height
+        assert plain.cursor_line == hit.line - 1
+        row = plain.cursor_row
+        assert top > 0 and top <= row < top + plain.scrollable_content_region.height

@@ -82,13 +82,13 @@ async def test_opening_a_hit_reads_the_note_once(
         await wait_idle(pilot)
         store = app.ctx.store
         reads: list[str] = []
-        original = store.read
+        original = store.read_head
 
-        def counting_read(path: str) -> tuple[str, str]:
+        def counting_read(path: str, max_bytes: int) -> tuple[str, int]:
             reads.append(path)
-            return original(path)
+            return original(path, max_bytes)
 
-        monkeypatch.setattr(store, "read", counting_read)
+        monkeypatch.setattr(store, "read_head", counting_read)
         await pilot.press("slash", *"widgets")
         assert await wait_for_results(pilot, "widgets")
         await pilot.press("enter")
@@ -155,9 +155,7 @@ async def test_a_long_result_list_arrives_whole_and_a_newer_query_replaces_it(
         assert await wait_for(pilot, lambda: results.option_count == len(screen.hits))
         shown = [str(results.get_option_at_index(n).prompt) for n in range(results.option_count)]
         assert shown[0].startswith(screen.hits[0].path)
-        assert all(
-            text.startswith(hit.path) for text, hit in zip(shown, screen.hits, strict=True)
-        )
+        assert all(text.startswith(hit.path) for text, hit in zip(shown, screen.hits, strict=True))
         pelican_hits = list(screen.hits)
         await pilot.press("ctrl+l", *"heron")
         assert await wait_for_results(pilot, "heron")

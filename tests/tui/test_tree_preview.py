@@ -8,14 +8,15 @@ from pathlib import Path
 
 import pytest
 from rich.style import Style
-from textual.widgets import OptionList, Static, TextArea
+from textual.widgets import OptionList, Static
 from textual.worker import WorkerCancelled
 
 from memtui.core.store import MemoryStore
 from memtui.tui.app import MemtuiApp
+from memtui.tui.preview_source import estimate_tokens
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.widgets.note_tree import NoteTree
-from memtui.tui.widgets.preview import estimate_tokens
+from memtui.tui.widgets.text_view import TextView
 from tests.tui.conftest import wait_for, wait_idle
 
 
@@ -132,7 +133,7 @@ async def test_raw_view_is_the_agent_view_and_records_one_human_view(store_root:
         expected = (
             app.ctx.store.with_actor("agent:probe").view("/memories/tools/textual.md").content
         )
-        plain = screen.query_one("#preview-plain", TextArea)
+        plain = screen.query_one("#preview-plain", TextView)
         assert plain.text == expected
         assert plain.text.splitlines()[1] == "     1\t---"
         header = rendered(screen.query_one("#preview-header", Static))
@@ -162,7 +163,7 @@ async def test_a_big_note_is_shown_as_plain_text(store_root: Path) -> None:
         await wait_for(pilot, lambda: screen.preview.relpath == "tools/big.md")
         await pilot.pause(0.1)
         assert screen.preview.mode == "plain"
-        assert screen.query_one("#preview-plain", TextArea).text == big
+        assert screen.query_one("#preview-plain", TextView).text == big
         assert screen.query_one("#preview-rendered").display is False
         assert not screen.query("#preview-body")
 

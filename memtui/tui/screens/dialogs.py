@@ -17,6 +17,7 @@ from textual.timer import Timer
 from textual.widgets import Button, Checkbox, Input, Label, Static
 from textual.worker import get_current_worker
 
+from memtui.core.display import visible, visible_cells
 from memtui.tui import text_styles as styles
 from memtui.tui.messages import MoveBreaksCounted
 from memtui.tui.widgets.confirm import ConfirmScreen
@@ -181,7 +182,7 @@ class NewNoteScreen(FormDialog[tuple[str, str]]):
         with Vertical(classes="dialog"):
             yield Label("New note", classes="dialog-title")
             yield Label("Folder")
-            yield Input(self.folder, placeholder="(store root)", id="new-folder")
+            yield Input(visible_cells(self.folder), placeholder="(store root)", id="new-folder")
             yield Label("Title")
             yield Input(placeholder="What is this note about?", id="new-title")
             with Horizontal(classes="dialog-buttons"):
@@ -225,8 +226,10 @@ class RenameScreen(FormDialog[tuple[str, bool]]):
     def compose(self) -> ComposeResult:
         """The path input, the link option with what it covers, and buttons."""
         with Vertical(classes="dialog"):
-            yield Label(f"Rename or move {self.relpath}", markup=False, classes="dialog-title")
-            yield Input(self.relpath, id="rename-path")
+            yield Label(
+                f"Rename or move {visible(self.relpath)}", markup=False, classes="dialog-title"
+            )
+            yield Input(visible_cells(self.relpath), id="rename-path")
             yield Checkbox(
                 "Rewrite the links the move would break",
                 value=self.linking_notes > 0,

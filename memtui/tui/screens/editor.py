@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import difflib
 import os
 import shlex
@@ -18,8 +19,10 @@ from textual.content import Content
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Footer, Label, Static, TextArea
 
+from memtui.core.display import visible, visible_text
 from memtui.tui import text_styles as styles
 from memtui.tui.widgets.confirm import ConfirmScreen
+from memtui.tui.widgets.safe_text_area import SafeTextArea
 
 if TYPE_CHECKING:
     from memtui.tui.app import MemtuiApp
@@ -61,7 +64,7 @@ class ConflictScreen(ModalScreen[Choice]):
         """Both versions side by side, the diff, and the three choices."""
         with Vertical(classes="dialog conflict-dialog"):
             yield Label(
-                f"{self.relpath} changed while you were editing it",
+                f"{visible(self.relpath)} changed while you were editing it",
                 markup=False,
                 classes="dialog-title",
             )
@@ -69,13 +72,13 @@ class ConflictScreen(ModalScreen[Choice]):
                 with VerticalScroll(classes="conflict-side"):
                     yield Label("Theirs (on disk now)", classes="conflict-label")
                     yield Static(
-                        self.theirs if self.theirs is not None else "(deleted)",
+                        visible_text(self.theirs) if self.theirs is not None else "(deleted)",
                         markup=False,
                         id="conflict-theirs",
                     )
                 with VerticalScroll(classes="conflict-side"):
                     yield Label("Mine", classes="conflict-label")
-                    yield Static(self.mine, markup=False, id="conflict-mine")
+                    yield Static(visible_text(self.mine), markup=False, id="conflict-mine")
             with VerticalScroll(id="conflict-diff-scroll"):
                 yield Static(
                     unified_diff(self.theirs or "", self.mine, self.relpath), id="conflict-diff"
@@ -146,8 +149,10 @@ class EditorScreen(Screen[bool]):
 
     def compose(self) -> ComposeResult:
         """Title line, the editor and the footer."""
-        yield Static(f" editing {self.relpath}", id="editor-title", markup=False)
-        yield TextArea.code_editor(self.original, language="markdown", soft_wrap=True, id="editor")
+        yield Static(f" editing {visible(self.relpath)}", id="editor-title", markup=False)
+        yield SafeTextArea.code_editor(
+            self.original, language="markdown", soft_wrap=True, id="editor"
+        )
         yield Footer()
 
     def on_mount(self) -> None:
@@ -220,14 +225,39 @@ def editor_command() -> list[str]:
     return shlex.split(os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi")
 
 
-async def edit_in_external_editor(app: MemtuiApp, relpath: str) -> bool:
-    """Edit a temp copy in $EDITOR (app suspended), then save it through the store; True if saved."""
+async def read_for_edit(app: MemtuiApp, relpath: str) -> tuple[str, str] | None:
+    """A note's text and revision, read in a thread; None (and a notification) when it cannot
+    be read or is over what the app shows (a MiB or 20,000 lines), which no editor here loads."""
+    from memtui.notes.shown import read_head
+
     store = app.ctx.store
+    virtual = app.ctx.virtual(relpath)
+
+    def read() -> tuple[str, str] | None:
+        """Check the size on the file's head, then read it whole."""
+        if read_head(store, virtual).cut:
+            return None
+        return store.read(virtual)
+
     try:
-        text, revision = store.read(app.ctx.virtual(relpath))
+        loaded = await asyncio.to_thread(read)
     except Exception as error:
         app.notify(f"Cannot edit {relpath}: {error}", severity="error")
+        return None
+    if loaded is None:
+        app.notify(
+            f"Cannot edit {relpath}: it is over 1 MiB or 20,000 lines, more than memtui loads",
+            severity="warning",
+        )
+    return loaded
+
+
+async def edit_in_external_editor(app: MemtuiApp, relpath: str) -> bool:
+    """Edit a temp copy in $EDITOR (app suspended), then save it through the store; True if saved."""
+    loaded = await read_for_edit(app, relpath)
+    if loaded is None:
         return False
+    text, revision = loaded
     with tempfile.TemporaryDirectory(prefix="memtui-edit-") as folder:
         copy = Path(folder) / Path(relpath).name
         copy.write_text(text, encoding="utf-8")

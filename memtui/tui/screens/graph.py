@@ -12,6 +12,7 @@ from textual.binding import Binding, BindingType
 from textual.widgets import Footer, OptionList, Static, TabbedContent, TabPane
 from textual.widgets.option_list import Option
 
+from memtui.core.display import visible, visible_text
 from memtui.notes.bulk import KEEP_MIN_NOTES, collector_paused
 from memtui.tui.layout_graph import UNRESOLVED_PREFIX, GraphLayout, layout_neighbourhood
 from memtui.tui.screens.base import StoreScreen
@@ -36,15 +37,16 @@ def unresolved_key(target: str) -> str:
 
 
 def note_label(index: NoteIndex, key: str) -> str:
-    """A node's label: the note's title, or the unresolved target text."""
+    """A node's label, display-safe: the note's title, or the unresolved target text."""
     if key.startswith(UNRESOLVED_PREFIX):
-        return key[len(UNRESOLVED_PREFIX) :]
-    return index.title(key) or key
+        return visible(key[len(UNRESOLVED_PREFIX) :])
+    return visible(index.title(key) or key)
 
 
 def build_layout(index: NoteIndex, centre: str, depth: int) -> GraphLayout:
     """Lay out `centre`'s neighbourhood from the index, labelled with note titles."""
-    nodes, edges = index.neighbourhood(centre, depth)
+    nodes, found = index.neighbourhood(centre, depth)
+    edges = [(source, target, visible(relation)) for source, target, relation in found]
     keys = set(nodes) | {centre}
     labels = {key: note_label(index, key) for key in keys}
     return layout_neighbourhood(centre, keys, edges, depth=depth, labels=labels)
@@ -76,7 +78,7 @@ def drawing(index: NoteIndex, centre: str, depth: int) -> Drawing:
     graph = build_layout(index, centre, depth)
     more = f" · {graph.hidden} more not drawn" if graph.hidden else ""
     title = (
-        f"Graph · {note_label(index, centre)} ({centre}) · depth {depth}"
+        f"Graph · {note_label(index, centre)} ({visible(centre)}) · depth {depth}"
         f" · {len(graph.nodes) - 1} neighbours{more}"
     )
     return Drawing(centre, depth, graph, title)
@@ -91,7 +93,7 @@ def graph_lists(index: NoteIndex) -> GraphLists:
         ),
         orphans=tuple((path, note_label(index, path)) for path in sorted(index.orphans())),
         unresolved=tuple(
-            (unresolved_key(target), f"{target}  ({sum(used for _, used in uses)})")
+            (unresolved_key(target), f"{visible(target)}  ({sum(used for _, used in uses)})")
             for target, uses in unresolved
         ),
         unresolved_sources={target: [source for source, _ in uses] for target, uses in unresolved},
@@ -293,7 +295,7 @@ class GraphScreen(StoreScreen):
         if index is not None:
             unresolved = self._lists.unresolved_sources if self._lists is not None else None
             detail = describe_node(index, event.key, unresolved)
-            self.query_one("#graph-detail", Static).update(detail)
+            self.query_one("#graph-detail", Static).update(visible_text(detail))
 
     @on(GraphView.NodeChosen)
     def _centre_on_node(self, event: GraphView.NodeChosen) -> None:

@@ -15,6 +15,7 @@ from textual.content import Content
 from textual.widgets import Checkbox, DataTable, Footer, Input, Static
 
 from memtui.core.history import BASELINE
+from memtui.tui import text_styles as styles
 from memtui.tui.rest_gate import RestGate
 from memtui.tui.screens.base import StoreScreen
 from memtui.tui.undo_flow import revert_with_force
@@ -210,7 +211,9 @@ class HistoryScreen(StoreScreen):
         more = f" · newest {shown} shown, more below" if shown < self.total else ""
         problems = f" · {'; '.join(page.query.problems)}" if page.query.problems else ""
         self.query_one("#history-title", Static).update(
-            Content(f"History{scope} · {count(self.total, 'event')}, newest first{more}{problems}")
+            styles.plain(
+                f"History{scope} · {count(self.total, 'event')}, newest first{more}{problems}"
+            )
         )
         self._show_selected()
 

@@ -10,8 +10,10 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, Static, Tree
+from textual.worker import get_current_worker
 
-from memtui.tui.messages import NoteHistoryRead
+from memtui.core.display import visible
+from memtui.tui.messages import NoteHistoryRead, PreviewPrepared, SettingSaved, TitlesRead
 from memtui.tui.outlink import OutLink
 from memtui.tui.rest_gate import RestGate
 from memtui.tui.widgets.confirm import ConfirmScreen
@@ -52,6 +54,7 @@ class MainScreen(Screen[None]):
         Binding("u", "undo", "Undo", id="main.undo"),
         Binding("v", "toggle_raw", "Raw", id="main.raw"),
         Binding("l", "toggle_side", "Links", show=False, id="main.side"),
+        Binding("t", "toggle_labels", "Titles", show=False, id="main.labels"),
         Binding("g", "graph", "Graph", id="main.graph"),
         Binding("h", "history", "History", id="main.history"),
         Binding("H", "note_history", "Note history", show=False, id="main.note_history"),
@@ -69,6 +72,7 @@ class MainScreen(Screen[None]):
         ("note: undo last change", "undo", "Revert the last change made in this app"),
         ("view: toggle raw", "toggle_raw", "Show exactly what the agent's view returns"),
         ("view: toggle links panel", "toggle_side", "Show or hide links, backlinks and history"),
+        ("view: tree shows titles or names", "toggle_labels", "File names or titles, saved"),
         ("go: graph", "graph", "The note's neighbourhood"),
         ("go: history", "history", "Every event in the store"),
         ("go: note history", "note_history", "Events of this note"),
@@ -86,6 +90,8 @@ class MainScreen(Screen[None]):
         self._history_rows: dict[str, list[Event]] = {}
         self._line_wanted: tuple[str, int | None] | None = None
         """The note `show_path` moved the cursor to and the line its highlight shows it at."""
+        self._view_wanted: tuple[str, bool] | None = None
+        """The file (and whether raw) whose view is being prepared, so an older one is dropped."""
 
     @property
     def memtui(self) -> MemtuiApp:
@@ -100,7 +106,8 @@ class MainScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         """Tree | preview | side panel, a status line and the footer."""
         with Horizontal(id="main-panes"):
-            yield NoteTree(self.ctx.root, id="tree")
+            labels = getattr(self.ctx.settings, "tree_labels", "names")
+            yield NoteTree(self.ctx.root, labels=labels, id="tree")
             yield Preview(id="preview")
             yield SidePanel(id="side")
         yield Static("", id="status", markup=False)
@@ -155,7 +162,9 @@ class MainScreen(Screen[None]):
         waiting = self.memtui.review_count
         if waiting:
             state += f"  ·  {count(waiting, 'change')} to review (c)"
-        self.query_one("#status", Static).update(f" {self.ctx.root}  ·  {state}  ·  F1 keys")
+        self.query_one("#status", Static).update(
+            f" {visible(str(self.ctx.root))}  ·  {state}  ·  F1 keys"
+        )
 
     def on_index_ready_signal(self) -> None:
         """Index ready: refresh the status and the current note's links."""
@@ -172,6 +181,7 @@ class MainScreen(Screen[None]):
     def on_notes_changed_signal(self, paths: frozenset[str]) -> None:
         """Re-list changed folders and reload the shown note."""
         self._history_rows.clear()
+        self.note_tree.forget_titles(paths)
         self.note_tree.refresh_paths(paths)
         self.update_status()
         shown = self.preview.relpath
@@ -231,8 +241,9 @@ class MainScreen(Screen[None]):
             self._line_wanted = None
             self.call_after_refresh(self.load_preview, line)
 
-    async def load_preview(self, line: int | None = None) -> None:
-        """Show the note under the cursor (read without recording an agent read)."""
+    async def load_preview(self, line: int | None = None, *, keep_position: bool = False) -> None:
+        """Show the file under the cursor: read, parsed and laid out in a thread, so a huge file
+        never holds up a key (read without recording an agent read)."""
         entry = self.note_tree.cursor_entry
         if entry is None:
             self.preview.show_message("This store is empty: press n to create a note.")
@@ -246,28 +257,68 @@ class MainScreen(Screen[None]):
             return
         if self.raw:
             if not (self.preview.mode == "raw" and self.preview.relpath == entry.relpath):
-                await self.show_raw(entry.relpath)
+                self.show_raw(entry.relpath)
             return
+        self.prepare_view(entry.relpath, line, keep_position=keep_position)
+
+    def prepare_view(
+        self,
+        relpath: str,
+        line: int | None = None,
+        *,
+        raw: bool = False,
+        record: bool = False,
+        keep_position: bool = False,
+    ) -> None:
+        """Start reading and laying out `relpath`'s view (the raw one when `raw`) in a thread."""
+        self._view_wanted = (relpath, raw)
+        self._prepare_in_thread(
+            relpath, self.preview.text_width(), line, raw, record, keep_position
+        )
+
+    @work(thread=True, exclusive=True, group="preview", exit_on_error=False)
+    def _prepare_in_thread(
+        self, relpath: str, width: int, line: int | None, raw: bool, record: bool, keep: bool
+    ) -> None:
+        """Read and lay out a view in a thread and post it; a run overtaken posts nothing."""
+        from memtui.tui.preview_source import prepare_raw, prepare_view
+
+        view = None
+        error = None
         try:
-            text, _revision = self.ctx.store.read(self.ctx.virtual(entry.relpath))
-        except Exception as error:
-            self.preview.show_message(f"Cannot read {entry.relpath}: {error}")
+            if raw:
+                view = prepare_raw(self.ctx.store, relpath, width, record=record)
+            else:
+                view = prepare_view(self.ctx.store, relpath, width)
+        except Exception as failure:
+            error = f"Cannot read {relpath}: {failure}"
+        if not get_current_worker().is_cancelled:
+            self.post_message(PreviewPrepared(relpath, raw, view, error, line, keep))
+
+    async def on_preview_prepared(self, message: PreviewPrepared) -> None:
+        """Show a prepared view if it is still the one wanted (the cursor may have moved on)."""
+        view = message.view
+        wanted = (self.note_tree.cursor_relpath, self.raw)
+        if self._view_wanted != (message.relpath, message.raw) or wanted != self._view_wanted:
+            return
+        if view is None:
+            self.preview.show_message(message.error or f"Cannot read {message.relpath}")
             self.side.show_nothing()
             return
-        from memtui.notes.file_checks import note_head, size_warnings
-        from memtui.notes.parser import parse_note
-
-        head = note_head(text)
-        note = parse_note(text if head is None else head, entry.relpath)
-        whole_size = None
-        if head is not None:
-            whole_size = len(text.encode("utf-8"))
-            note.warnings[:0] = size_warnings(whole_size, text.count("\n"))
-        outgoing = self.outgoing(entry.relpath, note)
-        await self.preview.show_note(
-            note, head or text, outgoing=outgoing, line=line, whole_size=whole_size
+        index = self.ctx.index
+        title = view.note.title if view.note is not None else None
+        if title is None and index is not None:
+            title = index.title(message.relpath)
+        await self.preview.show_view(
+            view,
+            outgoing=self.outgoing(message.relpath, view.note),
+            title=title,
+            line=message.line,
+            keep_position=message.keep_position,
         )
-        self.refresh_side(entry.relpath, note)
+        if view.recorded_event is not None:
+            self._history_rows.pop(message.relpath, None)
+        self.refresh_side(message.relpath, view.note)
 
     def outgoing(self, relpath: str, note: object) -> list[OutLink]:
         """The note's relations with their resolved paths (None when unresolved or not indexed)."""
@@ -282,16 +333,22 @@ class MainScreen(Screen[None]):
         ]
 
     def refresh_side(self, relpath: str, note: object | None = None) -> None:
-        """Fill the side panel for `relpath`."""
+        """Fill the side panel for `relpath` (from `note`, else from the index without building
+        the note, which for a huge one would hold up the UI)."""
         index = self.ctx.index
-        if note is None:
-            note = index.notes.get(relpath) if index is not None else None
-        outgoing = self.outgoing(relpath, note) if note is not None else []
+        if note is not None:
+            outgoing = self.outgoing(relpath, note)
+        elif index is not None:
+            outgoing = [
+                OutLink(relation.relation_type, relation.target, resolved)
+                for relation, resolved in index.outgoing(relpath)
+            ]
+        else:
+            outgoing = []
         backlinks = []
         if index is not None:
             for source, relation in index.backlinks(relpath):
-                source_note = index.notes.get(source)
-                title = source_note.title if source_note is not None else source
+                title = index.title(source) or source
                 backlinks.append((title, source, relation.relation_type))
         events = self._history_rows.get(relpath)
         self.side.show_note(
@@ -333,24 +390,20 @@ class MainScreen(Screen[None]):
             index_ready=self.ctx.index is not None,
         )
 
-    async def show_raw(self, relpath: str) -> None:
+    def show_raw(self, relpath: str) -> None:
         """Show the agent's `view` of the note (recorded as one human `view` event)."""
-        result = self.ctx.store.view(self.ctx.virtual(relpath))
-        await self.preview.show_raw(relpath, result.content)
-        self._history_rows.pop(relpath, None)
-        self.refresh_side(relpath)
+        self.prepare_view(relpath, raw=True, record=True)
 
     async def reload_shown(self) -> None:
-        """Show the changed note again; the raw view is re-rendered without recording a `view`."""
+        """Show the changed note again where the reader was; the raw view is re-rendered
+        without recording a `view`."""
         if not self.raw:
-            await self.load_preview()
+            await self.load_preview(keep_position=True)
             return
         relpath = self.preview.relpath
         if relpath is None or self.preview.mode != "raw":
             return
-        text = self.ctx.store.render_view(self.ctx.virtual(relpath))
-        await self.preview.show_raw(relpath, text, keep_position=True)
-        self.refresh_side(relpath)
+        self.prepare_view(relpath, raw=True, keep_position=True)
 
     def on_link_followed(self, message: LinkFollowed) -> None:
         """Follow a link from the preview."""
@@ -403,7 +456,7 @@ class MainScreen(Screen[None]):
 
         self.app.push_screen(SearchScreen())
 
-    async def action_toggle_raw(self) -> None:
+    def action_toggle_raw(self) -> None:
         """Switch between the rendered note and the agent's raw view."""
         relpath = self.selected_note()
         if relpath is None:
@@ -411,7 +464,7 @@ class MainScreen(Screen[None]):
         self.raw = not self.raw
         if self.raw:
             self._preview_gate.cancel()
-            await self.show_raw(relpath)
+            self.show_raw(relpath)
         else:
             self.schedule_preview()
 
@@ -422,6 +475,48 @@ class MainScreen(Screen[None]):
         shown = self.has_class("-side-shown") or not hidden
         self.set_class(shown, "-side-hidden")
         self.set_class(not shown, "-side-shown")
+
+    def action_toggle_labels(self) -> None:
+        """Show titles or file names in the tree, and save the choice in the config."""
+        labels = "names" if self.note_tree.labels == "titles" else "titles"
+        self.note_tree.set_labels(labels)
+        self.save_labels(labels)
+
+    @work(thread=True, exclusive=True, group="save-labels", exit_on_error=False)
+    def save_labels(self, labels: str) -> None:
+        """Save the tree's labels in the config file, in a thread."""
+        from memtui.core.config import ConfigError
+        from memtui.core.config_edit import save_setting
+
+        summary = f"Tree shows {labels}"
+        try:
+            path = save_setting("tree_labels", labels)
+        except ConfigError as error:
+            self.post_message(SettingSaved(summary, str(error)))
+        else:
+            self.post_message(SettingSaved(f"{summary} (saved in {path})", None))
+
+    def on_setting_saved(self, message: SettingSaved) -> None:
+        """Say where a setting was saved, or why it was not."""
+        if message.error is None:
+            self.notify(message.summary, timeout=4)
+        else:
+            self.notify(f"{message.summary}; not saved: {message.error}", severity="warning")
+
+    def on_note_tree_titles_wanted(self, event: NoteTree.TitlesWanted) -> None:
+        """Read the titles the tree asks for, in a thread."""
+        self.read_titles(event.relpaths)
+
+    @work(thread=True, group="titles", exit_on_error=False)
+    def read_titles(self, relpaths: frozenset[str]) -> None:
+        """Read files' titles from their first bytes, in a thread."""
+        from memtui.notes.titles import read_titles
+
+        self.post_message(TitlesRead(read_titles(self.ctx.store, sorted(relpaths))))
+
+    def on_titles_read(self, message: TitlesRead) -> None:
+        """Hand the titles to the tree."""
+        self.note_tree.set_titles(message.titles)
 
     def action_reload(self) -> None:
         """Re-list every open folder."""
@@ -437,13 +532,12 @@ class MainScreen(Screen[None]):
 
     async def edit_note(self, relpath: str, cursor: tuple[int, int] = (0, 0)) -> None:
         """Open `relpath` in the in-app editor, the cursor at (row, column); show it once saved."""
-        from memtui.tui.screens.editor import EditorScreen
+        from memtui.tui.screens.editor import EditorScreen, read_for_edit
 
-        try:
-            text, revision = self.ctx.store.read(self.ctx.virtual(relpath))
-        except Exception as error:
-            self.notify(f"Cannot edit {relpath}: {error}", severity="error")
+        loaded = await read_for_edit(self.memtui, relpath)
+        if loaded is None:
             return
+        text, revision = loaded
         saved = await self.app.push_screen_wait(EditorScreen(relpath, text, revision, cursor))
         if saved:
             await self.changed({relpath}, show=relpath)

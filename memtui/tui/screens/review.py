@@ -137,12 +137,12 @@ class ReviewScreen(StoreScreen):
                 mark = self._mark(candidate.path)
                 table.add_row(
                     mark,
-                    *(Content(cell) for cell in (cells[0], candidate.path, cells[1])),
+                    *(styles.plain(cell) for cell in (cells[0], candidate.path, cells[1])),
                     key=candidate.path,
                 )
             elif old != cells:
                 table.update_cell(candidate.path, "score", cells[0])
-                table.update_cell(candidate.path, "reasons", Content(cells[1]))
+                table.update_cell(candidate.path, "reasons", styles.plain(cells[1]))
             self._cells[candidate.path] = cells
         if [row.key.value for row in table.ordered_rows] != list(order):
             table.sort("path", key=order.__getitem__)

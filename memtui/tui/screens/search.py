@@ -17,6 +17,7 @@ from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
+from memtui.core.display import visible_spans
 from memtui.tui import text_styles as styles
 
 if TYPE_CHECKING:
@@ -73,9 +74,10 @@ def parse_query(text: str, now: float | None = None) -> tuple[str, SearchFilters
 
 
 def highlight(text: str, spans: tuple[tuple[int, int], ...]) -> Content:
-    """`text` with the matched spans highlighted."""
-    styled = Content(styles.blank_controls(text))
-    for start, end in spans:
+    """`text` made display-safe, with the matched spans highlighted."""
+    shown, moved = visible_spans(text, spans)
+    styled = Content(shown)
+    for start, end in moved:
         styled = styled.stylize(styles.MATCH, start, end)
     return styled
 

@@ -10,6 +10,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
+from memtui.core.display import visible, visible_text
+
 
 class ConfirmScreen(ModalScreen[bool]):
     """Ask the user to confirm an action; dismisses with True or False."""
@@ -34,8 +36,8 @@ class ConfirmScreen(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         """A title, the body and two buttons."""
         with Vertical():
-            yield Label(self.title_text, markup=False, classes="confirm-title")
-            yield Static(self.body, markup=False, classes="confirm-body")
+            yield Label(visible(self.title_text), markup=False, classes="confirm-title")
+            yield Static(visible_text(self.body), markup=False, classes="confirm-body")
             with Horizontal():
                 yield Button("Cancel", id="cancel")
                 yield Button(self.confirm_label, id="confirm", variant="warning")

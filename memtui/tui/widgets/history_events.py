@@ -13,6 +13,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
+from memtui.core.display import visible, visible_text
 from memtui.core.history import BASELINE, actor_kind
 from memtui.tui import text_styles as styles
 
@@ -221,14 +222,16 @@ class EventTable(DataTable[Text | Content | str]):
         self.add_row(
             Text(str(event.id), justify="right"),
             Content(format_time(event.time)),
-            Content.styled(event.actor, styles.actor_style(event.actor)),
-            Content(event.command),
-            Content(event_path_text(event)),
-            Content.styled(
-                first_line(event.result, max(self._widths["result"], 16)),
-                styles.ERROR if event.is_error else "",
+            styles.assemble((visible(event.actor), styles.actor_style(event.actor))),
+            styles.plain(event.command),
+            styles.plain(event_path_text(event)),
+            styles.assemble(
+                (
+                    first_line(visible_text(event.result), max(self._widths["result"], 16)),
+                    styles.ERROR if event.is_error else "",
+                )
             ),
-            Content.styled(flags, styles.ERROR_STRONG if flag_alarms(flags) else ""),
+            styles.assemble((visible(flags), styles.ERROR_STRONG if flag_alarms(flags) else "")),
             key=str(event.id),
         )
 
@@ -294,7 +297,8 @@ def describe_event(event: Event, before: str | None, after: str | None) -> Conte
     """What changed in an event: a diff, the content read, a folder manifest or the error."""
     name = event_path_text(event) or "/memories"
     title = (
-        f"#{event.id} {format_time(event.time)} {event.actor} {event.command} {name}\n",
+        visible(f"#{event.id} {format_time(event.time)} {event.actor} {event.command} {name}")
+        + "\n",
         styles.HEADING,
     )
     if event.is_error:

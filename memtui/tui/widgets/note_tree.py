@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
@@ -10,9 +11,11 @@ from typing import ClassVar
 from rich.style import Style
 from rich.text import Text, TextType
 from textual.binding import Binding, BindingType
+from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
+from memtui.core.display import visible
 from memtui.tui.context import AGENT_BADGE_DAYS
 from memtui.tui.text_styles import BADGES
 
@@ -63,11 +66,12 @@ def list_folder(root: Path, relpath: str) -> list[TreeEntry]:
 
 
 def entry_label(entry: TreeEntry) -> str:
-    """The text shown for an entry: a folder's name, a note's file name without `.md`."""
+    """The text shown for an entry: a folder's name, a note's file name without `.md`, made
+    display-safe."""
     name = entry.relpath.rsplit("/", 1)[-1]
     if not entry.is_dir and name.endswith(".md"):
-        return name[:-3]
-    return name
+        return visible(name[:-3])
+    return visible(name)
 
 
 class NoteTree(Tree[TreeEntry]):
@@ -78,15 +82,73 @@ class NoteTree(Tree[TreeEntry]):
         Binding("left", "collapse_cursor", "Collapse", show=False, id="tree.collapse"),
     ]
 
-    def __init__(self, root: Path, *, id: str | None = None) -> None:
-        """Create the tree for the store at `root`; children are listed when a folder opens."""
-        super().__init__(root.name or str(root), data=TreeEntry("", True), id=id)
+    @dataclass
+    class TitlesWanted(Message):
+        """The tree shows titles and lists files whose titles are not known yet."""
+
+        relpaths: frozenset[str]
+
+    def __init__(self, root: Path, *, labels: str = "names", id: str | None = None) -> None:
+        """Create the tree for the store at `root`; children are listed when a folder opens.
+        `labels` is "names" (file names) or "titles" (each file's title, once known)."""
+        super().__init__(visible(root.name or str(root)), data=TreeEntry("", True), id=id)
         self.store_root = root
         self.show_root = False
         self.guide_depth = 3
         self.badges: dict[str, frozenset[str]] = {}
+        self.labels = labels
+        self.titles: dict[str, str | None] = {}
+        """relpath -> the file's title (None: it has none, its name shows), as read so far."""
         self._path_nodes: dict[str, TreeNode[TreeEntry]] = {"": self.root}
         self._loaded: set[str] = set()
+
+    def label_of(self, entry: TreeEntry) -> str:
+        """What the tree shows for an entry: its name, or in titles mode its title if it has
+        one (display-safe either way)."""
+        if self.labels == "titles" and not entry.is_dir:
+            title = self.titles.get(entry.relpath)
+            if title:
+                return visible(title)
+        return entry_label(entry)
+
+    def set_labels(self, labels: str) -> None:
+        """Show file names or titles; asks for the titles not known yet."""
+        self.labels = labels
+        self._relabel(self._path_nodes)
+        self._want_titles(self._path_nodes)
+
+    def set_titles(self, titles: dict[str, str | None]) -> None:
+        """Learn files' titles and relabel their nodes."""
+        self.titles.update(titles)
+        self._relabel(titles)
+
+    def forget_titles(self, relpaths: frozenset[str] | set[str]) -> None:
+        """Drop the titles of changed files, and ask for them again in titles mode."""
+        for relpath in relpaths:
+            self.titles.pop(relpath, None)
+        self._want_titles(relpaths)
+
+    def _relabel(self, relpaths: Iterable[str]) -> None:
+        """Set the label of each listed file among `relpaths` again."""
+        for relpath in list(relpaths):
+            node = self._path_nodes.get(relpath)
+            if node is not None and node.data is not None and not node.data.is_dir:
+                node.set_label(self.label_of(node.data))
+
+    def _want_titles(self, relpaths: Iterable[str]) -> None:
+        """In titles mode, ask for the titles of listed files among `relpaths` not known yet."""
+        if self.labels != "titles":
+            return
+        wanted = frozenset(
+            relpath
+            for relpath in list(relpaths)
+            if relpath not in self.titles
+            and (node := self._path_nodes.get(relpath)) is not None
+            and node.data is not None
+            and not node.data.is_dir
+        )
+        if wanted:
+            self.post_message(self.TitlesWanted(wanted))
 
     def process_label(self, label: TextType) -> Text:
         """A file or folder name as plain text (brackets in names are not markup)."""
@@ -137,13 +199,14 @@ class NoteTree(Tree[TreeEntry]):
             if entry.relpath in present:
                 continue
             before = position if position < len(node.children) else None
-            label = entry_label(entry)
+            label = self.label_of(entry)
             if entry.is_dir:
                 child = node.add(label, entry, before=before, allow_expand=True)
             else:
                 child = node.add_leaf(label, entry, before=before)
             self._path_nodes[entry.relpath] = child
         self._loaded.add(relpath)
+        self._want_titles([entry.relpath for entry in wanted])
 
     def _forget(self, node: TreeNode[TreeEntry]) -> None:
         """Drop a node and its descendants from the path lookup."""

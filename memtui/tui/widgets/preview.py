@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
-from urllib.parse import quote
 
 from textual import on
 from textual.app import ComposeResult
@@ -15,50 +14,23 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from memtui.core.display import visible
 from memtui.tui import text_styles as styles
 from memtui.tui.outlink import OutLink
 from memtui.tui.widgets.cursor_list import CursorList
+from memtui.tui.widgets.text_view import Position, TextView
 
 if TYPE_CHECKING:
-    from textual.widgets import Markdown, TextArea
+    from textual.widgets import Markdown
 
     from memtui.notes.model import Note
+    from memtui.tui.preview_source import PreparedView
 
-MARKDOWN_MAX_BYTES = 8_000
-"""Notes bigger than this are shown as plain text: the Markdown widget is too slow for them."""
 WARNINGS_SHOWN = 3
 """How many of a note's warnings are listed under the preview header."""
-MARKDOWN_MAX_BLOCKS = 150
-"""Notes with more blank-line separated blocks than this are shown as plain text too."""
-WIKILINK = re.compile(r"(?<!\\)\[\[([^\[\]]+)\]\]")
 TAG = re.compile(r"(?<!\S)#\S*")
-FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(?:.*?\r?\n)?---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
-
-
-def estimate_tokens(text: str) -> int:
-    """A rough token count for a text: one token per four characters."""
-    return len(text) // 4
-
-
-def split_frontmatter(text: str) -> tuple[int, str]:
-    """The number of lines the frontmatter takes and the body after it."""
-    match = FRONTMATTER.match(text)
-    if match is None:
-        return 0, text
-    head = match.group(0)
-    return head.count("\n"), text[len(head) :]
-
-
-def linkify_wikilinks(body: str) -> str:
-    """Turn `[[Target]]` into Markdown links the preview can follow."""
-    return WIKILINK.sub(lambda m: f"[{m.group(1)}](memtui:{quote(m.group(1).strip())})", body)
-
-
-def too_big_for_markdown(text: str) -> bool:
-    """Whether a note should be shown as plain text instead of rendered Markdown."""
-    if len(text.encode("utf-8", "replace")) > MARKDOWN_MAX_BYTES:
-        return True
-    return text.count("\n\n") > MARKDOWN_MAX_BLOCKS
+TEXT_GUTTER = 2
+"""Cells the text view keeps for its left padding and its scrollbar."""
 
 
 def highlight_tags(content: str) -> Content:
@@ -75,11 +47,12 @@ def frontmatter_text(note: Note) -> Content:
     """The frontmatter as aligned `key: value` lines."""
     if not note.frontmatter:
         return Content.styled("no frontmatter", f"{styles.MUTED} {styles.ASIDE}")
-    width = max(len(str(key)) for key in note.frontmatter)
+    keys = {key: visible(str(key)) for key in note.frontmatter}
+    width = max(len(shown) for shown in keys.values())
     parts: list[styles.Part] = []
     for position, (key, value) in enumerate(note.frontmatter.items()):
         shown = ", ".join(str(v) for v in value) if isinstance(value, list) else str(value)
-        parts += ["\n" if position else "", (f"{key!s:>{width}}  ", styles.HEADING), shown]
+        parts += ["\n" if position else "", (f"{keys[key]:>{width}}  ", styles.HEADING), shown]
     return styles.assemble(*parts)
 
 
@@ -96,6 +69,18 @@ def observations_text(note: Note) -> Content:
     return styles.assemble(*parts)
 
 
+def view_header(view: PreparedView, title: str | None) -> str:
+    """The header line of a prepared view: path, title, size and warning count (raw: tokens)."""
+    if view.mode == "raw":
+        return view.raw_header
+    shown = len(view.text.encode("utf-8", "replace"))
+    size = f"first {shown:,} of {view.size:,} B" if view.cut else f"{shown:,} B"
+    parts = [view.relpath, *([title] if title else []), size]
+    if view.warnings:
+        parts.append(f"! {len(view.warnings)} warning(s)")
+    return "  ·  ".join(parts)
+
+
 @dataclass
 class LinkFollowed(Message):
     """The user followed a link in the preview; `target` is the raw link target."""
@@ -105,7 +90,8 @@ class LinkFollowed(Message):
 
 
 class Preview(Vertical):
-    """Shows the selected note rendered, as plain text when big, or raw as the agent sees it."""
+    """Shows the selected file: Markdown rendered, other text plain or syntax-coloured, a big
+    note as wrapped plain text, or raw as the agent sees it. Every text shown is display-safe."""
 
     def __init__(self, *, id: str | None = None) -> None:
         """Create an empty preview."""
@@ -146,56 +132,69 @@ class Preview(Vertical):
             view.display = shown
             view.visible = shown
 
+    def _set_header(self, header: str) -> None:
+        """Show one header line, display-safe."""
+        self.query_one("#preview-header", Static).update(visible(header))
+
     def show_message(self, message: str) -> None:
         """Show a one-line message instead of a note."""
         self.relpath = None
         self._shown_text = None
-        self.query_one("#preview-header", Static).update(message)
+        self._set_header(message)
         self.show_warnings([])
         self._set_mode("empty")
 
-    async def show_note(
+    def text_width(self) -> int:
+        """The width the plain view lays text out for (before it exists: from the preview's)."""
+        existing = self.query("#preview-plain")
+        if existing and existing.first(TextView).size.width:
+            return existing.first(TextView).wrap_width
+        return max(1, self.content_region.width - TEXT_GUTTER)
+
+    async def show_view(
         self,
-        note: Note,
-        text: str,
+        view: PreparedView,
         *,
         outgoing: list[OutLink],
+        title: str | None,
         line: int | None,
-        whole_size: int | None = None,
+        keep_position: bool = False,
     ) -> None:
-        """Show a note with its relations `outgoing`, scrolled to `line`.
+        """Show a prepared view with its relations `outgoing`, scrolled to 1-based `line`.
 
-        `whole_size` is the file's size in bytes when `text` is only its start (a large note).
-        Showing the note already shown, unchanged, redraws nothing (it only goes to `line`).
+        Showing the view already shown, unchanged, redraws nothing (it only goes to `line`).
         """
         unchanged = (
-            note.path == self.relpath
-            and text == self._shown_text
+            view.relpath == self.relpath
+            and view.text == self._shown_text
             and outgoing == self._outgoing
-            and self.mode in ("rendered", "plain")
+            and self.mode == view.mode
         )
         if unchanged:
             if line is not None:
                 self.go_to_line(line)
             return
-        self._shown_text = text
-        self.relpath = note.path
-        shown = len(text.encode("utf-8", "replace"))
-        size = f"{shown:,} B" if whole_size is None else f"first {shown:,} of {whole_size:,} B"
-        header = f"{note.path}  ·  {note.title}  ·  {size}"
-        if note.warnings:
-            header += f"  ·  ! {len(note.warnings)} warning(s)"
-        self.query_one("#preview-header", Static).update(header)
-        self.show_warnings(note.warnings)
-        if too_big_for_markdown(text):
-            self._outgoing = outgoing
-            await self._show_plain(text, line, title=None)
-            return
+        self._shown_text = view.text
+        self.relpath = view.relpath
+        self._outgoing = outgoing
+        self._set_header(view_header(view, title))
+        self.show_warnings(list(view.warnings))
+        if view.mode == "rendered" and view.note is not None:
+            await self._show_rendered(view.note, view.text, outgoing, line)
+        else:
+            await self._show_text(view, line, keep_position=keep_position)
+
+    async def _show_rendered(
+        self, note: Note, text: str, outgoing: list[OutLink], line: int | None
+    ) -> None:
+        """Render a small Markdown note: frontmatter, observations, relations, then the body."""
         self._set_mode("rendered")
         self.query_one("#preview-frontmatter", Static).update(frontmatter_text(note))
         observations = self.query_one("#preview-observations", Static)
         observations.display = bool(note.observations)
         observations.update(observations_text(note) if note.observations else "")
+        from memtui.tui.preview_source import linkify_wikilinks, split_frontmatter
+
         self._fill_relations(outgoing)
         self._frontmatter_lines, body = split_frontmatter(text)
         markdown = await self.markdown_body()
@@ -206,13 +205,22 @@ class Preview(Vertical):
         else:
             self.call_after_refresh(self._scroll_markdown_to, line, note.path)
 
+    async def _show_text(
+        self, view: PreparedView, line: int | None, *, keep_position: bool = False
+    ) -> None:
+        """Show laid-out text in the text view, on 1-based `line` (or where the reader was)."""
+        area = await self.text_area()
+        keep: Position | None = None
+        if keep_position and self.mode == view.mode:
+            keep = area.position()
+        self._set_mode(view.mode)
+        assert view.shown is not None and view.rows is not None
+        area.show(view.shown, view.rows, line=None if line is None else line - 1, keep=keep)
+
     def go_to_line(self, line: int) -> None:
         """Bring 1-based file line `line` of the shown note into view (the cursor on it when plain)."""
-        if self.mode == "plain":
-            from textual.widgets import TextArea
-
-            plain = self.query_one("#preview-plain", TextArea)
-            plain.move_cursor((max(0, line - 1), 0), center=True)
+        if self.mode in ("plain", "raw"):
+            self.query_one("#preview-plain", TextView).go_to_line(max(0, line - 1))
         elif self.mode == "rendered" and self.relpath is not None:
             self.call_after_refresh(self._scroll_markdown_to, line, self.relpath)
 
@@ -231,16 +239,17 @@ class Preview(Vertical):
             )
             for position, (relation_type, target, resolved) in enumerate(outgoing)
         )
-        self._outgoing = outgoing
 
     async def markdown_body(self) -> Markdown:
         """The Markdown widget, created on first use so start-up does not pay for it."""
         from textual.widgets import Markdown
 
+        from memtui.tui.markdown_parser import preview_parser
+
         existing = self.query("#preview-body")
         if existing:
             return existing.first(Markdown)
-        markdown = Markdown("", id="preview-body", open_links=False)
+        markdown = Markdown("", id="preview-body", open_links=False, parser_factory=preview_parser)
         await self.query_one("#preview-rendered", VerticalScroll).mount(markdown)
         return markdown
 
@@ -261,56 +270,23 @@ class Preview(Vertical):
                 scroller.scroll_to_widget(block, top=True, animate=False)
                 return
 
-    async def plain_area(self) -> TextArea:
-        """The read-only text area, created on first use so start-up does not pay for it."""
-        from textual.widgets import TextArea
-
+    async def text_area(self) -> TextView:
+        """The plain text view, created on first use so start-up does not pay for it."""
         existing = self.query("#preview-plain")
         if existing:
-            return existing.first(TextArea)
-        plain = TextArea("", id="preview-plain", read_only=True, soft_wrap=False)
-        await self.mount(plain)
-        return plain
-
-    async def _show_plain(
-        self, text: str, line: int | None, title: str | None, *, keep_position: bool = False
-    ) -> None:
-        """Show text in the read-only text area, cursor on `line` (or where it was when kept)."""
-        plain = await self.plain_area()
-        self._set_mode("plain" if title is None else "raw")
-        plain.soft_wrap = title is not None
-        if keep_position:
-            cursor, scroll = plain.cursor_location, plain.scroll_offset
-            if plain.text != text:
-                plain.load_text(text)
-            plain.move_cursor(cursor)
-            plain.scroll_to(scroll.x, scroll.y, animate=False, immediate=True)
-            return
-        if plain.text != text:
-            plain.load_text(text)
-        row = 0 if line is None else max(0, line - 1)
-        plain.move_cursor((row, 0), center=line is not None)
-        if line is None:
-            plain.scroll_home(animate=False)
+            return existing.first(TextView)
+        area = TextView(id="preview-plain")
+        await self.mount(area)
+        return area
 
     def show_warnings(self, warnings: list[str]) -> None:
         """List a note's warnings under the header (the first few), or hide the list."""
-        shown = [f"! {warning}" for warning in warnings[:WARNINGS_SHOWN]]
+        shown = [f"! {visible(warning)}" for warning in warnings[:WARNINGS_SHOWN]]
         if len(warnings) > WARNINGS_SHOWN:
             shown.append(f"! ... and {len(warnings) - WARNINGS_SHOWN} more")
         box = self.query_one("#preview-warnings", Static)
         box.update("\n".join(shown))
         box.display = bool(shown)
-
-    async def show_raw(self, relpath: str, view_text: str, *, keep_position: bool = False) -> None:
-        """Show exactly what the agent's `view` returns, with its token estimate."""
-        self.relpath = relpath
-        self._shown_text = None
-        self.query_one("#preview-header", Static).update(
-            f"≈ {estimate_tokens(view_text):,} tokens  ·  raw view of /memories/{relpath}"
-        )
-        self.show_warnings([])
-        await self._show_plain(view_text, None, title="raw", keep_position=keep_position)
 
     @on(OptionList.OptionSelected, "#preview-relations")
     def _relation_chosen(self, event: OptionList.OptionSelected) -> None:

@@ -72,16 +72,16 @@ class SidePanel(CursorList):
         unresolved = [link.target for link in outgoing if link.resolved is None]
         self._section(f"Links out ({len(resolved)})")
         for relation_type, target, path in resolved:
-            self._item(f"  {relation_type} → {target}", "note", path or "")
+            self._item(styles.plain(f"  {relation_type} → {target}"), "note", path or "")
         if not index_ready:
             self.add_option(Option(Content.styled("  indexing…", styles.MUTED), disabled=True))
         self._section(f"Backlinks ({len(backlinks)})")
         for title, source, relation_type in backlinks:
-            self._item(f"  ← {title} ({relation_type})", "note", source)
+            self._item(styles.plain(f"  ← {title} ({relation_type})"), "note", source)
         self._section(f"Unresolved ({len(unresolved)})")
         for label in unresolved:
             self.add_option(
-                Option(Content.styled(f"  ? {label}", styles.UNRESOLVED), disabled=True)
+                Option(styles.assemble((f"  ? {label}", styles.UNRESOLVED)), disabled=True)
             )
         self._section("History")
         if events is None:
@@ -104,7 +104,7 @@ class SidePanel(CursorList):
         self._items.clear()
         self.clear_options()
 
-    def _item(self, prompt: str | Content, kind: str, value: str) -> None:
+    def _item(self, prompt: Content, kind: str, value: str) -> None:
         """Add a followable item."""
         option_id = f"item-{len(self._items)}"
         self._items[option_id] = (kind, value)

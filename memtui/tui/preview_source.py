@@ -1,0 +1,157 @@
+"""What the preview shows of a file, prepared in a thread: read (capped), parsed, laid out.
+
+Nothing here touches a widget. The main screen runs `prepare_view` or `prepare_raw` in a worker
+and hands the result to the preview, so reading and laying out a huge file never holds up a key.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+from urllib.parse import quote
+
+from memtui.core.viewing import file_view_text
+from memtui.notes.file_checks import name_warnings, nul_warning
+from memtui.notes.shown import FileHead, read_head
+from memtui.tui.text_layout import Rows, ShownText, is_markdown, lay_out, lexer_for, shown_text
+
+if TYPE_CHECKING:
+    from memtui.core.store import MemoryStore
+    from memtui.notes.model import Note
+
+MARKDOWN_MAX_BYTES = 8_000
+"""Notes bigger than this are shown as plain text: the Markdown widget is too slow for them."""
+MARKDOWN_MAX_BLOCKS = 150
+"""Notes with more blank-line separated blocks than this are shown as plain text too."""
+WIKILINK = re.compile(r"(?<!\\)\[\[([^\[\]]+)\]\]")
+FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(?:.*?\r?\n)?---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
+
+Mode = Literal["rendered", "plain", "raw"]
+
+
+def estimate_tokens(text: str) -> int:
+    """A rough token count for a text: one token per four characters."""
+    return len(text) // 4
+
+
+def split_frontmatter(text: str) -> tuple[int, str]:
+    """The number of lines the frontmatter takes and the body after it."""
+    match = FRONTMATTER.match(text)
+    if match is None:
+        return 0, text
+    head = match.group(0)
+    return head.count("\n"), text[len(head) :]
+
+
+def linkify_wikilinks(body: str) -> str:
+    """Turn `[[Target]]` into Markdown links the preview can follow."""
+    return WIKILINK.sub(lambda m: f"[{m.group(1)}](memtui:{quote(m.group(1).strip())})", body)
+
+
+def too_big_for_markdown(text: str) -> bool:
+    """Whether a note should be shown as plain text instead of rendered Markdown."""
+    if len(text.encode("utf-8", "replace")) > MARKDOWN_MAX_BYTES:
+        return True
+    return text.count("\n\n") > MARKDOWN_MAX_BLOCKS
+
+
+@dataclass(frozen=True)
+class PreparedView:
+    """A file's view, ready to be put on screen without further work on the UI thread."""
+
+    relpath: str
+    mode: Mode
+    text: str
+    """What is shown: the file's head (rendered or plain), or what `view` returned (raw)."""
+    size: int
+    """The whole file's size in bytes."""
+    cut: bool = False
+    note: Note | None = None
+    """The parsed note, for Markdown files (title, frontmatter, observations, relations)."""
+    warnings: tuple[str, ...] = ()
+    shown: ShownText | None = None
+    rows: Rows | None = None
+    raw_header: str = ""
+    recorded_event: int | None = None
+
+
+def prepare_view(store: MemoryStore, relpath: str, width: int) -> PreparedView:
+    """A file's preview: Markdown rendered when small enough, else plain text (code and data
+    files with syntax colours), laid out for `width` cells. Raises StoreError."""
+    head = read_head(store, "/memories/" + relpath)
+    if not is_markdown(relpath):
+        warnings = (*head.warnings, *name_warnings(relpath), *_nul_warnings(head.text))
+        shown = shown_text(head.text, lexer_for(relpath))
+        return _plain(relpath, head, shown, width, warnings=warnings)
+    from memtui.notes.parser import parse_note
+
+    note = parse_note(head.text, relpath)
+    warnings = (*head.warnings, *note.warnings)
+    if head.cut or too_big_for_markdown(head.text):
+        return _plain(relpath, head, shown_text(head.text), width, note=note, warnings=warnings)
+    return PreparedView(relpath, "rendered", head.text, head.size, note=note, warnings=warnings)
+
+
+def _nul_warnings(text: str) -> tuple[str, ...]:
+    """The NUL-byte warning of a text, if it has one."""
+    warning = nul_warning(text)
+    return () if warning is None else (warning,)
+
+
+def _plain(
+    relpath: str,
+    head: FileHead,
+    shown: ShownText,
+    width: int,
+    *,
+    note: Note | None = None,
+    warnings: tuple[str, ...] = (),
+) -> PreparedView:
+    """A plain (or syntax-coloured) view of a file's head, laid out."""
+    return PreparedView(
+        relpath,
+        "plain",
+        head.text,
+        head.size,
+        cut=head.cut,
+        note=note,
+        warnings=warnings,
+        shown=shown,
+        rows=lay_out(shown, width),
+    )
+
+
+def prepare_raw(store: MemoryStore, relpath: str, width: int, *, record: bool) -> PreparedView:
+    """What the agent's `view` returns for the file, laid out for `width` cells; recorded as the
+    store's actor's `view` when `record`. A file over the cap shows the same numbered lines for
+    its head only, read without the rest, and is not recorded. Raises StoreError."""
+    virtual = "/memories/" + relpath
+    head = read_head(store, virtual)
+    event_id = None
+    if head.cut:
+        text = file_view_text(virtual, head.text.split("\n"))
+        header = (
+            f"≈ {head.size // 4:,} tokens in all  ·  raw view of the start of {virtual}"
+            f" (first {len(head.text.encode('utf-8')):,} of {head.size:,} B)"
+        )
+    else:
+        if record:
+            result = store.view(virtual)
+            text, event_id = result.content, result.event_id
+        else:
+            text = store.render_view(virtual)
+        header = f"≈ {estimate_tokens(text):,} tokens  ·  raw view of {virtual}"
+    shown = shown_text(text)
+    return PreparedView(
+        relpath,
+        "raw",
+        text,
+        head.size,
+        cut=head.cut,
+        warnings=head.warnings,
+        shown=shown,
+        rows=lay_out(shown, width),
+        raw_header=header,
+        recorded_event=event_id,
+    )
