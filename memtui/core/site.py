@@ -47,6 +47,12 @@ class Site:
         self.temps.close()
         self.root.close()
 
+    def forget(self, location: Location) -> None:
+        """Close a location the site will not act on again, so a long batch (recording thousands
+        of outside changes) holds one descriptor at a time, not one per file."""
+        self.locations = [kept for kept in self.locations if kept is not location]
+        location.close()
+
     def locate(self, parts: Sequence[str]) -> Location:
         """Walk resolved `parts` again on descriptors; OutsideStore if they now lead out."""
         location = self.root.locate(parts)

@@ -756,10 +756,13 @@ class MemoryStore:
             location = site.place(checked.parts, checked.virtual)
             if isinstance(location, CommandOutcome):
                 return None
-            info = location.lstat()
-            if info is not None and stat.S_ISDIR(info.st_mode):
-                return None
-            current = capture(location, self.max_size)
+            try:
+                info = location.lstat()
+                if info is not None and stat.S_ISDIR(info.st_mode):
+                    return None
+                current = capture(location, self.max_size)
+            finally:
+                site.forget(location)
         except OSError:
             return None
         if current.kind == KIND_DIR:
