@@ -6,14 +6,12 @@ import argparse
 import json
 import sys
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memtui.cli.events import lines_cell, path_cell, review_fields
-from memtui.cli.shared import SINCE_HELP, has_history, open_history, parse_when, virtual_path
+from memtui.cli.shared import SINCE_HELP, history_to_list, parse_when, virtual_path
 from memtui.cli.table import Layout, output_width, print_table, time_format
 from memtui.cli.terminal import json_safe, visible
-from memtui.core.reporting import fail
 
 if TYPE_CHECKING:
     from memtui.core.history import Event, History, Review
@@ -120,23 +118,13 @@ def _list(history: History, args: argparse.Namespace) -> tuple[list[Event], dict
 
 def run(args: argparse.Namespace) -> int:
     """Run `memtui changes`."""
-    from memtui.core.history import HistoryCorrupt
     from memtui.core.inbox import event_line_changes
 
-    root = Path(args.path)
-    if not root.is_dir():
-        return fail("changes", f"{args.path} is not a folder")
-    if not has_history(root):
-        print(f"memtui changes: {args.path}: no history yet", file=sys.stderr)
-        return 0
-    try:
-        history = open_history(root)
-        if history is None:
-            return 0
-        events, reviews = _list(history, args)
-        counts = {event.id: event_line_changes(history, event) for event in events}
-    except HistoryCorrupt as error:
-        return fail("changes", error)
+    history = history_to_list("changes", args.path)
+    if isinstance(history, int):
+        return history
+    events, reviews = _list(history, args)
+    counts = {event.id: event_line_changes(history, event) for event in events}
     if args.json:
         for event in events:
             sys.stdout.write(change_json(event, counts[event.id], reviews.get(event.id)) + "\n")

@@ -6,21 +6,18 @@ import argparse
 import json
 import sys
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memtui.cli.events import path_cell, review_fields
 from memtui.cli.shared import (
     SINCE_HELP,
-    has_history,
-    open_history,
+    history_to_list,
     parse_when,
     virtual_path,
     whole_number,
 )
 from memtui.cli.table import Layout, output_width, print_table, time_format
 from memtui.cli.terminal import json_safe, visible
-from memtui.core.reporting import fail
 
 if TYPE_CHECKING:
     from memtui.core.history import Event, Review
@@ -141,29 +138,18 @@ def print_events(events: list[Event], reviews: dict[int, Review]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run `memtui log`."""
-    from memtui.core.history import HistoryCorrupt
-
-    root = Path(args.path)
-    if not root.is_dir():
-        return fail("log", f"{args.path} is not a folder")
-    if not has_history(root):
-        print(f"memtui log: {visible(args.path)}: no history yet", file=sys.stderr)
-        return 0
-    try:
-        history = open_history(root)
-        if history is None:
-            return 0
-        events = history.events(
-            path=virtual_path(args.file) if args.file else None,
-            follow=True,
-            actor=args.actor,
-            command=args.command,
-            since=args.since,
-            limit=args.limit if args.limit > 0 else None,
-        )
-        reviews = history.reviews(event.id for event in events)
-    except HistoryCorrupt as error:
-        return fail("log", error)
+    history = history_to_list("log", args.path)
+    if isinstance(history, int):
+        return history
+    events = history.events(
+        path=virtual_path(args.file) if args.file else None,
+        follow=True,
+        actor=args.actor,
+        command=args.command,
+        since=args.since,
+        limit=args.limit if args.limit > 0 else None,
+    )
+    reviews = history.reviews(event.id for event in events)
     if args.json:
         out = sys.stdout
         for event in events:

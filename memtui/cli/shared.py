@@ -91,6 +91,26 @@ def open_history(root: Path) -> Any | None:
         return History(root)
 
 
+def history_to_list(command: str, path: str) -> Any:
+    """The history of the store at `path` for a command that lists it (`open_history`), or the
+    exit status after one line saying why not: not a folder (2), no history yet (0, said on
+    stderr, nothing created), a history that cannot be read (2)."""
+    from memtui.cli.terminal import visible
+    from memtui.core.history import HistoryCorrupt
+
+    root = Path(path)
+    if not root.is_dir():
+        return fail(command, f"{path} is not a folder")
+    if not has_history(root):
+        print(f"memtui {command}: {visible(path)}: no history yet", file=sys.stderr)
+        return 0
+    try:
+        history = open_history(root)
+    except HistoryCorrupt as error:
+        return fail(command, error)
+    return 0 if history is None else history
+
+
 PROGRESS_DELAY = 0.5
 """Seconds of work before a progress line appears: quicker work (a warm cache) shows none."""
 CLEAR_LINE = "\r\x1b[K"

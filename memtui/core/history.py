@@ -15,7 +15,7 @@ import urllib.parse
 import uuid
 import zlib
 from collections import deque
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -762,12 +762,21 @@ class History:
         that cannot be written raises RecordFailed.
         """
         conn = self._connection()
-        stored: list[str] = []
-        try:
-            conn.execute("BEGIN IMMEDIATE")
+        with self._writing(conn) as stored:
             ids = [self._insert_event(conn, event, stored) for event in events]
             if files:
                 self._put_files(conn, files)
+        return ids
+
+    @contextlib.contextmanager
+    def _writing(self, conn: sqlite3.Connection) -> Iterator[list[str]]:
+        """One write transaction: committed if the block ends, rolled back if it raises (a
+        history that cannot be written as RecordFailed). Yields the list the block adds the
+        digests of stored blobs to; they count as stored once committed."""
+        stored: list[str] = []
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            yield stored
             conn.execute("COMMIT")
         except (sqlite3.Error, UnicodeError, ValueError) as problem:
             self._rollback(conn)
@@ -776,7 +785,6 @@ class History:
             self._rollback(conn)
             raise
         self._known_blobs.update(stored)
-        return ids
 
     def record_with_blobs(
         self, blobs: Iterable[tuple[str, bytes]], event: Callable[[], PendingEvent]
@@ -787,21 +795,10 @@ class History:
         Nothing is stored if any part fails; a history that cannot be written raises RecordFailed.
         """
         conn = self._connection()
-        stored: list[str] = []
-        try:
-            conn.execute("BEGIN IMMEDIATE")
+        with self._writing(conn) as stored:
             for digest, data in blobs:
                 stored += self._put_blobs(conn, {digest: data})
-            event_id = self._insert_event(conn, event(), stored)
-            conn.execute("COMMIT")
-        except (sqlite3.Error, UnicodeError, ValueError) as problem:
-            self._rollback(conn)
-            raise RecordFailed(failure_reason(problem), applied=False) from problem
-        except BaseException:
-            self._rollback(conn)
-            raise
-        self._known_blobs.update(stored)
-        return event_id
+            return self._insert_event(conn, event(), stored)
 
     def change(
         self,
@@ -1179,8 +1176,7 @@ class History:
         """
         wanted = list(dict.fromkeys(event_ids))
         conn = self._connection()
-        try:
-            conn.execute("BEGIN IMMEDIATE")
+        with self._writing(conn):
             found = {event.id: event for event in self._events_by_id(conn, wanted)}
             unknown = [event_id for event_id in wanted if event_id not in found]
             not_changes = [found[i] for i in wanted if i in found and not is_reviewable(found[i])]
@@ -1192,13 +1188,6 @@ class History:
                 "INSERT INTO reviews (event_id, reviewer, time) VALUES (?, ?, ?)",
                 [(event_id, reviewer, when) for event_id in marked],
             )
-            conn.execute("COMMIT")
-        except (sqlite3.Error, UnicodeError, ValueError) as problem:
-            self._rollback(conn)
-            raise RecordFailed(failure_reason(problem), applied=False) from problem
-        except BaseException:
-            self._rollback(conn)
-            raise
         return marked, earlier
 
     @staticmethod

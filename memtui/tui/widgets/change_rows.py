@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.content import Content
-from textual.widgets import DataTable
 
 from memtui.core.display import visible, visible_text
 from memtui.core.inbox import InboxRow, event_line_changes, row_texts
 from memtui.tui import text_styles as styles
+from memtui.tui.widgets.fitted_table import FittedTable
 from memtui.tui.widgets.history_events import format_time, short_path, unified_diff
 from memtui.tui.wording import count
 
@@ -42,65 +43,44 @@ def row_what(row: InboxRow) -> str:
     return f"{text} (gone)" if row.gone else text
 
 
-class ChangeTable(DataTable[Text | Content | str]):
+class ChangeTable(FittedTable):
     """Notes with waiting changes, newest change first: note, count, actors, time, commands."""
 
-    def on_mount(self) -> None:
-        """Set up the columns and the row cursor."""
-        self.cursor_type = "row"
-        self.zebra_stripes = True
-        self.rows_shown: list[InboxRow] = []
-        self._widths = column_widths(self.size.width, self.cell_padding)
-        self._add_columns()
+    COLUMNS = COLUMNS
+    rows_shown: Sequence[InboxRow] = ()
 
-    def _add_columns(self) -> None:
-        """Add the columns at their current widths."""
-        for label, key, _smallest in COLUMNS:
-            self.add_column(label, key=key, width=self._widths[key])
+    def widths_for(self, width: int) -> dict[str, int]:
+        """The columns' widths for a table `width` cells wide (see `column_widths`)."""
+        return column_widths(width, self.cell_padding)
 
-    def on_resize(self) -> None:
-        """Lay the columns out again for the new width, keeping the rows and the cursor."""
-        widths = column_widths(self.size.width, self.cell_padding)
-        if widths != self._widths:
-            self._widths = widths
-            self.clear(columns=True)
-            self._add_columns()
-            self.show_rows(self.rows_shown)
+    def refill(self) -> None:
+        """Add the rows shown again."""
+        for row in self.rows_shown:
+            self._add(row)
 
     def show_rows(self, rows: list[InboxRow]) -> None:
         """Replace the rows, keeping the cursor on the same note when it is still listed."""
-        selected = self.selected_path()
+        selected = self.selected_key()
         self.clear()
         self.rows_shown = rows
-        for row in rows:
-            self.add_row(
-                Content(visible(short_path(row.path)) + ("/" if row.folder else "")),
-                Text(str(len(row.events)), justify="right"),
-                Content.assemble(
-                    *_joined(
-                        [Content.styled(visible(a), styles.actor_style(a)) for a in row.actors]
-                    )
-                ),
-                Content(format_time(row.newest.time)),
-                Content.styled(visible(row_what(row)), styles.ERROR if row.gone else ""),
-                key=row.path,
-            )
-        if selected is not None and selected in self.rows:
-            self.move_cursor(row=self.get_row_index(selected), animate=False)
+        self.refill()
+        self.keep_cursor_on(selected)
 
-    def selected_path(self) -> str | None:
-        """The virtual path of the note under the cursor."""
-        if self.row_count == 0:
-            return None
-        try:
-            key = self.coordinate_to_cell_key(self.cursor_coordinate).row_key
-        except Exception:
-            return None
-        return None if key.value is None else str(key.value)
+    def _add(self, row: InboxRow) -> None:
+        """Append one note's row."""
+        actors = [Content.styled(visible(a), styles.actor_style(a)) for a in row.actors]
+        self.add_row(
+            styles.plain(short_path(row.path) + ("/" if row.folder else "")),
+            Text(str(len(row.events)), justify="right"),
+            Content.assemble(*_joined(actors)),
+            Content(format_time(row.newest.time)),
+            Content.styled(visible(row_what(row)), styles.ERROR if row.gone else ""),
+            key=row.path,
+        )
 
     def selected_row(self) -> InboxRow | None:
         """The inbox row under the cursor."""
-        path = self.selected_path()
+        path = self.selected_key()
         return next((row for row in self.rows_shown if row.path == path), None)
 
 

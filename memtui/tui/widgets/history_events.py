@@ -11,11 +11,12 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.content import Content
 from textual.message import Message
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
 from memtui.core.display import visible, visible_text
 from memtui.core.history import BASELINE, actor_kind
 from memtui.tui import text_styles as styles
+from memtui.tui.widgets.fitted_table import FittedTable
 
 if TYPE_CHECKING:
     from memtui.core.history import Event
@@ -164,57 +165,47 @@ def column_widths(width: int, padding: int = 1, scrollbar: int = 2) -> dict[str,
     return widths
 
 
-class EventTable(DataTable[Text | Content | str]):
+class EventTable(FittedTable):
     """Events newest first: id, time, actor (coloured by kind), command, path, result, flags;
     Actor, Path and Result widen to fill a wide terminal."""
 
-    def on_mount(self) -> None:
-        """Set up the columns and row cursor."""
-        self.cursor_type = "row"
-        self.zebra_stripes = True
+    COLUMNS = COLUMNS
+
+    def __init__(self, *, id: str | None = None) -> None:
+        """An empty table; the screen fills it."""
+        super().__init__(id=id)
         self._events: dict[int, Event] = {}
-        self._widths = column_widths(self.size.width, self.cell_padding)
-        self._add_columns()
 
-    def _add_columns(self) -> None:
-        """Add the columns at their current widths."""
-        for label, key, _smallest in COLUMNS:
-            self.add_column(label, key=key, width=self._widths[key])
+    def widths_for(self, width: int) -> dict[str, int]:
+        """The columns' widths for a table `width` cells wide (see `column_widths`)."""
+        return column_widths(width, self.cell_padding)
 
-    def on_resize(self) -> None:
-        """Lay the columns out again for the new width, keeping the rows and the cursor."""
-        widths = column_widths(self.size.width, self.cell_padding)
-        if widths == self._widths:
-            return
-        self._widths = widths
-        selected = self.selected_event_id()
-        self.clear(columns=True)
-        self._add_columns()
+    def refill(self) -> None:
+        """Add every event's row again, newest first."""
         for event_id in sorted(self._events, reverse=True):
             self._add_event(self._events[event_id])
-        self._keep_cursor_on(selected)
 
     class ReachedEnd(Message):
         """The table was scrolled to its last row."""
 
     def show_events(self, events: list[Event]) -> None:
         """Replace the rows with `events`, keeping the cursor on the same event when possible."""
-        selected = self.selected_event_id()
+        selected = self.selected_key()
         self.clear()
         self._events = {event.id: event for event in events}
         for event in events:
             self._add_event(event)
-        self._keep_cursor_on(selected)
+        self.keep_cursor_on(selected)
 
     def add_events(self, newer: list[Event], older: list[Event]) -> None:
         """Add events newer than the first row above it and older ones below the last row."""
-        selected = self.selected_event_id()
+        selected = self.selected_key()
         for event in [*newer, *older]:
             self._events[event.id] = event
             self._add_event(event)
         if newer:
             self.sort("id", key=lambda cell: -int(str(cell)))
-            self._keep_cursor_on(selected)
+            self.keep_cursor_on(selected)
 
     def _add_event(self, event: Event) -> None:
         """Append one event's row."""
@@ -227,18 +218,13 @@ class EventTable(DataTable[Text | Content | str]):
             styles.plain(event_path_text(event)),
             styles.assemble(
                 (
-                    first_line(visible_text(event.result), max(self._widths["result"], 16)),
+                    first_line(visible_text(event.result), max(self.widths["result"], 16)),
                     styles.ERROR if event.is_error else "",
                 )
             ),
             styles.assemble((visible(flags), styles.ERROR_STRONG if flag_alarms(flags) else "")),
             key=str(event.id),
         )
-
-    def _keep_cursor_on(self, event_id: int | None) -> None:
-        """Put the cursor back on `event_id` if it is still shown."""
-        if event_id is not None and str(event_id) in self.rows:
-            self.move_cursor(row=self.get_row_index(str(event_id)), animate=False)
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         """Say when the table is scrolled to its end."""
@@ -248,13 +234,8 @@ class EventTable(DataTable[Text | Content | str]):
 
     def selected_event_id(self) -> int | None:
         """The id of the event under the cursor."""
-        if self.row_count == 0:
-            return None
-        try:
-            key = self.coordinate_to_cell_key(self.cursor_coordinate).row_key
-        except Exception:
-            return None
-        return int(key.value) if key.value is not None else None
+        key = self.selected_key()
+        return None if key is None else int(key)
 
 
 def unified_diff(before: str, after: str, before_name: str, after_name: str) -> Content:
