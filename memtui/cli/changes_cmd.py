@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from typing import TYPE_CHECKING, Any
 
-from memtui.cli.events import lines_cell, path_cell, review_fields
+from memtui.cli.events import event_record, lines_cell, path_cell, review_fields
 from memtui.cli.shared import SINCE_HELP, history_to_list, parse_when, virtual_path
 from memtui.cli.table import Layout, output_width, print_table, time_format
-from memtui.cli.terminal import json_safe, visible
+from memtui.cli.terminal import visible
 
 if TYPE_CHECKING:
     from memtui.core.history import Event, History, Review
@@ -58,23 +57,12 @@ def register(subparsers: Any) -> None:
 
 def change_json(event: Event, counts: tuple[int, int] | None, review: Review | None) -> str:
     """One change as a JSON line (valid UTF-8, control characters escaped)."""
-    return json_safe(
-        json.dumps(
-            {
-                "id": event.id,
-                "time": event.time,
-                "actor": event.actor,
-                "session": event.session,
-                "command": event.command,
-                "path": event.path,
-                "new_path": event.new_path,
-                "added": None if counts is None else counts[0],
-                "removed": None if counts is None else counts[1],
-                "flags": list(event.flags),
-                **review_fields(event, review),
-            },
-            ensure_ascii=False,
-        )
+    return event_record(
+        event,
+        added=None if counts is None else counts[0],
+        removed=None if counts is None else counts[1],
+        flags=list(event.flags),
+        **review_fields(event, review),
     )
 
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
+
+from memtui.cli.terminal import json_safe
 
 if TYPE_CHECKING:
     from memtui.core.history import Event, Review
@@ -29,3 +32,19 @@ def review_fields(event: Event, review: Review | None) -> dict[str, Any]:
         "reviewed_by": None if review is None else review.reviewer,
         "reviewed_at": None if review is None else review.time,
     }
+
+
+def event_record(event: Event, **fields: Any) -> str:
+    """One event as a JSON line: its id, time, actor, session, command, path and new path, then
+    `fields` (valid UTF-8, control characters escaped)."""
+    record = {
+        "id": event.id,
+        "time": event.time,
+        "actor": event.actor,
+        "session": event.session,
+        "command": event.command,
+        "path": event.path,
+        "new_path": event.new_path,
+        **fields,
+    }
+    return json_safe(json.dumps(record, ensure_ascii=False))

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from typing import TYPE_CHECKING, Any
 
-from memtui.cli.events import path_cell, review_fields
+from memtui.cli.events import event_record, path_cell, review_fields
 from memtui.cli.shared import (
     SINCE_HELP,
     history_to_list,
@@ -17,7 +16,7 @@ from memtui.cli.shared import (
     whole_number,
 )
 from memtui.cli.table import Layout, output_width, print_table, time_format
-from memtui.cli.terminal import json_safe, visible
+from memtui.cli.terminal import visible
 
 if TYPE_CHECKING:
     from memtui.core.history import Event, Review
@@ -83,27 +82,16 @@ LAYOUT = Layout(("id", "time", "actor", "command", "path", "result", "flags"), 2
 
 def event_json(event: Event, review: Review | None = None) -> str:
     """One event as a JSON line (valid UTF-8, control characters escaped)."""
-    return json_safe(
-        json.dumps(
-            {
-                "id": event.id,
-                "time": event.time,
-                "actor": event.actor,
-                "session": event.session,
-                "command": event.command,
-                "path": event.path,
-                "new_path": event.new_path,
-                "args": event.args,
-                "result": event.result,
-                "is_error": event.is_error,
-                "before_hash": event.before_hash,
-                "after_hash": event.after_hash,
-                "flags": list(event.flags),
-                "reverted_by": event.reverted_by,
-                **review_fields(event, review),
-            },
-            ensure_ascii=False,
-        )
+    return event_record(
+        event,
+        args=event.args,
+        result=event.result,
+        is_error=event.is_error,
+        before_hash=event.before_hash,
+        after_hash=event.after_hash,
+        flags=list(event.flags),
+        reverted_by=event.reverted_by,
+        **review_fields(event, review),
     )
 
 
