@@ -19,6 +19,7 @@ import memtui.tui.app as app_module
 from memtui.tui.app import MemtuiApp
 from memtui.tui.screens.changes import ChangesScreen
 from memtui.tui.screens.editor import EditorScreen
+from memtui.tui.screens.history import HistoryScreen
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.widgets.confirm import ConfirmScreen
 from tests.tui.conftest import FIXTURE_NOTES, wait_for, wait_idle
@@ -250,3 +251,35 @@ async def test_marks_made_by_another_process_show_without_a_file_change(
         )
         assert done.stdout == "Approved 1 change as human:eve\n"
         assert await wait_for(pilot, lambda: not screen.page.rows and app.review_count == 0)
+
+
+async def test_a_notes_history_and_side_panel_follow_it_across_renames(store_root: Path) -> None:
+    """`H` and the side panel show a note's events from before a rename of the note and of its
+    folder, back to the baseline it started in."""
+    agent(
+        store_root,
+        edit("#workers\n", "#workers!\n"),
+        {"command": "rename", "old_path": TEXTUAL, "new_path": "/memories/tools/tui.md"},
+        {"command": "rename", "old_path": "/memories/tools", "new_path": "/memories/lib"},
+    )
+    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_idle(pilot)
+        main = app.screen
+        assert isinstance(main, MainScreen)
+        main.show_path("lib/tui.md")
+        assert await wait_for(pilot, lambda: main.preview.relpath == "lib/tui.md")
+        await wait_idle(pilot)
+        side = main.side
+        prompts = [str(side.get_option_at_index(n).prompt) for n in range(side.option_count)]
+        history = prompts[prompts.index("History") + 1 :]
+        assert [line.split()[-2:] for line in history] == [
+            ["agent:claude", "rename"],
+            ["agent:claude", "rename"],
+            ["agent:claude", "str_replace"],
+            ["external", "baseline"],
+        ]
+        await pilot.press("H")
+        screen = app.screen
+        assert isinstance(screen, HistoryScreen)
+        assert await wait_for(pilot, lambda: [event.id for event in screen.events] == [4, 3, 2, 1])

@@ -260,6 +260,8 @@ def test_parse_filter_understands_paths_aliases_and_words() -> None:
         ('since:"1 month" retry', datetime(2026, 5, 10, 12, 0).timestamp(), ["retry"]),
         ("since:3 weeks ago storm", NOW - 21 * 86400, ["storm"]),
         ("since:1y", datetime(2025, 6, 10, 12, 0).timestamp(), []),
+        ("since:2026-06-01 storm", datetime(2026, 6, 1).timestamp(), ["storm"]),
+        ("since:2026-06-01 09:30 storm", datetime(2026, 6, 1, 9, 30).timestamp(), ["storm"]),
         ("since:today", datetime(2026, 6, 10).timestamp(), []),
         ("since: yesterday", datetime(2026, 6, 9).timestamp(), []),
     ],
