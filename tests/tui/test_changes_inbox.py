@@ -283,3 +283,40 @@ async def test_a_notes_history_and_side_panel_follow_it_across_renames(store_roo
         screen = app.screen
         assert isinstance(screen, HistoryScreen)
         assert await wait_for(pilot, lambda: [event.id for event in screen.events] == [4, 3, 2, 1])
+
+
+async def test_the_inbox_is_in_the_palette_f1_and_remappable(store_root: Path) -> None:
+    """"go: changes to review" in the palette opens the inbox, F1 lists its keys with their
+    ids, and a keymap moves `c` to another key by its id."""
+    from textual.command import CommandPalette
+
+    from memtui.tui.screens.dialogs import HelpScreen
+
+    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_idle(pilot)
+        await pilot.press("ctrl+p")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette))
+        palette = app.screen
+        assert await wait_for(pilot, lambda: palette.has_class("-ready"))
+        palette.remove_class("-ready")
+        palette.query_one(Input).value = "changes to review"
+        assert await wait_for(pilot, lambda: palette.has_class("-ready"))
+        options = palette.query_one("CommandList").options  # type: ignore[attr-defined]
+        assert options and "go: changes to review" in str(options[0].prompt)
+        palette.query_one(Input).focus()
+        await pilot.press("enter")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, ChangesScreen))
+        await pilot.press("f1")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+        keys = str(app.screen.query_one("#help-keys", Static).render())
+        assert "Approve  (changes.approve)" in keys
+        assert "Revert  (changes.revert)" in keys
+        await pilot.press("escape", "escape")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, MainScreen))
+        app.set_keymap({"main.changes": "ctrl+g"})
+        await pilot.press("c")
+        await pilot.pause(0.2)
+        assert isinstance(app.screen, MainScreen)
+        await pilot.press("ctrl+g")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, ChangesScreen))
