@@ -135,7 +135,7 @@ class ChangesScreen(StoreScreen):
             shown = "nothing waits for review"
         problems = f" · {'; '.join(page.problems)}" if page.problems else ""
         self.query_one("#changes-title", Static).update(
-            Content(f"Changes to review · {shown}{problems}")
+            styles.plain(f"Changes to review · {shown}{problems}")
         )
         self._show_selected()
 
@@ -291,6 +291,9 @@ class ChangesScreen(StoreScreen):
         if row.gone:
             self.notify("The note was deleted; revert (u) brings it back.", timeout=4)
             return None
+        if row.folder:
+            self.notify("This is a folder: approve (a) or revert (u) its change.", timeout=4)
+            return None
         return short_path(row.path)
 
     @work(exclusive=True, group="changes-action")
@@ -326,8 +329,12 @@ class ChangesScreen(StoreScreen):
         self._changed()
 
     def action_open(self) -> None:
-        """Show the selected note on the main screen."""
-        relpath = self._note_to_edit()
+        """Show the selected note (or folder) on the main screen."""
+        row = self._selected()
         opener = getattr(self.app, "open_note", None)
-        if relpath is not None and opener is not None:
-            opener(relpath)
+        if row is None or opener is None:
+            return
+        if row.gone:
+            self.notify("The note was deleted; revert (u) brings it back.", timeout=4)
+            return
+        opener(short_path(row.path))
