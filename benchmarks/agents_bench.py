@@ -2,7 +2,7 @@
 
 Usage: python benchmarks/agents_bench.py [--sizes 1000,10000] [--calls 30]
 
-Each size copies the generated corpus (benchmarks/corpora/) to a temporary folder, starts
+Each size copies the generated corpus (see notes_bench.py --corpora) to a temporary folder, starts
 `memtui mcp` as a subprocess with the MCP SDK's stdio client, and prints medians. Baselines from
 the same run: the same commands through MemoryStore.execute in-process, and the stat walk that
 keeps the server's note index current before each search.
@@ -31,7 +31,7 @@ from notes_bench import QUERIES, corpus  # noqa: E402
 
 from memtui.agents.notes_access import NotesAccess  # noqa: E402
 from memtui.core.store import MemoryStore  # noqa: E402
-from memtui.notes.scan import scan_notes  # noqa: E402
+from memtui.notes.scan import scan_files  # noqa: E402
 
 NOTE = "/memories/bench/agent.md"
 
@@ -115,7 +115,7 @@ def measure_core(root: Path, calls: int) -> dict[str, float]:
             calls, lambda _: store.execute({"command": "view", "path": NOTE})
         ),
         "core insert": median_sync(calls, lambda n: store.execute(insert_input(n))),
-        "stat walk (index refresh)": median_sync(5, lambda _: scan_notes(root)),
+        "stat walk (index refresh)": median_sync(5, lambda _: scan_files(root)),
     }
 
 

@@ -1,4 +1,11 @@
-"""App benchmarks: first frame vs an empty Textual app, key echo, opening a note, live update.
+"""App benchmarks: first frame vs an empty Textual app, launch to searchable, memory, key echo,
+opening a note, live update.
+
+The first frame is timed as a user sees it: from launching the command in tmux until
+`tmux capture-pane` shows the tree's folders (the empty app: its text), the two launched in
+turn. Launch to searchable: on a store whose index is built, from launch until a typed query's
+results are on screen. Memory: the app's peak resident size once it has searched and every
+background job has finished, against the corpus on disk.
 
 Key echo is measured while indexing, while the search index builds, while typing fast (30 ms
 between keys) and while a search runs (100 ms between keys, longer than the search screen's typing
@@ -13,7 +20,7 @@ its view on screen, and the key echo p95 meanwhile (a key every 30 ms), against 
 an empty Textual app in the same run; and the app's peak resident memory with the sparse file
 opened in both views against the same visit to a small note.
 
-Usage: python benchmarks/app_bench.py [--sizes 10000 50000] [--runs 5] [--frames-only]
+Usage: python benchmarks/app_bench.py [--sizes 10000 50000 100000] [--runs 5] [--frames-only]
        [--screens-only] [--large-notes] [--work DIR]
 
 Public tools only: time.perf_counter/time.time, statistics, subprocess and tmux. Corpora come
@@ -35,6 +42,11 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from memtui.core.store import MemoryStore  # noqa: E402
+from memtui.notes.index import NoteIndex  # noqa: E402
+
 PYTHON = sys.executable
 MEMTUI = str(Path(PYTHON).parent / "memtui")
 EMPTY_APP = """
@@ -45,10 +57,9 @@ from textual.widgets import Static
 
 class Empty(App):
     def compose(self):
-        yield Static("empty")
+        yield Static("empty app on screen")
     def on_mount(self):
-        self.call_after_refresh(Path(os.environ["MEMTUI_FIRST_FRAME_FILE"]).write_text, f"{time.time():.6f}\\n")
-        self.set_timer(0.5, self.exit)
+        self.set_timer(120, self.exit)
 
 Empty().run()
 """
@@ -86,28 +97,109 @@ def compile_memtui() -> None:
     subprocess.run([PYTHON, "-m", "compileall", "-q", str(package)], check=True)
 
 
-def first_frame(command: str, work: Path) -> float:
-    """Seconds from starting `command` in tmux to the first frame it reports."""
-    marker = work / "first-frame.txt"
-    marker.unlink(missing_ok=True)
-    session = f"bench-{os.getpid()}"
-    env = f"env -u COLUMNS -u LINES MEMTUI_FIRST_FRAME_FILE={marker} HOME={work}/home"
+def on_screen(session: str, needle: str, start: float, timeout: float = 120.0) -> float:
+    """Seconds from `start` until `needle` shows in the tmux pane (captured every few ms)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        screen = subprocess.run(
+            ["tmux", "capture-pane", "-p", "-t", session], capture_output=True, text=True
+        ).stdout
+        if needle in screen:
+            return time.time() - start
+        time.sleep(0.002)
+    raise RuntimeError(f"{needle!r} never showed on screen")
+
+
+def launch(session: str, command: str, work: Path) -> float:
+    """Start `command` in a new tmux session of 120x40; the wall-clock time it started."""
+    env = f"env -u COLUMNS -u LINES HOME={work}/home"
     start = time.time()
     subprocess.run(
         ["tmux", "new-session", "-d", "-s", session, "-x", "120", "-y", "40", f"{env} {command}"],
         check=True,
     )
+    return start
+
+
+def stop(session: str) -> None:
+    """Close a tmux session and give the machine a moment."""
+    subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True, check=False)
+    time.sleep(0.3)
+
+
+def first_frame(command: str, work: Path, needle: str) -> float:
+    """Seconds from starting `command` in tmux until `needle` is on the terminal's screen."""
+    session = f"bench-{os.getpid()}"
+    start = launch(session, command, work)
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            text = marker.read_text() if marker.exists() else ""
-            if text.endswith("\n"):
-                return float(text) - start
-            time.sleep(0.005)
-        raise RuntimeError(f"no first frame from {command}")
+        return on_screen(session, needle, start)
     finally:
-        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True, check=False)
-        time.sleep(0.3)
+        stop(session)
+
+
+def launch_to_searchable(root: Path, work: Path, query: str) -> float:
+    """Seconds from starting memtui in tmux on a built index until `query`'s results show: the
+    search screen is opened once the tree is on screen, and `query` typed once it is open."""
+    session = f"bench-search-{os.getpid()}"
+    start = launch(session, f"{MEMTUI} {root}", work)
+    try:
+        on_screen(session, "patterns", start)
+        subprocess.run(["tmux", "send-keys", "-t", session, "-l", "/"], check=True)
+        on_screen(session, "search… (F1", start)
+        subprocess.run(["tmux", "send-keys", "-t", session, "-l", query], check=True)
+        return on_screen(session, " results", start)
+    finally:
+        stop(session)
+
+
+APP_MEMORY = """
+import asyncio, sys
+from memtui.tui.app import MemtuiApp
+from memtui.tui.screens.search import SearchScreen
+
+async def main():
+    app = MemtuiApp(sys.argv[1], actor="human:bench")
+    async with app.run_test(size=(120, 40)) as pilot:
+        while app.ctx.searcher is None or not app.history_ready:
+            await pilot.pause(0.1)
+        await pilot.press("slash")
+        for query in sys.argv[2:]:
+            await pilot.press("ctrl+l", *("space" if c == " " else c for c in query))
+            while not isinstance(app.screen, SearchScreen) or app.screen.shown_query != query:
+                await pilot.pause(0.05)
+        await pilot.press("escape")
+        while any(w.group != "watch" and not w.is_finished for w in app.workers):
+            await pilot.pause(0.1)
+        await pilot.pause(1)
+    with open("/proc/self/status") as status:
+        print(next(int(l.split()[1]) for l in status if l.startswith("VmHWM:")))
+
+asyncio.run(main())
+"""
+"""A child running the app headless: searches, lets every background job finish, prints VmHWM."""
+
+
+def app_memory_mb(root: Path) -> float:
+    """Peak resident memory (MB) of the app on `root` after searching and settling."""
+    out = subprocess.run(
+        [PYTHON, "-c", APP_MEMORY, str(root), "deploy", "pyhton", "render api database"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return int(out.stdout.strip().splitlines()[-1]) * 1024 / 1e6
+
+
+def corpus_mb(root: Path) -> float:
+    """The corpus's files on disk (MB), memtui's own folder left out."""
+    return (
+        sum(
+            path.stat().st_size
+            for path in root.rglob("*")
+            if path.is_file() and ".memtui" not in path.parts
+        )
+        / 1e6
+    )
 
 
 def p95(values: list[float]) -> float:
@@ -646,7 +738,7 @@ def report_large_notes(work: Path, runs: int) -> None:
 def main() -> None:
     """Run every measurement and print medians (and p95 for key echo)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 50_000])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 50_000, 100_000])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument(
         "--frames-only", action="store_true", help="measure only the first frame (quick)"
@@ -683,14 +775,40 @@ def main() -> None:
         baseline, frames = [], []
         for _ in range(args.runs):
             root = fresh_copy(source, work)
-            baseline.append(first_frame(f"{PYTHON} {empty}", work))
-            frames.append(first_frame(f"{MEMTUI} {root}", work))
+            baseline.append(first_frame(f"{PYTHON} {empty}", work, "empty app on screen"))
+            frames.append(first_frame(f"{MEMTUI} {root}", work, "patterns"))
         base = statistics.median(baseline)
         median = statistics.median(frames)
         print(
-            f"{size:>6} notes, first frame (cold, no cache): median {median * 1000:.0f} ms"
-            f" = {median / base:.2f}x the empty app's {base * 1000:.0f} ms, measured in turn"
+            f"{size:>6} notes, first frame on screen (new store): median {median * 1000:.0f} ms"
+            f" = {median / base:.2f}x the empty app's {base * 1000:.0f} ms, launched in turn"
             f" with it ({args.runs} runs each; goal <= 1.3x)"
+        )
+        warm = fresh_copy(source, work)
+        NoteIndex.load(warm).close()
+        try:
+            MemoryStore(warm).history.events(limit=1)
+        except OSError as error:
+            print(f"{size:>6} notes, the history's first open failed ({error}); measuring on")
+        warm_base, warm_frames, searchable = [], [], []
+        for _ in range(args.runs):
+            warm_base.append(first_frame(f"{PYTHON} {empty}", work, "empty app on screen"))
+            warm_frames.append(first_frame(f"{MEMTUI} {warm}", work, "patterns"))
+            searchable.append(launch_to_searchable(warm, work, "deploy"))
+        base = statistics.median(warm_base)
+        median = statistics.median(warm_frames)
+        print(
+            f"{size:>6} notes, first frame on screen (index built): median {median * 1000:.0f} ms"
+            f" = {median / base:.2f}x the empty app's {base * 1000:.0f} ms (goal <= 1.3x)"
+        )
+        print(
+            f"{size:>6} notes, launch to a query's results on screen (index built): median "
+            f"{statistics.median(searchable) * 1000:.0f} ms (goal <= 2 s)"
+        )
+        peak = app_memory_mb(warm)
+        print(
+            f"{size:>6} notes, app peak memory after searching and settling: {peak:.0f} MB ="
+            f" {peak / corpus_mb(warm):.2f}x the corpus on disk (goal <= 1x)"
         )
         if args.frames_only:
             continue

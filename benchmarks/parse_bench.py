@@ -30,7 +30,7 @@ from memtui.notes._md_reference import reference_blocks
 from memtui.notes.frontmatter_norm import read_frontmatter
 from memtui.notes.index import NoteIndex
 from memtui.notes.parser import parse_note
-from memtui.notes.scan import scan_notes
+from memtui.notes.scan import scan_files
 
 HERE = Path(__file__).parent
 SHARED_CORPUS = HERE.parents[1] / "shared" / "corpus" / "basic-memory-notes"
@@ -120,7 +120,7 @@ def bench_index(root: Path, runs: int) -> None:
     notes = 0
 
     def read_all() -> None:
-        for file in scan_notes(root).files:
+        for file in scan_files(root).files:
             with open(root / file.relpath, "rb") as handle:
                 handle.read()
 

@@ -1,4 +1,4 @@
-"""Fixtures for every test: memtui's per-user cache folder (the cache key) is a temporary one."""
+"""Fixtures for every test: `$XDG_CACHE_HOME` is a temporary folder, so no test writes in the real home."""
 
 from __future__ import annotations
 

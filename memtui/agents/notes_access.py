@@ -1,11 +1,11 @@
-"""The note index an agent server keeps loaded: kept current for its own writes and outside edits."""
+"""The note index an agent server uses: the store's shared index, kept current for its own writes
+and outside edits."""
 
 from __future__ import annotations
 
 import math
 import posixpath
 import threading
-from collections.abc import Iterable
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,15 +15,12 @@ from memtui.core.store import MemoryStore
 from memtui.core.watcher import StoreWatcher
 from memtui.notes.context import build_context, recent_activity
 from memtui.notes.index import NoteIndex
-from memtui.notes.scan import scan_notes, stat_note
 from memtui.notes.search import Searcher, SearchFilters, SearchHit
 
 FILTER_FIELDS: tuple[str, ...] = ("folder", "tag", "category", "note_type", "actor", "max_age_days")
 """Keys accepted in the `filters` argument of search_memories."""
 
 MUTATING_COMMANDS = frozenset({"create", "str_replace", "insert", "delete", "rename"})
-
-StatKey = tuple[int, int]
 
 
 class NotesError(ValueError):
@@ -39,11 +36,6 @@ def relpath_of(virtual: object) -> str | None:
         return ""
     normal = posixpath.normpath(rest)
     return None if normal.startswith("..") else normal
-
-
-def scan_markdown(root: Path) -> dict[str, StatKey]:
-    """Every note file below `root`, as the index sees them, with its mtime and size."""
-    return {file.relpath: (file.mtime_ns, file.size) for file in scan_notes(root).files}
 
 
 FILTERS_SCHEMA: dict[str, Any] = {
@@ -137,8 +129,8 @@ def format_hits(
         header += f" (the best {len(hits)}; {total_notes} notes match in all, raise limit for more)"
     lines = [header + ":"]
     for path, note_hits in by_path.items():
-        note = index.notes.get(path)
-        title = note.title if note is not None else posixpath.basename(path)
+        entry = index.entry(path)
+        title = entry.title if entry is not None else posixpath.basename(path)
         lines.append("")
         lines.append(f"/memories/{path} ({title})")
         lines.extend(hit_line(hit) for hit in note_hits)
@@ -147,26 +139,22 @@ def format_hits(
 
 @dataclass(frozen=True)
 class LoadedNotes:
-    """A loaded index with its searcher and the file stats it was loaded from."""
+    """A loaded index with its searcher."""
 
     index: NoteIndex
     searcher: Searcher
-    seen: dict[str, StatKey]
 
 
 def load_notes(root: Path) -> LoadedNotes:
-    """Stat every note, then load the index and build the searcher (seconds on big stores).
-
-    The stats are taken first, so a file changed during the load looks changed to the next
-    refresh and is read again.
-    """
-    seen = scan_markdown(root)
+    """Bring the store's shared index up to date (only changed files are read) and open a
+    searcher on it."""
     index = NoteIndex.load(root)
-    return LoadedNotes(index, Searcher(index), seen)
+    return LoadedNotes(index, Searcher(index))
 
 
 class NotesAccess:
-    """A NoteIndex and Searcher over a store, loaded once and refreshed only for changed files.
+    """The store's index and a searcher on it, brought up to date before each use: for the paths
+    the file watcher saw change, or by a stat walk until the watcher is ready.
 
     Call it from one thread (the server's store worker); only `start_loading` uses another.
     """
@@ -176,7 +164,6 @@ class NotesAccess:
         self.store = store
         self._index: NoteIndex | None = None
         self._searcher: Searcher | None = None
-        self._seen: dict[str, StatKey] = {}
         self._loading: Future[LoadedNotes] | None = None
         self._watcher: StoreWatcher | None = None
         self._walked_since_watching = False
@@ -218,7 +205,7 @@ class NotesAccess:
         if self._index is None:
             loading, self._loading = self._loading, None
             loaded = loading.result() if loading is not None else load_notes(self.root)
-            self._index, self._searcher, self._seen = loaded.index, loaded.searcher, loaded.seen
+            self._index, self._searcher = loaded.index, loaded.searcher
             self._searcher.history = self.store.history
         self.refresh()
         return self._index
@@ -230,10 +217,10 @@ class NotesAccess:
         return self._searcher
 
     def refresh(self) -> set[str]:
-        """Re-read just the notes that changed on disk since the last look; returns them.
+        """Index just the files that changed on disk since the last look; returns their paths.
 
         Once the watcher is ready (after one last full walk, which covers changes from before it
-        started) it says which paths to look at; until then every note is stat-ed.
+        started) it says which paths to look at; until then the whole store is stat-ed.
         """
         if self._index is None:
             return set()
@@ -242,73 +229,27 @@ class NotesAccess:
             self._walked_since_watching = True
             watched = None
         if watched is None:
-            current = scan_markdown(self.root)
-            changed = {path for path, key in current.items() if self._seen.get(path) != key}
-            changed |= set(self._seen) - set(current)
-            self._seen = current
-            return self._update(changed)
-        candidates: set[str] = set()
-        for relpath in watched:
-            candidates |= self._paths_at(relpath)
-        changed = {path for path in candidates if self._restat(path)}
-        return self._update(changed)
+            return self._index.refresh()
+        if not watched:
+            return set()
+        return self._index.update_paths(watched)
 
     def note_changed_by_command(self, arguments: object) -> set[str]:
         """Update the index for the paths a successful memory command changed.
 
-        If that fails, the paths are forgotten so the next refresh (a full walk) re-reads them.
+        If that fails, the next refresh walks the whole store and catches up.
         """
         if self._index is None or not isinstance(arguments, dict):
             return set()
         if arguments.get("command") not in MUTATING_COMMANDS:
             return set()
         targets = [relpath_of(arguments.get(key)) for key in ("path", "old_path", "new_path")]
-        affected: set[str] = set()
-        for target in targets:
-            if target is None:
-                continue
-            affected |= self._paths_at(target)
-        for path in affected:
-            self._restat(path)
+        paths = [target for target in targets if target]
         try:
-            return self._update(affected)
+            return self._index.update_paths(paths)
         except Exception:
-            for path in affected:
-                self._seen.pop(path, None)
             self._walked_since_watching = False
             return set()
-
-    def _paths_at(self, relpath: str) -> set[str]:
-        """The note paths at or below `relpath`: known to the index, or on disk now."""
-        prefix = f"{relpath}/" if relpath else ""
-        paths = {path for path in self._seen if path == relpath or path.startswith(prefix)}
-        full = self.root / relpath
-        if full.is_dir():
-            paths |= {f"{prefix}{path}" for path in scan_markdown(full)}
-        elif relpath.endswith(".md"):
-            paths.add(relpath)
-        return paths
-
-    def _restat(self, relpath: str) -> bool:
-        """Record the current stat of one note; True if it differs from what was recorded."""
-        found, _ = stat_note(self.root, relpath)
-        before = self._seen.get(relpath)
-        if found is None:
-            self._seen.pop(relpath, None)
-            return before is not None
-        key = (found.mtime_ns, found.size)
-        self._seen[relpath] = key
-        return before != key
-
-    def _update(self, relpaths: Iterable[str]) -> set[str]:
-        """Tell the index and the searcher that these notes changed."""
-        relpaths = set(relpaths)
-        if not relpaths or self._index is None:
-            return set()
-        changed = self._index.update_paths(relpaths)
-        if self._searcher is not None:
-            self._searcher.invalidate(relpaths)
-        return changed
 
     def search_text(
         self, query: str, limit: int = 10, filters: dict[str, Any] | None = None
@@ -319,6 +260,8 @@ class NotesAccess:
         parsed = parse_filters(filters)
         searcher = self.searcher()
         assert self._index is not None
+        if not query.strip() and parsed is None:
+            raise NotesError("give a query, filters, or both")
         hits = searcher.search(query, limit=limit, filters=parsed)
         total = None
         if len(hits) >= limit:

@@ -5,13 +5,17 @@ from __future__ import annotations
 import argparse
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memtui.cli.shared import open_history, progress_printer, report_skipped, whole_number
 from memtui.cli.terminal import console, json_safe, visible, visible_spans
 from memtui.core.reporting import fail
-from memtui.notes.search import Searcher, SearchFilters, SearchHit
+from memtui.notes.query import QueryError, SearchFilters, parse_query
+
+if TYPE_CHECKING:
+    from memtui.notes.search import SearchHit
 
 HIGHLIGHT = "bold yellow"
 PLAIN_WINDOW = 200
@@ -28,20 +32,27 @@ def register(subparsers: Any) -> None:
     """Add the `search` subcommand."""
     parser = subparsers.add_parser(
         "search",
-        help="fuzzy search titles, paths, observations, relations and text",
+        help="fuzzy search titles, paths, tags, observations, relations and text",
         description=(
-            "Fuzzy search every note of a memory folder: titles, paths, observations, relations "
-            "and body lines. Typos are tolerated; exact words and phrases rank first. "
+            "Fuzzy search every text file of a memory folder (notes and any other text file; "
+            "binary files are skipped and named): titles, paths, frontmatter tags and type, "
+            "observations, relations and lines. Typos are tolerated; exact words and phrases "
+            "rank first. Filters go in the query as in the app (tag:NAME category:NAME "
+            "type:NAME folder:PATH actor:WHO age:DAYS) or as the options below; a query of "
+            "filters alone lists the notes that pass them, most recently changed first. "
             f"A line longer than {PLAIN_WINDOW} characters is shown around its first match, cut "
             "ends marked "
             "with …. Control characters in notes and file names are shown as symbols (ESC as ␛, "
             "a newline as ␊, a byte that is not UTF-8 as \\xff); a note that is not valid UTF-8 "
-            "is searched with its bad bytes read as �. "
+            "is searched with its bad bytes read as �. The index is kept in PATH/.memtui and "
+            "only files changed since any memtui process last looked are read. "
             "Exit status: 0 with matches, 1 without, 2 on error."
         ),
     )
     parser.add_argument("path", metavar="PATH", help="the memory folder (what /memories maps to)")
-    parser.add_argument("query", metavar="QUERY", help="words to look for, in any order")
+    parser.add_argument(
+        "query", metavar="QUERY", nargs="?", default="", help="words to look for, in any order"
+    )
     parser.add_argument(
         "--limit", type=whole_number, default=20, metavar="N", help="at most N hits (20)"
     )
@@ -129,24 +140,23 @@ def print_hits(hits: list[SearchHit]) -> None:
         out.print(line)
 
 
-def load_searcher(root: Path, history: Any | None) -> tuple[Searcher, list[str]]:
-    """A searcher from the saved snapshot when no note changed since, else from a fresh index.
-
-    Returns the searcher and the problems found while scanning the folder.
-    """
-    from memtui.notes.index import NoteIndex
-    from memtui.notes.scan import scan_notes
-    from memtui.notes.search import Searcher
-
-    scan = scan_notes(root)
-    stats = {f.relpath: (f.size, f.mtime_ns) for f in scan.files}
-    searcher = Searcher.from_snapshot(root, stats, history)
-    if searcher is not None:
-        return searcher, scan.problems
-    index = NoteIndex.load(root, progress=progress_printer())
-    searcher = Searcher(index, history, progress=progress_printer("building the search index"))
-    searcher.save_snapshot(root, index.file_stats())
-    return searcher, index.problems
+def filters_of(args: argparse.Namespace, query_filters: SearchFilters) -> SearchFilters:
+    """The query's filters, each overridden by its command-line option when that is given."""
+    return replace(
+        query_filters,
+        **{
+            name: value
+            for name, value in (
+                ("folder", args.folder),
+                ("tag", args.tag),
+                ("category", args.category),
+                ("note_type", args.note_type),
+                ("actor", args.actor),
+                ("max_age_days", args.max_age),
+            )
+            if value is not None
+        },
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -158,21 +168,24 @@ def run(args: argparse.Namespace) -> int:
         return fail("search", "--limit must be at least 1")
     if args.max_age is not None and not (math.isfinite(args.max_age) and args.max_age >= 0):
         return fail("search", f"--max-age must be a number of days, 0 or more (not {args.max_age})")
-    filters = SearchFilters(
-        folder=args.folder,
-        tag=args.tag,
-        category=args.category,
-        note_type=args.note_type,
-        actor=args.actor,
-        max_age_days=args.max_age,
-    )
     try:
-        history = open_history(root) if args.actor else None
-        searcher, problems = load_searcher(root, history)
-        hits = searcher.search(args.query, limit=args.limit, filters=filters)
+        words, query_filters = parse_query(args.query)
+    except QueryError as error:
+        return fail("search", error)
+    filters = filters_of(args, query_filters)
+    if not words and not filters.any():
+        return fail("search", "give words to look for, filters, or both")
+    # Imported here: every `memtui` command builds this parser, and these cost 35 ms.
+    from memtui.notes.index import NoteIndex
+    from memtui.notes.search import Searcher
+
+    try:
+        history = open_history(root) if filters.actor else None
+        index = NoteIndex.load(root, progress=progress_printer())
+        hits = Searcher(index, history).search(words, limit=args.limit, filters=filters)
     except Exception as exc:  # a one-line message, never a traceback
         return fail("search", exc)
-    report_skipped("search", problems)
+    report_skipped("search", index.problems)
     if args.json:
         for hit in hits:
             print(hit_json(hit))

@@ -48,9 +48,10 @@ def meta_dir(root: Path, *, create: bool = True) -> Path:
 class MutationLock:
     """An exclusive lock shared by every process (flock) and every thread (a mutex) of one store."""
 
-    def __init__(self, root: Path) -> None:
-        """Prepare the lock for `root`; the lock file is opened lazily and kept open."""
-        self.path = root / META_DIR_NAME / "lock"
+    def __init__(self, root: Path, name: str = "lock") -> None:
+        """Prepare the lock `name` of `root` (`lock` serialises changes); the lock file is opened
+        lazily and kept open."""
+        self.path = root / META_DIR_NAME / name
         self._root = root
         self._fd: int | None = None
         self._mutex = threading.RLock()

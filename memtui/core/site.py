@@ -47,17 +47,19 @@ class Site:
         self.temps.close()
         self.root.close()
 
-    def forget(self, location: Location) -> None:
-        """Close a location the site will not act on again, so a long batch (recording thousands
-        of outside changes) holds one descriptor at a time, not one per file."""
-        self.locations = [kept for kept in self.locations if kept is not location]
-        location.close()
-
     def locate(self, parts: Sequence[str]) -> Location:
         """Walk resolved `parts` again on descriptors; OutsideStore if they now lead out."""
         location = self.root.locate(parts)
         self.locations.append(location)
         return location
+
+    def release(self, location: Location) -> None:
+        """Close a location this site no longer needs (a long walk keeps few descriptors open)."""
+        location.close()
+        if self.locations and self.locations[-1] is location:
+            self.locations.pop()
+        elif location in self.locations:
+            self.locations.remove(location)
 
     def place(self, parts: Sequence[str], shown: str) -> Location | CommandOutcome:
         """Walk a path resolved earlier (`parts`) again; the refusal if the store changed since.

@@ -744,7 +744,7 @@ class MemoryStore:
         when the history cannot be written.
         """
         with self._shared.lock.hold(), self.open_site() as site:
-            events = [self._external_event(site, relpath) for relpath in relpaths]
+            events = (self._external_event(site, relpath) for relpath in relpaths)
             return self.history.record_many(event for event in events if event is not None)
 
     def _external_event(self, site: Site, relpath: str) -> PendingEvent | None:
@@ -754,17 +754,19 @@ class MemoryStore:
             return None
         try:
             location = site.place(checked.parts, checked.virtual)
-            if isinstance(location, CommandOutcome):
-                return None
-            try:
-                info = location.lstat()
-                if info is not None and stat.S_ISDIR(info.st_mode):
-                    return None
-                current = capture(location, self.max_size)
-            finally:
-                site.forget(location)
         except OSError:
             return None
+        if isinstance(location, CommandOutcome):
+            return None
+        try:
+            info = location.lstat()
+            if info is not None and stat.S_ISDIR(info.st_mode):
+                return None
+            current = capture(location, self.max_size)
+        except OSError:
+            return None
+        finally:
+            site.release(location)
         if current.kind == KIND_DIR:
             return None
         known = self.history.file_record(checked.virtual)

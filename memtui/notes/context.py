@@ -91,13 +91,17 @@ class NoteContext:
 
 
 def _resolve_target(index: NoteIndex, target: str) -> str | None:
-    """A note by permalink, title or path (also `memory://x` and `/memories/x.md`)."""
+    """A note by permalink, title or path, or any text file by its path (also `memory://x` and
+    `/memories/x.md`)."""
     target = target.strip()
     if target.startswith(MEMORY_URL):
         target = target[len(MEMORY_URL) :]
     if target.startswith(VIRTUAL_PREFIX):
         target = target[len(VIRTUAL_PREFIX) :]
-    return index.resolve(target)
+    found = index.resolve(target)
+    if found is None and index.entry(target) is not None:
+        return target
+    return found
 
 
 def build_context(
@@ -119,9 +123,10 @@ def build_context(
         raise ValueError(f"depth must be 1, 2 or 3, not {depth}")
     since = parse_timeframe(timeframe, now) if timeframe else float("-inf")
     primary = _resolve_target(index, target)
-    if primary is None:
+    entry = index.entry(primary) if primary is not None else None
+    if primary is None or entry is None:
         raise LookupError(f"no note matches {target!r} (by permalink, title or path)")
-    note = index.notes[primary]
+    note = index.notes.get(primary)
     related: list[RelatedNote] = []
     hidden = 0
     seen = {primary}
@@ -137,29 +142,31 @@ def build_context(
                 continue
             seen.add(other)
             queue.append((other, distance + 1))
-            other_note = index.notes[other]
-            if other_note.mtime < since:
+            other_entry = index.entry(other)
+            if other_entry is None:
+                continue
+            if other_entry.mtime < since:
                 hidden += 1
             else:
                 related.append(
                     RelatedNote(
                         other,
-                        other_note.title,
+                        other_entry.title,
                         relation_type,
                         direction,
                         current,
                         distance + 1,
-                        other_note.mtime,
+                        other_entry.mtime,
                     )
                 )
     unresolved = tuple((r.relation_type, r.target) for r, t in index.outgoing(primary) if t is None)
     return NoteContext(
         path=primary,
-        title=note.title,
-        permalink=note.permalink,
-        note_type=note.note_type,
-        mtime=note.mtime,
-        observations=tuple(note.observations),
+        title=entry.title,
+        permalink=entry.permalink or "",
+        note_type=entry.note_type or "text",
+        mtime=entry.mtime,
+        observations=tuple(note.observations) if note is not None else (),
         related=tuple(related),
         unresolved=unresolved,
         depth=depth,
@@ -235,22 +242,24 @@ def recent_activity(
                 newest.setdefault(virtual[len(VIRTUAL_PREFIX) :], event)
         reviews = history.reviews(event.id for event in newest.values())
         for relpath, event in newest.items():
-            note = index.notes.get(relpath)
+            entry = index.entry(relpath)
             review = reviews.get(event.id)
             latest[relpath] = ActivityItem(
                 relpath,
-                note.title if note else "",
+                entry.title if entry else "",
                 event.time,
                 event.actor,
                 event.command,
                 reviewable=is_reviewable(event),
                 reviewed_by=None if review is None else review.reviewer,
             )
-    for relpath, note in index.notes.items():
-        if note.mtime < since:
+    for entry in index.entries(since_ns=int(since * 1e9)):
+        if entry.mtime < since:
             continue
-        known = latest.get(relpath)
-        if known is None or known.when + 2 < note.mtime:
-            latest[relpath] = ActivityItem(relpath, note.title, note.mtime, "unknown", "modified")
+        known = latest.get(entry.path)
+        if known is None or known.when + 2 < entry.mtime:
+            latest[entry.path] = ActivityItem(
+                entry.path, entry.title, entry.mtime, "unknown", "modified"
+            )
     items = sorted(latest.values(), key=lambda item: (-item.when, item.path))
     return RecentActivity(timeframe, tuple(items[:limit]))

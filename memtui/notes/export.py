@@ -1,16 +1,25 @@
-"""Export records: one JSON-ready dict per note, in the corpus's (Basic Memory's) shape."""
+"""Export records: one JSON-ready dict per file, notes in the corpus's (Basic Memory's) shape."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import date
 from pathlib import Path
 from typing import Any
 
+from memtui.notes.file_checks import shown_part
 from memtui.notes.index import NoteIndex
 from memtui.notes.model import Note
 from memtui.notes.parser import parse_note
+from memtui.notes.reading import (
+    HeadBytes,
+    binary_reason,
+    is_note,
+    normalise_text,
+    read_store_head,
+)
+from memtui.notes.records import build_record, text_title
 
 
 def note_record(note: Note, *, with_warnings: bool = False) -> dict[str, Any]:
@@ -79,29 +88,59 @@ def record_json(record: dict[str, Any]) -> str:
     return json.dumps(_string_keys(record), ensure_ascii=False, default=_json_default)
 
 
+def text_record(relpath: str, head: HeadBytes) -> dict[str, Any]:
+    """The export record of a text file that is not a note: its title and text (within the cap)."""
+    text = shown_part(normalise_text(head.data))
+    record: dict[str, Any] = {
+        "path": relpath,
+        "kind": "text",
+        "title": text_title(relpath, text),
+        "text": text,
+    }
+    if head.cut or len(text) < len(normalise_text(head.data)):
+        record["truncated"] = True
+    return record
+
+
 def export_records(
     root: Path,
     relpaths: list[str],
     *,
     with_warnings: bool = False,
     index: NoteIndex | None = None,
+    skipped: Callable[[str], None] | None = None,
 ) -> Iterator[dict[str, Any]]:
-    """Parse each file and yield its export record, in the given order.
+    """Read (at most the cap of) each file and yield its export record, in the given order.
 
-    With an `index` of `root`, its notes are used and their warnings include unresolved links.
+    Notes (`.md`) get Basic Memory's record; other text files a `kind: text` record; binary
+    files are left out and named to `skipped`. With an `index` of `root`, note warnings include
+    unresolved links.
     """
     for relpath in relpaths:
-        if index is not None and relpath in index.notes:
-            record = note_record(index.notes[relpath])
-            warnings = index.warnings(relpath) if with_warnings and "error" not in record else []
-            if warnings:
-                record["warnings"] = warnings
-            yield record
-            continue
-        full = root / relpath
         try:
-            data = full.read_bytes()
+            head = read_store_head(root, relpath)
         except OSError as error:
             yield {"path": relpath, "error": f"could not read the file ({error.strerror or error})"}
             continue
-        yield note_record(parse_note(data, relpath), with_warnings=with_warnings)
+        if not is_note(relpath):
+            reason = binary_reason(head.data)
+            if reason is not None:
+                if skipped is not None:
+                    skipped(f"{relpath}: {reason}")
+                continue
+            record = text_record(relpath, head)
+        else:
+            note = parse_note(head.data, relpath, mtime=head.mtime, size=head.size)
+            record = note_record(note)
+        if with_warnings and "error" not in record:
+            warnings = (
+                index.warnings(relpath) if index is not None else _own_warnings(relpath, head)
+            )
+            if warnings:
+                record["warnings"] = warnings
+        yield record
+
+
+def _own_warnings(relpath: str, head: HeadBytes) -> list[str]:
+    """A file's warnings without an index (no unresolved-link warnings)."""
+    return build_record(relpath, head).warnings

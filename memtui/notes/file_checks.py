@@ -61,11 +61,24 @@ def note_head(text: str) -> str | None:
     head = text[:LARGE_NOTE_BYTES]
     if len(head.encode("utf-8", "surrogatepass")) > LARGE_NOTE_BYTES:
         head = head.encode("utf-8", "surrogatepass")[:LARGE_NOTE_BYTES].decode("utf-8", "ignore")
+    head = first_lines(head)
+    return head if len(head) < len(text) else None
+
+
+def shown_part(text: str) -> str:
+    """What the app shows, searches and indexes of a text: its first 20,000 lines within its
+    first MiB (all of any ordinary note)."""
+    head = note_head(text)
+    return text if head is None else head
+
+
+def first_lines(text: str) -> str:
+    """The first `LARGE_NOTE_LINES` lines of `text` (all of it when it has no more)."""
+    if len(text) <= LARGE_NOTE_LINES:
+        return text
     cut = -1
     for _ in range(LARGE_NOTE_LINES):
-        cut = head.find("\n", cut + 1)
+        cut = text.find("\n", cut + 1)
         if cut < 0:
-            break
-    if cut >= 0:
-        head = head[: cut + 1]
-    return head if len(head) < len(text) else None
+            return text
+    return text[: cut + 1]

@@ -98,10 +98,7 @@ def moved_path(relpath: str, old: str, new: str) -> str:
 
 def notes_at(index: NoteIndex, relpath: str) -> set[str]:
     """The note at `relpath`, or every note in the folder at `relpath`."""
-    if relpath in index.notes:
-        return {relpath}
-    prefix = relpath.strip("/") + "/"
-    return {path for path in index.notes if path.startswith(prefix)}
+    return index.notes_under(relpath)
 
 
 def _candidate_sources(index: NoteIndex, moved: set[str]) -> set[str]:
@@ -170,7 +167,7 @@ def retargets(index: NoteIndex, plan: Plan, old: str, new: str) -> Plan:
 class MovePrediction:
     """The links into a note or folder that moves would break, for one rename dialog: what the
     frontmatter of each moved note sets is read once, and each move is then resolved by the
-    index's own rules (`retargets` over a `MovedIndex`), so the count is what a rewrite does."""
+    index's own rules (`retargets` over `NoteIndex.moved`), so the count is what a rewrite does."""
 
     def __init__(self, index: NoteIndex, plan: Plan, old: str) -> None:
         """Predict moves of `old` for the links `plan` (from `links_into`)."""
@@ -199,7 +196,6 @@ class MovePrediction:
     def broken(self, new: str) -> Plan:
         """The links of the plan that would stop reaching their note if `old` moved to `new`, by
         source (computed before moving; `retargets` rewrites exactly these once moved)."""
-        from memtui.notes.index import MovedIndex
         from memtui.notes.parser import names_at
 
         if self._moved is None:
@@ -208,7 +204,8 @@ class MovePrediction:
         for relpath in self._moved:
             now = moved_path(relpath, self.old, new)
             moves[relpath] = (now, *names_at(now, self.fixed(relpath)))
-        rewrites = retargets(MovedIndex(self.index, moves), self.plan, self.old, new)
+        with self.index.moved(moves) as moved:
+            rewrites = retargets(moved, self.plan, self.old, new)
         result: Plan = {}
         for source, targets in self.plan.items():
             renamed = rewrites.get(moved_path(source, self.old, new), {})

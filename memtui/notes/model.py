@@ -48,3 +48,5 @@ class Note:
     tags: list[str] = field(default_factory=list)
     index_error: str | None = None
     """Why Basic Memory would refuse to index this file (undecodable bytes, a non-string key), if so."""
+    body_line: int = 1
+    """1-based line where the body starts (the first line after the frontmatter block)."""

@@ -12,6 +12,7 @@ from memtui.notes.file_checks import name_warnings, nul_warning, size_warnings
 from memtui.notes.frontmatter_norm import Frontmatter, read_frontmatter
 from memtui.notes.model import Note, Relation
 from memtui.notes.permalink import generate_permalink
+from memtui.notes.reading import read_head
 
 _NEWLINE = re.compile(r"\r\n?|\n")
 _SOURCE_KEY = re.compile(r"^source[ \t]*:", re.MULTILINE)
@@ -54,21 +55,31 @@ def _stem(path: str) -> str:
 
 
 def parse_note(
-    data: bytes | str, path: str, *, mtime: float = 0.0, use_fast_path: bool = True
+    data: bytes | str,
+    path: str,
+    *,
+    mtime: float = 0.0,
+    use_fast_path: bool = True,
+    size: int | None = None,
 ) -> Note:
-    """Parse a note's bytes (or text) exactly as Basic Memory 0.24.1 would, adding lines and warnings."""
+    """Parse a note's bytes (or text) exactly as Basic Memory 0.24.1 would, adding lines and warnings.
+
+    `size` is the whole file's size when `data` is only its first part (a file over the cap):
+    then that part is parsed and the size warning names the whole file.
+    """
     text, raw, decode_error = _decode(data)
     stem = _stem(path)
+    whole = len(raw) if size is None else max(size, len(raw))
     note = Note(
         path=path,
         title=stem,
         frontmatter={"title": stem, "type": "note"},
-        size=len(raw),
+        size=whole,
         mtime=mtime,
         content_hash=hashlib.sha256(raw).hexdigest(),
     )
     note.warnings.extend(name_warnings(path))
-    note.warnings.extend(size_warnings(len(raw), raw.count(b"\n")))
+    note.warnings.extend(size_warnings(whole, raw.count(b"\n"), lines_at_least=whole > len(raw)))
     if decode_error is not None:
         note.permalink = generate_permalink(path)
         note.warnings.append(decode_error)
@@ -100,8 +111,9 @@ def _fill(note: Note, text: str, stem: str, use_fast_path: bool) -> None:
     note.permalink = _frontmatter_permalink(metadata) or generate_permalink(note.path)
     note.warnings.extend(front.warnings)
     note.index_error = front.index_error
+    offset = _count_newlines(text[: front.body_start])
+    note.body_line = offset + 1
     if front.body and _semantics_enabled(metadata):
-        offset = _count_newlines(text[: front.body_start])
         extraction = _md_fast.fast_extract(front.body, offset) if use_fast_path else None
         if extraction is None:
             extraction = _md_reference.extract(_md_reference.reference_blocks(front.body), offset)
@@ -157,14 +169,13 @@ def _add_provenance(note: Note, front: Frontmatter, text: str) -> None:
 
 
 def parse_file(root: Path, relpath: str) -> Note:
-    """Read and parse `root/relpath`; an unreadable file gives a note with a warning."""
-    target = Path(root) / relpath
+    """Read (at most the cap) and parse `root/relpath`; an unreadable file gives a note with a
+    warning."""
     try:
-        stat = target.stat()
-        data = target.read_bytes()
+        head = read_head(Path(root) / relpath)
     except OSError as error:
         note = parse_note(b"", relpath)
         note.warnings.append(f"could not read the file ({error.strerror or error})")
         note.index_error = "could not read the file"
         return note
-    return parse_note(data, relpath, mtime=stat.st_mtime)
+    return parse_note(head.data, relpath, mtime=head.mtime, size=head.size)

@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-import hashlib
+import json
 import re
 import time
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
-from weakref import WeakKeyDictionary
 
 from rapidfuzz import fuzz
 
-from memtui.notes.bulk import KEEP_MIN_NOTES, Pacer, collector_paused
+from memtui.notes.bulk import Pacer
 from memtui.notes.index import NoteIndex
+from memtui.notes.index_db import from_db
+from memtui.notes.records import body_sample
 
 DAY = 86400.0
 UNREAD_AFTER_DAYS = 30
@@ -23,7 +25,6 @@ UNVERIFIED_AFTER_DAYS = 180
 LARGE_NOTE_BYTES = 20_000
 DUPLICATE_TITLE_RATIO = 90.0
 DUPLICATE_CONTENT_RATIO = 80.0
-CONTENT_SAMPLE_CHARS = 1500
 MAX_BLOCK = 64
 """Title words shared by more notes than this are too common to block duplicates on."""
 ARCHIVE_FOLDER = "archive"
@@ -80,31 +81,15 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
-def _body_sample(text: str) -> str:
-    """The start of a note's body, whitespace-collapsed and lowercased, for duplicate checks."""
-    if text.startswith("---"):
-        close = text.find("\n---", 3)
-        if close >= 0:
-            text = text[close + 4 :]
-    return " ".join(text[: CONTENT_SAMPLE_CHARS * 2].split()).lower()[:CONTENT_SAMPLE_CHARS]
-
-
 def is_archived(relpath: str) -> bool:
     """Whether a note lies under the top-level archive folder."""
     return relpath.startswith(ARCHIVE_FOLDER + "/")
 
 
-def reviewed_paths(index: NoteIndex) -> list[str]:
-    """The notes the review looks at, sorted: every note outside the archive folder."""
-    return [relpath for relpath in sorted(index.notes) if not is_archived(relpath)]
-
-
 @dataclass(frozen=True)
 class NoteFacts:
-    """What the review reads from one note, kept for as long as the note is unchanged."""
+    """What the review reads from one note's index record."""
 
-    packed: object
-    """The index's packed form of the note these facts were read from."""
     mtime: float
     size: int
     title: str
@@ -117,49 +102,30 @@ class NoteFacts:
     """When the note was last verified, and the frontmatter text that says so."""
 
 
-_FACTS: WeakKeyDictionary[NoteIndex, dict[str, NoteFacts]] = WeakKeyDictionary()
-"""Per index: relpath -> facts, so a review after a few changes re-reads only those notes."""
-
-
 def _dated(value: Any) -> tuple[float, str] | None:
     """A frontmatter date as (unix seconds, its text), or None."""
     when = parse_date(value)
     return None if when is None else (when, str(value))
 
 
-def note_facts(index: NoteIndex, relpath: str) -> NoteFacts:
-    """The review's facts about one note, read again only when the index re-read the note."""
-    cache = _FACTS.setdefault(index, {})
-    packed = index.notes.packed(relpath)
-    facts = cache.get(relpath)
-    if facts is not None and facts.packed is packed:
-        return facts
-    note = index.notes[relpath]
-    sample = _body_sample(index.texts.get(relpath, ""))
-    digest = hashlib.blake2b(sample.encode(), digest_size=16).hexdigest()
-    facts = NoteFacts(
-        packed=packed,
-        mtime=note.mtime,
-        size=note.size,
-        title=note.title.lower(),
-        sample_hash=digest if len(sample) >= 40 else None,
-        expires=_dated(note.frontmatter.get("expires")),
-        verified=_dated(note.frontmatter.get("last_verified")),
+def all_facts(index: NoteIndex) -> dict[str, NoteFacts]:
+    """Facts of every reviewed note (every note outside the archive folder), sorted by path."""
+    rows = index.db.connection().execute(
+        "SELECT path, mtime_ns, size, title, info FROM files WHERE kind = 1 "
+        "AND NOT (path > ? AND path < ?) ORDER BY path",
+        (ARCHIVE_FOLDER + "/", ARCHIVE_FOLDER + "0"),
     )
-    cache[relpath] = facts
-    return facts
-
-
-def _all_facts(index: NoteIndex) -> dict[str, NoteFacts]:
-    """Facts of every reviewed note (sorted by path); forgets notes no longer indexed."""
-    pace = Pacer()
     facts: dict[str, NoteFacts] = {}
-    for relpath in reviewed_paths(index):
-        facts[relpath] = note_facts(index, relpath)
-        pace()
-    cache = _FACTS.get(index, {})
-    for relpath in [p for p in cache if p not in facts]:
-        cache.pop(relpath, None)
+    for path, mtime_ns, size, title, info in rows:
+        extras = json.loads(info)
+        facts[from_db(path)] = NoteFacts(
+            mtime=mtime_ns / 1e9,
+            size=size,
+            title=from_db(title or "").lower(),
+            sample_hash=extras.get("sample"),
+            expires=_dated(extras.get("expires")),
+            verified=_dated(extras.get("verified")),
+        )
     return facts
 
 
@@ -169,9 +135,30 @@ def near_duplicates(
     """relpath -> [(other relpath, why)] for notes with the same body or near-identical title and body.
 
     Archived notes are left out. Pairs are only compared inside small blocks (same body hash, or
-    a shared uncommon title word), so the work grows with the number of notes, not its square.
+    a shared uncommon title word), so the work grows with the number of notes, not its square;
+    a body is read from its file only when two titles are near-identical.
     """
-    facts = _all_facts(index) if facts is None else facts
+    facts = all_facts(index) if facts is None else facts
+    by_hash, by_word = _blocks(facts)
+    found: dict[str, dict[str, str]] = defaultdict(dict)
+
+    def pair(a: str, b: str, why: str) -> None:
+        found[a].setdefault(b, why)
+        found[b].setdefault(a, why)
+
+    for group in by_hash.values():
+        for i, a in enumerate(group):
+            for b in group[i + 1 :]:
+                pair(a, b, "same content")
+    for a, b, why in _similar_pairs(index, facts, by_word):
+        pair(a, b, why)
+    return {p: sorted(others.items()) for p, others in found.items()}
+
+
+def _blocks(
+    facts: dict[str, NoteFacts],
+) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """Notes by body hash, and by each uncommon-enough word of their titles."""
     pace = Pacer()
     by_hash: dict[str, list[str]] = defaultdict(list)
     by_word: dict[str, list[str]] = defaultdict(list)
@@ -181,75 +168,75 @@ def near_duplicates(
             by_hash[fact.sample_hash].append(relpath)
         for word in set(_TITLE_WORD.findall(fact.title)):
             by_word[word].append(relpath)
-    found: dict[str, dict[str, str]] = defaultdict(dict)
-    samples: dict[str, str] = {}
+    return by_hash, by_word
 
-    def pair(a: str, b: str, why: str) -> None:
-        found[a].setdefault(b, why)
-        found[b].setdefault(a, why)
+
+def _similar_pairs(
+    index: NoteIndex, facts: dict[str, NoteFacts], by_word: dict[str, list[str]]
+) -> Iterator[tuple[str, str, str]]:
+    """(a, b, why) for notes of one title-word block with near-identical titles and bodies."""
+    pace = Pacer()
+    samples: dict[str, str] = {}
 
     def sample(relpath: str) -> str:
         if relpath not in samples:
-            samples[relpath] = _body_sample(index.texts.get(relpath, ""))
+            samples[relpath] = body_sample(index.read_text(relpath) or "")
         return samples[relpath]
 
-    for group in by_hash.values():
-        for i, a in enumerate(group):
-            for b in group[i + 1 :]:
-                pair(a, b, "same content")
     compared: set[tuple[str, str]] = set()
     for group in by_word.values():
         if len(group) < 2 or len(group) > MAX_BLOCK:
             continue
         pace()
         for i, a in enumerate(group):
-            for j in range(i + 1, len(group)):
-                b = group[j]
+            for b in group[i + 1 :]:
                 if (a, b) in compared:
                     continue
                 compared.add((a, b))
-                title_score = fuzz.token_sort_ratio(
+                if not fuzz.token_sort_ratio(
                     facts[a].title, facts[b].title, score_cutoff=DUPLICATE_TITLE_RATIO
-                )
-                if not title_score:
+                ):
                     continue
                 content = fuzz.ratio(sample(a), sample(b), score_cutoff=DUPLICATE_CONTENT_RATIO)
                 if content:
-                    pair(a, b, f"similar title and content ({int(content)}%)")
-    return {p: sorted(others.items()) for p, others in found.items()}
+                    yield a, b, f"similar title and content ({int(content)}%)"
 
 
 def review(
     index: NoteIndex, history: Any | None, *, now: float | None = None
 ) -> list[StaleCandidate]:
-    """Every note outside the archive with a staleness signal, highest score first (ties by path).
-
-    In a large store the collector is paused meanwhile and what is left afterwards (the facts
-    kept per note, the candidates) is frozen out of its full passes, which would otherwise stop
-    every thread for tenths of a second after each review.
-    """
+    """Every note outside the archive with a staleness signal, highest score first (ties by path)."""
     now = time.time() if now is None else now
     reads: dict[str, float] | None = history.last_agent_reads() if history is not None else None
     recorded_from = history.recording_since() if history is not None else None
-    with collector_paused(keep=len(index.notes) >= KEEP_MIN_NOTES):
-        facts = _all_facts(index)
+    with index.db.snapshot():
+        facts = all_facts(index)
+        links = Links(index.linked(), index.unresolved_counts())
         duplicates = near_duplicates(index, facts)
-        candidates: list[StaleCandidate] = []
-        pace = Pacer()
-        for relpath, fact in facts.items():
-            pace()
-            reasons = _reasons(index, relpath, fact, reads, recorded_from, duplicates, now)
-            if reasons:
-                score = round(sum(r.weight for r in reasons), 3)
-                candidates.append(StaleCandidate(relpath, score, tuple(reasons)))
-        candidates.sort(key=lambda c: (-c.score, c.path))
+    candidates: list[StaleCandidate] = []
+    pace = Pacer()
+    for relpath, fact in facts.items():
+        pace()
+        reasons = _reasons(relpath, fact, links, reads, recorded_from, duplicates, now)
+        if reasons:
+            score = round(sum(r.weight for r in reasons), 3)
+            candidates.append(StaleCandidate(relpath, score, tuple(reasons)))
+    candidates.sort(key=lambda c: (-c.score, c.path))
     return candidates
 
 
+@dataclass(frozen=True)
+class Links:
+    """What the review needs of the store's links: who is linked, and unresolved targets."""
+
+    linked: set[str]
+    unresolved: dict[str, list[str]]
+
+
 def _reasons(
-    index: NoteIndex,
     relpath: str,
     fact: NoteFacts,
+    links: Links,
     reads: dict[str, float] | None,
     recorded_from: float | None,
     duplicates: dict[str, list[tuple[str, str]]],
@@ -288,9 +275,9 @@ def _reasons(
                 min(2.5, 1.0 + days / 365),
             )
         )
-    if not index.linked_notes(relpath):
+    if relpath not in links.linked:
         reasons.append(ORPHAN)
-    unresolved = index.unresolved_targets(relpath)
+    unresolved = links.unresolved.get(relpath, [])
     if unresolved:
         shown = ", ".join(unresolved[:3]) + (", ..." if len(unresolved) > 3 else "")
         reasons.append(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import threading
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
 
     from memtui.core.config import Settings
     from memtui.core.history import History, HistoryCorrupt
+    from memtui.notes.index import NoteIndex
 
 FIRST_FRAME_ENV = "MEMTUI_FIRST_FRAME_FILE"
 """If set, the app writes the wall-clock time of its first frame to this file (benchmarks)."""
@@ -99,8 +101,11 @@ class MemtuiApp(PlainNotifyApp):
         self.notice = notice
         self.watch_enabled = watch
         self.index_progress: tuple[int, int] | None = None
+        self.index_current = False
+        """Whether the installed index has been checked against the files since launch."""
         self.badges: dict[str, frozenset[str]] = {}
         self._badges_timer: Timer | None = None
+        self._badges_lock = threading.Lock()
         self.undo_stack: list[int] = []
         self.history_ready = False
         self._plain_history: History | None = None
@@ -235,10 +240,24 @@ class MemtuiApp(PlainNotifyApp):
 
     @work(thread=True, exclusive=True, group="index", exit_on_error=False)
     def load_index(self) -> None:
-        """Load and install the index, then the search index, posting progress and readiness."""
-        index, error = load_index(
-            self.ctx, lambda done, total: self.post_message(IndexProgress(done, total))
+        """Open the index and install it with a searcher (at once when it holds files), then
+        catch up on files changed since; posting progress, readiness and what changed."""
+        installed: list[bool] = []
+
+        def ready(index: NoteIndex) -> None:
+            build_searcher(self.ctx, index, self.plain_history())
+            installed.append(True)
+            self.post_message(IndexReady(index, current=False))
+            self.post_message(SearcherReady())
+
+        index, error, changed = load_index(
+            self.ctx, lambda done, total: self.post_message(IndexProgress(done, total)), ready
         )
+        if installed and index is not None:
+            self.post_message(IndexReady(index, error))
+            if changed:
+                self.post_message(NotesChanged(frozenset(changed)))
+            return
         self.post_message(IndexReady(index, error))
         if index is not None:
             build_searcher(self.ctx, index, self.plain_history())
@@ -256,9 +275,11 @@ class MemtuiApp(PlainNotifyApp):
             self.notify(message.error, severity="error", timeout=10)
         if message.index is None:
             return
+        self.index_current = message.current
         self.index_ready_signal.publish(None)
         self.compute_badges()
-        self.report_skipped(message.index.problems)
+        if message.current:
+            self.report_skipped(message.index.problems)
 
     def on_searcher_ready(self, message: SearcherReady) -> None:
         """Tell the screens that search works now."""
@@ -279,12 +300,16 @@ class MemtuiApp(PlainNotifyApp):
 
     @work(thread=True, exclusive=True, group="badges", exit_on_error=False)
     def compute_badges(self) -> None:
-        """Compute tree badges in a thread; a run overtaken by a newer one posts nothing."""
+        """Compute tree badges in a thread, one run at a time (a run over a large store holds
+        a lot); a run overtaken by a newer one posts nothing."""
         index = self.ctx.index
         if index is None:
             return
         try:
-            badges = compute_badges(self.plain_history(), index, self.clock(), self.ctx.store)
+            with self._badges_lock:
+                if get_current_worker().is_cancelled:
+                    return
+                badges = compute_badges(self.plain_history(), index, self.clock(), self.ctx.store)
         except Exception as error:
             self.log.warning(f"badges not computed: {error}")
             return

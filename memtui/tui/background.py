@@ -14,8 +14,6 @@ from textual.worker import Worker
 
 T = TypeVar("T")
 
-RETRIES = 3
-"""How often a run that tripped over a concurrent index update is repeated before it fails."""
 LONGEST_WAIT = 4
 """A steady stream of requests delays a rerun by at most this many quiet periods."""
 
@@ -41,8 +39,8 @@ class Refresher(Generic[T]):
 
     The first request runs at once. Requests made while a run is under way become one more run,
     started once no request came for `quiet` seconds. Requests made (or runs due) while the
-    screen is hidden wait until `resume`. A run that hits a concurrent index update (RuntimeError, KeyError) is
-    repeated; the update's own change notice follows anyway.
+    screen is hidden wait until `resume`. Runs read the index through their own connection, so an
+    update landing meanwhile never breaks one; its change notice asks for another run.
     """
 
     def __init__(
@@ -84,7 +82,6 @@ class Refresher(Generic[T]):
     async def _run(self) -> None:
         """Compute while runs are wanted, posting each result."""
         first = True
-        failures = 0
         while self.wanted:
             if not first:
                 await self._quiet_wait()
@@ -93,15 +90,7 @@ class Refresher(Generic[T]):
             if not is_visible(self.screen):
                 self.missed = True
                 return
-            try:
-                result = await asyncio.to_thread(self.compute)
-            except (RuntimeError, KeyError):
-                failures += 1
-                if failures > RETRIES:
-                    raise
-                self.wanted = True
-                continue
-            failures = 0
+            result = await asyncio.to_thread(self.compute)
             self.screen.post_message(Computed(self.apply, result))
 
     async def _quiet_wait(self) -> None:

@@ -1,4 +1,5 @@
-"""Load the note index and the search index off the UI thread and keep both in step with the disk."""
+"""Open the store's index off the UI thread (reading only files changed since any memtui process
+indexed them), install a searcher on it, and keep it in step with the disk."""
 
 from __future__ import annotations
 
@@ -13,17 +14,22 @@ if TYPE_CHECKING:
     from memtui.tui.context import AppContext
 
 UPDATE_LOCK = threading.Lock()
-"""Index loads, index updates and search index updates never run at the same time."""
+"""Installing the index and catching up on paths changed meanwhile never run at the same time as
+an update (readers need no lock: each update is one SQLite transaction)."""
 PROGRESS_EVERY = 0.1
 """Seconds between two progress reports while indexing."""
 
 
 def load_index(
-    ctx: AppContext, progress: Callable[[int, int], None]
-) -> tuple[NoteIndex | None, str | None]:
-    """Load the index, catch up on files changed meanwhile and install it (run in a thread).
+    ctx: AppContext,
+    progress: Callable[[int, int], object],
+    ready: Callable[[NoteIndex], None] | None = None,
+) -> tuple[NoteIndex | None, str | None, set[str]]:
+    """Open the index, install it, and bring it up to date with the files (run in a thread).
 
-    Returns the index, or None and an error to show.
+    An index that already holds files is installed at once and `ready` is called with it, so
+    search works while the files changed since are read; a new index is installed when built.
+    Returns the index (or None and an error to show) and the paths the update changed.
     """
     from memtui.notes.index import NoteIndex
 
@@ -36,30 +42,29 @@ def load_index(
             progress(done, total)
 
     try:
-        index = NoteIndex.load(ctx.store.root, progress=throttled)
+        index = NoteIndex.open(ctx.store.root)
+        if ready is not None and not index.is_empty():
+            with UPDATE_LOCK:
+                ctx.index = index
+            ready(index)
+        changed = index.refresh(throttled)
     except Exception as error:
-        return None, f"Could not index {ctx.store.root}: {error}"
+        return None, f"Could not index {ctx.store.root}: {error}", set()
     with UPDATE_LOCK:
         if ctx.changed_while_loading:
-            index.update_paths(set(ctx.changed_while_loading))
+            changed |= index.update_paths(set(ctx.changed_while_loading))
         ctx.index = index
-    return index, None
+    return index, None, changed
 
 
 def build_searcher(ctx: AppContext, index: NoteIndex, history: object) -> Searcher:
-    """Build the search index (seconds at 50k notes), then install it (run in a thread).
-
-    The build does not hold the update lock, so the tree and previews follow the disk meanwhile;
-    the notes that changed during the build are re-indexed before the searcher is installed.
-    """
+    """Install a searcher on the index (run in a thread); it reads the index's latest state at
+    every search, so nothing is built or re-indexed here."""
     from memtui.notes.search import Searcher
 
     searcher = Searcher(index, history)
     with UPDATE_LOCK:
-        changed = set(ctx.changed_while_loading)
         ctx.changed_while_loading.clear()
-        if changed:
-            searcher.invalidate(changed)
         ctx.searcher = searcher
     return searcher
 
@@ -73,27 +78,16 @@ def apply_changes(ctx: AppContext, paths: frozenset[str]) -> set[str]:
         return ctx.index.update_paths(paths) | set(paths)
 
 
-def refresh_search(ctx: AppContext, changed: Iterable[str]) -> None:
-    """Tell the search index which notes changed (or remember them until it is installed)."""
-    with UPDATE_LOCK:
-        if ctx.searcher is not None:
-            ctx.searcher.invalidate(changed)
-        else:
-            ctx.changed_while_loading.update(changed)
-
-
 def update_notes(ctx: AppContext, paths: Iterable[str]) -> set[str]:
-    """Bring the index and the search index up to date for paths the app itself changed.
+    """Bring the index up to date for paths the app itself changed (search follows at once).
 
     Folder paths stand for every note below them. Returns what changed.
     """
-    changed = apply_changes(ctx, frozenset(paths))
-    refresh_search(ctx, changed)
-    return changed
+    return apply_changes(ctx, frozenset(paths))
 
 
 def after_changes(ctx: AppContext, paths: frozenset[str], changed: set[str]) -> list[int]:
-    """Refresh the search index and log outside edits as `external` events (run in a thread)."""
-    refresh_search(ctx, changed)
+    """Log outside edits as `external` events (run in a thread)."""
+    del changed
     files = sorted(p for p in paths if not (ctx.root / p).is_dir())
     return ctx.store.record_external(files) if files else []

@@ -24,10 +24,13 @@ class IndexProgress(Message):
 
 @dataclass
 class IndexReady(Message):
-    """The index worker installed the index (or failed to load it); posted once."""
+    """The index worker installed the index (or failed to load it): an index already built is
+    announced as soon as it opens, and again once it has caught up with the files."""
 
     index: NoteIndex | None = None
     error: str | None = None
+    current: bool = True
+    """Whether the index has been checked against the files (False: announced as it opened)."""
 
 
 @dataclass

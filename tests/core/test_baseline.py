@@ -173,27 +173,3 @@ def test_links_fifos_and_memtuis_own_folder_are_not_listed(tmp_path: Path) -> No
     manifest = store.history.manifest(baseline.after_hash or "")
     assert manifest is not None and list(manifest.files) == ["note.md"]
 
-
-def test_many_outside_changes_are_recorded_with_few_descriptors(tmp_path: Path) -> None:
-    """Recording more outside changes than the process may open files (a `git checkout` while
-    memtui was closed) holds one descriptor at a time."""
-    import subprocess
-    import sys
-
-    open_store(tmp_path).history.close()
-    for number in range(600):
-        folder = tmp_path / f"folder{number % 10}"
-        folder.mkdir(exist_ok=True)
-        (folder / f"n{number}.md").write_text(f"{number}\n")
-    code = (
-        "import resource, sys\n"
-        "resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))\n"
-        "from memtui.core.config import Settings\n"
-        "from memtui.core.store import MemoryStore\n"
-        "store = MemoryStore(sys.argv[1], actor='human:dana', settings=Settings())\n"
-        "print(store.history.count_events(command='external'))\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=120
-    )
-    assert (done.returncode, done.stdout, done.stderr) == (0, "600\n", "")

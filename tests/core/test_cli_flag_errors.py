@@ -55,7 +55,6 @@ def test_help_still_prints_the_whole_help(command: str, capsys: pytest.CaptureFi
             ["search", "{root}", "q", "--limit", "abc"],
             "memtui search: --limit: 'abc' is not a whole number",
         ),
-        (["search", "{root}"], "memtui search: the following arguments are required: QUERY"),
         (
             ["search", "{root}", "q", "--max-age", "old"],
             "memtui search: --max-age: invalid float value: 'old'",

@@ -1,5 +1,5 @@
-"""Index and search-index progress on stderr: drawn on a terminal for work that takes a while,
-cleared when done, silent on a pipe and with a warm cache."""
+"""Indexing progress on stderr: drawn on a terminal for work that takes a while, cleared when
+done, silent on a pipe and with a warm index."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 from memtui.cli import export_cmd, main, shared
 from memtui.cli.shared import ProgressLine, progress_printer
-from memtui.notes import search as search_module
+from memtui.notes import index_sync
 
 
 class TerminalStream(io.StringIO):
@@ -54,7 +54,7 @@ def test_no_progress_on_a_pipe(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setattr(search_module, "PROGRESS_EVERY", 2)
+    monkeypatch.setattr(index_sync, "PROGRESS_EVERY", 2)
     monkeypatch.setattr(shared, "PROGRESS_DELAY", 0.0)
     for i in range(5):
         (tmp_path / f"n{i}.md").write_text(f"# Note {i}\n\nhello {i}\n")
@@ -67,11 +67,7 @@ def test_a_first_search_shows_both_phases_on_a_terminal(
     stderr = TerminalStream()
     monkeypatch.setattr("sys.stderr", stderr)
     assert main(["search", str(store), "hello", "--json"]) == 0
-    assert stderr.getvalue() == (
-        "\rbuilding the search index 2/5 notes\x1b[K"
-        "\rbuilding the search index 4/5 notes\x1b[K"
-        "\r\x1b[K"
-    )
+    assert stderr.getvalue() == "\rindexing 2/5 notes\x1b[K\rindexing 4/5 notes\x1b[K\r\x1b[K"
     stderr.seek(0)
     stderr.truncate()
     assert main(["search", str(store), "hello", "--json"]) == 0
@@ -91,7 +87,7 @@ def test_export_with_warnings_shows_the_index_progress_on_a_terminal(
     stderr = TerminalStream()
     monkeypatch.setattr("sys.stderr", stderr)
     assert main(["export", str(store), "--warnings"]) == 0
-    assert stderr.getvalue() == ""
+    assert stderr.getvalue() == "\rindexing 2/5 notes\x1b[K\rindexing 4/5 notes\x1b[K\r\x1b[K"
     assert len(capsys.readouterr().out.splitlines()) == 5
 
 

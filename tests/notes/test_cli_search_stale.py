@@ -113,20 +113,20 @@ def test_help_for_both_commands(capsys: pytest.CaptureFixture[str]) -> None:
         assert f"usage: memtui {command} [-h]" in capsys.readouterr().out
 
 
-def test_search_reuses_its_snapshot_until_a_note_changes(
+def test_search_reuses_the_index_until_a_file_changes(
     store: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memtui.notes.index import NoteIndex
+    from memtui.notes import parse_pool
 
     assert main(["search", str(store), "python", "--json"]) == 0
     first = capsys.readouterr().out
-    assert (store / ".memtui" / "search-snapshot.pickle").is_file()
+    assert (store / ".memtui" / "index.db").is_file()
 
-    def no_index(*args: object, **kwargs: object) -> NoteIndex:
-        raise AssertionError("the index was loaded although the snapshot was fresh")
+    def no_reading(*args: object, **kwargs: object) -> object:
+        raise AssertionError("a file was read although none changed")
 
     with monkeypatch.context() as patch:
-        patch.setattr(NoteIndex, "load", no_index)
+        patch.setattr(parse_pool, "read_store_head", no_reading)
         assert main(["search", str(store), "python", "--json"]) == 0
         assert capsys.readouterr().out == first
         assert main(["search", str(store), "python", "--json", "--tag", "lang"]) == 0
@@ -136,6 +136,47 @@ def test_search_reuses_its_snapshot_until_a_note_changes(
     (store / "new.md").write_text("---\ntitle: New\n---\n\nmore python\n")
     assert main(["search", str(store), "python", "--json"]) == 0
     assert "new.md" in {json.loads(x)["path"] for x in capsys.readouterr().out.splitlines()}
+
+
+def test_a_query_of_filters_alone_lists_notes_newest_first(
+    store: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["search", str(store), "type:project", "--json"]) == 0
+    assert [json.loads(x) for x in capsys.readouterr().out.splitlines()] == [
+        {
+            "path": "projects/memtui.md",
+            "line": 0,
+            "kind": "note",
+            "text": "Memtui",
+            "score": 0.0,
+            "spans": [],
+        }
+    ]
+    assert main(["search", str(store), "--max-age", "1000"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "projects/memtui.md:0  note        Memtui",
+        "old.md:0  note        Old plan",
+    ]
+    assert main(["search", str(store), "python folder:projects/"]) == 0
+    assert capsys.readouterr().out.startswith("projects/memtui.md:6")
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        ("python age:abc", "age:abc is not a number of days (e.g. age:7 or age:7d)"),
+        ("age:-3", "age:-3 is not a number of days (e.g. age:7 or age:7d)"),
+        ("", "give words to look for, filters, or both"),
+    ],
+)
+def test_a_filter_that_cannot_be_used_is_one_line(
+    store: Path, capsys: pytest.CaptureFixture[str], query: str, message: str
+) -> None:
+    assert main(["search", str(store), query]) == 2
+    assert capsys.readouterr() == ("", f"memtui search: {message}\n")
+    if not query:
+        assert main(["search", str(store)]) == 2
+        assert capsys.readouterr() == ("", f"memtui search: {message}\n")
 
 
 def test_search_tag_and_category_filters(store: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -54,6 +54,8 @@ def test_jsonl_records_sorted_with_exact_values(tmp_path: Path, capsys) -> None:
         'Basic Memory does not index this file"}',
         '{"path": "keys.md", "error": "frontmatter key 2024 is not a string; '
         'Basic Memory refuses to index this file"}',
+        '{"path": "notes.txt", "kind": "text", "title": "notes.txt", '
+        '"text": "- [no] not markdown\\n"}',
     ]
 
 
@@ -105,7 +107,7 @@ def test_symlinks_out_of_the_folder_are_not_followed(tmp_path: Path, capsys) -> 
     os.symlink(root / "b" / "z.md", root / "inside.md")
     _, out, _ = _run([str(root)], capsys)
     paths = [json.loads(line)["path"] for line in out.splitlines()]
-    assert paths == ["B.md", "a.md", "b/z.md", "bad.md", "inside.md", "keys.md"]
+    assert paths == ["B.md", "a.md", "b/z.md", "bad.md", "inside.md", "keys.md", "notes.txt"]
 
 
 def test_missing_folder_is_a_one_line_error(tmp_path: Path, capsys) -> None:

@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 
 from memtui.notes import index as index_module
+from memtui.notes import parse_pool
 from memtui.notes.index import NoteIndex
+from tests.notes.reads import count_reads
 
 
 def write(root: Path, relpath: str, text: str) -> None:
@@ -54,6 +56,7 @@ def test_hostile_entries_become_problems_not_errors(tmp_path: Path) -> None:
     index = NoteIndex.load(root)
     assert sorted(index.notes) == ["alias.md", "good.md", "inside.md", "sub/n.md"]
     assert index.problems == [
+        "dangling: broken or looping symlink, skipped",
         "escape.md: symlink points outside the store, skipped",
         "linked_dir: symlink points outside the store, skipped",
         "loop.md: broken or looping symlink, skipped",
@@ -66,14 +69,14 @@ def test_hostile_entries_become_problems_not_errors(tmp_path: Path) -> None:
 def test_unreadable_file_is_a_problem(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     write(tmp_path, "ok.md", note("Ok"))
     write(tmp_path, "locked.md", note("Locked"))
-    real_open = open
+    real_read = parse_pool.read_store_head
 
-    def guarded_open(path: object, *args: object, **kwargs: object) -> object:
-        if str(path).endswith("locked.md"):
+    def guarded_read(root: Path, relpath: str) -> object:
+        if relpath == "locked.md":
             raise PermissionError(13, "Permission denied")
-        return real_open(path, *args, **kwargs)  # type: ignore[call-overload]
+        return real_read(root, relpath)
 
-    monkeypatch.setattr("builtins.open", guarded_open)
+    monkeypatch.setattr(parse_pool, "read_store_head", guarded_read)
     index = NoteIndex.load(tmp_path, use_cache=False)
     assert sorted(index.notes) == ["ok.md"]
     assert index.problems == ["locked.md: cannot read (Permission denied)"]
@@ -184,14 +187,7 @@ def test_update_adds_resolves_forward_reference_without_rereading_others(
     write(tmp_path, "b.md", note("B"))
     index = NoteIndex.load(tmp_path)
     assert list(index.unresolved()) == ["Later"]
-    read: list[str] = []
-    original = NoteIndex._read_and_parse
-
-    def spy(self: NoteIndex, file: object) -> tuple[float, float]:
-        read.append(file.relpath)  # type: ignore[attr-defined]
-        return original(self, file)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(NoteIndex, "_read_and_parse", spy)
+    read = count_reads(monkeypatch)
     write(tmp_path, "later.md", note("Later"))
     assert index.update_paths(["later.md"]) == {"later.md"}
     assert read == ["later.md"]

@@ -1,4 +1,5 @@
-"""A warm load (cached notes and link tables, updated for what changed) answers as a cold load does."""
+"""A warm load (the index on disk, updated for what changed) answers as a cold load does, and an
+index updated path by path answers as one built from scratch."""
 
 from __future__ import annotations
 
@@ -11,9 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memtui.notes import cache as note_cache
-from memtui.notes.index import LINK_TABLES, NoteIndex
-from memtui.notes.scan import scan_notes
+from memtui.notes.index import NoteIndex
+from memtui.notes.scan import scan_files
+from tests.notes.reads import count_reads
 
 FOLDERS = ("", "a/", "a/b/", "A/")
 NAMES = ("alpha", "Alpha", "beta", "gamma_ray", "gamma-ray", "Delta", "e")
@@ -98,27 +99,10 @@ class Store:
             os.replace(path, target)
 
 
-def path_set(value: Any) -> tuple[Any, ...]:
-    """A path set (one path, a tuple or a set) as a sorted tuple."""
-    return (value,) if isinstance(value, str) else tuple(sorted(value))
-
-
-def tables(index: NoteIndex) -> dict[str, Any]:
-    """The index's link tables, with path sets sorted (their order is not part of the state)."""
-    result: dict[str, Any] = {}
-    for name in LINK_TABLES:
-        table = getattr(index, name)
-        if name == "_resolved":
-            result[name] = dict(table)
-        else:
-            result[name] = {key: path_set(value) for key, value in table.items()}
-    return result
-
-
 def answers(index: NoteIndex, ordered: bool = True) -> dict[str, Any]:
     """Every public query of the index, for every note and every key the notes use."""
     paths = list(index.notes)
-    targets = {r.target for p in paths for r in index.notes[p].relations} | set(EXTRA_KEYS)
+    targets = {r.target for p in paths for r, _ in index.outgoing(p)} | set(EXTRA_KEYS)
     return {
         "order": paths if ordered else sorted(paths),
         "titles": index.titles(),
@@ -143,7 +127,6 @@ def answers(index: NoteIndex, ordered: bool = True) -> dict[str, Any]:
         "resolve": {
             (t, s): index.resolve(t, s) for t in sorted(targets) for s in (None, *PATHS[:8])
         },
-        "tables": tables(index),
     }
 
 
@@ -164,50 +147,22 @@ def test_warm_load_after_random_changes_answers_like_a_cold_load(
         for relpath, text in initial:
             store.write(relpath, text)
         before = NoteIndex.load(store.root).file_stats()
-        live = NoteIndex.load(store.root)
-        parsed: list[str] = []
-        rebuilt: list[bool] = []
-        real_read, real_resolve_all = NoteIndex._read_and_parse, NoteIndex._resolve_all
-
-        def read_and_parse(self: NoteIndex, file: Any) -> tuple[float, float]:
-            parsed.append(file.relpath)
-            return real_read(self, file)
-
-        def resolve_all(self: NoteIndex) -> None:
-            rebuilt.append(True)
-            real_resolve_all(self)
-
-        patch.setattr(NoteIndex, "_read_and_parse", read_and_parse)
-        patch.setattr(NoteIndex, "_resolve_all", resolve_all)
+        live = NoteIndex.load(store.root, use_cache=False)
+        read = count_reads(patch)
         for operations in rounds:
             touched: set[str] = set()
             for operation in operations:
                 store.apply(operation)
                 touched |= {operation[1], operation[2]} & set(PATHS)
-            now = {f.relpath: (f.size, f.mtime_ns) for f in scan_notes(store.root).files}
-            parsed.clear()
-            rebuilt.clear()
+            now = {f.relpath: (f.size, f.mtime_ns) for f in scan_files(store.root).files}
+            read.clear()
             warm = NoteIndex.load(store.root)
-            assert sorted(parsed) == sorted(p for p, stat in now.items() if before.get(p) != stat)
-            assert rebuilt == []
+            assert sorted(read) == sorted(p for p, stat in now.items() if before.get(p) != stat)
             before = now
             cold = NoteIndex.load(store.root, use_cache=False)
             expected = answers(cold)
             assert answers(warm) == expected
             live.update_paths(touched)
             assert answers(live, ordered=False) == answers(cold, ordered=False)
-
-
-def test_cache_without_link_tables_is_resolved_from_scratch(tmp_path: Path) -> None:
-    store = Store(tmp_path)
-    store.write("a.md", "---\ntitle: A\n---\n\n- next [[B]]\n")
-    store.write("b.md", "---\ntitle: B\n---\n")
-    NoteIndex.load(tmp_path)
-    cached = note_cache.load_cache(tmp_path)
-    assert cached is not None and cached.links is not None
-    assert note_cache.save_cache(tmp_path, cached._replace(links=None))
-    warm = NoteIndex.load(tmp_path)
-    assert warm.outgoing("a.md")[0][1] == "b.md"
-    reloaded = note_cache.load_cache(tmp_path)
-    assert reloaded is not None and reloaded.links is not None
-    assert answers(NoteIndex.load(tmp_path)) == answers(NoteIndex.load(tmp_path, use_cache=False))
+            for index in (warm, cold):
+                index.close()

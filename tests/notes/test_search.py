@@ -9,8 +9,11 @@ from pathlib import Path
 import pytest
 
 from memtui.notes import search as search_module
+from memtui.notes.file_checks import LARGE_NOTE_BYTES
 from memtui.notes.index import NoteIndex
 from memtui.notes.search import Searcher, SearchFilters, SearchHit
+from memtui.notes.vocabulary import Vocabulary
+from tests.notes.reads import count_reads
 
 
 def write(root: Path, relpath: str, text: str) -> None:
@@ -177,22 +180,27 @@ def test_non_ascii_text_keeps_spans_aligned(tmp_path: Path) -> None:
     assert [hits[0].text[s:e] for s, e in hits[0].spans] == ["café"]
 
 
-def test_snapshot_round_trip_and_staleness(tmp_path: Path) -> None:
+def test_a_second_process_searches_the_index_without_reading_unchanged_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The index on disk serves the next load: only files whose stat changed are read again."""
     write(tmp_path, "a.md", "---\ntitle: A\ntags: [fruit]\n---\n\n- [fact] kiwi is green\n")
-    index = NoteIndex.load(tmp_path)
-    searcher = Searcher(index)
-    stats = index.file_stats()
-    assert searcher.save_snapshot(tmp_path, stats)
-    restored = Searcher.from_snapshot(tmp_path, stats)
-    assert restored is not None
-    assert restored.search("kiwi") == searcher.search("kiwi")
-    assert brief(restored.search("kiwi", filters=SearchFilters(tag="fruit"))) == [
+    write(tmp_path, "b.md", "---\ntitle: B\n---\n\nbanana\n")
+    first = searcher_for(tmp_path)
+    expected = first.search("kiwi")
+    first.index.close()  # type: ignore[union-attr]
+    read = count_reads(monkeypatch)
+    again = searcher_for(tmp_path)
+    assert read == []
+    assert again.search("kiwi") == expected
+    assert brief(again.search("kiwi", filters=SearchFilters(tag="fruit"))) == [
         ("a.md", 6, "observation", "- [fact] kiwi is green")
     ]
-    changed = {"a.md": (stats["a.md"][0] + 1, stats["a.md"][1])}
-    assert Searcher.from_snapshot(tmp_path, changed) is None
-    (tmp_path / ".memtui" / "search-snapshot.pickle").write_bytes(b"garbage")
-    assert Searcher.from_snapshot(tmp_path, stats) is None
+    write(tmp_path, "b.md", "---\ntitle: B\n---\n\nkiwi too\n")
+    os.utime(tmp_path / "b.md", ns=(1, 1))
+    third = searcher_for(tmp_path)
+    assert read == ["b.md"]
+    assert [h.path for h in third.search("kiwi")] == ["a.md", "b.md"]
 
 
 def phrase_corpus(root: Path) -> None:
@@ -274,7 +282,7 @@ def test_typo_candidates_in_chunks_rank_exactly_as_one_rapidfuzz_call() -> None:
 
     from rapidfuzz import fuzz, process
 
-    from memtui.notes.search import FUZZY_CHUNK, FUZZY_CUTOFF, _closest_words
+    from memtui.notes.vocabulary import FUZZY_CHUNK, FUZZY_CUTOFF, closest_words
 
     rng = random.Random(7)
     for _ in range(20):
@@ -289,7 +297,7 @@ def test_typo_candidates_in_chunks_rank_exactly_as_one_rapidfuzz_call() -> None:
                 word, pool, scorer=fuzz.ratio, score_cutoff=FUZZY_CUTOFF, limit=20
             )
         ]
-        assert _closest_words(word, pool, 20) == expected
+        assert closest_words(word, pool, 20) == expected
 
 
 def test_new_words_join_the_vocabulary_as_a_full_rebuild_would_place_them(
@@ -300,25 +308,24 @@ def test_new_words_join_the_vocabulary_as_a_full_rebuild_would_place_them(
     (tmp_path / "b.md").write_text("# Beta\n\n- [fact] cherry date\n", encoding="utf-8")
     index = NoteIndex.load(tmp_path)
     searcher = Searcher(index)
+    assert [hit.path for hit in searcher.search("cherry")] == ["b.md"]
     (tmp_path / "b.md").write_text("# Beta\n\n- [fact] cherry zucchini aardvark\n", "utf-8")
-    searcher.invalidate(index.update_paths(["b.md"]))
-    words = searcher._words
-    incremental = (
-        list(words.vocab),
-        {n: list(ws) for n, ws in words.by_length.items()},
-        words.vocab_text,
-        list(words.vocab_starts),
-    )
-    assert "zucchini" in words.vocab and "aardvark" in words.vocab
+    index.update_paths(["b.md"])
     assert [hit.path for hit in searcher.search("zucchini")] == ["b.md"]
     assert [hit.path for hit in searcher.search("ardvark")] == ["b.md"]
-    words.rebuild_vocab()
-    assert incremental == (
-        words.vocab,
-        words.by_length,
-        words.vocab_text,
-        words.vocab_starts,
+    words = searcher._vocab
+    incremental = (
+        list(words.words),
+        {n: list(ws) for n, ws in words.by_length.items()},
+        words.text,
+        list(words.starts),
     )
+    assert "zucchini" in words.words and "aardvark" in words.words
+    fresh = Vocabulary()
+    fresh.refresh(index.db.connection(), index.generation())
+    assert set(fresh.words) <= set(incremental[0])
+    words._rebuild(sorted(words.words))
+    assert incremental == (words.words, words.by_length, words.text, words.starts)
 
 
 def test_search_covers_what_the_app_shows_of_a_huge_note(tmp_path: Path) -> None:
@@ -327,9 +334,38 @@ def test_search_covers_what_the_app_shows_of_a_huge_note(tmp_path: Path) -> None
     many_lines = ["early marker"] + ["filler"] * 24_998 + ["late marker"]
     write(tmp_path, "lines.md", "\n".join(many_lines) + "\n")
     long_text = "first needle\n" + ("y" * 100 + "\n") * 11_000 + "second needle\n"
-    assert len(long_text) > search_module.LARGE_NOTE_BYTES
+    assert len(long_text) > LARGE_NOTE_BYTES
     write(tmp_path, "bytes.md", long_text)
     searcher = searcher_for(tmp_path)
     assert [(h.path, h.line) for h in searcher.search("marker", limit=10)] == [("lines.md", 1)]
     assert [(h.path, h.line) for h in searcher.search("needle", limit=10)] == [("bytes.md", 1)]
     assert len(searcher.search("filler", limit=50_000)) == 19_999
+
+
+def test_typos_in_several_words_still_find_their_notes(tmp_path: Path) -> None:
+    """The issue's examples: each misspelt query finds the note that says it, first."""
+    write(
+        tmp_path,
+        "db.md",
+        "---\ntitle: Database\n---\n\n- [decision] Run the schema migration at night\n",
+    )
+    write(
+        tmp_path,
+        "ops.md",
+        "---\ntitle: Ops\n---\n\n- [fact] Every job has a retry budget of three\n",
+    )
+    write(tmp_path, "lang.md", "---\ntitle: Languages\ntags: [python]\n---\n\nNothing more.\n")
+    for n in range(30):
+        write(
+            tmp_path,
+            f"other/n{n}.md",
+            f"---\ntitle: Other {n}\n---\n\nschema notes and budgets {n}\n",
+        )
+    searcher = searcher_for(tmp_path)
+    for query, path, line in (
+        ("schema migraton", "db.md", 5),
+        ("retyr budget", "ops.md", 5),
+        ("pyhton", "lang.md", 3),
+    ):
+        best = searcher.search(query, limit=5)[0]
+        assert (best.path, best.line) == (path, line), query

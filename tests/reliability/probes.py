@@ -141,7 +141,12 @@ async def app_report(root: Path) -> dict[str, Any]:
     async with app.run_test(size=(120, 40)) as pilot:
         ready = await _until(
             pilot,
-            lambda: app.ctx.index is not None and app.ctx.searcher is not None and app.badges,
+            lambda: (
+                app.ctx.index is not None
+                and app.index_current
+                and app.ctx.searcher is not None
+                and app.badges
+            ),
             300.0,
         )
         report["index_ready"] = ready

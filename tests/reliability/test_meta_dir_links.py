@@ -89,13 +89,26 @@ def search(store: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_a_fifo_in_place_of_a_cache_is_skipped_without_waiting(store: Path) -> None:
+def test_a_fifo_in_place_of_the_index_is_replaced_without_waiting(store: Path) -> None:
     assert search(store).returncode == 0
-    caches = [store / ".memtui" / name for name in ("notes-cache.pickle", "search-snapshot.pickle")]
-    for cache in caches:
-        assert cache.is_file()
-        cache.unlink()
-        os.mkfifo(cache)
+    index = store / ".memtui" / "index.db"
+    for name in ("index.db", "index.db-wal", "index.db-shm"):
+        (store / ".memtui" / name).unlink(missing_ok=True)
+    os.mkfifo(index)
     done = search(store)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout.splitlines()[0])["path"] == "a.md"
+    assert index.is_file()
+
+
+def test_a_linked_index_lock_gets_a_private_index_and_nothing_written_through_it(
+    store: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside"
+    (store / ".memtui").mkdir()
+    (store / ".memtui" / "index.lock").symlink_to(outside / "index.lock")
+    done = search(store)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.splitlines()[0])["path"] == "a.md"
+    assert listing(outside) == []
+    assert not (store / ".memtui" / "index.db").exists()

@@ -1,4 +1,4 @@
-"""The background loading of the index and the search index keeps up with files changed meanwhile."""
+"""The background loading of the index keeps up with files changed meanwhile; search follows it."""
 
 from __future__ import annotations
 
@@ -38,44 +38,34 @@ def test_a_file_changed_while_the_index_loads_is_in_the_installed_index(tmp_path
             (root / "alpha.md").write_text(note("Alpha", "second wording, longer"), "utf-8")
             assert apply_changes(ctx, frozenset({"alpha.md"})) == {"alpha.md"}
 
-    index, error = load_index(ctx, change_during_load)
+    index, error, _changed = load_index(ctx, change_during_load)
 
     assert error is None and index is not None
     assert ctx.index is index
     assert index.notes["alpha.md"].observations[0].content == "second wording, longer"
 
 
-def test_a_file_changed_while_the_search_index_builds_is_searchable(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A note rewritten after the build passed it is re-indexed before the searcher is installed."""
+def test_a_file_changed_after_the_index_loaded_is_searchable_at_once(tmp_path: Path) -> None:
+    """The searcher reads the index's latest state: a change applied before or after it is
+    installed is found, and the outside edit is in the history."""
     root = tmp_path / "memories"
     root.mkdir()
     for name in ("alpha", "beta", "gamma"):
         (root / f"{name}.md").write_text(note(name.title(), f"{name} plain"), encoding="utf-8")
     ctx = make_context(root)
-    index, _error = load_index(ctx, lambda done, total: None)
+    index, _error, _changed = load_index(ctx, lambda done, total: None)
     assert index is not None
     first = next(iter(index.notes))
-    first_title = index.notes[first].title
-    real_doc_of = search_module._doc_of_packed
-    calls: list[str] = []
-
-    def doc_of_then_change(packed: tuple[str, ...]) -> object:
-        calls.append(packed[0])
-        if len(calls) == 2:
-            (root / first).write_text(note("Changed", "zebracorn arrives"), encoding="utf-8")
-            changed = apply_changes(ctx, frozenset({first}))
-            after_changes(ctx, frozenset({first}), changed)
-        return real_doc_of(packed)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(search_module, "_doc_of_packed", doc_of_then_change)
+    (root / first).write_text(note("Changed", "zebracorn arrives"), encoding="utf-8")
+    changed = apply_changes(ctx, frozenset({first}))
+    after_changes(ctx, frozenset({first}), changed)
     searcher = build_searcher(ctx, index, None)
-
     assert ctx.searcher is searcher
-    assert calls[0] == first_title
     assert ctx.changed_while_loading == set()
     assert [hit.path for hit in searcher.search("zebracorn")] == [first]
+    (root / "gamma.md").write_text(note("Gamma", "unicorn later"), encoding="utf-8")
+    apply_changes(ctx, frozenset({"gamma.md"}))
+    assert [hit.path for hit in searcher.search("unicorn")] == ["gamma.md"]
     results = [e.result for e in ctx.history.events(command="external", path=f"/memories/{first}")]
     assert f"/memories/{first} was changed outside memtui" in results
 
@@ -114,3 +104,47 @@ async def test_the_ui_answers_keys_while_the_search_index_builds(
         await wait_idle(pilot)
         assert await wait_for(pilot, lambda: screen.hits != [])
         assert "tools/textual.md" in {hit.path for hit in screen.hits}
+
+
+async def test_a_built_index_is_searchable_at_once_and_catches_up_after(
+    store_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a warm launch search works before the files are checked; a note changed while the app
+    was closed is found once the check is done (and nothing else is read again)."""
+    from memtui.notes import parse_pool
+    from memtui.notes.index import NoteIndex
+    from memtui.tui.app import MemtuiApp
+    from tests.tui.conftest import wait_for, wait_idle
+
+    NoteIndex.load(store_root).close()
+    note_path = store_root / "user/preferences.md"
+    note_path.write_text(note_path.read_text() + "- [style] Loves quokkas\n", encoding="utf-8")
+    release = threading.Event()
+    real_refresh = NoteIndex.refresh
+    read: list[str] = []
+    real_read = parse_pool.read_store_head
+
+    def gated_refresh(self: NoteIndex, progress: object = None) -> set[str]:
+        release.wait(10)
+        return real_refresh(self, progress)  # type: ignore[arg-type]
+
+    def counting_read(root: Path, relpath: str) -> object:
+        read.append(relpath)
+        return real_read(root, relpath)
+
+    monkeypatch.setattr(NoteIndex, "refresh", gated_refresh)
+    monkeypatch.setattr(parse_pool, "read_store_head", counting_read)
+    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    try:
+        async with app.run_test(size=(100, 30)) as pilot:
+            assert await wait_for(pilot, lambda: app.ctx.searcher is not None)
+            searcher = app.ctx.searcher
+            assert searcher is not None
+            assert [hit.path for hit in searcher.search("widgets")] == ["tools/textual.md"]
+            assert searcher.search("quokkas") == []
+            release.set()
+            await wait_idle(pilot)
+            assert await wait_for(pilot, lambda: searcher.search("quokkas") != [])
+            assert read == ["user/preferences.md"]
+    finally:
+        release.set()

@@ -38,17 +38,16 @@ async def test_indexing_progress_is_shown_then_replaced_by_the_note_count(
     """While the index loads the status line counts the notes read; when done, the total."""
     reported = threading.Event()
     release = threading.Event()
-    real_load = NoteIndex.load.__func__  # type: ignore[attr-defined]
+    real_refresh = NoteIndex.refresh
 
-    def gated_load(cls: type[NoteIndex], root: Path, **kwargs: Any) -> NoteIndex:
-        progress = kwargs.get("progress")
+    def gated_refresh(self: NoteIndex, progress: Any = None) -> set[str]:
         if progress is not None:
             progress(1, 3)
         reported.set()
         release.wait(10)
-        return real_load(cls, root, **kwargs)  # type: ignore[no-any-return]
+        return real_refresh(self, progress)
 
-    monkeypatch.setattr(NoteIndex, "load", classmethod(gated_load))
+    monkeypatch.setattr(NoteIndex, "refresh", gated_refresh)
     app = MemtuiApp(store_root, actor="human:tester", watch=False)
     try:
         async with app.run_test(size=(120, 40)) as pilot:

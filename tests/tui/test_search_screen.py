@@ -168,3 +168,28 @@ async def test_a_long_result_list_arrives_whole_and_a_newer_query_replaces_it(
         screen._show("heron", heron_hits, [hit_prompt(hit) for hit in heron_hits])
         await pilot.pause(0.3)
         assert results.option_count == len(heron_hits) == 3
+
+
+async def test_filters_alone_list_notes_and_a_bad_filter_says_why(store_root: Path) -> None:
+    """`type:tool` with no words lists the matching notes; `age:abc` shows what is wrong instead
+    of an empty list; a text file's lines are found like a note's."""
+    (store_root / "decisions.txt").write_text("# Decisions\nWe picked NATS for events.\n")
+    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_idle(pilot)
+        screen = await search_for(pilot, "type:tool")
+        assert [(hit.path, hit.kind, hit.text) for hit in screen.hits] == [
+            ("tools/textual.md", "note", "Textual")
+        ]
+        await pilot.press("ctrl+l", *"nats")
+        assert await wait_for_results(pilot, "nats")
+        assert [(hit.path, hit.line) for hit in screen.hits] == [("decisions.txt", 2)]
+        await pilot.press("ctrl+l", *"memtui age:abc")
+        status = screen.query_one("#search-status", Static)
+        assert await wait_for(
+            pilot,
+            lambda: (
+                str(status.render()) == "age:abc is not a number of days (e.g. age:7 or age:7d)"
+            ),
+        )
+        assert screen.hits == []

@@ -293,7 +293,7 @@ async def test_the_secret_badge_follows_the_current_content(store_root: Path) ->
             return "secret" in app.badges.get("tools/textual.md", frozenset())
 
         assert await wait_for(pilot, secret_badge)
-        assert tree_label(app, "tools/textual.md") == "textual ● ⚑"
+        assert await wait_for(pilot, lambda: tree_label(app, "tools/textual.md") == "textual ● ⚑")
         text, revision = app.ctx.store.read(note)
         elsewhere = app.ctx.store.write(note, text + "- [fact] Edited elsewhere\n", revision)
         assert not elsewhere.is_error
@@ -306,7 +306,7 @@ async def test_the_secret_badge_follows_the_current_content(store_root: Path) ->
         assert not removed.is_error
         await app.apply_changes(frozenset({"tools/textual.md"}))
         assert await wait_for(pilot, lambda: not secret_badge())
-        assert tree_label(app, "tools/textual.md") == "textual"
+        assert await wait_for(pilot, lambda: tree_label(app, "tools/textual.md") == "textual")
         assert any(event.flags for event in app.ctx.history.events(path=note))
 
 

@@ -13,7 +13,6 @@ from textual.widgets import Footer, OptionList, Static, TabbedContent, TabPane
 from textual.widgets.option_list import Option
 
 from memtui.core.display import visible, visible_text
-from memtui.notes.bulk import KEEP_MIN_NOTES, collector_paused
 from memtui.tui.layout_graph import UNRESOLVED_PREFIX, GraphLayout, layout_neighbourhood
 from memtui.tui.screens.base import StoreScreen
 from memtui.tui.widgets.cursor_list import CursorList
@@ -223,16 +222,11 @@ class GraphScreen(StoreScreen):
         return None if index is None else drawing(index, self.centre, self.depth)
 
     def _list(self) -> GraphLists | None:
-        """The hubs, orphans and unresolved targets, or None while indexing (in a thread).
-
-        In a large store the collector is paused meanwhile and the lists are frozen out of its
-        full passes, which would otherwise stop every thread for tenths of a second.
-        """
+        """The hubs, orphans and unresolved targets, or None while indexing (in a thread)."""
         index = self.ctx.index
         if index is None:
             return None
-        with collector_paused(keep=len(index.notes) >= KEEP_MIN_NOTES):
-            return graph_lists(index)
+        return graph_lists(index)
 
     def _show_drawing(self, data: Drawing | None) -> None:
         """Show a drawing if it is still for the current centre and depth and differs.

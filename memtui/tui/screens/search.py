@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
@@ -18,59 +17,29 @@ from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from memtui.core.display import visible_spans
+from memtui.notes.query import QueryError, parse_query
 from memtui.tui import text_styles as styles
 
 if TYPE_CHECKING:
-    from memtui.notes.search import SearchFilters, SearchHit
+    from memtui.notes.search import SearchHit
     from memtui.tui.app import MemtuiApp
 
+__all__ = ["SearchScreen", "highlight", "hit_prompt", "parse_query"]
+
 SEARCH_HELP = """\
-Type to search titles, paths, observations, relations and text; matches are highlighted.
-Filters go in the query:  tag:NAME  category:NAME (cat:)  type:NAME  folder:PATH/ (in:)
-actor:human|agent|external|agent:NAME  age:DAYS (changed within that many days).
+Type to search titles, paths, tags, observations, relations and text of every text file;
+matches are highlighted. Filters go in the query:  tag:NAME  category:NAME (cat:)  type:NAME
+folder:PATH/ (in:)  actor:human|agent|external|agent:NAME  age:DAYS (changed within that many
+days). Filters alone list the notes that pass them, most recently changed first.
 Example:  deploy tag:infra folder:projects/ age:30
 Down moves to the results, Enter opens a result at its line, Escape goes back."""
 
-FILTER_TOKEN = re.compile(r"(?<!\S)(tag|category|cat|type|folder|in|actor|age):(\S*)")
-FILTER_FIELDS = {
-    "tag": "tag",
-    "category": "category",
-    "cat": "category",
-    "type": "note_type",
-    "folder": "folder",
-    "in": "folder",
-    "actor": "actor",
-}
 RESULT_LIMIT = 100
 SHOWN_PER_FRAME = 12
 """Result options added to the list per frame: each needs its wrapped height measured on the
 UI thread, so a full page is spread over frames and keys get handled in between."""
 TYPING_PAUSE = 0.06
 """Seconds without a keystroke before a search starts, so typing never competes with one."""
-
-
-def parse_query(text: str, now: float | None = None) -> tuple[str, SearchFilters]:
-    """Split `words tag:x folder:y/ age:7` into the search words and the filters; `age:` counts
-    back from `now` (None: the wall clock)."""
-    from memtui.notes.search import SearchFilters
-
-    values: dict[str, object] = {}
-    for key, value in FILTER_TOKEN.findall(text):
-        if not value:
-            continue
-        if key == "age":
-            try:
-                values["max_age_days"] = float(value.rstrip("dD"))
-            except ValueError:
-                continue
-            if now is not None:
-                values["now"] = now
-        elif key in ("folder", "in"):
-            values["folder"] = value.strip("/")
-        else:
-            values[FILTER_FIELDS[key]] = value.lstrip("#")
-    words = " ".join(FILTER_TOKEN.sub(" ", text).split())
-    return words, SearchFilters(**values)  # type: ignore[arg-type]
 
 
 def highlight(text: str, spans: tuple[tuple[int, int], ...]) -> Content:
@@ -162,7 +131,13 @@ class SearchScreen(Screen[None]):
     def start_search(self, text: str) -> None:
         """Start a search, cancelling the previous one."""
         status = self.query_one("#search-status", Static)
-        words, _filters = parse_query(text)
+        try:
+            words, filters = parse_query(text)
+        except QueryError as error:
+            self.workers.cancel_group(self, "search")
+            self._show(text, [], [])
+            status.update(str(error))
+            return
         if self.memtui.ctx.searcher is None:
             status.update(
                 "Indexing… results appear when it is done."
@@ -170,7 +145,7 @@ class SearchScreen(Screen[None]):
                 else "Building the search index… results appear when it is done."
             )
             return
-        if not words:
+        if not words and not filters.any():
             self.workers.cancel_group(self, "search")
             self._show(text, [], [])
             status.update("Type to search. F1 shows the filter syntax.")
@@ -185,7 +160,10 @@ class SearchScreen(Screen[None]):
         searcher = self.memtui.ctx.searcher
         if searcher is None:
             return
-        words, filters = parse_query(text, self.memtui.clock())
+        try:
+            words, filters = parse_query(text, self.memtui.clock())
+        except QueryError:
+            return
         hits = searcher.search(
             words, limit=RESULT_LIMIT, filters=filters, cancelled=lambda: worker.is_cancelled
         )

@@ -1,0 +1,234 @@
+"""Bringing the index in step with the files: a stat walk finds what changed, only that is read."""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from memtui.notes.index_db import IndexFile, from_db, to_db
+from memtui.notes.index_write import (
+    BULK,
+    BULK_FILES,
+    FRESH,
+    UPDATE,
+    begin_fresh,
+    compact,
+    finish_bulk,
+    needs_compaction,
+    store_digest,
+    stored_digest,
+    write_batch,
+)
+from memtui.notes.parse_pool import helpers_for, pooled_records, read_record
+from memtui.notes.reading import HeadBytes, read_store_head
+from memtui.notes.records import FileRecord
+from memtui.notes.scan import FileStat, scan_files, stat_file
+
+ProgressCallback = Callable[[int, int], None]
+
+BATCH_FILES = 500
+"""Files written per transaction: readers see the index grow, a crash loses at most one batch."""
+BATCH_BYTES = 32 << 20
+"""Bytes of text written per transaction at most."""
+PROGRESS_EVERY = 500
+
+
+@dataclass
+class SyncOutcome:
+    """What a sync did: the paths whose record changed, files it could not read, seconds spent."""
+
+    changed: set[str] = field(default_factory=set)
+    unreadable: list[str] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+def known_stats(db: IndexFile) -> dict[str, tuple[int, int]]:
+    """relpath -> (size, mtime_ns) of every file the index holds."""
+    rows = db.connection().execute("SELECT path, size, mtime_ns FROM files").fetchall()
+    return {from_db(path): (size, mtime_ns) for path, size, mtime_ns in rows}
+
+
+def _differences(
+    known: dict[str, tuple[int, int]], files: Iterable[FileStat]
+) -> tuple[list[FileStat], list[str]]:
+    """Files new or changed since the index read them, and paths the index has that are gone."""
+    todo: list[FileStat] = []
+    seen: set[str] = set()
+    for file in files:
+        seen.add(file.relpath)
+        if known.get(file.relpath) != (file.size, file.mtime_ns):
+            todo.append(file)
+    return todo, [path for path in known if path not in seen]
+
+
+def sync_store(
+    db: IndexFile, root: Path, files: list[FileStat], progress: ProgressCallback | None = None
+) -> SyncOutcome:
+    """Index what changed among `files` (a whole walk of the store); drop what is gone.
+
+    Nothing is written (and no lock taken) when the index already matches; otherwise the
+    differences are taken again under the index lock, so a process that waited for another's
+    build only reads what is still missing.
+    """
+    started = time.perf_counter()
+    outcome = SyncOutcome()
+    digest = walk_digest(files)
+    conn = db.connection()
+    if stored_digest(conn) == digest:
+        outcome.timings["compare"] = time.perf_counter() - started
+        if progress is not None:
+            progress(0, 0)
+        return outcome
+    todo, gone = _differences(known_stats(db), files)
+    outcome.timings["compare"] = time.perf_counter() - started
+    if todo or gone:
+        with db.writing() as conn:
+            todo, gone = _differences(known_stats(db), files)
+            _apply(conn, root, todo, gone, progress, outcome)
+            if needs_compaction(conn):
+                _compact(conn, root, progress, outcome)
+    elif progress is not None:
+        progress(0, 0)
+    if not outcome.unreadable:
+        with db.writing() as conn:
+            store_digest(conn, digest)
+    return outcome
+
+
+def walk_digest(files: list[FileStat]) -> str:
+    """One digest of a whole walk: the path, size and mtime of every file, in walk order (a walk
+    in another order only costs a full comparison)."""
+    listing = "\n".join(f"{path}\0{size}\0{mtime_ns}" for path, size, mtime_ns in files)
+    return hashlib.blake2b(listing.encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
+
+
+def sync_paths(
+    db: IndexFile, root: Path, relpaths: Iterable[str], progress: ProgressCallback | None = None
+) -> SyncOutcome:
+    """Index again just these paths (added, changed, deleted or renamed); a folder path stands for
+    every file indexed or present below it."""
+    outcome = SyncOutcome()
+    with db.writing() as conn:
+        known, wanted = _expand(conn, root, relpaths)
+        present: list[FileStat] = []
+        for relpath in wanted:
+            found, problem = stat_file(root, relpath)
+            if found is not None:
+                present.append(found)
+            elif problem is not None:
+                outcome.unreadable.append(problem)
+        todo, _ = _differences(known, present)
+        names = {file.relpath for file in present}
+        gone = [path for path in wanted if path in known and path not in names]
+        if todo or gone:
+            _apply(conn, root, todo, gone, progress, outcome)
+    return outcome
+
+
+def _expand(
+    conn: sqlite3.Connection, root: Path, relpaths: Iterable[str]
+) -> tuple[dict[str, tuple[int, int]], list[str]]:
+    """The index's stats of the given paths and of everything below them, and the paths to look
+    at: each folder replaced by the files indexed or present below it."""
+    known: dict[str, tuple[int, int]] = {}
+    expanded: dict[str, None] = {}
+    for raw in relpaths:
+        relpath = raw.strip("/")
+        if not relpath or any(part.startswith(".") for part in relpath.split("/")):
+            continue
+        stored = to_db(relpath)
+        rows = conn.execute(
+            "SELECT path, size, mtime_ns FROM files WHERE path = ? OR (path > ? AND path < ?)",
+            (stored, stored + "/", stored + "0"),
+        ).fetchall()
+        for path, size, mtime_ns in rows:
+            known[from_db(path)] = (size, mtime_ns)
+            expanded[from_db(path)] = None
+        folder = root / relpath
+        if folder.is_dir() and not folder.is_symlink():
+            prefix = relpath + "/"
+            expanded.update(dict.fromkeys(prefix + f.relpath for f in scan_files(folder).files))
+        expanded[relpath] = None
+    return known, list(expanded)
+
+
+def _records(
+    root: Path, files: list[FileStat], outcome: SyncOutcome
+) -> Iterator[tuple[FileRecord | None, int]]:
+    """Each file's record (None when it cannot be read now), with the bytes it holds; many files
+    are read and parsed by helper processes."""
+    relpaths = [file.relpath for file in files]
+    helpers = helpers_for(len(relpaths))
+    outcomes = (
+        pooled_records(root, relpaths, helpers)
+        if helpers
+        else (read_record(root, relpath) for relpath in relpaths)
+    )
+    for record, nbytes, problem in outcomes:
+        if problem is not None:
+            outcome.unreadable.append(problem)
+        yield record, nbytes
+
+
+def _apply(
+    conn: sqlite3.Connection,
+    root: Path,
+    todo: list[FileStat],
+    gone: list[str],
+    progress: ProgressCallback | None,
+    outcome: SyncOutcome,
+) -> None:
+    """Read and write the differences in batches, one transaction each."""
+    started = time.perf_counter()
+    total = len(todo)
+    mode = UPDATE
+    if total >= BULK_FILES:
+        empty = conn.execute("SELECT 1 FROM files LIMIT 1").fetchone() is None
+        mode = FRESH if empty else BULK
+    if mode == FRESH:
+        begin_fresh(conn)
+    limit = BATCH_FILES * (4 if mode == FRESH else 1)
+    batch: list[FileRecord] = []
+    size = 0
+    pending_gone = list(gone)
+    for done, (file, (record, nbytes)) in enumerate(
+        zip(todo, _records(root, todo, outcome), strict=True), 1
+    ):
+        if record is not None:
+            batch.append(record)
+            size += nbytes
+        else:
+            pending_gone.append(file.relpath)
+        if len(batch) >= limit or size >= BATCH_BYTES:
+            outcome.changed |= write_batch(conn, batch, pending_gone, mode=mode).paths
+            batch, size, pending_gone = [], 0, []
+        if progress is not None and (done % PROGRESS_EVERY == 0 or done == total):
+            progress(done, total)
+    if batch or pending_gone:
+        outcome.changed |= write_batch(conn, batch, pending_gone, mode=mode).paths
+    finish_bulk(conn)
+    if progress is not None and total == 0:
+        progress(0, 0)
+    outcome.timings["write"] = time.perf_counter() - started
+
+
+def _compact(
+    conn: sqlite3.Connection, root: Path, progress: ProgressCallback | None, outcome: SyncOutcome
+) -> None:
+    """Rebuild the full-text index without dead documents; re-index files that changed meanwhile."""
+
+    def read(relpath: str) -> HeadBytes | None:
+        try:
+            return read_store_head(root, relpath)
+        except OSError:
+            return None
+
+    stale = compact(conn, read)
+    if stale:
+        found = [f for f in (stat_file(root, p)[0] for p in stale) if f is not None]
+        names = {f.relpath for f in found}
+        _apply(conn, root, found, [p for p in stale if p not in names], progress, outcome)

@@ -1,0 +1,401 @@
+"""Writing the index: files added, changed or gone become rows, documents and resolved links, one
+transaction per batch, so every reader (any thread, any process) sees a whole state."""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+import sqlite3
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+from memtui.notes.file_checks import shown_part
+from memtui.notes.index_db import SCHEMA, SECONDARY_INDEXES, from_db, to_db, transaction
+from memtui.notes.reading import HeadBytes, normalise_text
+from memtui.notes.records import BINARY, NOTE, FileRecord, after_line
+
+ProgressCallback = Callable[[int, int], None]
+
+WORD_RE = re.compile(r"\w+")
+"""What search counts as a word (the index's tokenizer splits the same way)."""
+BULK_FILES = 1000
+"""A sync writing this many files takes the whole vocabulary from the full-text index afterwards;
+a smaller one adds the words of what it wrote."""
+DEAD_DOCS_MIN = 1000
+"""Documents of changed or deleted files stay in the full-text index (it keeps no text to remove
+them with) until there are this many and a quarter of the live ones; then it is rebuilt."""
+
+RESOLVE = """COALESCE(
+    (SELECT id FROM files WHERE permalink = {key} AND kind = 1 ORDER BY path LIMIT 1),
+    (SELECT id FROM files WHERE title = {key} AND kind = 1 ORDER BY path LIMIT 1),
+    (SELECT id FROM files WHERE path = {key} AND kind = 1),
+    (SELECT id FROM files WHERE path = {key} || '.md' AND kind = 1),
+    (SELECT CASE WHEN count(*) = 1 THEN min(id) END FROM files WHERE kind = 1 AND (
+        alias = {alias} OR (substr({alias}, -3) = '.md'
+            AND alias = substr({alias}, 1, length({alias}) - 3)))))"""
+"""Basic Memory's strict resolution of a link target, the one rule every lookup uses: the note
+with that permalink, else that title (the first path in order on a tie), that path, that path
+plus `.md`, else the only note whose path matches ignoring case and `_`/`-`."""
+
+
+def alias_key(path: str) -> str:
+    """The case- and `_`/`-`-insensitive form of a path used for the last resolution step."""
+    return path.lower().replace("_", "-")
+
+
+def target_key(target: str, source: str | None) -> str:
+    """The lookup key of a relation target: markdown-style `./x.md` targets are made root-relative."""
+    target = target.strip()
+    if source is not None and (target.startswith("./") or target.startswith("../")):
+        return posixpath.normpath(posixpath.join(posixpath.dirname(source), target))
+    return target
+
+
+def _path_keys(relpath: str) -> tuple[str, str]:
+    """The exact lookup keys a note's path answers to: with and without `.md`."""
+    return relpath, relpath[:-3] if relpath.endswith(".md") else relpath
+
+
+@dataclass
+class Written:
+    """What one write changed: the paths, and the lookup keys (as the index stores them) whose
+    links must be resolved again."""
+
+    paths: set[str] = field(default_factory=set)
+    sources: set[int] = field(default_factory=set)
+    aliases: set[str] = field(default_factory=set)
+    words: set[str] = field(default_factory=set)
+    records: int = 0
+    next_doc: int = 0
+    """The next full-text document number (taken from the meta table per transaction)."""
+    links: list[tuple[object, ...]] = field(default_factory=list)
+    tags: list[tuple[int, str]] = field(default_factory=list)
+    categories: list[tuple[int, str, int]] = field(default_factory=list)
+    """Rows to insert at the end of the transaction, all at once."""
+
+    def flush(self, conn: sqlite3.Connection) -> None:
+        """Insert the collected link, tag and category rows."""
+        conn.executemany(
+            "INSERT INTO links (source, ord, relation_type, target, context, line, target_key, "
+            "target_alias) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            self.links,
+        )
+        conn.executemany("INSERT OR IGNORE INTO tags (file, tag) VALUES (?, ?)", self.tags)
+        conn.executemany(
+            "INSERT INTO categories (file, category, count) VALUES (?, ?, ?)", self.categories
+        )
+        self.links, self.tags, self.categories = [], [], []
+
+    def add_keys(self, path: str, title: str | None, permalink: str | None) -> None:
+        """The alias of every key a note answers to (permalink, title, paths): a link whose
+        target has one of these aliases may resolve differently now."""
+        for key in (permalink, title, *_path_keys(path)):
+            if key:
+                self.aliases.add(alias_key(key))
+
+
+def record_info(record: FileRecord) -> str:
+    """The JSON of the fields few readers need (warnings, frontmatter dates, search lines)."""
+    info: dict[str, object] = {}
+    for key, value in (
+        ("warnings", record.warnings),
+        ("meta", record.meta_lines),
+        ("expires", record.expires),
+        ("verified", record.verified),
+        ("sample", record.sample_hash),
+        ("problem", record.problem),
+    ):
+        if value:
+            info[key] = value
+    return json.dumps(info, ensure_ascii=False)
+
+
+def _meta(conn: sqlite3.Connection, key: str) -> int:
+    """An integer from the meta table."""
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    return int(row[0]) if row is not None else 0
+
+
+def _set_meta(conn: sqlite3.Connection, key: str, value: int) -> None:
+    """Store an integer in the meta table."""
+    conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+
+
+def _forget(conn: sqlite3.Connection, path: str, written: Written) -> int | None:
+    """Drop what the index holds about `path` (as the index stores it) except its `files` row;
+    returns its id (None: new)."""
+    row = conn.execute(
+        "SELECT id, doc, kind, title, permalink FROM files WHERE path = ?", (path,)
+    ).fetchone()
+    if row is None:
+        return None
+    file_id, doc, kind, title, permalink = row
+    if kind == NOTE:
+        written.add_keys(path, title, permalink)
+    if doc is not None:
+        conn.execute("UPDATE meta SET value = value + 1 WHERE key = 'dead_docs'")
+    conn.execute("DELETE FROM links WHERE source = ?", (file_id,))
+    conn.execute("DELETE FROM tags WHERE file = ?", (file_id,))
+    conn.execute("DELETE FROM categories WHERE file = ?", (file_id,))
+    written.sources.add(file_id)
+    return int(file_id)
+
+
+def remove_file(conn: sqlite3.Connection, path: str, written: Written) -> None:
+    """Take a file that is gone out of the index."""
+    file_id = _forget(conn, to_db(path), written)
+    if file_id is not None:
+        conn.execute("DELETE FROM files WHERE id = ?", (file_id,))
+        written.sources.discard(file_id)
+        written.paths.add(path)
+
+
+def put_record(
+    conn: sqlite3.Connection, record: FileRecord, written: Written, *, words: bool = True
+) -> None:
+    """Store one file's record (replacing the one before), with a new full-text document;
+    with `words`, note its words for the vocabulary."""
+    path, title = to_db(record.path), to_db(record.title)
+    permalink = to_db(record.permalink) if record.permalink else None
+    file_id = _forget(conn, path, written)
+    doc = None
+    if record.kind != BINARY:
+        doc = written.next_doc
+        written.next_doc += 1
+        conn.execute(
+            "INSERT INTO fts (rowid, title, path, meta, body) VALUES (?, ?, ?, ?, ?)",
+            (doc, title, path, record.meta_text, record.body),
+        )
+    is_note = record.kind == NOTE
+    values = (
+        record.kind,
+        record.size,
+        record.mtime_ns,
+        doc,
+        title if record.kind != BINARY else None,
+        permalink if is_note else None,
+        record.note_type if is_note else None,
+        alias_key(_path_keys(path)[1]) if is_note else None,
+        record.body_line,
+        record.line_kinds or None,
+        1 if record.warnings else 0,
+        record_info(record),
+    )
+    columns = (
+        "kind, size, mtime_ns, doc, title, permalink, note_type, alias, body_line, line_kinds, "
+        "warned, info"
+    )
+    if file_id is None:
+        cursor = conn.execute(
+            f"INSERT INTO files (path, {columns}) VALUES (?{', ?' * len(values)})",
+            (path, *values),
+        )
+        file_id = int(cursor.lastrowid or 0)
+    else:
+        assignments = ", ".join(f"{name.strip()} = ?" for name in columns.split(","))
+        conn.execute(f"UPDATE files SET {assignments} WHERE id = ?", (*values, file_id))
+    written.paths.add(record.path)
+    written.records += 1
+    if words and record.kind != BINARY:
+        written.words.update(_words(record))
+    if not is_note:
+        return
+    written.sources.add(file_id)
+    written.add_keys(path, title, permalink)
+    written.links.extend(
+        (
+            file_id,
+            ord_,
+            relation.relation_type,
+            relation.target,
+            relation.context,
+            relation.line,
+            key := to_db(target_key(relation.target, record.path)),
+            alias_key(key),
+        )
+        for ord_, relation in enumerate(record.relations)
+    )
+    written.tags.extend((file_id, tag) for tag in record.tags)
+    written.categories.extend(
+        (file_id, category, count) for category, count in record.categories.items()
+    )
+
+
+def _words(record: FileRecord) -> set[str]:
+    """The words of a record's searchable fields, as the vocabulary keeps them."""
+    words: set[str] = set()
+    for text in (record.title, record.path, record.meta_text, record.body):
+        words.update(WORD_RE.findall(text.lower()))
+    return words
+
+
+def resolve_affected(conn: sqlite3.Connection, written: Written) -> None:
+    """Resolve again every link whose answer the written files may change: the links of the
+    written notes, and every link whose target matches one of their keys (ignoring case)."""
+    conn.execute("CREATE TEMP TABLE IF NOT EXISTS affected_sources (id INTEGER PRIMARY KEY)")
+    conn.execute("CREATE TEMP TABLE IF NOT EXISTS affected_aliases (alias TEXT PRIMARY KEY)")
+    conn.execute("DELETE FROM temp.affected_sources")
+    conn.execute("DELETE FROM temp.affected_aliases")
+    conn.executemany(
+        "INSERT INTO temp.affected_sources VALUES (?)", ((i,) for i in written.sources)
+    )
+    conn.executemany(
+        "INSERT INTO temp.affected_aliases VALUES (?)", ((a,) for a in written.aliases)
+    )
+    for condition in (
+        "source IN (SELECT id FROM temp.affected_sources)",
+        "target_alias IN (SELECT alias FROM temp.affected_aliases)",
+    ):
+        resolve_links(conn, condition)
+
+
+def resolve_links(conn: sqlite3.Connection, condition: str = "1") -> None:
+    """Resolve the links that meet an SQL condition (all of them by default)."""
+    resolve = RESOLVE.format(key="links.target_key", alias="links.target_alias")
+    conn.execute(f"UPDATE links SET resolved = {resolve} WHERE {condition}")
+
+
+def terms_from_index(conn: sqlite3.Connection, generation: int) -> None:
+    """Take the whole vocabulary from the full-text index (its exact tokens)."""
+    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab USING fts5vocab (main, fts, row)")
+    conn.execute("DELETE FROM terms")
+    conn.execute("INSERT INTO terms (term, gen) SELECT term, ? FROM temp.vocab", (generation,))
+    _set_meta(conn, "terms_gen", generation)
+
+
+UPDATE, BULK, FRESH = "update", "bulk", "fresh"
+"""How a sync writes: a few files (vocabulary kept as it goes), many files (vocabulary taken
+from the full-text index at the end), or a first build (links resolved and secondary indexes
+made at the end)."""
+
+
+def stored_digest(conn: sqlite3.Connection) -> str | None:
+    """The digest of the walk the index was last found to match, None after any other write."""
+    row = conn.execute("SELECT value FROM meta WHERE key = 'walk_digest'").fetchone()
+    return None if row is None else str(row[0])
+
+
+def store_digest(conn: sqlite3.Connection, digest: str) -> None:
+    """Record that the index matches the walk with this digest (see `index_sync.sync_store`)."""
+    with transaction(conn):
+        conn.execute(
+            "INSERT OR REPLACE INTO meta (key, value) VALUES ('walk_digest', ?)", (digest,)
+        )
+
+
+def write_batch(
+    conn: sqlite3.Connection,
+    records: Sequence[FileRecord],
+    gone: Iterable[str],
+    *,
+    mode: str = UPDATE,
+) -> Written:
+    """Store records and drop gone paths in one transaction, links resolved, vocabulary updated.
+
+    In BULK and FRESH mode the vocabulary is marked stale and taken afresh by `finish_bulk`,
+    so a build cut short by a crash is completed by the next sync (FRESH: rebuilt, see
+    `begin_fresh`).
+    """
+    written = Written()
+    with transaction(conn):
+        conn.execute("DELETE FROM meta WHERE key = 'walk_digest'")
+        generation = _meta(conn, "generation") + 1
+        written.next_doc = _meta(conn, "next_doc")
+        for path in gone:
+            remove_file(conn, path, written)
+        for record in records:
+            put_record(conn, record, written, words=mode == UPDATE)
+        written.flush(conn)
+        _set_meta(conn, "next_doc", written.next_doc)
+        if mode != FRESH:
+            resolve_affected(conn, written)
+        if mode == UPDATE:
+            conn.executemany(
+                "INSERT OR IGNORE INTO terms (term, gen) VALUES (?, ?)",
+                ((word, generation) for word in written.words),
+            )
+        else:
+            _set_meta(conn, "terms_stale", 1)
+        _set_meta(conn, "generation", generation)
+    return written
+
+
+def begin_fresh(conn: sqlite3.Connection) -> None:
+    """Start the first build of a large store: its secondary indexes are made once at the end.
+
+    Until `finish_bulk`, the file's tables differ from a finished index's, so a build cut short
+    is never trusted: the next process replaces the file and builds again.
+    """
+    with transaction(conn):
+        for name in SECONDARY_INDEXES:
+            conn.execute(f"DROP INDEX IF EXISTS {name}")
+        _set_meta(conn, "terms_stale", 1)
+
+
+def finish_bulk(conn: sqlite3.Connection) -> None:
+    """After a bulk write: make missing secondary indexes and resolve every link (a first build),
+    and take the vocabulary from the full-text index if it is stale."""
+    missing = [
+        statement
+        for statement in SCHEMA
+        if statement.startswith("CREATE INDEX")
+        and statement.split()[2] in SECONDARY_INDEXES
+        and not conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?",
+            (statement.split()[2],),
+        ).fetchone()
+    ]
+    if not missing and not _meta(conn, "terms_stale"):
+        return
+    with transaction(conn):
+        generation = _meta(conn, "generation") + 1
+        for statement in missing:
+            conn.execute(statement)
+        if missing:
+            resolve_links(conn)
+        terms_from_index(conn, generation)
+        _set_meta(conn, "terms_stale", 0)
+        _set_meta(conn, "generation", generation)
+
+
+def needs_compaction(conn: sqlite3.Connection) -> bool:
+    """Whether dead documents fill enough of the full-text index to rebuild it."""
+    dead = _meta(conn, "dead_docs")
+    live = conn.execute("SELECT count(*) FROM files WHERE doc IS NOT NULL").fetchone()[0]
+    return dead >= max(DEAD_DOCS_MIN, live // 4)
+
+
+def compact(conn: sqlite3.Connection, read: Callable[[str], HeadBytes | None]) -> list[str]:
+    """Rebuild the full-text index from the live files (same documents, no dead ones).
+
+    `read` gives a file's head now (None: unreadable); a file whose stat changed since its record
+    was written keeps its old text here and is returned, for the caller to index again.
+    """
+    stale: list[str] = []
+    with transaction(conn):
+        conn.execute("INSERT INTO fts (fts) VALUES ('delete-all')")
+        rows = conn.execute(
+            "SELECT path, doc, size, mtime_ns, title, body_line, info FROM files "
+            "WHERE doc IS NOT NULL"
+        ).fetchall()
+        for stored, doc, size, mtime_ns, title, body_line, info in rows:
+            path = from_db(stored)
+            head = read(path)
+            if head is None or (head.size, head.mtime_ns) != (size, mtime_ns):
+                stale.append(path)
+            meta = json.loads(info).get("meta", [])
+            meta_text = " ".join(text.split(":", 1)[1] for _line, text in meta)
+            body = ""
+            if head is not None:
+                text = shown_part(normalise_text(head.data))
+                body = after_line(text, body_line)
+            conn.execute(
+                "INSERT INTO fts (rowid, title, path, meta, body) VALUES (?, ?, ?, ?, ?)",
+                (doc, title, stored, meta_text, body),
+            )
+        _set_meta(conn, "dead_docs", 0)
+        generation = _meta(conn, "generation") + 1
+        terms_from_index(conn, generation)
+        _set_meta(conn, "generation", generation)
+    return stale

@@ -1,0 +1,86 @@
+"""The search query syntax shared by the app, `memtui search` and MCP: words plus filters."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+FILTER_TOKEN = re.compile(r"(?<!\S)(tag|category|cat|type|folder|in|actor|age):(\S*)")
+FILTER_FIELDS = {
+    "tag": "tag",
+    "category": "category",
+    "cat": "category",
+    "type": "note_type",
+    "folder": "folder",
+    "in": "folder",
+    "actor": "actor",
+}
+FILTER_HELP = (
+    "tag:NAME  category:NAME (cat:)  type:NAME  folder:PATH/ (in:)  "
+    "actor:human|agent|external|agent:NAME  age:DAYS"
+)
+
+
+class QueryError(ValueError):
+    """A filter value that cannot be used; the message says which and what is expected."""
+
+
+@dataclass(frozen=True)
+class SearchFilters:
+    """Restrictions on which notes a search may return."""
+
+    folder: str | None = None
+    tag: str | None = None
+    category: str | None = None
+    note_type: str | None = None
+    actor: str | None = None
+    """`human`, `agent`, `external` (any of that kind) or an exact actor like `agent:claude`."""
+    max_age_days: float | None = None
+    now: float | None = None
+    """The present `max_age_days` counts back from (the caller's clock); None: the wall clock."""
+
+    def any(self) -> bool:
+        """Whether any filter is set."""
+        return any(
+            value is not None and value != ""
+            for value in (
+                self.folder,
+                self.tag,
+                self.category,
+                self.note_type,
+                self.actor,
+                self.max_age_days,
+            )
+        )
+
+
+def age_days(text: str) -> float:
+    """`7`, `7d` or `1.5D` as a number of days; QueryError for anything else."""
+    try:
+        days = float(text.rstrip("dD"))
+    except ValueError:
+        days = math.nan
+    if not math.isfinite(days) or days < 0:
+        raise QueryError(f"age:{text} is not a number of days (e.g. age:7 or age:7d)")
+    return days
+
+
+def parse_query(text: str, now: float | None = None) -> tuple[str, SearchFilters]:
+    """Split `words tag:x folder:y/ age:7` into the search words and the filters; `age:` counts
+    back from `now` (None: the wall clock). A filter still being typed (`tag:`) is left out; a
+    value that cannot be used (`age:abc`) raises QueryError."""
+    values: dict[str, object] = {}
+    for key, value in FILTER_TOKEN.findall(text):
+        if not value:
+            continue
+        if key == "age":
+            values["max_age_days"] = age_days(value)
+            if now is not None:
+                values["now"] = now
+        elif key in ("folder", "in"):
+            values["folder"] = value.strip("/")
+        else:
+            values[FILTER_FIELDS[key]] = value.lstrip("#")
+    words = " ".join(FILTER_TOKEN.sub(" ", text).split())
+    return words, SearchFilters(**values)  # type: ignore[arg-type]
