@@ -172,4 +172,3 @@ def test_links_fifos_and_memtuis_own_folder_are_not_listed(tmp_path: Path) -> No
 
     manifest = store.history.manifest(baseline.after_hash or "")
     assert manifest is not None and list(manifest.files) == ["note.md"]
-

@@ -286,7 +286,7 @@ async def test_a_notes_history_and_side_panel_follow_it_across_renames(store_roo
 
 
 async def test_the_inbox_is_in_the_palette_f1_and_remappable(store_root: Path) -> None:
-    """"go: changes to review" in the palette opens the inbox, F1 lists its keys with their
+    """The palette verb "go: changes to review" opens the inbox, F1 lists its keys with their
     ids, and a keymap moves `c` to another key by its id."""
     from textual.command import CommandPalette
 
