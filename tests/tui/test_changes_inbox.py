@@ -100,8 +100,11 @@ async def test_the_count_follows_an_agent_writing_while_the_app_is_open(store_ro
         assert "+# Rich" in detail
 
         agent(store_root, edit("#workers\n", "#workers and threads\n"), name="cursor")
-        assert await wait_for(pilot, lambda: len(screen.page.rows) == 2 and app.review_count == 3)
-        assert listed(screen) == [(TEXTUAL, (2, 4)), ("/memories/tools/rich.md", (3,))]
+        assert await wait_for(
+            pilot,
+            lambda: listed(screen) == [(TEXTUAL, (2, 4)), ("/memories/tools/rich.md", (3,))],
+        )
+        assert await wait_for(pilot, lambda: app.review_count == 3)
 
 
 async def test_approve_clears_a_note_and_the_marks_survive_a_restart(store_root: Path) -> None:
