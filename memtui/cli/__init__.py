@@ -16,6 +16,8 @@ SUBCOMMANDS: dict[str, str] = {
     "tool": "memtui.cli.tool_cmd",
     "log": "memtui.cli.log_cmd",
     "undo": "memtui.cli.undo_cmd",
+    "changes": "memtui.cli.changes_cmd",
+    "approve": "memtui.cli.approve_cmd",
     "export": "memtui.cli.export_cmd",
     "search": "memtui.cli.search_cmd",
     "stale": "memtui.cli.stale_cmd",
@@ -81,7 +83,7 @@ def reader_gone() -> int:
     return 128 + signal.SIGPIPE
 
 
-USES_CONFIG = frozenset({"tool", "log", "undo", "search", "stale", "mcp"})
+USES_CONFIG = frozenset({"tool", "log", "undo", "changes", "approve", "search", "stale", "mcp"})
 """Subcommands that read the config file, so a broken one stops them with its error."""
 
 

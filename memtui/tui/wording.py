@@ -1,13 +1,12 @@
-"""Small wording helpers shared by the screens."""
+"""Small wording helpers shared by the screens (one implementation, in the core)."""
 
 from __future__ import annotations
 
 from rich.cells import cell_len, get_character_cell_size
 
+from memtui.core.wording import count
 
-def count(number: int, noun: str, plural: str | None = None) -> str:
-    """`1 note`, `2 notes`, `0 notes` (with `plural` for irregular nouns)."""
-    return f"{number:,} {noun if number == 1 else plural or noun + 's'}"
+__all__ = ["count", "shorten_middle"]
 
 
 def _cut_cells(text: str, cells: int, *, from_end: bool = False) -> str:

@@ -13,11 +13,11 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import DataTable, Footer, Static
 
-from memtui.core.display import visible
 from memtui.notes.stale import ARCHIVE_FOLDER, review
 from memtui.tui import text_styles as styles
 from memtui.tui.screens.base import StoreScreen
-from memtui.tui.wording import count, shorten_middle
+from memtui.tui.widgets.review_table import ReviewTable
+from memtui.tui.wording import count
 
 if TYPE_CHECKING:
     from memtui.notes.stale import StaleCandidate
@@ -28,26 +28,6 @@ PAGE = 200
 """Rows shown at first; reaching the last row shows this many more."""
 QUIET = 0.5
 """Seconds without a change before the queue is computed again."""
-SCORE_WIDTH = 5
-MIN_PATH_WIDTH = 20
-TABLE_CHROME = 16
-"""Cells of a table row that are not the path or the reasons: the selection mark and score
-columns, each column's padding and the scrollbar."""
-
-
-def reasons_summary(candidate: StaleCandidate, limit: int = 60) -> str:
-    """The reasons of a candidate in one short line, heaviest first."""
-    texts = [r.text for r in sorted(candidate.reasons, key=lambda r: (-r.weight, r.text))]
-    line = "; ".join(texts)
-    return line if len(line) <= limit else line[: limit - 1] + "…"
-
-
-def column_widths(total: int, longest_path: int) -> tuple[int, int]:
-    """Widths of the path and reasons columns for a table `total` cells wide: the path column
-    as wide as the longest path up to half of the room, the reasons the rest."""
-    room = max(2 * MIN_PATH_WIDTH, total - TABLE_CHROME)
-    path = max(MIN_PATH_WIDTH, min(longest_path, room // 2))
-    return path, room - path
 
 
 def archive_path(relpath: str) -> str:
@@ -83,48 +63,27 @@ class ReviewScreen(StoreScreen):
         self.selected: set[str] = set()
         self._by_path: dict[str, StaleCandidate] = {}
         self._shown = PAGE
-        self._cells: dict[str, tuple[str, str, str]] = {}
-        self._widths: tuple[int, int] | None = None
 
     def compose(self) -> ComposeResult:
         """Title, queue table, reason details and footer."""
         yield Static(id="review-title")
-        yield DataTable(id="review-table", cursor_type="row", zebra_stripes=True)
+        yield ReviewTable(self._mark, id="review-table")
         with VerticalScroll(id="review-detail-scroll"):
             yield Static(id="review-detail")
         yield Footer()
 
+    @property
+    def table(self) -> ReviewTable:
+        """The queue's table."""
+        return self.query_one(ReviewTable)
+
     def on_mount(self) -> None:
-        """Build the columns, compute the queue in the background and follow index changes."""
-        table = self.query_one(DataTable)
-        self._set_columns(self.app.size.width)
+        """Compute the queue in the background and follow index changes."""
         self._queue = self.refresher("review-queue", self._compute, self._show_queue, quiet=QUIET)
         self.follow_index(lambda _data=None: self._queue.request())
         self.query_one("#review-title", Static).update("Review: finding stale notes…")
         self.reload()
-        table.focus()
-
-    def _set_columns(self, total: int) -> bool:
-        """(Re)build the columns for a table `total` cells wide; True if they changed."""
-        longest = max((len(c.path) for c in self.candidates), default=0)
-        widths = column_widths(total, longest)
-        if widths == self._widths:
-            return False
-        self._widths = widths
-        table = self.query_one(DataTable)
-        table.clear(columns=True)
-        self._cells.clear()
-        table.add_column(" ", key="sel", width=1)
-        table.add_column("Score", key="score", width=SCORE_WIDTH)
-        table.add_column("Path", key="path", width=widths[0])
-        table.add_column("Reasons", key="reasons", width=widths[1])
-        return True
-
-    def on_resize(self) -> None:
-        """Fit the path and reasons columns to the new width."""
-        cursor = self.current_path()
-        if self._set_columns(self.size.width):
-            self._fill_table(cursor)
+        self.table.focus()
 
     def reload(self) -> None:
         """Compute the stale queue again in the background."""
@@ -153,39 +112,12 @@ class ReviewScreen(StoreScreen):
         self.candidates = candidates
         self._by_path = {c.path: c for c in candidates}
         self.selected &= self._by_path.keys()
-        cursor = self.current_path()
-        self._set_columns(self.size.width or self.app.size.width)
-        self._fill_table(cursor)
+        self.table.fit(candidates[: self._shown])
+        self._fill_table()
 
-    def _fill_table(self, cursor: str | None = None) -> None:
-        """Make the rows match the first shown candidates, touching only rows that changed (all
-        of them when the order changed), and keep the cursor on its note (or on `cursor`)."""
-        table = self.query_one(DataTable)
-        cursor_path = cursor or self.current_path()
-        wanted = self.candidates[: self._shown]
-        order = {c.path: n for n, c in enumerate(wanted)}
-        shown = [row.key.value for row in table.ordered_rows]
-        if shown != list(order)[: len(shown)]:
-            table.clear()
-            self._cells.clear()
-        path_width, reasons_width = self._widths or column_widths(self.size.width, 0)
-        for candidate in wanted:
-            cells = (
-                f"{candidate.score:.2f}",
-                shorten_middle(visible(candidate.path), path_width),
-                reasons_summary(candidate, reasons_width),
-            )
-            old = self._cells.get(candidate.path)
-            if old is None:
-                mark = self._mark(candidate.path)
-                table.add_row(mark, *(styles.plain(cell) for cell in cells), key=candidate.path)
-            elif old != cells:
-                for column, cell, was in zip(("score", "path", "reasons"), cells, old, strict=True):
-                    if cell != was:
-                        table.update_cell(candidate.path, column, styles.plain(cell))
-            self._cells[candidate.path] = cells
-        if cursor_path in order:
-            table.move_cursor(row=table.get_row_index(cursor_path), animate=False)
+    def _fill_table(self) -> None:
+        """Show the first candidates of the queue, the title and the cursor's reasons."""
+        self.table.show(self.candidates[: self._shown])
         self._update_title()
         self._show_detail()
 
@@ -201,7 +133,7 @@ class ReviewScreen(StoreScreen):
 
     def _update_title(self) -> None:
         """Show the queue size, how much of it is shown and the selection count."""
-        rows = self.query_one(DataTable).row_count
+        rows = self.table.row_count
         shown = f" (first {rows} shown)" if rows < len(self.candidates) else ""
         self.query_one("#review-title", Static).update(
             f"Review · {count(len(self.candidates), 'note')} proposed{shown}"
@@ -211,11 +143,7 @@ class ReviewScreen(StoreScreen):
 
     def current_path(self) -> str | None:
         """The path of the row under the cursor."""
-        table = self.query_one(DataTable)
-        if table.row_count == 0:
-            return None
-        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key
-        return key.value
+        return self.table.selected_key()
 
     def _show_detail(self) -> None:
         """Every reason of the candidate under the cursor."""
@@ -244,10 +172,8 @@ class ReviewScreen(StoreScreen):
             self.show_more()
 
     def _refresh_marks(self) -> None:
-        """Redraw the selection column."""
-        table = self.query_one(DataTable)
-        for key in table.rows:
-            table.update_cell(key, "sel", self._mark(str(key.value)))
+        """Redraw the selection column and the title."""
+        self.table.refresh_marks()
         self._update_title()
 
     def action_toggle_selected(self) -> None:
@@ -257,7 +183,7 @@ class ReviewScreen(StoreScreen):
             return
         self.selected ^= {path}
         self._refresh_marks()
-        self.query_one(DataTable).action_cursor_down()
+        self.table.action_cursor_down()
 
     def action_select_all(self) -> None:
         """Select every note in the queue, or clear the selection when all are selected."""
