@@ -6,7 +6,7 @@ from rich.cells import cell_len, get_character_cell_size
 
 from memtui.core.wording import count
 
-__all__ = ["count", "shorten_middle"]
+__all__ = ["count", "shorten_end", "shorten_middle"]
 
 
 def _cut_cells(text: str, cells: int, *, from_end: bool = False) -> str:
@@ -34,3 +34,10 @@ def shorten_middle(text: str, width: int) -> str:
     tail = max(budget * 2 // 3, min(cell_len(name), budget - min(8, budget // 3)))
     end = _cut_cells(text, tail, from_end=True)
     return _cut_cells(text, budget - cell_len(end)) + "…" + end
+
+
+def shorten_end(text: str, width: int) -> str:
+    """`text` in at most `width` cells: whole when it fits, else its start and `…`."""
+    if cell_len(text) <= width:
+        return text
+    return _cut_cells(text, width - 1) + "…" if width > 0 else ""

@@ -16,13 +16,13 @@ from memtui.core.display import visible
 from memtui.tui import text_styles as styles
 from memtui.tui.outlink import OutLink
 from memtui.tui.widgets.cursor_list import CursorList
-from memtui.tui.wording import shorten_middle
+from memtui.tui.wording import shorten_end
 
 if TYPE_CHECKING:
     from memtui.core.history import Event
 
 
-ACTOR_WIDTH = 16
+ACTOR_WIDTH = 24
 """Cells of the history section's actor column; longer actor names are shortened."""
 
 
@@ -37,8 +37,8 @@ def ago(seconds: float) -> str:
 
 def actor_column(events: list[Event]) -> list[str]:
     """Each event's actor, display-safe, padded to one column width (at most ACTOR_WIDTH cells,
-    longer names shortened in the middle) with the gap before the command included."""
-    shown = [shorten_middle(visible(event.actor), ACTOR_WIDTH) for event in events]
+    longer names cut with `…`) with the gap before the command included."""
+    shown = [shorten_end(visible(event.actor), ACTOR_WIDTH) for event in events]
     width = max((cell_len(actor) for actor in shown), default=0)
     return [actor + " " * (width - cell_len(actor) + 1) for actor in shown]
 
