@@ -61,9 +61,7 @@ def run(args: argparse.Namespace) -> int:
         actor = default_human_actor(settings) if args.actor is None else human_actor(args.actor)
         store = MemoryStore(root, actor=actor, settings=settings)
         if store.history.event(args.event_id) is None:
-            return fail(
-                "undo", f"no event {args.event_id} in {args.path}'s history (see memtui log)"
-            )
+            return fail("undo", f"no event {args.event_id} in {args.path}'s history (see memtui log)")
         result = store.revert(args.event_id, force=args.force)
     except ActorError as error:
         return fail("undo", f"{'login name' if args.actor is None else '--actor'}: {error}")

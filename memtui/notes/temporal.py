@@ -382,3 +382,4 @@ def _parser(now: datetime) -> Any:
     return DateDataParser(
         settings={"DATE_ORDER": DATE_ORDER, "RETURN_TIME_AS_PERIOD": True, "RELATIVE_BASE": now}
     )
+
