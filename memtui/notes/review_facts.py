@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import unquote
 
+from memtui.notes.bulk import Pacer
 from memtui.notes.index import NoteIndex
 from memtui.notes.index_db import from_db, to_db
 from memtui.notes.records import NOTE
@@ -76,7 +77,9 @@ def all_facts(index: NoteIndex) -> dict[str, NoteFacts]:
         (ARCHIVE_FOLDER + "/", ARCHIVE_FOLDER + "0"),
     )
     facts: dict[str, NoteFacts] = {}
+    pace = Pacer()
     for path, kind, mtime_ns, size, title, info in rows:
+        pace()
         extras = json.loads(info)
         facts[from_db(path)] = NoteFacts(
             kind=kind,
@@ -117,7 +120,9 @@ def link_facts(index: NoteIndex, facts: dict[str, NoteFacts]) -> LinkFacts:
         "SELECT s.path, l.target, l.target_key FROM links l JOIN files s ON s.id = l.source "
         "WHERE l.resolved IS NULL ORDER BY s.path, l.ord"
     ).fetchall()
+    pace = Pacer()
     for source, target, key in rows:
+        pace()
         relpath = from_db(source)
         if relpath not in facts:
             continue
