@@ -48,24 +48,8 @@ async def settle(pilot: Pilot[None], delay: float = 0.6, *, workers: bool = True
     await pilot.pause()
 
 
-async def open_note(pilot: Pilot[None]) -> None:
-    """Wait for the index and show the memtui project note."""
-    app: MemtuiApp = pilot.app  # type: ignore[assignment]
-    for _ in range(100):
-        if app.ctx.index is not None:
-            break
-        await pilot.pause(0.1)
-    app.open_note(NOTE)
-    await settle(pilot, 1.0)
-
-
-async def main_screen(pilot: Pilot[None]) -> None:
-    """The main screen on a note."""
-    await open_note(pilot)
-
-
 async def open_file(pilot: Pilot[None], relpath: str) -> None:
-    """Wait for the index and show one file of the memory tool's folder."""
+    """Wait for the index and show one file of the demo store."""
     app: MemtuiApp = pilot.app  # type: ignore[assignment]
     for _ in range(100):
         if app.ctx.index is not None:
@@ -73,6 +57,16 @@ async def open_file(pilot: Pilot[None], relpath: str) -> None:
         await pilot.pause(0.1)
     app.open_note(relpath)
     await settle(pilot, 1.0)
+
+
+async def open_note(pilot: Pilot[None]) -> None:
+    """Wait for the index and show the memtui project note."""
+    await open_file(pilot, NOTE)
+
+
+async def main_screen(pilot: Pilot[None]) -> None:
+    """The main screen on a note."""
+    await open_note(pilot)
 
 
 async def memory_tool(pilot: Pilot[None]) -> None:
