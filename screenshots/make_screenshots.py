@@ -48,20 +48,35 @@ async def settle(pilot: Pilot[None], delay: float = 0.6, *, workers: bool = True
     await pilot.pause()
 
 
-async def open_note(pilot: Pilot[None]) -> None:
-    """Wait for the index and show the memtui project note."""
+async def open_file(pilot: Pilot[None], relpath: str) -> None:
+    """Wait for the index and show one file of the demo store."""
     app: MemtuiApp = pilot.app  # type: ignore[assignment]
     for _ in range(100):
         if app.ctx.index is not None:
             break
         await pilot.pause(0.1)
-    app.open_note(NOTE)
+    app.open_note(relpath)
     await settle(pilot, 1.0)
+
+
+async def open_note(pilot: Pilot[None]) -> None:
+    """Wait for the index and show the memtui project note."""
+    await open_file(pilot, NOTE)
 
 
 async def main_screen(pilot: Pilot[None]) -> None:
     """The main screen on a note."""
     await open_note(pilot)
+
+
+async def memory_tool(pilot: Pilot[None]) -> None:
+    """A markdown file the agent wrote with the memory tool: `<important>` blocks as written."""
+    await open_file(pilot, "claude/project_context.md")
+
+
+async def memory_tool_xml(pilot: Pilot[None]) -> None:
+    """The agent's XML preference file, syntax-coloured."""
+    await open_file(pilot, "claude/user_preferences.xml")
 
 
 async def raw_view(pilot: Pilot[None]) -> None:
@@ -76,6 +91,14 @@ async def search(pilot: Pilot[None]) -> None:
     await open_note(pilot)
     await pilot.press("slash")
     await pilot.press(*"retry")
+    await settle(pilot, 1.0)
+
+
+async def search_text_files(pilot: Pilot[None]) -> None:
+    """Search finds the agent's `.txt` logs and tagged files like notes."""
+    await open_note(pilot)
+    await pilot.press("slash")
+    await pilot.press(*"NATS")
     await settle(pilot, 1.0)
 
 
@@ -194,7 +217,10 @@ async def help_screen(pilot: Pilot[None]) -> None:
 SHOTS: dict[str, tuple[str, Step]] = {
     "main": ("Main screen: tree, preview, links and history", main_screen),
     "raw": ("Raw view: what the agent's view returns", raw_view),
+    "memory-tool": ("A memory-tool file with <important> tags", memory_tool),
+    "memory-tool-xml": ("The memory tool's XML preferences, syntax-coloured", memory_tool_xml),
     "search": ("Search as you type, matches highlighted", search),
+    "search-text-files": ("Search finds .txt logs of the memory tool", search_text_files),
     "graph": ("Graph: the memtui note's neighbourhood at depth 2", graph),
     "graph-hubs": ("Graph: the most linked notes", graph_hubs),
     "graph-unresolved": ("Graph: link targets with no note", graph_unresolved),

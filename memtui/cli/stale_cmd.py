@@ -16,11 +16,14 @@ def register(subparsers: Any) -> None:
     """Add the `stale` subcommand."""
     parser = subparsers.add_parser(
         "stale",
-        help="list notes that may be stale, with the reasons",
+        help="list files that may be stale, with the reasons",
         description=(
-            "Rank the notes of a memory folder that may be out of date: not read by an agent "
-            "for long, unchanged, expired or unverified frontmatter dates, no links, unresolved "
-            "links, near-duplicates, very large. Only proposes; never changes a file."
+            "Rank the files of a memory folder (notes and any other text file) that may be out "
+            "of date: not read back by an agent since they changed, unchanged for long, "
+            "superseded by a newer near-duplicate, expired or unverified frontmatter dates, "
+            "broken path links, links to notes not written yet, no links (only in a store "
+            "where most notes link), very large. A file is proposed when its reasons add up "
+            "to one strong signal. Only proposes; never changes a file."
         ),
     )
     parser.add_argument("path", metavar="PATH", help="the memory folder (what /memories maps to)")

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memtui.core.history import REVIEWED_KINDS
+from memtui.demo.memory_tool import Step, memory_tool_steps
 
 if TYPE_CHECKING:
     from memtui.core.store import MemoryStore
@@ -58,8 +59,10 @@ _DRAFT_SESSION = (
 
 
 def demo_note_paths() -> list[str]:
-    """The relative paths of every bundled demo note, sorted."""
-    return sorted(p.relative_to(DEMO_NOTES_DIR).as_posix() for p in DEMO_NOTES_DIR.rglob("*.md"))
+    """The relative paths of every bundled demo file (notes and the memory tool's files), sorted."""
+    return sorted(
+        p.relative_to(DEMO_NOTES_DIR).as_posix() for p in DEMO_NOTES_DIR.rglob("*") if p.is_file()
+    )
 
 
 def _final_text(relpath: str) -> str:
@@ -77,6 +80,11 @@ def _without(text: str, line: str) -> str:
 def _virtual(relpath: str) -> str:
     """The `/memories/...` path of a relative path."""
     return "/memories/" + relpath
+
+
+def _when(days_ago: float, hours: float = 0.0) -> float:
+    """The time `days_ago` days (plus `hours`) before DEMO_NOW."""
+    return DEMO_NOW - days_ago * DAY + hours * 3600.0
 
 
 @dataclass
@@ -98,10 +106,28 @@ class _Replay:
     clock: _DemoClock
     stores: dict[str, MemoryStore]
     changed_at: dict[str, float] = field(default_factory=dict)
+    scheduled: list[tuple[float, Callable[[_Replay], None]]] = field(default_factory=list)
+    """Steps of another script still to run, by time: each runs before the clock passes it."""
+
+    def schedule(self, steps: list[Step]) -> None:
+        """Merge timed steps into the replay (they run as the clock reaches their time)."""
+        for days_ago, hours, action in steps:
+            self.scheduled.append((_when(days_ago, hours), action))
+        self.scheduled.sort(key=lambda step: step[0])
+
+    def run_scheduled(self, until: float = float("inf")) -> None:
+        """Run every scheduled step whose time is before `until`, each at its own time."""
+        while self.scheduled and self.scheduled[0][0] < until:
+            when, action = self.scheduled.pop(0)
+            self.clock.now = when
+            action(self)
 
     def at(self, days_ago: float, hours: float = 0.0) -> _Replay:
-        """Move the clock to `days_ago` days (plus `hours`) before DEMO_NOW."""
-        self.clock.now = DEMO_NOW - days_ago * DAY + hours * 3600.0
+        """Move the clock to `days_ago` days (plus `hours`) before DEMO_NOW, running the
+        scheduled steps that come first."""
+        when = _when(days_ago, hours)
+        self.run_scheduled(until=when)
+        self.clock.now = when
         return self
 
     def _check(self, result_error: bool, content: str, expect_error: bool) -> None:
@@ -293,14 +319,19 @@ def demo_clock(started: float | None = None) -> Callable[[], float]:
     return lambda: time.time() + offset
 
 
-def create_demo_store(dest: Path) -> Path:
-    """Write the demo notes and their backdated history into `dest` (created, must be empty)."""
+def create_demo_store(dest: Path, *, basic_memory: bool = True) -> Path:
+    """Write the demo files and their backdated history into `dest` (created, must be empty):
+    the Basic Memory notes and the memory tool's `claude/` folder, or with `basic_memory`
+    False only the latter (a store written only through the memory tool)."""
     dest = Path(dest)
     dest.mkdir(parents=True, exist_ok=True)
     if any(p.name != ".memtui" for p in dest.iterdir()):
         raise FileExistsError(f"demo store destination is not empty: {dest}")
     clock = _DemoClock()
     run = _Replay(root=dest, clock=clock, stores=_make_stores(dest, clock))
-    _replay(run)
+    run.schedule(memory_tool_steps())
+    if basic_memory:
+        _replay(run)
+    run.run_scheduled()
     run.set_mtimes()
     return dest

@@ -104,6 +104,7 @@ def record_info(record: FileRecord) -> str:
         ("expires", record.expires),
         ("verified", record.verified),
         ("sample", record.sample_hash),
+        ("lead", record.lead_hash),
         ("problem", record.problem),
     ):
         if value:

@@ -23,6 +23,9 @@ SAMPLE_CHARS = 1500
 """Characters of a note's body compared when looking for near-duplicates."""
 SAMPLE_MIN_CHARS = 40
 """Shorter body samples are too short to call two notes duplicates."""
+LEAD_CHARS = 64
+"""Characters of a body sample's start whose hash groups files that open the same way (a newer
+version of a file usually keeps its heading and first lines), for the near-duplicate check."""
 
 _META_KEY = re.compile(r"^(tags|type)[ \t]*:", re.MULTILINE)
 
@@ -51,6 +54,8 @@ class FileRecord:
     expires: str | None = None
     verified: str | None = None
     sample_hash: str | None = None
+    lead_hash: str | None = None
+    """A hash of the start of the body sample (None when too short), see LEAD_CHARS."""
     body: str = ""
     """The searchable text after the frontmatter (within the cap)."""
     problem: str | None = None
@@ -83,6 +88,7 @@ def note_record(relpath: str, head: HeadBytes) -> FileRecord:
 
     note = parse_note(head.data, relpath, mtime=head.mtime, size=head.size)
     text = shown_part(normalise_text(head.data))
+    sample, lead = sample_hashes(text)
     body = after_line(text, note.body_line)
     record = FileRecord(
         relpath,
@@ -103,7 +109,8 @@ def note_record(relpath: str, head: HeadBytes) -> FileRecord:
         meta_lines=_meta_lines(text, note),
         expires=_frontmatter_text(note, "expires"),
         verified=_frontmatter_text(note, "last_verified"),
-        sample_hash=sample_hash(body_sample(text)),
+        sample_hash=sample,
+        lead_hash=lead,
         body=body,
     )
     return record
@@ -118,6 +125,7 @@ def text_record(relpath: str, head: HeadBytes) -> FileRecord:
         head.data.decode("utf-8")
     except UnicodeDecodeError as error:
         warnings.append(f"not valid UTF-8 (byte {error.start}); those bytes are searched as �")
+    sample, lead = sample_hashes(text)
     return FileRecord(
         relpath,
         TEXT,
@@ -125,7 +133,8 @@ def text_record(relpath: str, head: HeadBytes) -> FileRecord:
         head.mtime_ns,
         title=text_title(relpath, text),
         warnings=warnings,
-        sample_hash=sample_hash(body_sample(text)),
+        sample_hash=sample,
+        lead_hash=lead,
         body=text,
     )
 
@@ -172,6 +181,14 @@ def sample_hash(sample: str) -> str | None:
     if len(sample) < SAMPLE_MIN_CHARS:
         return None
     return hashlib.blake2b(sample.encode(), digest_size=16).hexdigest()
+
+
+def sample_hashes(text: str) -> tuple[str | None, str | None]:
+    """The record's `sample_hash` and `lead_hash` of a file's text (no lead when the whole
+    sample is no longer than one)."""
+    sample = body_sample(text)
+    lead = sample_hash(sample[:LEAD_CHARS]) if len(sample) > LEAD_CHARS else None
+    return sample_hash(sample), lead
 
 
 def after_line(text: str, line: int) -> str:
@@ -225,6 +242,7 @@ def encode_record(record: FileRecord) -> list[object]:
         record.expires,
         record.verified,
         record.sample_hash,
+        record.lead_hash,
         record.body,
         record.problem,
     ]
@@ -250,6 +268,7 @@ def decode_record(values: list[Any]) -> FileRecord:
         expires,
         verified,
         sample,
+        lead,
         body,
         problem,
     ) = values
@@ -271,6 +290,7 @@ def decode_record(values: list[Any]) -> FileRecord:
         expires=expires,
         verified=verified,
         sample_hash=sample,
+        lead_hash=lead,
         body=body,
         problem=problem,
     )

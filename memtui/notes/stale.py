@@ -1,74 +1,99 @@
-"""Stale review: rank notes that may be out of date, each with the reasons why; never deletes."""
+"""Stale review: a short, ranked list of files that may be out of date, each with its reasons.
+
+Every signal comes from what is known of the file: its age since the last change, whether an
+agent read it back since then, a newer file with near-identical content, expiry and
+verification dates in its frontmatter, links that point at nothing, and (only in a store where
+most notes use links) having no link at all. A file is proposed when its reasons add up to
+PROPOSE_SCORE: one strong reason, or several weak ones. Only proposes; never deletes.
+"""
 
 from __future__ import annotations
 
-import json
-import re
 import time
-from collections import defaultdict
-from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
-from rapidfuzz import fuzz
-
 from memtui.notes.bulk import Pacer
+from memtui.notes.duplicates import near_duplicates
 from memtui.notes.index import NoteIndex
-from memtui.notes.index_db import from_db
-from memtui.notes.records import body_sample
+from memtui.notes.records import NOTE
+from memtui.notes.review_facts import (
+    ARCHIVE_FOLDER,
+    LinkFacts,
+    NoteFacts,
+    all_facts,
+    is_archived,
+    link_facts,
+    parse_date,
+)
+
+__all__ = [
+    "ARCHIVE_FOLDER",
+    "PROPOSE_SCORE",
+    "StaleCandidate",
+    "StaleReason",
+    "is_archived",
+    "near_duplicates",
+    "parse_date",
+    "review",
+]
 
 DAY = 86400.0
+PROPOSE_SCORE = 1.0
+"""Score a file needs to be proposed: one strong reason, or weak ones together."""
 UNREAD_AFTER_DAYS = 30
+"""Days without an agent read before it is a reason (weight 0.5, a full 1.0 at twice that)."""
+UNREAD_FULL_DAYS = 60
 UNCHANGED_AFTER_DAYS = 90
 UNVERIFIED_AFTER_DAYS = 180
 LARGE_NOTE_BYTES = 20_000
-DUPLICATE_TITLE_RATIO = 90.0
-DUPLICATE_CONTENT_RATIO = 80.0
-MAX_BLOCK = 64
-"""Title words shared by more notes than this are too common to block duplicates on."""
-ARCHIVE_FOLDER = "archive"
-"""Notes under this top-level folder were set aside on purpose and are never proposed again."""
-
-_TITLE_WORD = re.compile(r"[^\W\d_]{3,}")
+LINKED_STORE_SHARE = 0.5
+"""Having no link is a reason only in a store where at least this share of notes is linked."""
+SUPERSEDED_AFTER_SECONDS = 3600.0
+"""A near-duplicate changed this much later than a file supersedes it; closer ones are twins."""
+MAX_LINKS_NAMED = 3
 
 
 @dataclass(frozen=True)
 class StaleReason:
-    """One signal that a note may be stale: a kind id, a human sentence, and how much it counts."""
+    """One signal that a file may be stale: a kind id, a human sentence, and how much it counts."""
 
     kind: str
     text: str
     weight: float
 
 
-NEVER_READ = StaleReason("never-read", "never read by an agent", 1.0)
-"""The reason of every note no agent has read in the UNREAD_AFTER_DAYS or more that both the
-note and the history have existed: one object, not one per note."""
-ORPHAN = StaleReason("orphan", "no links in or out", 0.5)
-"""The reason of every note without links: one object, not one per note."""
+ORPHAN = StaleReason("orphan", "no links in or out, in a store where most notes link", 0.5)
+"""The reason of every unlinked note of a linked store: one object, not one per note."""
 
 
 @dataclass(frozen=True)
 class StaleCandidate:
-    """A note proposed for review, with its total score and every reason."""
+    """A file proposed for review, with its total score and every reason."""
 
     path: str
     score: float
     reasons: tuple[StaleReason, ...]
 
 
-def parse_date(value: Any) -> float | None:
-    """Unix seconds of an ISO date or datetime string (dates are midnight UTC); None if not a date."""
-    if not isinstance(value, str) or not value.strip():
-        return None
-    try:
-        parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=UTC)
-    return parsed.timestamp()
+@dataclass(frozen=True)
+class ReadFacts:
+    """What the history says of agent reads: the last read of each file, and since when it
+    has been recording (None without a history)."""
+
+    reads: dict[str, float] | None
+    recorded_from: float | None
+
+
+@dataclass(frozen=True)
+class StoreFacts:
+    """Everything the reasons of one file are computed from, read in one index snapshot."""
+
+    facts: dict[str, NoteFacts]
+    links: LinkFacts
+    duplicates: dict[str, list[tuple[str, str]]]
+    reads: ReadFacts
+    now: float
 
 
 def _days(seconds: float) -> int:
@@ -81,183 +106,100 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
-def is_archived(relpath: str) -> bool:
-    """Whether a note lies under the top-level archive folder."""
-    return relpath.startswith(ARCHIVE_FOLDER + "/")
-
-
-@dataclass(frozen=True)
-class NoteFacts:
-    """What the review reads from one note's index record."""
-
-    mtime: float
-    size: int
-    title: str
-    """The title, lowercased."""
-    sample_hash: str | None
-    """A hash of the body sample, None when the sample is too short to compare."""
-    expires: tuple[float, str] | None
-    """When the note expires, and the frontmatter text that says so."""
-    verified: tuple[float, str] | None
-    """When the note was last verified, and the frontmatter text that says so."""
-
-
-def _dated(value: Any) -> tuple[float, str] | None:
-    """A frontmatter date as (unix seconds, its text), or None."""
-    when = parse_date(value)
-    return None if when is None else (when, str(value))
-
-
-def all_facts(index: NoteIndex) -> dict[str, NoteFacts]:
-    """Facts of every reviewed note (every note outside the archive folder), sorted by path."""
-    rows = index.db.connection().execute(
-        "SELECT path, mtime_ns, size, title, info FROM files WHERE kind = 1 "
-        "AND NOT (path > ? AND path < ?) ORDER BY path",
-        (ARCHIVE_FOLDER + "/", ARCHIVE_FOLDER + "0"),
+def _named(targets: list[str]) -> str:
+    """The first few link targets, comma separated, `...` when there are more."""
+    return ", ".join(targets[:MAX_LINKS_NAMED]) + (
+        ", ..." if len(targets) > MAX_LINKS_NAMED else ""
     )
-    facts: dict[str, NoteFacts] = {}
-    for path, mtime_ns, size, title, info in rows:
-        extras = json.loads(info)
-        facts[from_db(path)] = NoteFacts(
-            mtime=mtime_ns / 1e9,
-            size=size,
-            title=from_db(title or "").lower(),
-            sample_hash=extras.get("sample"),
-            expires=_dated(extras.get("expires")),
-            verified=_dated(extras.get("verified")),
-        )
-    return facts
 
 
-def near_duplicates(
-    index: NoteIndex, facts: dict[str, NoteFacts] | None = None
-) -> dict[str, list[tuple[str, str]]]:
-    """relpath -> [(other relpath, why)] for notes with the same body or near-identical title and body.
-
-    Archived notes are left out. Pairs are only compared inside small blocks (same body hash, or
-    a shared uncommon title word), so the work grows with the number of notes, not its square;
-    a body is read from its file only when two titles are near-identical.
-    """
-    facts = all_facts(index) if facts is None else facts
-    by_hash, by_word = _blocks(facts)
-    found: dict[str, dict[str, str]] = defaultdict(dict)
-
-    def pair(a: str, b: str, why: str) -> None:
-        found[a].setdefault(b, why)
-        found[b].setdefault(a, why)
-
-    for group in by_hash.values():
-        for i, a in enumerate(group):
-            for b in group[i + 1 :]:
-                pair(a, b, "same content")
-    for a, b, why in _similar_pairs(index, facts, by_word):
-        pair(a, b, why)
-    return {p: sorted(others.items()) for p, others in found.items()}
-
-
-def _blocks(
-    facts: dict[str, NoteFacts],
-) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
-    """Notes by body hash, and by each uncommon-enough word of their titles."""
-    pace = Pacer()
-    by_hash: dict[str, list[str]] = defaultdict(list)
-    by_word: dict[str, list[str]] = defaultdict(list)
-    for relpath, fact in facts.items():
-        pace()
-        if fact.sample_hash is not None:
-            by_hash[fact.sample_hash].append(relpath)
-        for word in set(_TITLE_WORD.findall(fact.title)):
-            by_word[word].append(relpath)
-    return by_hash, by_word
-
-
-def _similar_pairs(
-    index: NoteIndex, facts: dict[str, NoteFacts], by_word: dict[str, list[str]]
-) -> Iterator[tuple[str, str, str]]:
-    """(a, b, why) for notes of one title-word block with near-identical titles and bodies."""
-    pace = Pacer()
-    samples: dict[str, str] = {}
-
-    def sample(relpath: str) -> str:
-        if relpath not in samples:
-            samples[relpath] = body_sample(index.read_text(relpath) or "")
-        return samples[relpath]
-
-    compared: set[tuple[str, str]] = set()
-    for group in by_word.values():
-        if len(group) < 2 or len(group) > MAX_BLOCK:
-            continue
-        pace()
-        for i, a in enumerate(group):
-            for b in group[i + 1 :]:
-                if (a, b) in compared:
-                    continue
-                compared.add((a, b))
-                if not fuzz.token_sort_ratio(
-                    facts[a].title, facts[b].title, score_cutoff=DUPLICATE_TITLE_RATIO
-                ):
-                    continue
-                content = fuzz.ratio(sample(a), sample(b), score_cutoff=DUPLICATE_CONTENT_RATIO)
-                if content:
-                    yield a, b, f"similar title and content ({int(content)}%)"
+def gather(index: NoteIndex, history: Any | None, now: float) -> StoreFacts:
+    """Read what the review needs from the index (one snapshot) and the history."""
+    reads = ReadFacts(
+        history.last_agent_reads() if history is not None else None,
+        history.recording_since() if history is not None else None,
+    )
+    with index.db.snapshot():
+        facts = all_facts(index)
+        links = link_facts(index, facts)
+        duplicates = near_duplicates(index, facts)
+    return StoreFacts(facts, links, duplicates, reads, now)
 
 
 def review(
-    index: NoteIndex, history: Any | None, *, now: float | None = None
+    index: NoteIndex,
+    history: Any | None,
+    *,
+    now: float | None = None,
+    min_score: float = PROPOSE_SCORE,
 ) -> list[StaleCandidate]:
-    """Every note outside the archive with a staleness signal, highest score first (ties by path)."""
-    now = time.time() if now is None else now
-    reads: dict[str, float] | None = history.last_agent_reads() if history is not None else None
-    recorded_from = history.recording_since() if history is not None else None
-    with index.db.snapshot():
-        facts = all_facts(index)
-        links = Links(index.linked(), index.unresolved_counts())
-        duplicates = near_duplicates(index, facts)
+    """Every file outside the archive whose reasons reach `min_score`, highest score first (ties
+    by path)."""
+    store = gather(index, history, time.time() if now is None else now)
     candidates: list[StaleCandidate] = []
     pace = Pacer()
-    for relpath, fact in facts.items():
+    for relpath, fact in store.facts.items():
         pace()
-        reasons = _reasons(relpath, fact, links, reads, recorded_from, duplicates, now)
-        if reasons:
-            score = round(sum(r.weight for r in reasons), 3)
+        reasons = file_reasons(relpath, fact, store)
+        score = round(sum(r.weight for r in reasons), 3)
+        if reasons and score >= min_score:
             candidates.append(StaleCandidate(relpath, score, tuple(reasons)))
     candidates.sort(key=lambda c: (-c.score, c.path))
     return candidates
 
 
-@dataclass(frozen=True)
-class Links:
-    """What the review needs of the store's links: who is linked, and unresolved targets."""
-
-    linked: set[str]
-    unresolved: dict[str, list[str]]
-
-
-def _reasons(
-    relpath: str,
-    fact: NoteFacts,
-    links: Links,
-    reads: dict[str, float] | None,
-    recorded_from: float | None,
-    duplicates: dict[str, list[tuple[str, str]]],
-    now: float,
-) -> list[StaleReason]:
-    """The staleness reasons of one note, in a fixed order."""
-    reasons: list[StaleReason] = []
-    if reads is not None:
-        last_read = reads.get("/memories/" + relpath)
-        if last_read is None:
-            watched_since = max(recorded_from if recorded_from is not None else now, fact.mtime)
-            if _days(now - watched_since) >= UNREAD_AFTER_DAYS:
-                reasons.append(NEVER_READ)
-        elif (days := _days(now - last_read)) >= UNREAD_AFTER_DAYS:
-            reasons.append(
-                StaleReason(
-                    "unread",
-                    f"not read by an agent for {_plural(days, 'day')}",
-                    min(3.0, days / UNREAD_AFTER_DAYS),
-                )
+def file_reasons(relpath: str, fact: NoteFacts, store: StoreFacts) -> list[StaleReason]:
+    """The staleness reasons of one file, in a fixed order."""
+    reasons = [
+        *_read_reasons(relpath, fact, store.reads, store.now),
+        *_date_reasons(fact, store.now),
+        *_duplicate_reasons(relpath, fact, store),
+        *_link_reasons(relpath, fact, store.links),
+    ]
+    if fact.size >= LARGE_NOTE_BYTES:
+        reasons.append(
+            StaleReason(
+                "large",
+                f"very large ({fact.size // 1000} KB, about {fact.size // 4000}k tokens per view)",
+                min(2.0, fact.size / LARGE_NOTE_BYTES / 2),
             )
+        )
+    return reasons
+
+
+def _unread_weight(days: int) -> float:
+    """How much a span without an agent read counts: 0.5 at 30 days, 1.0 at 60, at most 2."""
+    return round(min(2.0, days / UNREAD_FULL_DAYS), 3)
+
+
+def _read_reasons(relpath: str, fact: NoteFacts, reads: ReadFacts, now: float) -> list[StaleReason]:
+    """Whether agents read the file back since it last changed, or at all lately."""
+    if reads.reads is None:
+        return []
+    last_read = reads.reads.get("/memories/" + relpath)
+    if last_read is not None and last_read >= fact.mtime:
+        days = _days(now - last_read)
+        if days < UNREAD_AFTER_DAYS:
+            return []
+        text = f"not read by an agent for {_plural(days, 'day')}"
+        return [StaleReason("unread", text, _unread_weight(days))]
+    recorded_from = reads.recorded_from if reads.recorded_from is not None else now
+    days = _days(now - max(recorded_from, fact.mtime))
+    if days < UNREAD_AFTER_DAYS:
+        return []
+    if last_read is not None:
+        text = f"changed {_plural(days, 'day')} ago, not read back by an agent since"
+        return [StaleReason("unread", text, _unread_weight(days))]
+    if fact.mtime >= recorded_from:
+        text = f"written {_plural(days, 'day')} ago, never read back by an agent"
+    else:
+        text = f"never read by an agent in {_plural(days, 'day')} of history"
+    return [StaleReason("never-read", text, _unread_weight(days))]
+
+
+def _date_reasons(fact: NoteFacts, now: float) -> list[StaleReason]:
+    """Age since the last change, and the frontmatter's expiry and verification dates."""
+    reasons: list[StaleReason] = []
     if fact.mtime and (days := _days(now - fact.mtime)) >= UNCHANGED_AFTER_DAYS:
         reasons.append(
             StaleReason("unchanged", f"unchanged for {_plural(days, 'day')}", min(2.0, days / 180))
@@ -275,26 +217,41 @@ def _reasons(
                 min(2.5, 1.0 + days / 365),
             )
         )
-    if relpath not in links.linked:
+    return reasons
+
+
+def _duplicate_reasons(relpath: str, fact: NoteFacts, store: StoreFacts) -> list[StaleReason]:
+    """A newer near-duplicate supersedes the file; one changed about when it did is its twin."""
+    reasons: list[StaleReason] = []
+    for other, why in store.duplicates.get(relpath, ()):
+        later = store.facts[other].mtime - fact.mtime
+        if later > SUPERSEDED_AFTER_SECONDS:
+            newer = _days(later)
+            when = f"changed {_plural(newer, 'day')} later" if newer else "changed later"
+            text = f"superseded by {other}, {when} ({why})"
+            reasons.append(StaleReason("superseded", text, 2.0))
+        elif later >= -SUPERSEDED_AFTER_SECONDS:
+            reasons.append(StaleReason("duplicate", f"near-duplicate of {other} ({why})", 2.0))
+        if len(reasons) == MAX_LINKS_NAMED:
+            break
+    return reasons
+
+
+def _link_reasons(relpath: str, fact: NoteFacts, links: LinkFacts) -> list[StaleReason]:
+    """Links to nothing, links to notes not written yet, and no links in a linked store."""
+    reasons: list[StaleReason] = []
+    broken = links.broken.get(relpath, [])
+    if broken:
+        text = f"{_plural(len(broken), 'broken link')} (nothing at that path): {_named(broken)}"
+        reasons.append(StaleReason("broken-link", text, min(2.0, 1.0 * len(broken))))
+    missing = links.missing.get(relpath, [])
+    if missing:
+        text = f"links to {_plural(len(missing), 'note')} not written yet: {_named(missing)}"
+        reasons.append(StaleReason("unresolved", text, min(0.5, 0.25 * len(missing))))
+    if (
+        fact.kind == NOTE
+        and links.linked_share >= LINKED_STORE_SHARE
+        and relpath not in links.linked
+    ):
         reasons.append(ORPHAN)
-    unresolved = links.unresolved.get(relpath, [])
-    if unresolved:
-        shown = ", ".join(unresolved[:3]) + (", ..." if len(unresolved) > 3 else "")
-        reasons.append(
-            StaleReason(
-                "unresolved",
-                f"{_plural(len(unresolved), 'unresolved link')}: {shown}",
-                min(1.5, 0.5 * len(unresolved)),
-            )
-        )
-    for other, why in duplicates.get(relpath, ())[:3]:
-        reasons.append(StaleReason("duplicate", f"near-duplicate of {other} ({why})", 2.0))
-    if fact.size >= LARGE_NOTE_BYTES:
-        reasons.append(
-            StaleReason(
-                "large",
-                f"very large ({fact.size // 1000} KB)",
-                min(2.0, fact.size / LARGE_NOTE_BYTES / 2),
-            )
-        )
     return reasons

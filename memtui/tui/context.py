@@ -17,8 +17,9 @@ AGENT_BADGE_DAYS = 7
 """A note keeps the tree's agent badge this many days after an agent last changed it."""
 DAY = 86_400.0
 STALE_BADGE_MIN_SCORE = 2.0
-"""Review score a note needs for the tree's stale badge: one strong signal (expired, a near
-duplicate, unread for 60+ days) or several weak ones, not just "never read" plus one more."""
+"""Review score a note needs for the tree's stale badge: one strong signal (expired, superseded
+or a near-duplicate, not read by an agent for 120+ days) or several together, more than the
+review's own threshold of proposing a file."""
 
 
 @dataclass

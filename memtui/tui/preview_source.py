@@ -14,6 +14,7 @@ from urllib.parse import quote
 from memtui.core.viewing import file_view_text
 from memtui.notes.file_checks import name_warnings, nul_warning
 from memtui.notes.shown import FileHead, read_head
+from memtui.notes.titles import FENCE
 from memtui.tui.text_layout import Rows, ShownText, is_markdown, lay_out, lexer_for, shown_text
 
 if TYPE_CHECKING:
@@ -25,6 +26,7 @@ MARKDOWN_MAX_BYTES = 8_000
 MARKDOWN_MAX_BLOCKS = 150
 """Notes with more blank-line separated blocks than this are shown as plain text too."""
 WIKILINK = re.compile(r"(?<!\\)\[\[([^\[\]]+)\]\]")
+HEADING_LEVEL = re.compile(r" {0,3}(#{1,6})(?:[ \t]|$)")
 FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(?:.*?\r?\n)?---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 
 Mode = Literal["rendered", "plain", "raw"]
@@ -42,6 +44,53 @@ def split_frontmatter(text: str) -> tuple[int, str]:
         return 0, text
     head = match.group(0)
     return head.count("\n"), text[len(head) :]
+
+
+def prose_of(body: str, first_line: int, structured: set[int]) -> str:
+    """A note's body with its observation and relation lines (1-based file lines in
+    `structured`; the body starts at file line `first_line`) blanked, and so are the headings
+    of sections left with nothing else: the note's own text, in order, with its line numbers
+    kept (the preview shows observations and relations in panels of their own)."""
+    lines = body.split("\n")
+    kept = [first_line + number not in structured for number in range(len(lines))]
+    headings = _heading_levels(lines)
+    for number in sorted(headings, reverse=True):
+        if _section_emptied(lines, kept, headings, number):
+            kept[number] = False
+    return "\n".join(line if keep else "" for line, keep in zip(lines, kept, strict=True))
+
+
+def _heading_levels(lines: list[str]) -> dict[int, int]:
+    """Line index -> level of every ATX heading outside code fences."""
+    levels: dict[int, int] = {}
+    fence: str | None = None
+    for number, line in enumerate(lines):
+        marker = FENCE.match(line)
+        if marker is not None:
+            fence = (
+                marker.group(1) if fence is None else (None if marker.group(1) == fence else fence)
+            )
+            continue
+        heading = HEADING_LEVEL.match(line) if fence is None else None
+        if heading is not None:
+            levels[number] = len(heading.group(1))
+    return levels
+
+
+def _section_emptied(
+    lines: list[str], kept: list[bool], headings: dict[int, int], start: int
+) -> bool:
+    """Whether the section under heading `start` had lines blanked and keeps only blank ones."""
+    blanked = False
+    for number in range(start + 1, len(lines)):
+        level = headings.get(number)
+        if level is not None and level <= headings[start]:
+            break
+        if not kept[number]:
+            blanked = True
+        elif lines[number].strip():
+            return False
+    return blanked
 
 
 def linkify_wikilinks(body: str) -> str:
@@ -132,8 +181,8 @@ def prepare_raw(store: MemoryStore, relpath: str, width: int, *, record: bool) -
     if head.cut:
         text = file_view_text(virtual, head.text.split("\n"))
         header = (
-            f"≈ {head.size // 4:,} tokens in all  ·  raw view of the start of {virtual}"
-            f" (first {len(head.text.encode('utf-8')):,} of {head.size:,} B)"
+            f"{relpath}  ·  raw view of the first {len(head.text.encode('utf-8')):,} of"
+            f" {head.size:,} B  ·  ≈ {head.size // 4:,} tokens in all"
         )
     else:
         if record:
@@ -141,7 +190,7 @@ def prepare_raw(store: MemoryStore, relpath: str, width: int, *, record: bool) -
             text, event_id = result.content, result.event_id
         else:
             text = store.render_view(virtual)
-        header = f"≈ {estimate_tokens(text):,} tokens  ·  raw view of {virtual}"
+        header = f"{relpath}  ·  raw view  ·  ≈ {estimate_tokens(text):,} tokens"
     shown = shown_text(text)
     return PreparedView(
         relpath,

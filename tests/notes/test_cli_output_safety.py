@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -55,6 +56,10 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
         handle.write(b"# Bad\n\n- [fact] hello from a name that is not UTF-8\n")
     (root / "binary.md").write_bytes(b"# Binary\n\nhello \xff\xfe \x1b[31m red \x00\n")
     (root / "[red]markup.md").write_text("# Markup\n\n- [fact] hello [bold]not markup[/bold]\n")
+    long_ago = time.time() - 200 * 86400
+    for name in os.listdir(os.fsencode(root)):
+        if not name.startswith(b"."):
+            os.utime(os.path.join(os.fsencode(root), name), (long_ago, long_ago))
     (root / "outside.md").symlink_to("/etc/hostname")
     return root
 
@@ -88,7 +93,8 @@ def test_stale_shows_control_characters_as_symbols_and_names_skipped_entries(
     assert done.returncode == 0
     out = printed(done.stdout)
     assert "new␊line.md" in out and "bad-\\xff-name.md" in out
-    assert "unresolved link: Gone␛[2J" in out
+    assert "unchanged for 200 days" in out
+    assert "links to 1 note not written yet: Gone␛[2J" in out
     assert printed(done.stderr).startswith("memtui stale: skipped outside.md: ")
     rows = [
         json.loads(line)

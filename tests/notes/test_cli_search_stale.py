@@ -91,18 +91,29 @@ def test_an_unknown_flag_is_one_line_naming_the_subcommand(
 def test_stale_lists_reasons(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["stale", str(store), "--limit", "1"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0] == "  6.0  old.md"
-    assert out[1:] == [
+    assert out == [
+        "  5.2  old.md",
         "       - unchanged for 400 days",
         "       - expired on 2020-01-01",
-        "       - no links in or out",
-        "       - 1 unresolved link: Nowhere",
+        "       - links to 1 note not written yet: Nowhere",
     ]
     assert main(["stale", str(store), "--json"]) == 0
     rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
-    assert [(r["path"], r["score"]) for r in rows] == [("old.md", 6.0), ("projects/memtui.md", 0.5)]
-    assert rows[1]["reasons"] == [{"kind": "orphan", "text": "no links in or out", "weight": 0.5}]
+    assert [(r["path"], r["score"]) for r in rows] == [("old.md", 5.25)]
+    assert rows[0]["reasons"][2] == {
+        "kind": "unresolved",
+        "text": "links to 1 note not written yet: Nowhere",
+        "weight": 0.25,
+    }
     assert sorted(os.listdir(store)) == [".memtui", "old.md", "projects"]
+
+
+def test_stale_says_when_nothing_is_proposed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "fresh.md").write_text("# Fresh\n\nwritten today\n", encoding="utf-8")
+    assert main(["stale", str(tmp_path)]) == 0
+    assert capsys.readouterr().out == "nothing to review\n"
 
 
 def test_help_for_both_commands(capsys: pytest.CaptureFixture[str]) -> None:

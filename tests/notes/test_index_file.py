@@ -16,7 +16,7 @@ import pytest
 
 from memtui.cli import main
 from memtui.notes.index import NoteIndex
-from memtui.notes.index_db import APPLICATION_ID, INDEX_NAME, NewerIndex
+from memtui.notes.index_db import APPLICATION_ID, INDEX_NAME, SCHEMA_VERSION, NewerIndex
 from memtui.notes.search import Searcher
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -149,13 +149,13 @@ def test_an_index_written_by_a_newer_memtui_is_refused_with_one_line(
     before = index_path(root).read_bytes()
     with pytest.raises(NewerIndex) as refused:
         NoteIndex.load(root)
-    assert "written by a newer memtui (index format 99; this one reads 1)" in str(refused.value)
+    assert f"newer memtui (index format 99; this one reads {SCHEMA_VERSION})" in str(refused.value)
     assert main(["search", str(root), "kiwi"]) == 2
     out, err = capsys.readouterr()
     assert out == ""
     assert re.fullmatch(
         r"memtui search: .*index\.db was written by a newer memtui \(index format 99; this one "
-        r"reads 1\): upgrade memtui, or delete the file to rebuild it\n",
+        rf"reads {SCHEMA_VERSION}\): upgrade memtui, or delete the file to rebuild it\n",
         err,
     )
     assert index_path(root).read_bytes() == before

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,8 @@ FOLDER = "projects/" + "a-long-folder-name-" * 4
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Enough notes and events that every command writes far more than a pipe holds (64 KiB)."""
+    """Enough notes and events that every command writes far more than a pipe holds (64 KiB);
+    the notes are old, so `stale` lists each of them."""
     root = tmp_path_factory.mktemp("pipe") / "mem"
     memory = MemoryStore(root, actor="agent:claude", settings=Settings())
     for i in range(NOTES):
@@ -29,6 +31,9 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
             f"---\ntitle: Note {i}\n---\n\n- [fact] hello world number {i}, padded with words "
             "so that every line of output is long enough #tag\n",
         )
+    long_ago = time.time() - 200 * 86400
+    for note in (root / FOLDER).iterdir():
+        os.utime(note, (long_ago, long_ago))
     return root
 
 

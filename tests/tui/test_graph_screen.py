@@ -142,6 +142,8 @@ async def test_lists_show_hubs_orphans_unresolved_and_enter_centres(tmp_path: Pa
         assert [
             str(orphans.get_option_at_index(i).prompt) for i in range(orphans.option_count)
         ] == [
+            "billing_context",
+            "project_context",
             "Prompt Formats",
             "Retry with Back-off",
             "Website Redesign",
@@ -160,7 +162,7 @@ async def test_lists_show_hubs_orphans_unresolved_and_enter_centres(tmp_path: Pa
         assert canvas(app).has_focus
         assert canvas(app).cursor_key == "?Kubernetes Migration"
         await pilot.press("3")
-        orphans.highlighted = 4
+        orphans.highlighted = 6
         await press(pilot, "enter")
         assert screen.centre == "user/schedule.md"
         assert title(app) == "Graph · Schedule Notes (user/schedule.md) · depth 1 · 0 neighbours"
@@ -199,5 +201,7 @@ def test_a_hub_is_described_with_its_first_links_and_how_many_more(tmp_path: Pat
     lines = text.splitlines()
     assert lines[:2] == ["hub.md", "Out (1): part_of → leaf00.md"]
     assert lines[2].startswith("In (50): leaf00.md → part_of; leaf01.md → part_of;")
-    assert lines[2].endswith(f"; leaf{LISTED_LINKS - 1:02}.md → part_of; … {50 - LISTED_LINKS} more")
+    assert lines[2].endswith(
+        f"; leaf{LISTED_LINKS - 1:02}.md → part_of; … {50 - LISTED_LINKS} more"
+    )
     assert describe_node(index, "leaf07.md").splitlines()[2] == "In (0): none"

@@ -17,7 +17,7 @@ from memtui.tui.widgets.history_events import DiffView, EventTable, parse_filter
 from tests.tui.screens_harness import ScreenHarness, demo_clock, demo_context, demo_copy
 
 SIZE = (120, 40)
-ROOT_EVENT_COUNT = 57
+ROOT_EVENT_COUNT = 77
 NOW = datetime(2026, 6, 10, 12, 0).timestamp()
 
 
@@ -69,9 +69,9 @@ async def test_lists_every_event_newest_first_with_refusals_flagged(store_root: 
         ids = shown_ids(app)
         assert ids == sorted(ids, reverse=True) and len(ids) == ROOT_EVENT_COUNT
         table = app.screen.query_one(EventTable)
-        row = table.get_row("47")
+        row = table.get_row("61")
         assert [str(cell) for cell in row] == [
-            "47",
+            "61",
             "2026-11-17 12:00",
             "agent:cursor",
             "view",
@@ -88,17 +88,17 @@ async def test_filter_row_narrows_by_actor_command_path_and_time(store_root: Pat
         field = app.screen.query_one("#history-filter", Input)
         field.value = "actor:human"
         await settle(pilot)
-        assert shown_ids(app) == [43, 42]
+        assert shown_ids(app) == [56, 54]
         field.value = "actor:agent cmd:str_replace path:projects/"
         await settle(pilot)
-        assert shown_ids(app) == [56, 45, 19]
+        assert shown_ids(app) == [75, 58, 22]
         field.value = "since:36h"
         await settle(pilot)
-        assert shown_ids(app) == [57, 56, 55]
+        assert shown_ids(app) == [77, 76, 75, 74]
         field.value = "since:1 month"
         await settle(pilot)
         shown = shown_ids(app)
-        assert shown[:35] == list(range(57, 22, -1)) and min(shown) >= 22
+        assert shown[:49] == list(range(77, 28, -1)) and min(shown) >= 28
         assert title(app).endswith("newest first")
         field.value = "since:soon"
         await settle(pilot)
@@ -115,12 +115,12 @@ async def test_toggles_hide_reads_and_show_errors_only(store_root: Path) -> None
         screen = app.screen
         screen.query_one("#errors-only", Checkbox).value = True
         await settle(pilot)
-        assert shown_ids(app) == [56, 47]
+        assert shown_ids(app) == [75, 61]
         screen.query_one("#errors-only", Checkbox).value = False
         screen.query_one("#show-reads", Checkbox).value = False
         screen.query_one("#show-agent", Checkbox).value = False
         await settle(pilot)
-        assert shown_ids(app) == [43]
+        assert shown_ids(app) == [56]
 
 
 async def test_note_scope_and_diff_of_an_agent_edit(store_root: Path) -> None:
@@ -128,9 +128,9 @@ async def test_note_scope_and_diff_of_an_agent_edit(store_root: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert title(app) == "History of user/profile.md · 3 events, newest first"
-        assert shown_ids(app) == [55, 50, 1]
+        assert shown_ids(app) == [74, 65, 1]
         assert diff_text(app).splitlines()[:5] == [
-            "#55 2026-11-19 12:00 agent:claude str_replace user/profile.md",
+            "#74 2026-11-19 12:00 agent:claude str_replace user/profile.md",
             "--- user/profile.md",
             "+++ user/profile.md",
             "@@ -16,6 +16,7 @@",
@@ -179,7 +179,7 @@ async def test_undo_restores_a_deleted_folder(store_root: Path) -> None:
     assert not (store_root / "scratch").exists()
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        select(app, 46)
+        select(app, 59)
         await settle(pilot)
         assert diff_text(app).splitlines()[1:] == [
             "Deleted folder; undo restores these files:",
@@ -199,7 +199,7 @@ async def test_undo_restores_a_deleted_folder(store_root: Path) -> None:
         assert (store_root / "scratch/links.md").exists()
         newest = app.ctx.history.events(limit=1)[0]
         assert (newest.command, newest.actor, newest.is_error) == ("revert", "human:tester", False)
-        assert app.ctx.history.event(46).reverted_by == newest.id  # type: ignore[union-attr]
+        assert app.ctx.history.event(59).reverted_by == newest.id  # type: ignore[union-attr]
         assert shown_ids(app)[0] == newest.id
 
 
@@ -211,7 +211,7 @@ async def test_undo_conflict_offers_to_force(store_root: Path) -> None:
     app = ScreenHarness(ctx, lambda: HistoryScreen(clock=demo_clock))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        select(app, 55)
+        select(app, 74)
         await pilot.press("u")
         await pilot.pause()
         await pilot.press("y")
@@ -230,7 +230,7 @@ async def test_undo_of_a_read_changes_nothing(store_root: Path) -> None:
     app = history_app(store_root)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        select(app, 57)
+        select(app, 77)
         await pilot.press("u")
         await pilot.pause()
         assert isinstance(app.screen, HistoryScreen)

@@ -123,8 +123,8 @@ async def test_a_sparse_gigabyte_note_shows_its_first_mib_in_both_views(
         assert await wait_for(pilot, lambda: main.preview.mode == "raw", timeout=20)
         await wait_idle(pilot)
         assert header(main) == (
-            f"≈ {GIB // 4:,} tokens in all  ·  raw view of the start of /memories/huge.txt"
-            f" (first {LARGE_NOTE_BYTES:,} of {GIB:,} B)"
+            f"huge.txt  ·  raw view of the first {LARGE_NOTE_BYTES:,} of {GIB:,} B"
+            f"  ·  ≈ {GIB // 4:,} tokens in all"
         )
         assert view.text.startswith(
             "Here's the content of /memories/huge.txt with line numbers:\n"

@@ -46,30 +46,79 @@ def title(app: ScreenHarness) -> str:
     return str(app.screen.query_one("#review-title", Static).render())
 
 
+DEMO_QUEUE = [
+    (
+        "projects/website-redesign.md",
+        ["never-read", "unchanged", "expired", "unverified", "orphan"],
+    ),
+    ("user/schedule.md", ["never-read", "unchanged", "expired", "orphan"]),
+    ("patterns/prompt-formats.md", ["never-read", "unchanged", "unverified", "orphan"]),
+    ("patterns/retry-backoff.md", ["never-read", "superseded", "orphan"]),
+    ("claude/billing_context.md", ["never-read", "superseded", "orphan"]),
+    ("projects/billing/ledger-migration.md", ["never-read", "unverified", "unresolved"]),
+    ("user/team.md", ["never-read", "unchanged", "unresolved"]),
+    ("projects/mobile-app.md", ["never-read", "unchanged", "unresolved"]),
+    ("user/communication-style.md", ["never-read", "unchanged"]),
+    ("sessions/2026-08-19-onboarding.md", ["never-read", "unchanged"]),
+    ("sessions/2026-09-02-scratch.md", ["never-read", "orphan"]),
+    ("claude/prefs.json", ["never-read"]),
+    ("projects/billing/api-design.md", ["never-read"]),
+    ("projects/data-pipeline.md", ["never-read"]),
+]
+"""The demo store's whole queue at its fixed present: path and reason kinds, in rank order."""
+
+
 async def test_queue_shows_scores_paths_and_every_reason(store_root: Path) -> None:
     app = review_app(store_root)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = screen_of(app)
-        assert title(app).startswith("Review · 20 notes proposed · 0 selected")
-        assert [c.path for c in screen.candidates[:6]] == [
-            *FIRST_TWO,
-            "patterns/prompt-formats.md",
-            "patterns/retry-backoff.md",
-            "projects/billing/ledger-migration.md",
-            "patterns/retry-with-backoff.md",
-        ]
+        assert title(app).startswith("Review · 14 notes proposed · 0 selected")
+        assert [(c.path, [r.kind for r in c.reasons]) for c in screen.candidates] == DEMO_QUEUE
         row = screen.query_one(DataTable).get_row("patterns/retry-backoff.md")
         assert [str(cell) for cell in row] == [
             " ",
-            "3.50",
+            "3.80",
             "patterns/retry-backoff.md",
-            "near-duplicate of patterns/retry-with-backoff.md (similar t…",
+            "superseded by patterns/retry-with-backoff.md, changed 31 days later…",
         ]
         detail = str(screen.query_one("#review-detail", Static).render()).splitlines()
-        assert detail[0] == "projects/website-redesign.md  score 6.54"
-        assert detail[1] == "  3.00  expired      expired on 2026-08-31"
-        assert len(detail) == 6
+        assert detail == [
+            "projects/website-redesign.md  score 7.08",
+            "  3.00  expired      expired on 2026-08-31",
+            "  1.53  never-read   written 92 days ago, never read back by an agent",
+            "  1.53  unverified   last verified 194 days ago (2026-05-10)",
+            "  0.51  unchanged    unchanged for 92 days",
+            "  0.50  orphan       no links in or out, in a store where most notes link",
+        ]
+
+
+async def test_long_paths_are_shortened_in_the_middle_and_stay_apart(tmp_path: Path) -> None:
+    """On a narrow terminal, deep paths keep their start and their file name, so rows that
+    share a long folder never look the same; the detail shows the whole path."""
+    folder = "test-int/fixtures/schema/inference/people"
+    for name in ("grace-hopper", "alan-turing", "ada-lovelace"):
+        (tmp_path / folder).mkdir(parents=True, exist_ok=True)
+        (tmp_path / folder / f"{name}.md").write_text(
+            f"---\ntitle: {name}\nexpires: 2020-01-01\n---\n\n# {name}\n", encoding="utf-8"
+        )
+    app = review_app(tmp_path)
+    async with app.run_test(size=(72, 30)) as pilot:
+        await settle(pilot)
+        table = screen_of(app).query_one(DataTable)
+        paths = [str(table.get_row(key)[2]) for key in table.rows]
+        assert paths == [
+            "test-int/…le/ada-lovelace.md",
+            "test-int/…ple/alan-turing.md",
+            "test-int/…le/grace-hopper.md",
+        ]
+        detail = str(app.screen.query_one("#review-detail", Static).render()).splitlines()
+        assert detail[0] == f"{folder}/ada-lovelace.md  score 3.00"
+        await pilot.resize_terminal(140, 30)
+        await settle(pilot)
+        assert [str(table.get_row(key)[2]) for key in table.rows] == [
+            f"{folder}/{name}.md" for name in ("ada-lovelace", "alan-turing", "grace-hopper")
+        ]
 
 
 async def test_space_selects_and_a_toggles_all(store_root: Path) -> None:
@@ -83,7 +132,7 @@ async def test_space_selects_and_a_toggles_all(store_root: Path) -> None:
         assert str(screen.query_one(DataTable).get_row(FIRST_TWO[0])[0]) == "●"
         assert "· 2 selected ·" in title(app)
         await pilot.press("a")
-        assert len(screen.selected) == 20
+        assert len(screen.selected) == 14
         await pilot.press("a")
         assert screen.selected == set()
 
@@ -117,7 +166,7 @@ async def test_archive_moves_the_selected_notes_and_each_move_is_undoable(store_
         assert app.ctx.index is not None and set(archived) <= set(app.ctx.index.notes)
         proposed = [c.path for c in screen.candidates]
         assert not set(FIRST_TWO + archived) & set(proposed)
-        assert len(proposed) == 18 and title(app).startswith("Review · 18 notes proposed")
+        assert len(proposed) == 12 and title(app).startswith("Review · 12 notes proposed")
         table = screen.query_one(DataTable)
         assert not any(str(key.value).startswith("archive/") for key in table.rows)
         screen.reload()
@@ -176,7 +225,12 @@ async def test_many_removals_show_progress_and_a_count(store_root: Path) -> None
         await pilot.pause()
         messages = [n.message for n in app._notifications]
         assert messages[:2] == [
-            "Archiving 20 notes…",
-            "Archived 20 notes; undo any of them from the history (h).",
+            "Archiving 14 notes…",
+            "Archived 14 notes; undo any of them from the history (h).",
         ]
-        assert len(list((store_root / "archive").rglob("*.md"))) == 20
+        archived = {
+            p.relative_to(store_root / "archive").as_posix()
+            for p in (store_root / "archive").rglob("*")
+            if p.is_file()
+        }
+        assert archived == {path for path, _kinds in DEMO_QUEUE}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,7 @@ from tests.tui.conftest import wait_for, wait_idle
 from tests.tui.screens_harness import ScreenHarness, demo_clock, demo_context, demo_copy
 
 SIZE = (120, 40)
-DEMO_EVENTS = 57
+DEMO_EVENTS = 77
 
 
 @pytest.fixture
@@ -156,6 +157,8 @@ async def test_review_shows_a_long_queue_a_page_at_a_time(tmp_path: Path) -> Non
         path = root / "notes" / f"n{n:03}.md"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(f"# Note {n}\n\nalone {n * 7919}\n", encoding="utf-8")
+        long_ago = demo_clock() - 200 * 86400
+        os.utime(path, (long_ago, long_ago))
     app = ScreenHarness(demo_context(root), lambda: ReviewScreen(clock=demo_clock))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)

@@ -187,12 +187,15 @@ async def test_demo_opens_a_temporary_copy_with_history(
         assert isinstance(screen, MainScreen)
         tree = screen.note_tree
         assert [c.label.plain for c in tree.root.children] == [
+            "claude",
             "patterns",
             "projects",
             "sessions",
             "user",
         ]
-        assert f"{len(expected)} notes" in status(app)
+        notes = [path for path in expected if path.endswith(".md")]
+        others = len(expected) - len(notes)
+        assert f"{len(notes)} notes, {others} other files  ·  " in status(app)
         assert await wait_for(pilot, lambda: "Demo store: a temporary copy" in toasts(app))
         screen.show_path("user/profile.md")
         assert await wait_for(pilot, lambda: screen.preview.relpath == "user/profile.md")

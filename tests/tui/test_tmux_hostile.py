@@ -114,7 +114,7 @@ def test_every_screen_of_a_hostile_store_leaves_title_and_clipboard_alone(
     terminal.keys(app, *["Up"] * 3)
     terminal.wait_for(app, "Heading ␛]0;pwned-title␇")
     terminal.keys(app, "v")
-    terminal.wait_for(app, "raw view of /memories/hostile.md")
+    terminal.wait_for(app, "hostile.md  ·  raw view  ·  ≈")
     terminal.keys(app, "v", "h")
     terminal.wait_for(app, "newest first")
     terminal.keys(app, *["Down"] * 8, "Escape", "g")

@@ -137,10 +137,7 @@ async def test_raw_view_is_the_agent_view_and_records_one_human_view(store_root:
         assert plain.text == expected
         assert plain.text.splitlines()[1] == "     1\t---"
         header = rendered(screen.query_one("#preview-header", Static))
-        assert (
-            header
-            == f"≈ {estimate_tokens(expected):,} tokens  ·  raw view of /memories/tools/textual.md"
-        )
+        assert header == f"tools/textual.md  ·  raw view  ·  ≈ {estimate_tokens(expected):,} tokens"
         views = app.ctx.history.events(command="view", actor="human")
         assert [(e.actor, e.path) for e in views] == [
             ("human:tester", "/memories/tools/textual.md")
@@ -190,7 +187,7 @@ async def test_tree_keeps_cursor_and_expansion_across_changes(store_root: Path) 
 
 
 async def test_only_strong_stale_candidates_get_the_badge(store_root: Path) -> None:
-    """An expired note is badged stale; a merely never-read note (a month on) stays in review
+    """An expired note is badged stale; a merely never-read note (70 days on) stays in review
     but unbadged."""
     import time
 
@@ -199,10 +196,10 @@ async def test_only_strong_stale_candidates_get_the_badge(store_root: Path) -> N
     (store_root / "tools" / "expired.md").write_text(
         "---\ntitle: Expired\nexpires: 2020-01-01\n---\n\n- [fact] Old news\n", encoding="utf-8"
     )
-    month_ago = time.time() - 40 * 86400
+    long_ago = time.time() - 70 * 86400
     for note in store_root.rglob("*.md"):
-        os.utime(note, (month_ago, month_ago))
-    assert MemoryStore(store_root, actor="human:tester", clock=lambda: month_ago).recovery
+        os.utime(note, (long_ago, long_ago))
+    assert MemoryStore(store_root, actor="human:tester", clock=lambda: long_ago).recovery
     app = await open_app(store_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)

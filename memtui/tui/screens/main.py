@@ -152,7 +152,8 @@ class MainScreen(Screen[None]):
         index = self.ctx.index
         progress = self.memtui.index_progress
         if index is not None:
-            state = count(len(index.notes), "note")
+            notes, others = len(index.notes), len(index.texts) - len(index.notes)
+            state = count(notes, "note") + (f", {count(others, 'other file')}" if others else "")
             if self.ctx.searcher is None:
                 state += "  ·  building the search index…"
         elif progress is not None:

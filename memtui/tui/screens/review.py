@@ -16,6 +16,7 @@ from textual.widgets import DataTable, Footer, Static
 from memtui.notes.stale import ARCHIVE_FOLDER, review
 from memtui.tui import text_styles as styles
 from memtui.tui.screens.base import StoreScreen
+from memtui.tui.widgets.review_table import ReviewTable
 from memtui.tui.wording import count
 
 if TYPE_CHECKING:
@@ -27,13 +28,6 @@ PAGE = 200
 """Rows shown at first; reaching the last row shows this many more."""
 QUIET = 0.5
 """Seconds without a change before the queue is computed again."""
-
-
-def reasons_summary(candidate: StaleCandidate, limit: int = 60) -> str:
-    """The reasons of a candidate in one short line, heaviest first."""
-    texts = [r.text for r in sorted(candidate.reasons, key=lambda r: (-r.weight, r.text))]
-    line = "; ".join(texts)
-    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def archive_path(relpath: str) -> str:
@@ -69,28 +63,27 @@ class ReviewScreen(StoreScreen):
         self.selected: set[str] = set()
         self._by_path: dict[str, StaleCandidate] = {}
         self._shown = PAGE
-        self._cells: dict[str, tuple[str, str]] = {}
 
     def compose(self) -> ComposeResult:
         """Title, queue table, reason details and footer."""
         yield Static(id="review-title")
-        yield DataTable(id="review-table", cursor_type="row", zebra_stripes=True)
+        yield ReviewTable(self._mark, id="review-table")
         with VerticalScroll(id="review-detail-scroll"):
             yield Static(id="review-detail")
         yield Footer()
 
+    @property
+    def table(self) -> ReviewTable:
+        """The queue's table."""
+        return self.query_one(ReviewTable)
+
     def on_mount(self) -> None:
-        """Build the columns, compute the queue in the background and follow index changes."""
-        table = self.query_one(DataTable)
-        table.add_column(" ", key="sel", width=1)
-        table.add_column("Score", key="score", width=5)
-        table.add_column("Path", key="path", width=40)
-        table.add_column("Reasons", key="reasons", width=62)
+        """Compute the queue in the background and follow index changes."""
         self._queue = self.refresher("review-queue", self._compute, self._show_queue, quiet=QUIET)
         self.follow_index(lambda _data=None: self._queue.request())
         self.query_one("#review-title", Static).update("Review: finding stale notes…")
         self.reload()
-        table.focus()
+        self.table.focus()
 
     def reload(self) -> None:
         """Compute the stale queue again in the background."""
@@ -119,35 +112,12 @@ class ReviewScreen(StoreScreen):
         self.candidates = candidates
         self._by_path = {c.path: c for c in candidates}
         self.selected &= self._by_path.keys()
+        self.table.fit(candidates[: self._shown])
         self._fill_table()
 
     def _fill_table(self) -> None:
-        """Make the rows match the first shown candidates, touching only rows that changed."""
-        table = self.query_one(DataTable)
-        cursor_path = self.current_path()
-        wanted = self.candidates[: self._shown]
-        order = {c.path: n for n, c in enumerate(wanted)}
-        for key in [key for key in table.rows if key.value not in order]:
-            table.remove_row(key)
-            self._cells.pop(str(key.value), None)
-        for candidate in wanted:
-            cells = (f"{candidate.score:.2f}", reasons_summary(candidate))
-            old = self._cells.get(candidate.path)
-            if old is None:
-                mark = self._mark(candidate.path)
-                table.add_row(
-                    mark,
-                    *(styles.plain(cell) for cell in (cells[0], candidate.path, cells[1])),
-                    key=candidate.path,
-                )
-            elif old != cells:
-                table.update_cell(candidate.path, "score", cells[0])
-                table.update_cell(candidate.path, "reasons", styles.plain(cells[1]))
-            self._cells[candidate.path] = cells
-        if [row.key.value for row in table.ordered_rows] != list(order):
-            table.sort("path", key=order.__getitem__)
-        if cursor_path in order:
-            table.move_cursor(row=table.get_row_index(cursor_path), animate=False)
+        """Show the first candidates of the queue, the title and the cursor's reasons."""
+        self.table.show(self.candidates[: self._shown])
         self._update_title()
         self._show_detail()
 
@@ -163,7 +133,7 @@ class ReviewScreen(StoreScreen):
 
     def _update_title(self) -> None:
         """Show the queue size, how much of it is shown and the selection count."""
-        rows = self.query_one(DataTable).row_count
+        rows = self.table.row_count
         shown = f" (first {rows} shown)" if rows < len(self.candidates) else ""
         self.query_one("#review-title", Static).update(
             f"Review · {count(len(self.candidates), 'note')} proposed{shown}"
@@ -173,11 +143,7 @@ class ReviewScreen(StoreScreen):
 
     def current_path(self) -> str | None:
         """The path of the row under the cursor."""
-        table = self.query_one(DataTable)
-        if table.row_count == 0:
-            return None
-        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key
-        return key.value
+        return self.table.selected_key()
 
     def _show_detail(self) -> None:
         """Every reason of the candidate under the cursor."""
@@ -206,10 +172,8 @@ class ReviewScreen(StoreScreen):
             self.show_more()
 
     def _refresh_marks(self) -> None:
-        """Redraw the selection column."""
-        table = self.query_one(DataTable)
-        for key in table.rows:
-            table.update_cell(key, "sel", self._mark(str(key.value)))
+        """Redraw the selection column and the title."""
+        self.table.refresh_marks()
         self._update_title()
 
     def action_toggle_selected(self) -> None:
@@ -219,7 +183,7 @@ class ReviewScreen(StoreScreen):
             return
         self.selected ^= {path}
         self._refresh_marks()
-        self.query_one(DataTable).action_cursor_down()
+        self.table.action_cursor_down()
 
     def action_select_all(self) -> None:
         """Select every note in the queue, or clear the selection when all are selected."""

@@ -1,4 +1,5 @@
-"""The preview of one note: frontmatter, observations by category, relation links and the body."""
+"""The preview of one note: frontmatter, the note's own text, observations by category and relation
+links; other files as plain or syntax-coloured text, or raw as the agent sees them."""
 
 from __future__ import annotations
 
@@ -99,6 +100,8 @@ class Preview(Vertical):
         self.relpath: str | None = None
         self.mode = "empty"
         self._frontmatter_lines = 0
+        self._structured: dict[int, str] = {}
+        """File line -> the panel showing it, for each observation and relation line."""
         self._outgoing: list[OutLink] = []
         self._shown_text: str | None = None
 
@@ -187,18 +190,25 @@ class Preview(Vertical):
     async def _show_rendered(
         self, note: Note, text: str, outgoing: list[OutLink], line: int | None
     ) -> None:
-        """Render a small Markdown note: frontmatter, observations, relations, then the body."""
+        """Render a small Markdown note: its frontmatter, its own text in order (title, intro,
+        any other prose), then its observations by category and its relations."""
+        from memtui.tui.preview_source import linkify_wikilinks, prose_of, split_frontmatter
+
         self._set_mode("rendered")
-        self.query_one("#preview-frontmatter", Static).update(frontmatter_text(note))
+        self._frontmatter_lines, body = split_frontmatter(text)
+        frontmatter = self.query_one("#preview-frontmatter", Static)
+        frontmatter.display = self._frontmatter_lines > 0
+        frontmatter.update(frontmatter_text(note) if self._frontmatter_lines else "")
         observations = self.query_one("#preview-observations", Static)
         observations.display = bool(note.observations)
         observations.update(observations_text(note) if note.observations else "")
-        from memtui.tui.preview_source import linkify_wikilinks, split_frontmatter
-
         self._fill_relations(outgoing)
-        self._frontmatter_lines, body = split_frontmatter(text)
+        self._structured = {o.line: "#preview-observations" for o in note.observations}
+        self._structured.update({r.line: "#preview-relations" for r in note.relations})
+        prose = prose_of(body, self._frontmatter_lines + 1, set(self._structured))
         markdown = await self.markdown_body()
-        await markdown.update(linkify_wikilinks(body))
+        markdown.display = bool(prose.strip())
+        await markdown.update(linkify_wikilinks(prose))
         scroller = self.query_one("#preview-rendered", VerticalScroll)
         if line is None:
             scroller.scroll_home(animate=False)
@@ -250,7 +260,9 @@ class Preview(Vertical):
         if existing:
             return existing.first(Markdown)
         markdown = Markdown("", id="preview-body", open_links=False, parser_factory=preview_parser)
-        await self.query_one("#preview-rendered", VerticalScroll).mount(markdown)
+        await self.query_one("#preview-rendered", VerticalScroll).mount(
+            markdown, before=self.query_one("#preview-observations")
+        )
         return markdown
 
     def _scroll_markdown_to(self, line: int, relpath: str) -> None:
@@ -261,9 +273,13 @@ class Preview(Vertical):
         """
         if self.relpath != relpath or self.mode != "rendered":
             return
+        scroller = self.query_one("#preview-rendered", VerticalScroll)
+        panel = self._structured.get(line)
+        if panel is not None:
+            scroller.scroll_to_widget(self.query_one(panel), top=True, animate=False)
+            return
         body_line = line - 1 - self._frontmatter_lines
         markdown = self.query_one("#preview-body")
-        scroller = self.query_one("#preview-rendered", VerticalScroll)
         for block in markdown.children:
             start, end = getattr(block, "source_range", (0, 0))
             if start <= body_line < max(end, start + 1) or start > body_line:

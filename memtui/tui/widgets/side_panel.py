@@ -6,17 +6,24 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from rich.cells import cell_len
 from textual.content import Content
 from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from memtui.core.display import visible
 from memtui.tui import text_styles as styles
 from memtui.tui.outlink import OutLink
 from memtui.tui.widgets.cursor_list import CursorList
+from memtui.tui.wording import shorten_end
 
 if TYPE_CHECKING:
     from memtui.core.history import Event
+
+
+ACTOR_WIDTH = 24
+"""Cells of the history section's actor column; longer actor names are shortened."""
 
 
 def ago(seconds: float) -> str:
@@ -26,6 +33,14 @@ def ago(seconds: float) -> str:
         if seconds < limit:
             return f"{int(seconds // size)}{unit}"
     return f"{int(seconds // 86400)}d"
+
+
+def actor_column(events: list[Event]) -> list[str]:
+    """Each event's actor, display-safe, padded to one column width (at most ACTOR_WIDTH cells,
+    longer names cut with `…`) with the gap before the command included."""
+    shown = [shorten_end(visible(event.actor), ACTOR_WIDTH) for event in events]
+    width = max((cell_len(actor) for actor in shown), default=0)
+    return [actor + " " * (width - cell_len(actor) + 1) for actor in shown]
 
 
 @dataclass
@@ -88,11 +103,12 @@ class SidePanel(CursorList):
             self.add_option(Option(Content.styled("  loading…", styles.MUTED), disabled=True))
         elif not events:
             self.add_option(Option(Content.styled("  no events", styles.MUTED), disabled=True))
-        for event in events or []:
+        actors = actor_column(events or [])
+        for event, actor in zip(events or [], actors, strict=True):
             line = styles.assemble(
                 f"  {ago(now - event.time):>4} ",
-                (event.actor, styles.actor_style(event.actor)),
-                (f" {event.command}", styles.ERROR if event.is_error else ""),
+                (actor, styles.actor_style(event.actor)),
+                (event.command, styles.ERROR if event.is_error else ""),
             )
             self._item(line, "history", str(event.id))
         if self.has_focus:
