@@ -1,8 +1,7 @@
-"""Small wording helpers shared by the screens."""
+"""Small wording helpers shared by the screens (one implementation, in the core)."""
 
 from __future__ import annotations
 
+from memtui.core.wording import count
 
-def count(number: int, noun: str, plural: str | None = None) -> str:
-    """`1 note`, `2 notes`, `0 notes` (with `plural` for irregular nouns)."""
-    return f"{number:,} {noun if number == 1 else plural or noun + 's'}"
+__all__ = ["count"]
