@@ -16,6 +16,9 @@ SUBCOMMANDS: dict[str, str] = {
     "tool": "memtui.cli.tool_cmd",
     "log": "memtui.cli.log_cmd",
     "undo": "memtui.cli.undo_cmd",
+    "edit": "memtui.cli.edit_cmd",
+    "mv": "memtui.cli.mv_cmd",
+    "rm": "memtui.cli.rm_cmd",
     "export": "memtui.cli.export_cmd",
     "search": "memtui.cli.search_cmd",
     "stale": "memtui.cli.stale_cmd",
@@ -81,7 +84,7 @@ def reader_gone() -> int:
     return 128 + signal.SIGPIPE
 
 
-USES_CONFIG = frozenset({"tool", "log", "undo", "search", "stale", "mcp"})
+USES_CONFIG = frozenset({"tool", "log", "undo", "edit", "mv", "rm", "search", "stale", "mcp"})
 """Subcommands that read the config file, so a broken one stops them with its error."""
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from memtui.cli.shared import has_history, open_history, whole_number
 from memtui.cli.terminal import console, json_safe, visible
+from memtui.core.operations import Entry, listed_entries
 from memtui.core.reporting import fail
 from memtui.notes.timeframe import parse_timeframe
 
@@ -109,32 +110,58 @@ def event_json(event: Any) -> str:
                 "after_hash": event.after_hash,
                 "flags": list(event.flags),
                 "reverted_by": event.reverted_by,
+                "group_id": event.group_id,
             },
             ensure_ascii=False,
         )
     )
 
 
-def _rows(events: list[Any], time_format: str) -> list[tuple[str, ...]]:
-    """One tuple of cell texts per event (id, time, actor, command, path, result, flags), escaped."""
-    rows = []
-    for event in events:
-        path = event.path or ""
-        if event.new_path:
-            path = f"{path} -> {event.new_path}"
-        flags = [flag.removeprefix("security:") for flag in event.flags]
-        if event.reverted_by is not None:
-            flags.append(f"undone by {event.reverted_by}")
-        cells = (
-            str(event.id),
-            time.strftime(time_format, time.localtime(event.time)),
-            event.actor,
-            event.command,
-            path,
-            event.result.split("\n", 1)[0],
-            " ".join(flags),
+def _event_cells(event: Any, time_format: str, mark: str = "") -> tuple[str, ...]:
+    """One event's cells (id, time, actor, command, path, result, flags), escaped; `mark`
+    goes before the id of an operation's part."""
+    path = event.path or ""
+    if event.new_path:
+        path = f"{path} -> {event.new_path}"
+    flags = [flag.removeprefix("security:") for flag in event.flags]
+    if event.reverted_by is not None:
+        flags.append(f"undone by {event.reverted_by}")
+    cells = (
+        f"{mark}{event.id}",
+        time.strftime(time_format, time.localtime(event.time)),
+        event.actor,
+        event.command,
+        path,
+        event.result.split("\n", 1)[0],
+        " ".join(flags),
+    )
+    return tuple(visible(cell) for cell in cells)
+
+
+def _rows(entries: list[Entry], time_format: str) -> list[tuple[tuple[str, ...], str]]:
+    """The table's rows and their styles: one per event, and for an operation a row naming it
+    (`op N`) above its parts (errors red)."""
+    rows: list[tuple[tuple[str, ...], str]] = []
+    for entry in entries:
+        if not entry.is_operation or entry.group is None:
+            event = entry.first
+            rows.append((_event_cells(event, time_format), "red" if event.is_error else ""))
+            continue
+        group = entry.group
+        header = (
+            f"op {group.id}",
+            time.strftime(time_format, time.localtime(group.time)),
+            group.actor,
+            group.kind,
+            _event_cells(entry.events[-1], time_format)[4],
+            group.summary,
+            f"{len(entry.events)} changes",
         )
-        rows.append(tuple(visible(cell) for cell in cells))
+        rows.append((tuple(visible(cell) for cell in header), "bold"))
+        for position, event in enumerate(entry.events):
+            mark = "└ " if position == len(entry.events) - 1 else "├ "
+            style = "red" if event.is_error else ""
+            rows.append((_event_cells(event, time_format, mark), style))
     return rows
 
 
@@ -156,7 +183,7 @@ def output_width() -> int | None:
     return None
 
 
-def _table(events: list[Any], width: int | None) -> Any:
+def _table(entries: list[Entry], width: int | None) -> Any:
     """A Rich table of events that fits `width` (None: any width): fixed columns whole, path and
     result cut only when they must be; errors red. Every cell is plain text."""
     from rich import box
@@ -164,7 +191,8 @@ def _table(events: list[Any], width: int | None) -> Any:
     from rich.text import Text
 
     time_format = "%Y-%m-%d %H:%M:%S" if width is None or width >= 120 else "%m-%d %H:%M"
-    rows = _rows(events, time_format)
+    styled = _rows(entries, time_format)
+    rows = [row for row, _style in styled]
     headers = ("id", "time", "actor", "command", "path", "result", "flags")
     widths = [max([len(h)] + [len(row[i]) for row in rows]) for i, h in enumerate(headers)]
     if width is not None:
@@ -172,8 +200,8 @@ def _table(events: list[Any], width: int | None) -> Any:
     table = Table(header_style="bold", box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
     for header, column_width in zip(headers, widths, strict=True):
         table.add_column(header, no_wrap=True, overflow="ellipsis", width=column_width)
-    for event, row in zip(events, rows, strict=True):
-        table.add_row(*map(Text, row), style="red" if event.is_error else "")
+    for row, style in styled:
+        table.add_row(*map(Text, row), style=style)
     return table
 
 
@@ -189,12 +217,12 @@ def _fit(widths: list[int], room: int) -> None:
         widths[5] = max(min(widths[5], free - widths[4]), 1)
 
 
-def print_table(events: list[Any]) -> None:
+def print_table(entries: list[Entry]) -> None:
     """The events as a table that fits the terminal (or COLUMNS), no line padded with blanks."""
     width = output_width()
     out = console(width=width or UNLIMITED, highlight=False)
     with out.capture() as captured:
-        out.print(_table(events, width))
+        out.print(_table(entries, width))
     lines = (_TRAILING_BLANKS.sub(r"\1", line) for line in captured.get().splitlines())
     sys.stdout.write("".join(line + "\n" for line in lines if line.strip(" ")))
 
@@ -227,5 +255,5 @@ def run(args: argparse.Namespace) -> int:
         for event in events:
             out.write(event_json(event) + "\n")
         return 0
-    print_table(events)
+    print_table(listed_entries(history, events))
     return 0
