@@ -18,7 +18,9 @@ META_DIR_NAME = ".memtui"
 POLL_SECONDS = 0.05
 """How often a lock held elsewhere is tried again while waiting with a time limit or a notice."""
 NOTICE_AFTER = 0.3
-"""Seconds of waiting for the lock before the caller's `waiting` notice is called."""
+"""Seconds of waiting for the lock before the caller's `waiting` notice is first called."""
+NOTICE_EVERY = 5.0
+"""Seconds between later calls of the `waiting` notice while the wait goes on."""
 
 
 class LockBusy(TimeoutError):
@@ -105,13 +107,14 @@ class MutationLock:
 
     @contextmanager
     def hold(
-        self, timeout: float | None = None, waiting: Callable[[], object] | None = None
+        self, timeout: float | None = None, waiting: Callable[[float], object] | None = None
     ) -> Iterator[None]:
         """Hold the lock for the duration of the block; re-entrant within one thread.
 
         Without `timeout` it waits as long as it takes. With one it raises LockBusy (nothing
-        held) once `timeout` seconds pass; `waiting()` is called once if the lock is still not
-        had after a short moment, so a caller can say it is waiting.
+        held) once `timeout` seconds pass. `waiting(seconds waited)` is called if the lock is
+        still not had after a short moment, and again every few seconds, so a caller can say
+        it is waiting.
         """
         if timeout is None and waiting is None:
             self._mutex.acquire()
@@ -135,19 +138,19 @@ class MutationLock:
                 self._mutex.release()
 
     def _acquire_patiently(
-        self, timeout: float | None, waiting: Callable[[], object] | None
+        self, timeout: float | None, waiting: Callable[[float], object] | None
     ) -> None:
         """Take the thread mutex and (at depth 0) the file lock without blocking, trying again
-        every `POLL_SECONDS` until `timeout`; says when it starts to wait."""
+        every `POLL_SECONDS` until `timeout`; says that it waits, now and then."""
         started = time.monotonic()
-        told = False
+        next_notice = NOTICE_AFTER
         while not self._try_acquire():
             waited = time.monotonic() - started
             if timeout is not None and waited >= timeout:
                 raise LockBusy(waited)
-            if waiting is not None and not told and waited >= NOTICE_AFTER:
-                told = True
-                waiting()
+            if waiting is not None and waited >= next_notice:
+                next_notice = waited + NOTICE_EVERY
+                waiting(waited)
             time.sleep(POLL_SECONDS)
 
     def _try_acquire(self) -> bool:

@@ -83,7 +83,7 @@ class LockPolicy:
     tell that they are waiting. The default waits as long as it takes (agents and the CLI)."""
 
     timeout: float | None = None
-    waiting: Callable[[], object] | None = None
+    waiting: Callable[[float], object] | None = None
 
 
 class _Shared:

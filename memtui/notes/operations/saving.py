@@ -3,10 +3,10 @@ three ways with what was saved meanwhile (the base is the loaded revision, from 
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from memtui.core.hashing import digest
 from memtui.core.history import Event
 from memtui.core.result import CONFLICT, CommandResult
 from memtui.core.store import MemoryStore, StoreError
@@ -91,7 +91,7 @@ def base_text(store: MemoryStore, revision: str | None, loaded: str) -> str:
     if revision is None:
         return ""
     data = store.history.blob(revision)
-    if data is not None and hashlib.sha256(data).hexdigest() == revision:
+    if data is not None and digest(data) == revision:
         try:
             return data.decode("utf-8")
         except UnicodeDecodeError:
