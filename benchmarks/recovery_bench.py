@@ -4,7 +4,8 @@ Usage: python benchmarks/recovery_bench.py [--sizes 1000,10000] [--runs 5] [--vi
 
 For each size a store of N small notes (40 observation lines each, 100 folders) is written to a
 temporary folder. It prints the median wall and CPU time of `--runs` fresh processes for: the first open (the
-history records every existing note as an outside creation), a reopen with nothing changed
+history records one baseline event listing every existing note, with its content), with the
+events it recorded and the size of `history.db` after a checkpoint, a reopen with nothing changed
 (temp-file sweep and a stat of every file compared with file_state), the same reopen after
 `--views` more agent `view` events were added to the history (the history's length must not
 matter), a reopen after 10 notes were edited outside memtui (10 hashes and events), and, as the
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import shutil
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -74,6 +76,19 @@ def edit_outside(root: Path, round_number: int) -> None:
             handle.write(f"- [fact] edited outside, round {round_number}\n")
 
 
+def history_figures(root: Path) -> tuple[int, int]:
+    """(events, bytes of history.db and its WAL after a checkpoint) of a store's history."""
+    database = root / ".memtui" / "history.db"
+    conn = sqlite3.connect(database)
+    try:
+        events = int(conn.execute("SELECT count(*) FROM events").fetchone()[0])
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        conn.close()
+    size = sum(path.stat().st_size for path in database.parent.glob("history.db*"))
+    return events, size
+
+
 def median_ms(values: list[tuple[float, float]]) -> str:
     """Median wall and CPU milliseconds (the machine is shared, so CPU is the steadier one)."""
     wall = statistics.median(value[0] for value in values) * 1000
@@ -90,10 +105,12 @@ def main() -> None:
     args = parser.parse_args()
     for size in (int(value) for value in args.sizes.split(",")):
         firsts: list[tuple[float, float]] = []
+        recorded = (0, 0)
         for _ in range(max(1, args.runs // 2)):
             base = Path(tempfile.mkdtemp(prefix="memtui-recovery-"))
             write_notes(base / "store", size)
             firsts.append(timed(OPEN, base / "store"))
+            recorded = history_figures(base / "store")
             shutil.rmtree(base)
         base = Path(tempfile.mkdtemp(prefix="memtui-recovery-"))
         store = base / "store"
@@ -113,7 +130,8 @@ def main() -> None:
             edited.append(timed(OPEN, store))
         shutil.rmtree(base)
         print(
-            f"{size:>6} notes (medians): first open {median_ms(firsts)} | "
+            f"{size:>6} notes (medians): first open {median_ms(firsts)} "
+            f"({recorded[0]:,} events, history.db {recorded[1] // 1024:,} KiB) | "
             f"reopen {median_ms(reopen)} | reopen after {args.views} more events "
             f"{median_ms(long_history)} | reopen after 10 outside edits {median_ms(edited)} | "
             f"history open without recovery {median_ms(baseline)}",

@@ -122,6 +122,17 @@ async def history(pilot: Pilot[None]) -> None:
     await settle(pilot)
 
 
+async def changes(pilot: Pilot[None]) -> None:
+    """The changes inbox with the agent's edit of the memtui note selected."""
+    from memtui.tui.screens.changes import ChangesScreen
+
+    await open_note(pilot)
+    await pilot.app.push_screen(ChangesScreen())
+    await settle(pilot)
+    await pilot.press("down", "down")
+    await settle(pilot)
+
+
 async def review(pilot: Pilot[None]) -> None:
     """The review queue with two notes selected."""
     from memtui.tui.screens.review import ReviewScreen
@@ -188,6 +199,7 @@ SHOTS: dict[str, tuple[str, Step]] = {
     "graph-hubs": ("Graph: the most linked notes", graph_hubs),
     "graph-unresolved": ("Graph: link targets with no note", graph_unresolved),
     "history": ("History with the diff of an agent edit", history),
+    "changes": ("Changes inbox: what agents changed since the last review", changes),
     "review": ("Review: stale notes with reasons", review),
     "editor": ("In-app editor", editor),
     "conflict": ("Edit conflict: the agent changed the note meanwhile", conflict),

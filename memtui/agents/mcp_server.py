@@ -94,7 +94,8 @@ to it, up to `depth` hops. `target` is a path (projects/memtui.md), a permalink 
 related notes of any age are listed."""
 
 RECENT_ACTIVITY_DESCRIPTION = """\
-What changed in /memories recently, newest first: which notes, when and by whom. \
+What changed in /memories recently, newest first: which notes, when and by whom, and for a \
+change by an agent or from outside memtui whether a person has reviewed it yet. \
 `timeframe` is like "24h", "7d", "2 weeks", "1 month", "1y", "today" or "yesterday"."""
 
 

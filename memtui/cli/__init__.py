@@ -16,6 +16,8 @@ SUBCOMMANDS: dict[str, str] = {
     "tool": "memtui.cli.tool_cmd",
     "log": "memtui.cli.log_cmd",
     "undo": "memtui.cli.undo_cmd",
+    "changes": "memtui.cli.changes_cmd",
+    "approve": "memtui.cli.approve_cmd",
     "edit": "memtui.cli.edit_cmd",
     "mv": "memtui.cli.mv_cmd",
     "rm": "memtui.cli.rm_cmd",
@@ -84,7 +86,9 @@ def reader_gone() -> int:
     return 128 + signal.SIGPIPE
 
 
-USES_CONFIG = frozenset({"tool", "log", "undo", "edit", "mv", "rm", "search", "stale", "mcp"})
+USES_CONFIG = frozenset(
+    {"tool", "log", "undo", "edit", "mv", "rm", "changes", "approve", "search", "stale", "mcp"}
+)
 """Subcommands that read the config file, so a broken one stops them with its error."""
 
 

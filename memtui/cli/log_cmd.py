@@ -3,21 +3,24 @@
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import re
-import shutil
 import sys
 import time
-from datetime import datetime
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from memtui.cli.shared import has_history, open_history, whole_number
-from memtui.cli.terminal import console, json_safe, visible
+from memtui.cli.events import event_record, path_cell, review_fields
+from memtui.cli.shared import (
+    SINCE_HELP,
+    history_to_list,
+    parse_when,
+    virtual_path,
+    whole_number,
+)
+from memtui.cli.table import Layout, output_width, print_table, time_format
+from memtui.cli.terminal import visible
 from memtui.core.operations import Entry, listed_entries
-from memtui.core.reporting import fail
-from memtui.notes.timeframe import parse_timeframe
+
+if TYPE_CHECKING:
+    from memtui.core.history import Event, Review
 
 DEFAULT_LIMIT = 100
 
@@ -26,28 +29,6 @@ Show PATH's history: every command an agent or a person ran (reads, refused and 
 included) and every change made outside memtui, newest first. Filters combine. With --json,
 one JSON object per event and line.
 """
-
-
-def parse_when(value: str, now: float | None = None) -> float:
-    """Unix time of `7d`, `12h`, `45s`, `1.5d`, `2 weeks`, `1 month`, `1y`, `today` ago, or of an ISO date."""
-    try:
-        return parse_timeframe(value, now)
-    except ValueError:
-        pass
-    try:
-        return datetime.fromisoformat(value.strip()).timestamp()
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"{value!r} is not a time: use 7d, 12h, 30m, 2 weeks, 1 month, 1y, today, yesterday "
-            "or an ISO date like 2026-11-01T09:30"
-        ) from None
-
-
-def _virtual(path: str) -> str:
-    """A `/memories/...` path from a virtual or folder-relative path."""
-    if path == "/memories" or path.startswith("/memories/"):
-        return path.rstrip("/") or "/memories"
-    return "/memories/" + path.strip("/") if path.strip("/") else "/memories"
 
 
 def register(subparsers: Any) -> None:
@@ -68,18 +49,24 @@ def register(subparsers: Any) -> None:
         "--path",
         dest="file",
         metavar="P",
-        help="only events on this file or folder (/memories/a.md or a.md; folders include contents)",
+        help=(
+            "only events on this file or folder (/memories/a.md or a.md; folders include contents),"
+            " under every name it had before (renames and folder moves are followed)"
+        ),
     )
     parser.add_argument(
         "--command",
         metavar="C",
-        help="only this command (view, create, str_replace, insert, delete, rename, write, revert, external)",
+        help=(
+            "only this command (view, create, str_replace, insert, delete, rename, write, revert,"
+            " external, baseline)"
+        ),
     )
     parser.add_argument(
         "--since",
         metavar="WHEN",
         type=parse_when,
-        help="only events since WHEN: 7d, 12h, 30m, 2 weeks, 1 month, 1y, today, yesterday, or an ISO date/time",
+        help=SINCE_HELP,
     )
     parser.add_argument(
         "--limit",
@@ -91,169 +78,102 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object per event")
 
 
-def event_json(event: Any) -> str:
+LAYOUT = Layout(("id", "time", "actor", "command", "path", "result", "flags"), 2, (4, 5))
+
+
+def event_json(event: Event, review: Review | None = None) -> str:
     """One event as a JSON line (valid UTF-8, control characters escaped)."""
-    return json_safe(
-        json.dumps(
-            {
-                "id": event.id,
-                "time": event.time,
-                "actor": event.actor,
-                "session": event.session,
-                "command": event.command,
-                "path": event.path,
-                "new_path": event.new_path,
-                "args": event.args,
-                "result": event.result,
-                "is_error": event.is_error,
-                "before_hash": event.before_hash,
-                "after_hash": event.after_hash,
-                "flags": list(event.flags),
-                "reverted_by": event.reverted_by,
-                "group_id": event.group_id,
-            },
-            ensure_ascii=False,
-        )
+    return event_record(
+        event,
+        args=event.args,
+        result=event.result,
+        is_error=event.is_error,
+        before_hash=event.before_hash,
+        after_hash=event.after_hash,
+        flags=list(event.flags),
+        reverted_by=event.reverted_by,
+        group_id=event.group_id,
+        **review_fields(event, review),
     )
 
 
-def _event_cells(event: Any, time_format: str, mark: str = "") -> tuple[str, ...]:
-    """One event's cells (id, time, actor, command, path, result, flags), escaped; `mark`
-    goes before the id of an operation's part."""
-    path = event.path or ""
-    if event.new_path:
-        path = f"{path} -> {event.new_path}"
+def _cells(event: Event, reviews: dict[int, Review], when: str, mark: str = "") -> tuple[str, ...]:
+    """One event's cells (id, time, actor, command, path, result, flags), escaped; `mark` goes
+    before the id of an operation's part."""
     flags = [flag.removeprefix("security:") for flag in event.flags]
     if event.reverted_by is not None:
         flags.append(f"undone by {event.reverted_by}")
+    if event.id in reviews:
+        flags.append("reviewed")
     cells = (
         f"{mark}{event.id}",
-        time.strftime(time_format, time.localtime(event.time)),
+        time.strftime(when, time.localtime(event.time)),
         event.actor,
         event.command,
-        path,
+        path_cell(event),
         event.result.split("\n", 1)[0],
         " ".join(flags),
     )
     return tuple(visible(cell) for cell in cells)
 
 
-def _rows(entries: list[Entry], time_format: str) -> list[tuple[tuple[str, ...], str]]:
-    """The table's rows and their styles: one per event, and for an operation a row naming it
-    (`op N`) above its parts (errors red)."""
-    rows: list[tuple[tuple[str, ...], str]] = []
+def _rows(
+    entries: list[Entry], reviews: dict[int, Review], when: str
+) -> tuple[list[tuple[str, ...]], list[str]]:
+    """The table's rows and their styles: one row per event, and for an operation a row
+    naming it (`op N`, its kind and summary) above its parts; errors red."""
+    rows: list[tuple[str, ...]] = []
+    styles: list[str] = []
     for entry in entries:
         if not entry.is_operation or entry.group is None:
-            event = entry.first
-            rows.append((_event_cells(event, time_format), "red" if event.is_error else ""))
+            rows.append(_cells(entry.first, reviews, when))
+            styles.append("red" if entry.first.is_error else "")
             continue
         group = entry.group
         header = (
             f"op {group.id}",
-            time.strftime(time_format, time.localtime(group.time)),
+            time.strftime(when, time.localtime(group.time)),
             group.actor,
             group.kind,
-            _event_cells(entry.events[-1], time_format)[4],
+            path_cell(entry.events[-1]),
             group.summary,
             f"{len(entry.events)} changes",
         )
-        rows.append((tuple(visible(cell) for cell in header), "bold"))
+        rows.append(tuple(visible(cell) for cell in header))
+        styles.append("bold")
         for position, event in enumerate(entry.events):
             mark = "└ " if position == len(entry.events) - 1 else "├ "
-            style = "red" if event.is_error else ""
-            rows.append((_event_cells(event, time_format, mark), style))
-    return rows
+            rows.append(_cells(event, reviews, when, mark))
+            styles.append("red" if event.is_error else "")
+    return rows, styles
 
 
-MIN_TEXT_ROOM = 20
-"""Path and result together get at least this many columns; the actor is cut first."""
-MIN_ACTOR = 8
-UNLIMITED = 100_000
-"""The width a table is laid out in when nothing limits it (piped without COLUMNS)."""
-_TRAILING_BLANKS = re.compile(r" +((?:\x1b\[[0-9;]*m)*)$")
-
-
-def output_width() -> int | None:
-    """The width to fit: COLUMNS if set, else the terminal's; None when piped without COLUMNS."""
-    columns = os.environ.get("COLUMNS", "")
-    if columns.isdigit() and int(columns) > 0:
-        return int(columns)
-    if sys.stdout.isatty():
-        return shutil.get_terminal_size().columns
-    return None
-
-
-def _table(entries: list[Entry], width: int | None) -> Any:
-    """A Rich table of events that fits `width` (None: any width): fixed columns whole, path and
-    result cut only when they must be; errors red. Every cell is plain text."""
-    from rich import box
-    from rich.table import Table
-    from rich.text import Text
-
-    time_format = "%Y-%m-%d %H:%M:%S" if width is None or width >= 120 else "%m-%d %H:%M"
-    styled = _rows(entries, time_format)
-    rows = [row for row, _style in styled]
-    headers = ("id", "time", "actor", "command", "path", "result", "flags")
-    widths = [max([len(h)] + [len(row[i]) for row in rows]) for i, h in enumerate(headers)]
-    if width is not None:
-        _fit(widths, width - 3 * (len(headers) - 1))
-    table = Table(header_style="bold", box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
-    for header, column_width in zip(headers, widths, strict=True):
-        table.add_column(header, no_wrap=True, overflow="ellipsis", width=column_width)
-    for row, style in styled:
-        table.add_row(*map(Text, row), style=style)
-    return table
-
-
-def _fit(widths: list[int], room: int) -> None:
-    """Cut the path and result columns (and the actor if need be) so the widths sum to `room`."""
-    fixed = sum(widths[i] for i in (0, 1, 3, 6))
-    free = room - fixed - widths[2]
-    if free < MIN_TEXT_ROOM:
-        widths[2] = max(MIN_ACTOR, widths[2] - (MIN_TEXT_ROOM - free))
-        free = max(room - fixed - widths[2], MIN_TEXT_ROOM)
-    if widths[4] + widths[5] > free:
-        widths[4] = min(widths[4], max(free * 2 // 5, free - widths[5]))
-        widths[5] = max(min(widths[5], free - widths[4]), 1)
-
-
-def print_table(entries: list[Entry]) -> None:
-    """The events as a table that fits the terminal (or COLUMNS), no line padded with blanks."""
+def print_events(entries: list[Entry], reviews: dict[int, Review]) -> None:
+    """The events as a table that fits the terminal (or COLUMNS); an operation is one entry
+    with its parts; errors red."""
     width = output_width()
-    out = console(width=width or UNLIMITED, highlight=False)
-    with out.capture() as captured:
-        out.print(_table(entries, width))
-    lines = (_TRAILING_BLANKS.sub(r"\1", line) for line in captured.get().splitlines())
-    sys.stdout.write("".join(line + "\n" for line in lines if line.strip(" ")))
+    rows, styles = _rows(entries, reviews, time_format(width))
+    print_table(LAYOUT, rows, styles, width)
 
 
 def run(args: argparse.Namespace) -> int:
     """Run `memtui log`."""
-    from memtui.core.history import HistoryCorrupt
-
-    root = Path(args.path)
-    if not root.is_dir():
-        return fail("log", f"{args.path} is not a folder")
-    if not has_history(root):
-        print(f"memtui log: {visible(args.path)}: no history yet", file=sys.stderr)
-        return 0
-    try:
-        history = open_history(root)
-        if history is None:
-            return 0
-        events = history.events(
-            path=_virtual(args.file) if args.file else None,
-            actor=args.actor,
-            command=args.command,
-            since=args.since,
-            limit=args.limit if args.limit > 0 else None,
-        )
-    except HistoryCorrupt as error:
-        return fail("log", error)
+    history = history_to_list("log", args.path)
+    if isinstance(history, int):
+        return history
+    events = history.events(
+        path=virtual_path(args.file) if args.file else None,
+        follow=True,
+        actor=args.actor,
+        command=args.command,
+        since=args.since,
+        limit=args.limit if args.limit > 0 else None,
+    )
+    reviews = history.reviews(event.id for event in events)
     if args.json:
         out = sys.stdout
         for event in events:
-            out.write(event_json(event) + "\n")
+            out.write(event_json(event, reviews.get(event.id)) + "\n")
         return 0
-    print_table(listed_entries(history, events))
+    print_events(listed_entries(history, events), reviews)
     return 0

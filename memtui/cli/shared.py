@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
 from memtui.core.reporting import fail, open_failure
+from memtui.notes import timeframe
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -32,6 +33,21 @@ def whole_number(text: str) -> int:
         return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+
+
+def parse_when(value: str, now: float | None = None) -> float:
+    """`--since WHEN` (a timeframe ago or an ISO date) as a unix time; a one-line argparse error
+    otherwise (`memtui.notes.timeframe.parse_when` reads it)."""
+    try:
+        return timeframe.parse_when(value, now)
+    except ValueError as problem:
+        raise argparse.ArgumentTypeError(str(problem)) from None
+
+
+SINCE_HELP = (
+    "only events since WHEN: 7d, 12h, 30m, 2 weeks, 1 month, 1y, today, yesterday, or an ISO "
+    "date/time"
+)
 
 
 def virtual_path(path: str) -> str:
@@ -120,6 +136,26 @@ def open_history(root: Path) -> Any | None:
         return MemoryStore(root).history
     except OSError:
         return History(root)
+
+
+def history_to_list(command: str, path: str) -> Any:
+    """The history of the store at `path` for a command that lists it (`open_history`), or the
+    exit status after one line saying why not: not a folder (2), no history yet (0, said on
+    stderr, nothing created), a history that cannot be read (2)."""
+    from memtui.cli.terminal import visible
+    from memtui.core.history import HistoryCorrupt
+
+    root = Path(path)
+    if not root.is_dir():
+        return fail(command, f"{path} is not a folder")
+    if not has_history(root):
+        print(f"memtui {command}: {visible(path)}: no history yet", file=sys.stderr)
+        return 0
+    try:
+        history = open_history(root)
+    except HistoryCorrupt as error:
+        return fail(command, error)
+    return 0 if history is None else history
 
 
 PROGRESS_DELAY = 0.5

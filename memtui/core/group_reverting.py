@@ -133,8 +133,7 @@ def _put_back(
             failure.kind,
         )
     return CommandResult(
-        f"Cannot undo operation {group.id} ({group.summary}): {failure.content} Nothing "
-        "changed.",
+        f"Cannot undo operation {group.id} ({group.summary}): {failure.content} Nothing changed.",
         True,
         failure.event_id,
         failure.kind,

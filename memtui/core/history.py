@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import bisect
 import contextlib
+import dataclasses
 import errno
 import json
 import os
@@ -13,11 +15,12 @@ import urllib.parse
 import uuid
 import zlib
 from collections import deque
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memtui.core.lineage import Lineage, at_or_below_params, at_or_below_sql, trace
 from memtui.core.lock import META_DIR_NAME, UnsafeMetaDir, meta_dir
 from memtui.core.regular import open_regular
 
@@ -29,12 +32,20 @@ KIND_FILE = "file"
 KIND_DIR = "dir"
 OPEN_ATTEMPTS = 10
 """How often opening the history is tried before a transient error counts as unreadable."""
+SQL_BATCH = 500
+"""Ids per `IN (...)` list, well under SQLite's limit on parameters."""
 TRANSIENT_ERRORS = frozenset({"disk I/O error", "database is locked"})
 """sqlite errors that another process's open or close can cause for a moment."""
 UNKNOWN_STAT = -1
 """Size and mtime of a file_state row whose stat is not known yet, so the next check hashes it."""
 FILE_STATE_BUILT = "file_state_built"
 """Key in `meta` set once file_state describes every file the history knows."""
+BASELINE = "baseline"
+"""The command of the one event that lists what a folder held when memtui first opened it."""
+SEEN = "seen"
+"""Key in `meta` set when memtui first opened a folder that held no file (so no baseline)."""
+REVIEWED_KINDS = frozenset({"agent", "external"})
+"""Actor kinds whose changes wait for a person's review (see `is_reviewable`)."""
 
 _open_connections: dict[str, int] = {}
 """Open SQLite connections of this process per database file. While there are any, the file is
@@ -327,6 +338,33 @@ class PendingEvent:
     """file_state rows (virtual path of the real file -> record, None drops that one row)."""
     group_id: int | None = None
     """The operation (`History.open_group`) this event is a part of, or None."""
+    reviews: Iterable[int] = ()
+    """Events this one marks reviewed by its actor at its time (a person's undo or save)."""
+
+
+@dataclass(frozen=True)
+class Review:
+    """Who marked a change reviewed, and when."""
+
+    reviewer: str
+    time: float
+
+
+class NotReviewable(Exception):
+    """Some event ids asked to be marked reviewed are not in the history or are no change to review."""
+
+    def __init__(self, unknown: Sequence[int], not_changes: Sequence[Event]) -> None:
+        """Keep the unknown ids and the events that are not agent or outside changes."""
+        super().__init__(f"unknown: {list(unknown)}, not changes: {[e.id for e in not_changes]}")
+        self.unknown = list(unknown)
+        self.not_changes = list(not_changes)
+
+
+def is_reviewable(event: Event) -> bool:
+    """True for a change that waits for review: made by an agent or outside memtui (the baseline,
+    reads, refusals and people's own changes are not); `_filter_sql(changes_only=True,
+    actor_kinds=REVIEWED_KINDS)` is the same rule in SQL."""
+    return event.changed and event.command != BASELINE and actor_kind(event.actor) in REVIEWED_KINDS
 
 
 def actor_kind(actor: str) -> str:
@@ -352,17 +390,23 @@ def _filter_sql(
     words: Sequence[str] = (),
     before_id: int | None = None,
     after_id: int | None = None,
+    changes_only: bool = False,
+    reviewed: bool | None = None,
+    lineage: Lineage | None = None,
 ) -> tuple[str, list[Any]]:
-    """The WHERE clause (empty or with a leading space) and parameters of the event filters."""
+    """The WHERE clause (empty or with a leading space) and parameters of the event filters.
+
+    `lineage` replaces `path` with every name the path had (see `History.lineage`).
+    """
     clauses: list[str] = []
     params: list[Any] = []
-    if path is not None:
-        folder = path.rstrip("/")
-        clauses.append(
-            "(path = ? OR new_path = ? OR (path > ? AND path < ?)"
-            " OR (new_path > ? AND new_path < ?))"
-        )
-        params += [folder, folder, folder + "/", folder + "0", folder + "/", folder + "0"]
+    if lineage is not None:
+        clause, values = lineage.sql()
+        clauses.append(clause)
+        params += values
+    elif path is not None:
+        clauses.append(at_or_below_sql())
+        params += at_or_below_params(path)
     if actor is not None:
         clauses.append("actor = ?" if ":" in actor else "actor_kind = ?")
         params.append(actor)
@@ -392,6 +436,11 @@ def _filter_sql(
     if after_id is not None:
         clauses.append("id > ?")
         params.append(after_id)
+    if changes_only:
+        clauses.append(f"is_error = 0 AND command NOT IN ('view', '{BASELINE}')")
+    if reviewed is not None:
+        negation = "" if reviewed else "NOT "
+        clauses.append(f"id {negation}IN (SELECT event_id FROM reviews)")
     return (" WHERE " + " AND ".join(clauses) if clauses else ""), params
 
 
@@ -464,6 +513,8 @@ class History:
             raise HistoryCorrupt(self.root / META_DIR_NAME / DB_NAME, str(error.args[0])) from error
         self._local = threading.local()
         self._known_blobs: set[str] = set()
+        self._baseline_paths: tuple[int | None, tuple[str, ...]] | None = None
+        """The baseline's id and sorted listing, read once (the baseline never changes)."""
         self._connection()
 
     # Connections.
@@ -743,12 +794,21 @@ class History:
         that cannot be written raises RecordFailed.
         """
         conn = self._connection()
-        stored: list[str] = []
-        try:
-            conn.execute("BEGIN IMMEDIATE")
+        with self._writing(conn) as stored:
             ids = [self._insert_event(conn, event, stored) for event in events]
             if files:
                 self._put_files(conn, files)
+        return ids
+
+    @contextlib.contextmanager
+    def _writing(self, conn: sqlite3.Connection) -> Iterator[list[str]]:
+        """One write transaction: committed if the block ends, rolled back if it raises (a
+        history that cannot be written as RecordFailed). Yields the list the block adds the
+        digests of stored blobs to; they count as stored once committed."""
+        stored: list[str] = []
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            yield stored
             conn.execute("COMMIT")
         except (sqlite3.Error, UnicodeError, ValueError) as problem:
             self._rollback(conn)
@@ -757,7 +817,20 @@ class History:
             self._rollback(conn)
             raise
         self._known_blobs.update(stored)
-        return ids
+
+    def record_with_blobs(
+        self, blobs: Iterable[tuple[str, bytes]], event: Callable[[], PendingEvent]
+    ) -> int:
+        """Store blobs as they come, then the event `event()` builds once all were read, in ONE
+        transaction (so many files never sit in memory at once); returns the event's id.
+
+        Nothing is stored if any part fails; a history that cannot be written raises RecordFailed.
+        """
+        conn = self._connection()
+        with self._writing(conn) as stored:
+            for digest, data in blobs:
+                stored += self._put_blobs(conn, {digest: data})
+            return self._insert_event(conn, event(), stored)
 
     def change(
         self,
@@ -767,17 +840,17 @@ class History:
     ) -> int:
         """Record a change and make it as one unit: it is in the history, or it did not happen.
 
-        In one write transaction: `prepared` (the event as intended) is stored first, so a
-        history that cannot be written refuses before anything changes; then `apply()` changes
-        the disk and returns the event as it turned out (a refusal if the disk no longer
-        allowed it), which replaces the prepared row. If that cannot be committed (disk full,
+        In one write transaction: `prepared` (the event as intended; its review marks wait for
+        the final event) is stored first, so a history that cannot be written refuses before
+        anything changes; then `apply()` changes the disk and returns the event as it turned out
+        (a refusal if the disk no longer allowed it), which replaces the prepared row. If that cannot be committed (disk full,
         an I/O error), `undo(event)` puts the disk back before RecordFailed is raised.
         """
         conn = self._connection()
         stored: list[str] = []
         try:
             conn.execute("BEGIN IMMEDIATE")
-            event_id = self._insert_event(conn, prepared, stored)
+            event_id = self._insert_event(conn, dataclasses.replace(prepared, reviews=()), stored)
         except (sqlite3.Error, UnicodeError, ValueError) as problem:
             self._rollback(conn)
             raise RecordFailed(failure_reason(problem), applied=False) from problem
@@ -854,6 +927,10 @@ class History:
             ),
         )
         event_id = int(cursor.lastrowid or 0)
+        conn.executemany(
+            "INSERT OR IGNORE INTO reviews (event_id, reviewer, time) VALUES (?, ?, ?)",
+            [(reviewed, event.actor, event.time) for reviewed in event.reviews],
+        )
         if event.reverts is not None:
             conn.execute(
                 "UPDATE events SET reverted_by = ? WHERE id = ?", (event_id, event.reverts)
@@ -932,6 +1009,14 @@ class History:
         )
         return None if row is None else FileRecord(*row)
 
+    def files_below(self, folder: str) -> dict[str, str]:
+        """Path below the virtual `folder` -> sha256, of every file_state row there."""
+        rows = self._connection().execute(
+            "SELECT path, sha256 FROM file_state WHERE path > ? AND path < ?",
+            (folder + "/", folder + "0"),
+        )
+        return {path[len(folder) + 1 :]: digest for path, digest in rows}
+
     def file_records(self) -> dict[str, FileRecord]:
         """Every file_state row: virtual path -> record."""
         rows = self._connection().execute(
@@ -978,13 +1063,18 @@ class History:
         words: Sequence[str] = (),
         before_id: int | None = None,
         after_id: int | None = None,
+        follow: bool = False,
+        changes_only: bool = False,
+        reviewed: bool | None = None,
     ) -> list[Event]:
         """Events matching every given filter.
 
-        `path` also matches new_path and paths below it; `actor` is a full actor or a kind;
-        `actor_kinds` keeps only those kinds; `skip_reads` drops views; `words` must each appear
-        in the path, new path, actor, command or result (any case); `before_id` and `after_id`
-        page by event id.
+        `path` also matches new_path and paths below it, and with `follow` every earlier name of
+        what is there now (`lineage`); `actor` is a full actor or a kind; `actor_kinds` keeps
+        only those kinds; `skip_reads` drops views; `words` must each appear in the path, new
+        path, actor, command or result (any case); `before_id` and `after_id` page by event id;
+        `changes_only` keeps successful changes but the baseline; `reviewed` keeps events with
+        (True) or without (False) a review mark.
         """
         where, params = _filter_sql(
             path=path,
@@ -998,6 +1088,9 @@ class History:
             words=words,
             before_id=before_id,
             after_id=after_id,
+            changes_only=changes_only,
+            reviewed=reviewed,
+            lineage=self.lineage(path) if follow and path is not None else None,
         )
         sql = f"SELECT {_COLUMNS} FROM events{where}"
         sql += " ORDER BY id DESC" if newest_first else " ORDER BY id"
@@ -1018,6 +1111,9 @@ class History:
         skip_reads: bool = False,
         errors_only: bool = False,
         words: Sequence[str] = (),
+        follow: bool = False,
+        changes_only: bool = False,
+        reviewed: bool | None = None,
     ) -> int:
         """How many events `events` would return with the same filters and no limit."""
         where, params = _filter_sql(
@@ -1029,9 +1125,115 @@ class History:
             skip_reads=skip_reads,
             errors_only=errors_only,
             words=words,
+            changes_only=changes_only,
+            reviewed=reviewed,
+            lineage=self.lineage(path) if follow and path is not None else None,
         )
         row = self._connection().execute(f"SELECT count(*) FROM events{where}", params).fetchone()
         return int(row[0])
+
+    def lineage(self, path: str) -> Lineage:
+        """Every name what is at the virtual `path` had, back through renames and folder moves to
+        where it began: its creation, the name's last vacating move, or the baseline."""
+        return trace(self._connection(), path, self._baseline_listing)
+
+    def moves(self, after_id: int) -> list[tuple[int, str, str]]:
+        """(id, from, to) of every successful rename (and undone rename) after `after_id`, oldest first."""
+        rows = self._connection().execute(
+            "SELECT id, path, new_path FROM events WHERE new_path IS NOT NULL AND is_error = 0"
+            " AND command != 'view' AND id > ? ORDER BY id",
+            (after_id,),
+        )
+        return [(int(event_id), source, target) for event_id, source, target in rows]
+
+    def baseline(self) -> Event | None:
+        """The baseline event (what the folder held when memtui first opened it), if there is one."""
+        row = (
+            self._connection()
+            .execute(f"SELECT {_COLUMNS} FROM events WHERE command = ? LIMIT 1", (BASELINE,))
+            .fetchone()
+        )
+        return None if row is None else _row_to_event(row)
+
+    def _baseline_listing(self, path: str) -> int | None:
+        """The baseline event's id if it listed the virtual `path` or a file below it, else None."""
+        if self._baseline_paths is None:
+            event = self.baseline()
+            names: list[str] = []
+            if event is not None and event.after_hash is not None:
+                manifest = self.manifest(event.after_hash)
+                files = manifest.files if manifest is not None else {}
+                names = sorted(f"{event.path}/{name}" for name in files)
+            self._baseline_paths = (None if event is None else event.id, tuple(names))
+        event_id, listed = self._baseline_paths
+        if event_id is None:
+            return None
+        exact = bisect.bisect_left(listed, path)
+        below = bisect.bisect_left(listed, path + "/")
+        if (exact < len(listed) and listed[exact] == path) or (
+            below < len(listed) and listed[below].startswith(path + "/")
+        ):
+            return event_id
+        return None
+
+    # Reviews.
+
+    def pending_review_count(self) -> int:
+        """How many agent and outside changes wait for review."""
+        return self.count_events(actor_kinds=REVIEWED_KINDS, changes_only=True, reviewed=False)
+
+    def reviews(self, event_ids: Iterable[int]) -> dict[int, Review]:
+        """The review marks of those events that have one: event id -> review."""
+        wanted = list(dict.fromkeys(event_ids))
+        found: dict[int, Review] = {}
+        conn = self._connection()
+        for start in range(0, len(wanted), SQL_BATCH):
+            batch = wanted[start : start + SQL_BATCH]
+            rows = conn.execute(
+                "SELECT event_id, reviewer, time FROM reviews"
+                f" WHERE event_id IN ({', '.join('?' for _ in batch)})",
+                batch,
+            )
+            found.update({event_id: Review(who, when) for event_id, who, when in rows})
+        return found
+
+    def mark_reviewed(
+        self, event_ids: Iterable[int], reviewer: str, when: float
+    ) -> tuple[list[int], dict[int, Review]]:
+        """Mark changes reviewed by `reviewer` at `when`, all in one transaction.
+
+        Returns the ids marked now and the marks found on the others. Raises NotReviewable
+        (nothing marked) if an id is not in the history or is no agent or outside change, and
+        RecordFailed if the history cannot be written.
+        """
+        wanted = list(dict.fromkeys(event_ids))
+        conn = self._connection()
+        with self._writing(conn):
+            found = {event.id: event for event in self._events_by_id(conn, wanted)}
+            unknown = [event_id for event_id in wanted if event_id not in found]
+            not_changes = [found[i] for i in wanted if i in found and not is_reviewable(found[i])]
+            if unknown or not_changes:
+                raise NotReviewable(unknown, not_changes)
+            earlier = self.reviews(wanted)
+            marked = [event_id for event_id in wanted if event_id not in earlier]
+            conn.executemany(
+                "INSERT INTO reviews (event_id, reviewer, time) VALUES (?, ?, ?)",
+                [(event_id, reviewer, when) for event_id in marked],
+            )
+        return marked, earlier
+
+    @staticmethod
+    def _events_by_id(conn: sqlite3.Connection, event_ids: Sequence[int]) -> list[Event]:
+        """The events with these ids (those that exist), in batches of `SQL_BATCH`."""
+        events: list[Event] = []
+        for start in range(0, len(event_ids), SQL_BATCH):
+            batch = event_ids[start : start + SQL_BATCH]
+            rows = conn.execute(
+                f"SELECT {_COLUMNS} FROM events WHERE id IN ({', '.join('?' for _ in batch)})",
+                batch,
+            )
+            events += [_row_to_event(row) for row in rows]
+        return events
 
     def event(self, event_id: int) -> Event | None:
         """One event by id, or None."""
@@ -1056,6 +1258,21 @@ class History:
             .fetchone()
         )
         return None if row is None else _row_to_event(row)
+
+    def seen(self) -> bool:
+        """Whether memtui has opened this folder before: the history has events or says so."""
+        conn = self._connection()
+        if conn.execute("SELECT 1 FROM events LIMIT 1").fetchone() is not None:
+            return True
+        return conn.execute("SELECT 1 FROM meta WHERE key = ?", (SEEN,)).fetchone() is not None
+
+    def mark_seen(self) -> None:
+        """Remember that memtui opened this (empty) folder, so files that appear later are changes."""
+        conn = self._connection()
+        try:
+            conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, '1')", (SEEN,))
+        except (sqlite3.Error, UnicodeError) as problem:
+            raise RecordFailed(failure_reason(problem), applied=False) from problem
 
     def recording_since(self) -> float | None:
         """The time of the first recorded event, or None for an empty history."""

@@ -15,12 +15,12 @@ import re
 import sqlite3
 import stat
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memtui.core.atomic import MARKER_SUFFIX, TEMP_DIR_NAME, TEMP_PREFIX
+from memtui.core.baseline import record_baseline, store_files
 from memtui.core.fd_paths import (
     OutsideStore,
     StoreRoot,
@@ -28,7 +28,6 @@ from memtui.core.fd_paths import (
     entries,
     entry_lstat,
     open_child_dir,
-    walk_tree,
 )
 from memtui.core.history import (
     KIND_DIR,
@@ -39,7 +38,7 @@ from memtui.core.history import (
     failure_reason,
 )
 from memtui.core.lock import META_DIR_NAME
-from memtui.core.paths import RESERVED_NAME, VIRTUAL_ROOT
+from memtui.core.paths import VIRTUAL_ROOT
 from memtui.core.regular import CHUNK, open_regular
 
 if TYPE_CHECKING:
@@ -65,6 +64,8 @@ class RecoveryReport:
     """Files read because their stat differed from file_state (new files not counted)."""
     migrated: bool = False
     """True if this pass built file_state from the replayed history (an older history.db)."""
+    baseline_event_id: int | None = None
+    """The baseline this pass recorded (the first open of a folder that held files), if any."""
     unrecorded: str | None = None
     """Why outside changes could not be recorded (the history cannot be written), if so."""
 
@@ -86,17 +87,6 @@ def process_alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
-
-
-def walk_store_files(root: StoreRoot) -> Iterator[tuple[str, int, str, os.stat_result]]:
-    """Every non-folder entry below the root as (relative posix path, folder fd, name, lstat).
-
-    Folders are entered by descriptor, never through a link; `.memtui` is skipped. The folder
-    descriptor is valid until the next item.
-    """
-    for relative, folder, name, info in walk_tree(root, lambda relative: relative != RESERVED_NAME):
-        if not stat.S_ISDIR(info.st_mode):
-            yield relative, folder, name, info
 
 
 def is_stale_temp(name: str, info: os.stat_result, *, now: float, max_age: float) -> bool:
@@ -241,9 +231,7 @@ def check_disk(root: Path, history: History) -> DiskCheck:
     check = DiskCheck()
     checked_ns = time.time_ns()
     with StoreRoot(root) as store_root:
-        for relative, folder, name, info in walk_store_files(store_root):
-            if not stat.S_ISREG(info.st_mode):
-                continue
+        for relative, folder, name, info in store_files(store_root):
             virtual = VIRTUAL_ROOT + "/" + relative
             row = rows.pop(virtual, None)
             if row is None:
@@ -272,6 +260,7 @@ def build_file_state(history: History) -> bool:
 def recover(store: MemoryStore) -> RecoveryReport:
     """Start-up recovery under the store's lock: drop stale temp files, log unrecorded changes.
 
+    The first open of a folder (an empty history) records one baseline event of what is there.
     No history replay on a normal start: the disk is compared with file_state by stat, and
     only new files or files whose stat changed are read. Unrecorded changes (made while no
     memtui process was recording, or by one killed between writing and recording) become
@@ -284,6 +273,8 @@ def recover(store: MemoryStore) -> RecoveryReport:
         report.removed_temp_files = remove_stale_temp_files(store.root)
         try:
             report.migrated = build_file_state(history)
+            if not history.seen():
+                report.baseline_event_id = record_baseline(store)
             check = check_disk(store.root, history)
             report.hashed_files = check.hashed
             if check.refreshed:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from memtui.core.atomic import DIR_MODE
 from memtui.core.command_types import CommandOutcome
 from memtui.core.fd_paths import Location
-from memtui.core.history import Event
+from memtui.core.history import BASELINE, Event, actor_kind, is_reviewable
 from memtui.core.lock import LockBusy
 from memtui.core.paths import PathRefusal, check_path
 from memtui.core.result import CONFLICT, NOT_FOUND, REFUSED, CommandResult
@@ -48,9 +48,21 @@ def _revert_locked(
                 f"Nothing to revert: event {event_id} ({event.command}) changed nothing", True
             )
             return store.record_human("revert", event.path, args, outcome)
+        if event.command == BASELINE:
+            outcome = CommandOutcome(
+                f"Nothing to revert: event {event_id} is the baseline, the files that were here "
+                "when memtui first opened this folder",
+                True,
+            )
+            return store.record_human("revert", event.path, args, outcome)
         if event.new_path is not None:
             return _revert_move(store, site, event, args, force)
         return _revert_in_place(store, site, event, args, force)
+
+
+def _reviews(store: MemoryStore, event: Event) -> tuple[int, ...]:
+    """The event a person's undo marks reviewed: the undone one, if it waited for review."""
+    return (event.id,) if actor_kind(store.actor) == "human" and is_reviewable(event) else ()
 
 
 def _locate(store: MemoryStore, site: Site, virtual: str | None) -> Location | CommandOutcome:
@@ -176,6 +188,7 @@ def _revert_in_place(
         before=current,
         what=f"revert event {event.id}",
         reverts=event.id,
+        reviews=_reviews(store, event),
     )
 
 
@@ -228,6 +241,7 @@ def _revert_move(
         what=f"revert event {event.id}",
         new_path=event.path,
         reverts=event.id,
+        reviews=_reviews(store, event),
     )
 
 

@@ -30,6 +30,8 @@ from memtui.core.history import KIND_DIR, KIND_FILE, UNKNOWN_STAT, FileRecord, M
 from memtui.core.regular import NotRegularFile, read_limited
 from memtui.core.site import DEFAULT_MAX_FILE_SIZE
 
+FLAG_NOT_KEPT = "content:too-large"
+"""An event whose file content was over the maximum file size, hashed but not kept (no undo)."""
 Stat = tuple[int, int, int]
 """(size, mtime_ns, checked_ns) of a file, taken before its bytes were read."""
 
@@ -116,7 +118,7 @@ def capture(location: Location, keep: int = DEFAULT_MAX_FILE_SIZE) -> State:
         if parent is None:
             return MISSING
         try:
-            return _capture_file(parent, location.name, checked, keep) or MISSING
+            return capture_file(parent, location.name, checked, keep) or MISSING
         except OSError as problem:
             problem.filename = None
             raise
@@ -129,8 +131,9 @@ def capture(location: Location, keep: int = DEFAULT_MAX_FILE_SIZE) -> State:
     return MISSING
 
 
-def _capture_file(folder: int, name: str, checked: int, keep: int) -> State | None:
-    """A file's state (its bytes kept up to `keep`), or None if it is not a regular file now."""
+def capture_file(folder: int, name: str, checked: int, keep: int) -> State | None:
+    """A file's state (its bytes kept up to `keep`; its stat with `checked`, the time taken just
+    before it), or None if it is not a regular file now."""
     try:
         read = read_limited(folder, name, keep)
     except NotRegularFile:
@@ -187,7 +190,7 @@ class _Folder:
     def add_file(self, folder: int, name: str, relative: str) -> None:
         """Hash one file (keeping its bytes up to the limit) and note its stat and mode."""
         try:
-            state = _capture_file(folder, name, time.time_ns(), self.keep)
+            state = capture_file(folder, name, time.time_ns(), self.keep)
         except OSError as problem:
             problem.filename = relative
             raise

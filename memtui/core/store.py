@@ -35,6 +35,7 @@ from memtui.core.handlers import Plan, run_plan, size_refusal
 from memtui.core.history import (
     KIND_DIR,
     KIND_FILE,
+    REVIEWED_KINDS,
     FileRecord,
     History,
     PendingEvent,
@@ -55,6 +56,7 @@ from memtui.core.result import BUSY, CONFLICT, REFUSED, CommandResult, ResultKin
 from memtui.core.secrets import SecretFinding
 from memtui.core.site import Site, open_site
 from memtui.core.snapshots import (
+    FLAG_NOT_KEPT,
     MISSING,
     RestoreError,
     State,
@@ -69,8 +71,6 @@ if TYPE_CHECKING:
     from memtui.core.recovery import RecoveryReport
 
 EXTERNAL_ACTOR = EXTERNAL
-FLAG_NOT_KEPT = "content:too-large"
-"""An event whose file content was over the maximum file size, hashed but not kept (no undo)."""
 
 
 class StoreError(Exception):
@@ -362,7 +362,9 @@ class MemoryStore:
         try:
             event_id = self.history.change(prepared, apply, undo)
         except RecordFailed as problem:
-            return CommandResult(unrecorded_message(f"{_verb(parsed)} {parsed.echoed[0]}", problem), True)
+            return CommandResult(
+                unrecorded_message(f"{_verb(parsed)} {parsed.echoed[0]}", problem), True
+            )
         outcome = outcomes[-1]
         return CommandResult(outcome.content, outcome.is_error, event_id, outcome.kind)
 
@@ -475,6 +477,7 @@ class MemoryStore:
         cleared: Iterable[str] = (),
         files: Mapping[str, FileRecord | None] | None = None,
         when: float | None = None,
+        reviews: Iterable[int] = (),
     ) -> PendingEvent:
         """One event as the history keeps it (redacted, capped when it changed nothing).
 
@@ -501,6 +504,7 @@ class MemoryStore:
             cleared=cleared,
             files=files,
             group_id=self.group_id,
+            reviews=tuple(reviews) if changed else (),
         )
 
     def _store_event(
@@ -585,10 +589,12 @@ class MemoryStore:
         what: str,
         new_path: str | None = None,
         reverts: int | None = None,
+        reviews: Iterable[int] = (),
     ) -> CommandResult:
         """Apply and record a human change (write, revert) as one unit.
 
-        `what` names the change in a refusal: `Cannot <what>: ...`.
+        `what` names the change in a refusal: `Cannot <what>: ...`; `reviews` are the events the
+        change, once made, marks reviewed by this store's actor in the same transaction.
 
         `apply()` changes the disk and returns the outcome and the state left at `new_path` (a
         moved-back rename) or `path`; `undo()` puts back `before` if the event cannot be stored.
@@ -613,6 +619,7 @@ class MemoryStore:
                 flags=flags,
                 reverts=reverts,
                 files=file_rows(new_path or path, after),
+                reviews=reviews,
             )
 
         try:
@@ -741,8 +748,30 @@ class MemoryStore:
                 restore(location, before.kind, before.hash, before.blobs.get, site.temps)
 
             return self.human_change(
-                "write", virtual, args, apply, undo, before=before, what=f"write {shown}"
+                "write",
+                virtual,
+                args,
+                apply,
+                undo,
+                before=before,
+                what=f"write {shown}",
+                reviews=self._saved_over(virtual),
             )
+
+    def _saved_over(self, virtual: str) -> list[int]:
+        """The changes a person's save of `virtual` marks reviewed: every agent or outside change
+        of the note (across its renames) still waiting, since the saved text was written over
+        all of them (a save is refused unless the editor had loaded the newest one)."""
+        if actor_kind(self.actor) != "human":
+            return []
+        waiting = self.history.events(
+            path=virtual,
+            follow=True,
+            actor_kinds=REVIEWED_KINDS,
+            changes_only=True,
+            reviewed=False,
+        )
+        return [event.id for event in waiting]
 
     def _writable(
         self, shown: str, text: str, args: dict[str, Any]

@@ -15,6 +15,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from memtui.core.history import REVIEWED_KINDS
+
 if TYPE_CHECKING:
     from memtui.core.store import MemoryStore
 
@@ -162,6 +164,12 @@ class _Replay:
         self._check(result.is_error, result.content, False)
         self._touch(relpath)
 
+    def approve_all(self) -> None:
+        """Dana reviews every agent and outside change so far (the inbox keeps what came later)."""
+        history = self.stores[HUMAN].history
+        waiting = history.events(actor_kinds=REVIEWED_KINDS, changes_only=True, reviewed=False)
+        history.mark_reviewed([event.id for event in waiting], HUMAN, self.clock.now)
+
     def set_mtimes(self) -> None:
         """Give every file the time of its last scripted change."""
         for relpath, when in self.changed_at.items():
@@ -254,6 +262,7 @@ def _replay(run: _Replay) -> None:
     run.at(10, 1).delete(_DRAFT_SESSION[0])
     run.at(8).view("/memories/user/preferences.md", HUMAN)
     run.at(8, 1).human_write("user/preferences.md", preferences)
+    run.at(8, 2).approve_all()
     run.at(6).create("sessions/2026-11-14-memtui-graph.md")
     run.replace(
         "projects/memtui.md",

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from memtui.core.history import Event, is_reviewable
 from memtui.notes.index import NoteIndex
 from memtui.notes.model import Observation
 from memtui.notes.timeframe import parse_timeframe
@@ -184,6 +185,19 @@ class ActivityItem:
     actor: str
     """The actor from the history, or `unknown` for a file change the history did not record."""
     command: str
+    reviewable: bool = False
+    """True for an agent's or outside change, which waits for a person's review."""
+    reviewed_by: str | None = None
+    """Who reviewed it (approved, undid or saved over it), if someone did."""
+
+    @property
+    def review_text(self) -> str:
+        """`, reviewed by human:dana`, `, not reviewed yet`, or nothing for other changes."""
+        if not self.reviewable:
+            return ""
+        if self.reviewed_by is None:
+            return ", not reviewed yet"
+        return f", reviewed by {self.reviewed_by}"
 
 
 @dataclass(frozen=True)
@@ -201,7 +215,10 @@ class RecentActivity:
         for item in self.items:
             what = item.actor if item.command == item.actor else f"{item.actor} {item.command}"
             title = f" {item.title}" if item.title else " (no longer there)"
-            lines.append(f"- {_when(item.when)} {what}{title} ({VIRTUAL_PREFIX}{item.path})")
+            lines.append(
+                f"- {_when(item.when)} {what}{title} ({VIRTUAL_PREFIX}{item.path})"
+                f"{item.review_text}"
+            )
         return "\n".join(lines) + "\n"
 
 
@@ -213,22 +230,28 @@ def recent_activity(
     *,
     now: float | None = None,
 ) -> RecentActivity:
-    """The newest change per path within `timeframe`, from the history and from file mtimes."""
+    """The newest change per path within `timeframe`, from the history and from file mtimes;
+    an agent's or outside change says whether a person reviewed it."""
     since = parse_timeframe(timeframe, now)
     latest: dict[str, ActivityItem] = {}
     if history is not None:
-        for event in history.events(since=since, newest_first=True):
-            if event.is_error or event.command == "view":
-                continue
+        newest: dict[str, Event] = {}
+        for event in history.events(since=since, newest_first=True, changes_only=True):
             virtual = event.new_path or event.path
-            if not virtual or not virtual.startswith(VIRTUAL_PREFIX):
-                continue
-            relpath = virtual[len(VIRTUAL_PREFIX) :]
-            if relpath in latest:
-                continue
+            if virtual and virtual.startswith(VIRTUAL_PREFIX):
+                newest.setdefault(virtual[len(VIRTUAL_PREFIX) :], event)
+        reviews = history.reviews(event.id for event in newest.values())
+        for relpath, event in newest.items():
             entry = index.entry(relpath)
+            review = reviews.get(event.id)
             latest[relpath] = ActivityItem(
-                relpath, entry.title if entry else "", event.time, event.actor, event.command
+                relpath,
+                entry.title if entry else "",
+                event.time,
+                event.actor,
+                event.command,
+                reviewable=is_reviewable(event),
+                reviewed_by=None if review is None else review.reviewer,
             )
     for entry in index.entries(since_ns=int(since * 1e9)):
         if entry.mtime < since:

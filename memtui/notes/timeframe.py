@@ -27,6 +27,10 @@ _SECONDS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400, "week": 7 * 8
 _YEAR_ONE = datetime(1, 1, 1, tzinfo=UTC).timestamp()
 EXAMPLES = "30m, 24h, 7d, 2 weeks, 1 month, 1y, today or yesterday"
 """The forms named in error messages."""
+WHEN_EXAMPLES = (
+    "7d, 12h, 30m, 2 weeks, 1 month, 1y, today, yesterday or an ISO date like 2026-11-01T09:30"
+)
+"""The forms `parse_when` takes, as error messages name them."""
 
 
 def _months_back(moment: datetime, months: int) -> datetime:
@@ -65,3 +69,19 @@ def parse_timeframe(timeframe: str, now: float | None = None) -> float:
         return _months_back(datetime.fromtimestamp(now), months).timestamp()
     except (ValueError, OverflowError):
         raise ValueError(f"timeframe {timeframe!r} reaches back before the year 1") from None
+
+
+def parse_when(value: str, now: float | None = None) -> float:
+    """The unix time a timeframe starts (`7d` ago) or of an ISO date or date and time.
+
+    The one reading of "since when" for `memtui log --since`, `memtui changes --since` and the
+    history and inbox filters' `since:`. Raises ValueError with a one-line message.
+    """
+    try:
+        return parse_timeframe(value, now)
+    except ValueError:
+        pass
+    try:
+        return datetime.fromisoformat(value.strip()).timestamp()
+    except (ValueError, OverflowError, OSError):
+        raise ValueError(f"{value!r} is not a time: use {WHEN_EXAMPLES}") from None

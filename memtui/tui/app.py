@@ -25,6 +25,7 @@ from memtui.tui.messages import (
     IndexProgress,
     IndexReady,
     NotesChanged,
+    ReviewCount,
     SearcherReady,
 )
 from memtui.tui.plain_notify import PlainNotifyApp
@@ -44,6 +45,9 @@ SKIPPED_SHOWN = 8
 """How many skipped entries the start-up warning lists by name."""
 BADGES_DELAY = 0.5
 """Seconds after the last change before the badges are recomputed, so a change shows at once."""
+REVIEW_POLL = 5.0
+"""Seconds between recounts of the changes waiting for review, so marks made by another process
+(`memtui approve`) show too; every change on disk recounts at once."""
 
 
 def note_provider() -> type[Provider]:
@@ -113,6 +117,9 @@ class MemtuiApp(PlainNotifyApp):
         self.searcher_ready_signal: Signal[None] = Signal(self, "searcher-ready")
         self.progress_signal: Signal[tuple[int, int]] = Signal(self, "index-progress")
         self.badges_signal: Signal[None] = Signal(self, "badges")
+        self.review_count: int | None = None
+        """How many agent and outside changes wait for review (None until counted)."""
+        self.review_count_signal: Signal[int] = Signal(self, "review-count")
 
     def on_mount(self) -> None:
         """Show the main screen at once, then index and watch in the background."""
@@ -228,6 +235,8 @@ class MemtuiApp(PlainNotifyApp):
         self.history_ready = True
         self.notes_changed_signal.publish(frozenset())
         self.compute_badges()
+        self.count_reviews()
+        self.set_interval(REVIEW_POLL, self.count_reviews)
 
     @work(thread=True, exclusive=True, group="index", exit_on_error=False)
     def load_index(self) -> None:
@@ -307,6 +316,23 @@ class MemtuiApp(PlainNotifyApp):
         if not get_current_worker().is_cancelled:
             self.post_message(BadgesReady(badges))
 
+    @work(thread=True, exclusive=True, group="review-count", exit_on_error=False)
+    def count_reviews(self) -> None:
+        """Count the changes waiting for review in a thread; an overtaken count posts nothing."""
+        try:
+            waiting = self.plain_history().pending_review_count()
+        except Exception as error:
+            self.log.warning(f"changes to review not counted: {error}")
+            return
+        if not get_current_worker().is_cancelled:
+            self.post_message(ReviewCount(waiting))
+
+    def on_review_count(self, message: ReviewCount) -> None:
+        """Tell the screens a new count, when it changed."""
+        if message.waiting != self.review_count:
+            self.review_count = message.waiting
+            self.review_count_signal.publish(message.waiting)
+
     def on_badges_ready(self, message: BadgesReady) -> None:
         """Install new badges and tell the screens."""
         self.badges = message.badges
@@ -330,8 +356,11 @@ class MemtuiApp(PlainNotifyApp):
         self.post_message(NotesChanged(frozenset()))
 
     def on_notes_changed(self, message: NotesChanged) -> None:
-        """Tell every screen which notes changed (none: only the history grew); refresh badges."""
+        """Tell every screen which notes changed (none: only the history grew); refresh badges
+        and the count of changes waiting for review."""
         self.notes_changed_signal.publish(message.paths)
+        if self.history_ready:
+            self.count_reviews()
         if self._badges_timer is not None:
             self._badges_timer.stop()
         self._badges_timer = self.set_timer(BADGES_DELAY, self.compute_badges)

@@ -79,6 +79,13 @@ class MoveBreaksCounted(Message):
 
 
 @dataclass
+class ReviewCount(Message):
+    """How many agent and outside changes wait for review, counted in a worker."""
+
+    waiting: int
+
+
+@dataclass
 class PreviewPrepared(Message):
     """A file's view was read and laid out in a thread (or `error` says why it could not be)."""
 

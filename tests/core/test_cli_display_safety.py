@@ -23,6 +23,7 @@ def run(*args: str) -> subprocess.CompletedProcess[bytes]:
 
 def test_undo_prints_hostile_file_names_as_visible_symbols(tmp_path: Path) -> None:
     name = f"n{TITLE}{CLIPBOARD}.md"
+    MemoryStore(tmp_path, actor="agent:t", settings=Settings()).history.close()
     (tmp_path / name).write_text("outside\n")
     store = MemoryStore(tmp_path, actor="agent:t", settings=Settings())
     (event,) = store.history.events(command="external")
@@ -47,3 +48,18 @@ def test_a_failure_line_naming_a_hostile_path_is_display_safe(tmp_path: Path) ->
     done = run("log", str(folder))
     assert done.returncode == 2
     assert done.stderr.decode() == f"memtui log: {tmp_path}/f␛]0;owned␇ is not a folder\n"
+
+
+def test_changes_and_approve_print_hostile_names_and_actors_as_visible_symbols(
+    tmp_path: Path,
+) -> None:
+    MemoryStore(tmp_path, actor="agent:t", settings=Settings()).history.close()
+    agent = MemoryStore(tmp_path, actor="agent:t", settings=Settings())
+    agent.create(f"/memories/n{TITLE}.md", "hi\n")
+    agent.close()
+    listed = run("changes", str(tmp_path))
+    assert listed.returncode == 0, listed.stderr
+    assert b"\x1b" not in listed.stdout and b"\x07" not in listed.stdout
+    assert "/memories/n␛]0;owned␇.md" in listed.stdout.decode()
+    done = run("approve", str(tmp_path), "1", "--actor", "dana")
+    assert (done.returncode, done.stdout.decode()) == (0, "Approved 1 change as human:dana: 1\n")

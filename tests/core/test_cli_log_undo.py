@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from memtui.cli.log_cmd import parse_when
+from memtui.cli.shared import parse_when
 from memtui.core.config import Settings
 from memtui.core.store import MemoryStore
 
@@ -84,14 +84,12 @@ def test_log_table(tmp_path: Path, store: MemoryStore) -> None:
 
 
 @pytest.mark.parametrize("width", [100, 160])
-def test_log_table_keeps_short_columns_whole_when_narrow(store: MemoryStore, width: int) -> None:
-    from rich.console import Console
-
-    from memtui.cli.log_cmd import _table
-
-    console = Console(width=width, record=True, color_system=None)
-    console.print(_table(store.history.events(), width))
-    lines = console.export_text().splitlines()
+def test_log_table_keeps_short_columns_whole_when_narrow(
+    tmp_path: Path, store: MemoryStore, width: int
+) -> None:
+    done = run(tmp_path, "log", str(store.root), env={"COLUMNS": str(width)})
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
     rows = [line for line in lines if "human:bob" in line]
     assert len(rows) == 1
     assert rows[0].split()[0] == "4"
@@ -114,7 +112,9 @@ def test_undo_reverts_and_reports_conflict(tmp_path: Path, store: MemoryStore) -
     again = run(tmp_path, "undo", str(root), "2")
     assert again.returncode == 1
     assert again.stdout == ""
-    assert again.stderr.startswith("memtui undo: Conflict: event 2 was already reverted by event 5.")
+    assert again.stderr.startswith(
+        "memtui undo: Conflict: event 2 was already reverted by event 5."
+    )
 
     forced = run(tmp_path, "undo", str(root), "2", "--force", "--actor", "carol")
     assert forced.returncode == 0

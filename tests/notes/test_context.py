@@ -214,7 +214,15 @@ def test_recent_activity_merges_history_and_file_changes(store: Path) -> None:
     first = datetime.fromtimestamp(NOW - DAY + 1).strftime("%Y-%m-%d %H:%M")
     assert activity.to_text().splitlines()[:2] == [
         "# Recent activity (within 7d)",
-        f"- {first} agent:claude str_replace Memtui (/memories/projects/memtui.md)",
+        f"- {first} agent:claude str_replace Memtui (/memories/projects/memtui.md),"
+        " not reviewed yet",
     ]
+    history.mark_reviewed([1], "human:dana", NOW)
+    again = recent_activity(NoteIndex.load(store), history, timeframe="7d", now=NOW)
+    assert again.to_text().splitlines()[1] == (
+        f"- {first} agent:claude str_replace Memtui (/memories/projects/memtui.md),"
+        " reviewed by human:dana"
+    )
+    assert again.to_text().splitlines()[2].endswith("(/memories/tech/textual.md)")
     assert len(recent_activity(NoteIndex.load(store), None, "7d", limit=1, now=NOW).items) == 1
     history.close()

@@ -157,7 +157,14 @@ def test_tool_log_and_undo_on_a_read_only_history_answer_in_one_line(tmp_path: P
         tool = cli("tool", str(tmp_path), stdin=create)
         log = cli("log", str(tmp_path), "--json")
         undo = cli("undo", str(tmp_path), str(ids[-1]), "--actor", "dana")
+        approve = cli("approve", str(tmp_path), str(ids[-1]), "--actor", "dana")
+        waiting = cli("changes", str(tmp_path), "--json")
         assert snapshot_tree(tmp_path) == tree
+    assert (approve.returncode, approve.stdout) == (1, b"")
+    assert approve.stderr.decode() == (
+        f"memtui approve: {tmp_path}: cannot record the review ({READ_ONLY}); nothing approved\n"
+    )
+    assert [json.loads(line)["id"] for line in waiting.stdout.splitlines()] == ids[::-1]
     assert (tool.returncode, tool.stderr) == (0, b"")
     assert json.loads(tool.stdout) == {
         "is_error": True,

@@ -320,7 +320,7 @@ async def test_no_widget_is_refreshed_off_the_event_loop_thread(
         screen = app.screen
         assert isinstance(screen, MainScreen)
         screen.show_path("tools/textual.md")
-        assert await wait_for(pilot, lambda: " external external" in side_text(screen))
+        assert await wait_for(pilot, lambda: " external baseline" in side_text(screen))
         await pilot.press("slash", *"widgets")
         await wait_idle(pilot)
     assert off_thread == []

@@ -103,7 +103,8 @@ async def test_filter_row_narrows_by_actor_command_path_and_time(store_root: Pat
         field.value = "since:soon"
         await settle(pilot)
         assert title(app).endswith(
-            "since:soon is not a time like 30m, 24h, 7d, 2 weeks, 1 month, 1y, today or yesterday"
+            "since:soon is not a time: use 7d, 12h, 30m, 2 weeks, 1 month, 1y, today, yesterday"
+            " or an ISO date like 2026-11-01T09:30"
         )
 
 
@@ -259,6 +260,8 @@ def test_parse_filter_understands_paths_aliases_and_words() -> None:
         ('since:"1 month" retry', datetime(2026, 5, 10, 12, 0).timestamp(), ["retry"]),
         ("since:3 weeks ago storm", NOW - 21 * 86400, ["storm"]),
         ("since:1y", datetime(2025, 6, 10, 12, 0).timestamp(), []),
+        ("since:2026-06-01 storm", datetime(2026, 6, 1).timestamp(), ["storm"]),
+        ("since:2026-06-01 09:30 storm", datetime(2026, 6, 1, 9, 30).timestamp(), ["storm"]),
         ("since:today", datetime(2026, 6, 10).timestamp(), []),
         ("since: yesterday", datetime(2026, 6, 9).timestamp(), []),
     ],
@@ -272,7 +275,8 @@ def test_a_since_that_is_not_a_time_is_a_problem_and_filters_nothing() -> None:
     wanted = parse_filter("since:7 storms", NOW)
     assert wanted.since is None
     assert wanted.problems == [
-        "since:7 is not a time like 30m, 24h, 7d, 2 weeks, 1 month, 1y, today or yesterday"
+        "since:7 is not a time: use 7d, 12h, 30m, 2 weeks, 1 month, 1y, today, yesterday"
+        " or an ISO date like 2026-11-01T09:30"
     ]
 
 

@@ -13,6 +13,7 @@ from textual.screen import Screen
 from textual.widgets import Input
 
 from memtui.tui.app import MemtuiApp
+from memtui.tui.screens.changes import ChangesScreen
 from memtui.tui.screens.graph import GraphScreen
 from memtui.tui.screens.history import HistoryScreen
 from memtui.tui.screens.review import ReviewScreen
@@ -127,4 +128,11 @@ def test_review_queue(snap_compare: Any, demo_root: Path) -> None:
 def test_review_archive_confirmation(snap_compare: Any, demo_root: Path) -> None:
     """Two notes selected and the one confirmation before archiving them."""
     run_before = showing(ReviewScreen(), "space", "space", "A", modal=True)
+    assert snap_compare(make_app(demo_root), terminal_size=SIZE, run_before=run_before)
+
+
+def test_changes_inbox_with_an_agent_edit(snap_compare: Any, demo_root: Path) -> None:
+    """The inbox: the notes agents changed since Dana last reviewed, the memtui note's change
+    selected with who and when and its diff."""
+    run_before = showing(ChangesScreen(), "down", "down")
     assert snap_compare(make_app(demo_root), terminal_size=SIZE, run_before=run_before)

@@ -98,8 +98,9 @@ def test_every_screen_of_a_hostile_store_leaves_title_and_clipboard_alone(
     terminal: Terminal, tmp_path: Path
 ) -> None:
     """Open the hostile store in the installed memtui and visit the tree, every file's preview,
-    the raw view, history with its diffs, graph, review, search, palette, rename, delete and the
-    editor: the pane's title and the clipboard buffers stay as they were."""
+    the raw view, history with its diffs, graph, review, the changes inbox with its diffs,
+    search, palette, rename, delete and the editor: the pane's title and the clipboard buffers
+    stay as they were."""
     root = build_hostile_terminal_store(tmp_path / "memories")
     command = (
         f"env -u COLUMNS -u LINES HOME={tmp_path} XDG_CONFIG_HOME={tmp_path}/config {MEMTUI} {root}"
@@ -107,7 +108,7 @@ def test_every_screen_of_a_hostile_store_leaves_title_and_clipboard_alone(
     terminal.run("new-window", "-t", "control", "-n", "app", command)
     app = "control:app"
     title = terminal.title(app)
-    first = terminal.wait_for(app, "notes  ·  F1 keys")
+    first = terminal.wait_for(app, "to review (c)  ·  F1 keys")
     assert "Traceback" not in first
     terminal.keys(app, "Right", *["Down"] * 8)
     terminal.keys(app, *["Up"] * 3)
@@ -120,6 +121,9 @@ def test_every_screen_of_a_hostile_store_leaves_title_and_clipboard_alone(
     terminal.wait_for(app, "Graph ·")
     terminal.keys(app, "Escape", "r")
     terminal.wait_for(app, "Review ·")
+    terminal.keys(app, "Escape", "c")
+    terminal.wait_for(app, "Changes to review ·")
+    terminal.keys(app, "Down", "Up", "Down")
     terminal.keys(app, "Escape", "/")
     terminal.run("send-keys", "-t", app, "-l", "observed")
     terminal.wait_for(app, "observed ␛]0;pwned-title␇")

@@ -234,7 +234,7 @@ async def test_the_side_panel_reads_history_off_the_ui_thread_and_skips_unchange
         side = screen.side
         prompts = [str(side.get_option_at_index(n).prompt) for n in range(side.option_count)]
         assert prompts[-2] == "History"
-        assert prompts[-1].endswith(" external external")
+        assert prompts[-1].endswith(" external baseline")
         first = side.get_option_at_index(0)
         screen.refresh_side("tools/textual.md")
         await wait_idle(pilot)

@@ -14,9 +14,11 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.widgets import Checkbox, DataTable, Footer, Input, Static
 
+from memtui.core.history import BASELINE
 from memtui.tui import text_styles as styles
 from memtui.tui.rest_gate import RestGate
 from memtui.tui.screens.base import StoreScreen
+from memtui.tui.undo_flow import revert_with_force
 from memtui.tui.widgets.history_events import (
     DiffView,
     EventTable,
@@ -38,6 +40,10 @@ CURSOR_REST = 0.12
 """Seconds the cursor must rest on a row, when it moved there in quick steps, before that row's
 change is read and drawn: keys held down move the cursor without drawing every diff on the way."""
 KINDS = ("agent", "human", "external")
+BASELINE_UNDO = (
+    "The baseline lists what was here when memtui first opened this folder; there is nothing "
+    "to undo."
+)
 
 
 @dataclass(frozen=True)
@@ -56,9 +62,11 @@ class EventQuery:
     """What the filter row could not understand, for the title."""
 
     def filters(self) -> dict[str, Any]:
-        """Keyword arguments for `History.events` and `History.count_events`."""
+        """Keyword arguments for `History.events` and `History.count_events` (a path is
+        followed back through the renames and folder moves of what is there now)."""
         return {
             "path": self.path,
+            "follow": True,
             "actor": self.actor,
             "command": self.command,
             "since": self.since,
@@ -293,6 +301,9 @@ class HistoryScreen(StoreScreen):
         if event.command == "view" or event.is_error:
             self.notify("This event changed nothing, so there is nothing to undo.", timeout=3)
             return
+        if event.command == BASELINE:
+            self.notify(BASELINE_UNDO, timeout=4)
+            return
         self._confirm_and_undo(event)
 
     @work(exclusive=True, group="history-undo")
@@ -310,20 +321,9 @@ class HistoryScreen(StoreScreen):
         )
         if not confirmed:
             return
-        result = self.ctx.store.revert(event.id)
-        if result.is_error and result.content.startswith("Conflict"):
-            forced = await self.app.push_screen_wait(
-                ConfirmScreen(
-                    "Undo conflicts",
-                    f"{result.content}\nForce the undo anyway? The current content stays in the "
-                    "history and can be restored from there.",
-                    confirm_label="Force undo",
-                )
-            )
-            if not forced:
-                self.notify("Undo cancelled; nothing changed.", timeout=3)
-                return
-            result = self.ctx.store.revert(event.id, force=True)
+        result = await revert_with_force(self.app, self.ctx.store, event.id)
+        if result is None:
+            return
         if result.is_error:
             self.notify(result.content, severity="error", timeout=6)
         else:

@@ -59,6 +59,7 @@ class MainScreen(Screen[None]):
         Binding("h", "history", "History", id="main.history"),
         Binding("H", "note_history", "Note history", show=False, id="main.note_history"),
         Binding("r", "review", "Review", id="main.review"),
+        Binding("c", "changes", "Changes", id="main.changes"),
         Binding("ctrl+r", "reload", "Reload", show=False, id="main.reload"),
     ]
     PALETTE: ClassVar[list[PaletteEntry]] = [
@@ -76,6 +77,7 @@ class MainScreen(Screen[None]):
         ("go: history", "history", "Every event in the store"),
         ("go: note history", "note_history", "Events of this note"),
         ("go: review", "review", "Stale notes to review"),
+        ("go: changes to review", "changes", "What agents and outside edits changed, to approve"),
         ("view: reload tree", "reload", "Re-list the folders"),
     ]
 
@@ -120,6 +122,7 @@ class MainScreen(Screen[None]):
         app.searcher_ready_signal.subscribe(self, lambda _none: self.update_status())
         app.progress_signal.subscribe(self, lambda _progress: self.update_status())
         app.badges_signal.subscribe(self, lambda _none: self.note_tree.set_badges(app.badges))
+        app.review_count_signal.subscribe(self, lambda _count: self.update_status())
         self.note_tree.focus()
         self.update_status()
         self.call_after_refresh(self._after_first_frame)
@@ -156,6 +159,9 @@ class MainScreen(Screen[None]):
             state = f"indexing {progress[0]:,} / {progress[1]:,} notes…"
         else:
             state = "indexing…"
+        waiting = self.memtui.review_count
+        if waiting:
+            state += f"  ·  {count(waiting, 'change')} to review (c)"
         self.query_one("#status", Static).update(
             f" {visible(str(self.ctx.root))}  ·  {state}  ·  F1 keys"
         )
@@ -364,7 +370,9 @@ class MainScreen(Screen[None]):
     ) -> None:
         """Query the note's recent history in a thread and post it to the screen."""
         try:
-            events = self.ctx.history.events(path=self.ctx.virtual(relpath), limit=HISTORY_ROWS)
+            events = self.ctx.history.events(
+                path=self.ctx.virtual(relpath), follow=True, limit=HISTORY_ROWS
+            )
         except Exception:
             events = []
         self.post_message(NoteHistoryRead(relpath, outgoing, backlinks, events))
@@ -676,6 +684,12 @@ class MainScreen(Screen[None]):
             self.notify("The history screen is not available.", severity="warning")
             return
         self.app.push_screen(HistoryScreen(path))
+
+    def action_changes(self) -> None:
+        """Open the inbox of changes waiting for review."""
+        from memtui.tui.screens.changes import ChangesScreen
+
+        self.app.push_screen(ChangesScreen())
 
     def action_review(self) -> None:
         """Open the stale-note review queue."""

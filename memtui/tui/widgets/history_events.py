@@ -11,11 +11,12 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.content import Content
 from textual.message import Message
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
 from memtui.core.display import visible, visible_text
-from memtui.core.history import actor_kind
+from memtui.core.history import BASELINE, actor_kind
 from memtui.tui import text_styles as styles
+from memtui.tui.widgets.fitted_table import FittedTable
 
 if TYPE_CHECKING:
     from memtui.core.history import Event
@@ -82,13 +83,14 @@ class EventFilter:
 def since_start(words: list[str], now: float) -> tuple[float, int] | None:
     """The start of the timeframe at the head of `words` and how many words it takes, or None.
 
-    The longest reading wins, so `since:1 month ago` and `since:2 weeks` take their unit words.
+    The longest reading wins, so `since:1 month ago`, `since:2 weeks` and
+    `since:2026-11-01 09:30` take their following words.
     """
-    from memtui.notes.timeframe import parse_timeframe
+    from memtui.notes.timeframe import parse_when
 
     for taken in range(min(SINCE_WORDS, len(words)), 0, -1):
         try:
-            return parse_timeframe(" ".join(words[:taken]), now), taken
+            return parse_when(" ".join(words[:taken]), now), taken
         except ValueError:
             continue
     return None
@@ -97,10 +99,10 @@ def since_start(words: list[str], now: float) -> tuple[float, int] | None:
 def parse_filter(query: str, now: float) -> EventFilter:
     """Parse `actor:agent cmd:str_replace path:projects/ since:7d free words` into a filter.
 
-    `since:` takes what `memtui log --since` takes but ISO dates: `45s`, `1.5d`, `12h`,
-    `2 weeks`, `1 month`, `1y`, `today`, `yesterday`.
+    `since:` takes what `memtui log --since` takes (one parser): `45s`, `1.5d`, `12h`,
+    `2 weeks`, `1 month`, `1y`, `today`, `yesterday`, an ISO date or date and time.
     """
-    from memtui.notes.timeframe import EXAMPLES
+    from memtui.notes.timeframe import WHEN_EXAMPLES
 
     result = EventFilter()
     try:
@@ -127,7 +129,7 @@ def parse_filter(query: str, now: float) -> EventFilter:
         else:
             found = since_start([value, *words[position:]], now)
             if found is None:
-                result.problems.append(f"since:{value} is not a time like {EXAMPLES}")
+                result.problems.append(f"since:{value} is not a time: use {WHEN_EXAMPLES}")
             else:
                 result.since = found[0]
                 position += found[1] - 1
@@ -163,57 +165,47 @@ def column_widths(width: int, padding: int = 1, scrollbar: int = 2) -> dict[str,
     return widths
 
 
-class EventTable(DataTable[Text | Content | str]):
+class EventTable(FittedTable):
     """Events newest first: id, time, actor (coloured by kind), command, path, result, flags;
     Actor, Path and Result widen to fill a wide terminal."""
 
-    def on_mount(self) -> None:
-        """Set up the columns and row cursor."""
-        self.cursor_type = "row"
-        self.zebra_stripes = True
+    COLUMNS = COLUMNS
+
+    def __init__(self, *, id: str | None = None) -> None:
+        """An empty table; the screen fills it."""
+        super().__init__(id=id)
         self._events: dict[int, Event] = {}
-        self._widths = column_widths(self.size.width, self.cell_padding)
-        self._add_columns()
 
-    def _add_columns(self) -> None:
-        """Add the columns at their current widths."""
-        for label, key, _smallest in COLUMNS:
-            self.add_column(label, key=key, width=self._widths[key])
+    def widths_for(self, width: int) -> dict[str, int]:
+        """The columns' widths for a table `width` cells wide (see `column_widths`)."""
+        return column_widths(width, self.cell_padding)
 
-    def on_resize(self) -> None:
-        """Lay the columns out again for the new width, keeping the rows and the cursor."""
-        widths = column_widths(self.size.width, self.cell_padding)
-        if widths == self._widths:
-            return
-        self._widths = widths
-        selected = self.selected_event_id()
-        self.clear(columns=True)
-        self._add_columns()
+    def refill(self) -> None:
+        """Add every event's row again, newest first."""
         for event_id in sorted(self._events, reverse=True):
             self._add_event(self._events[event_id])
-        self._keep_cursor_on(selected)
 
     class ReachedEnd(Message):
         """The table was scrolled to its last row."""
 
     def show_events(self, events: list[Event]) -> None:
         """Replace the rows with `events`, keeping the cursor on the same event when possible."""
-        selected = self.selected_event_id()
+        selected = self.selected_key()
         self.clear()
         self._events = {event.id: event for event in events}
         for event in events:
             self._add_event(event)
-        self._keep_cursor_on(selected)
+        self.keep_cursor_on(selected)
 
     def add_events(self, newer: list[Event], older: list[Event]) -> None:
         """Add events newer than the first row above it and older ones below the last row."""
-        selected = self.selected_event_id()
+        selected = self.selected_key()
         for event in [*newer, *older]:
             self._events[event.id] = event
             self._add_event(event)
         if newer:
             self.sort("id", key=lambda cell: -int(str(cell)))
-            self._keep_cursor_on(selected)
+            self.keep_cursor_on(selected)
 
     def _add_event(self, event: Event) -> None:
         """Append one event's row."""
@@ -226,18 +218,13 @@ class EventTable(DataTable[Text | Content | str]):
             styles.plain(event_path_text(event)),
             styles.assemble(
                 (
-                    first_line(visible_text(event.result), max(self._widths["result"], 16)),
+                    first_line(visible_text(event.result), max(self.widths["result"], 16)),
                     styles.ERROR if event.is_error else "",
                 )
             ),
             styles.assemble((visible(flags), styles.ERROR_STRONG if flag_alarms(flags) else "")),
             key=str(event.id),
         )
-
-    def _keep_cursor_on(self, event_id: int | None) -> None:
-        """Put the cursor back on `event_id` if it is still shown."""
-        if event_id is not None and str(event_id) in self.rows:
-            self.move_cursor(row=self.get_row_index(str(event_id)), animate=False)
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         """Say when the table is scrolled to its end."""
@@ -247,13 +234,8 @@ class EventTable(DataTable[Text | Content | str]):
 
     def selected_event_id(self) -> int | None:
         """The id of the event under the cursor."""
-        if self.row_count == 0:
-            return None
-        try:
-            key = self.coordinate_to_cell_key(self.cursor_coordinate).row_key
-        except Exception:
-            return None
-        return int(key.value) if key.value is not None else None
+        key = self.selected_key()
+        return None if key is None else int(key)
 
 
 def unified_diff(before: str, after: str, before_name: str, after_name: str) -> Content:
@@ -278,6 +260,20 @@ def reader_label(actor: str) -> str:
     return READERS.get(actor_kind(actor), "Read:\n")
 
 
+BASELINE_SHOWN = 200
+"""How many of the baseline's files its detail lists by name."""
+
+
+def baseline_listing(event: Event, listing: str | None) -> list[styles.Part]:
+    """The baseline's detail: what it is, then the first files it lists."""
+    names = (listing or "").splitlines()
+    parts: list[styles.Part] = [(event.result + "\n", styles.ASIDE)]
+    parts += [name + "\n" for name in names[:BASELINE_SHOWN]]
+    if len(names) > BASELINE_SHOWN:
+        parts.append((f"… and {len(names) - BASELINE_SHOWN:,} more\n", styles.ASIDE))
+    return parts
+
+
 def describe_event(event: Event, before: str | None, after: str | None) -> Content:
     """What changed in an event: a diff, the content read, a folder manifest or the error."""
     name = event_path_text(event) or "/memories"
@@ -291,6 +287,8 @@ def describe_event(event: Event, before: str | None, after: str | None) -> Conte
     if event.command == "view":
         read = event.result + ("\n" if not event.result.endswith("\n") else "")
         return styles.assemble(title, (reader_label(event.actor), styles.ASIDE), read)
+    if event.command == BASELINE:
+        return styles.assemble(title, *baseline_listing(event, after))
     if before is None and after is None:
         return styles.assemble(title, (event.result + "\n", styles.ASIDE))
     before_name = short_path(event.path) or "before"

@@ -1,0 +1,122 @@
+"""`memtui approve`: mark agent and outside changes reviewed, as a person."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from memtui.cli.shared import has_history, whole_number
+from memtui.cli.terminal import visible
+from memtui.core.reporting import fail
+from memtui.core.wording import count
+
+if TYPE_CHECKING:
+    from memtui.core.history import Event, NotReviewable, Review
+
+_DESCRIPTION = """\
+Mark changes of PATH's history reviewed (see `memtui changes PATH`), as "human:NAME": they
+leave the list of changes waiting for review, here and in the app's inbox, for every process
+on the store. Name the event ids you reviewed, or give --all for every change waiting now
+(including any an agent made since you listed them). An id that is not in the history, or that
+is not an agent's or outside change, stops the command with nothing marked.
+"""
+
+
+def register(subparsers: Any) -> None:
+    """Add the `approve` subcommand."""
+    parser = subparsers.add_parser(
+        "approve",
+        help="mark agent and outside changes reviewed",
+        description=_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("path", metavar="PATH", help="the memory folder")
+    parser.add_argument(
+        "event_ids", metavar="EVENT_ID", nargs="*", type=whole_number, help="the changes to approve"
+    )
+    parser.add_argument("--all", action="store_true", help="approve every change waiting now")
+    parser.add_argument(
+        "--actor",
+        metavar="NAME",
+        default=None,
+        help=(
+            'who reviewed them, recorded as "human:NAME" (default: MEMTUI_ACTOR, else the '
+            "config's actor, else your login name)"
+        ),
+    )
+
+
+def _refusal(error: NotReviewable, path: str) -> str:
+    """The one line saying which ids cannot be approved."""
+    if error.unknown:
+        ids = ", ".join(str(event_id) for event_id in error.unknown)
+        noun = "event" if len(error.unknown) == 1 else "events"
+        return f"no {noun} {ids} in {path}'s history (see memtui changes); nothing approved"
+    shown = ", ".join(
+        f"{event.id} ({'the baseline' if event.command == 'baseline' else _what(event)})"
+        for event in error.not_changes
+    )
+    noun, verb = ("event", "is") if len(error.not_changes) == 1 else ("events", "are")
+    return f"{noun} {shown} {verb} not an agent's or outside change to review; nothing approved"
+
+
+def _what(event: Event) -> str:
+    """`view by agent:x`, `refused create by agent:x`: an event in a few words."""
+    refused = "refused " if event.is_error else ""
+    return f"{refused}{event.command} by {event.actor}"
+
+
+def _report(marked: list[int], earlier: dict[int, Review], reviewer: str, listed: bool) -> None:
+    """Print what was approved now and what had been reviewed before."""
+    if not marked and not earlier:
+        print("Nothing waits for review.")
+        return
+    if marked:
+        ids = f": {', '.join(map(str, marked))}" if listed else ""
+        print(visible(f"Approved {count(len(marked), 'change')} as {reviewer}{ids}"))
+    for event_id, review in sorted(earlier.items()):
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(review.time))
+        print(visible(f"Event {event_id} was already reviewed by {review.reviewer} on {when}"))
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run `memtui approve`: exit 2 for a bad id or command line, 1 if nothing could be marked."""
+    from memtui.core.actors import ActorError, human_actor
+    from memtui.core.config import ConfigError, default_human_actor, load_settings
+    from memtui.core.history import (
+        REVIEWED_KINDS,
+        History,
+        HistoryCorrupt,
+        NotReviewable,
+        RecordFailed,
+    )
+
+    if bool(args.event_ids) == bool(args.all):
+        return fail("approve", "give the EVENT_IDs to approve, or --all (not both)")
+    root = Path(args.path)
+    if not has_history(root):
+        return fail("approve", f"{args.path}: no memtui history here")
+    try:
+        settings = load_settings()
+        reviewer = default_human_actor(settings) if args.actor is None else human_actor(args.actor)
+        history = History(root)
+        wanted = args.event_ids or [
+            event.id
+            for event in history.events(
+                actor_kinds=REVIEWED_KINDS, changes_only=True, reviewed=False
+            )
+        ]
+        marked, earlier = history.mark_reviewed(wanted, reviewer, time.time())
+    except ActorError as error:
+        return fail("approve", f"{'login name' if args.actor is None else '--actor'}: {error}")
+    except (ConfigError, HistoryCorrupt) as error:
+        return fail("approve", error)
+    except NotReviewable as error:
+        return fail("approve", _refusal(error, args.path))
+    except RecordFailed as error:
+        reason = f"{args.path}: cannot record the review ({error.reason}); nothing approved"
+        return fail("approve", reason, 1)
+    _report(marked, earlier, reviewer, listed=bool(args.event_ids))
+    return 0

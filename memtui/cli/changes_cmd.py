@@ -1,0 +1,126 @@
+"""`memtui changes`: the agent and outside changes that wait for review, one line per event."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import TYPE_CHECKING, Any
+
+from memtui.cli.events import event_record, lines_cell, path_cell, review_fields
+from memtui.cli.shared import SINCE_HELP, history_to_list, parse_when, virtual_path
+from memtui.cli.table import Layout, output_width, print_table, time_format
+from memtui.cli.terminal import visible
+
+if TYPE_CHECKING:
+    from memtui.core.history import Event, History, Review
+
+_DESCRIPTION = """\
+List what agents and processes outside memtui changed in PATH that nobody has reviewed yet,
+newest first: one line per change with its id, time, actor, command, path and the lines it
+added and removed. Approve changes with `memtui approve PATH ID...`, undo one with
+`memtui undo PATH ID` (which also marks it reviewed); the app's inbox (`c`) does the same.
+With --json, one JSON object per change and line.
+"""
+WAITING = Layout(("id", "time", "actor", "command", "path", "lines"), 2, (4,))
+EVERY = Layout((*WAITING.headers, "reviewed by"), 2, (4, 6))
+NOTHING = "Nothing waits for review."
+NOTHING_AT_ALL = "No agent or outside changes."
+
+
+def register(subparsers: Any) -> None:
+    """Add the `changes` subcommand."""
+    parser = subparsers.add_parser(
+        "changes",
+        help="list the agent and outside changes waiting for review",
+        description=_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("path", metavar="PATH", help="the memory folder")
+    parser.add_argument("--since", metavar="WHEN", type=parse_when, help=SINCE_HELP)
+    parser.add_argument(
+        "--actor",
+        metavar="A",
+        help='only changes by this actor ("agent:claude") or kind ("agent", "external")',
+    )
+    parser.add_argument(
+        "--path",
+        dest="file",
+        metavar="P",
+        help="only changes to this note or folder (a.md or /memories/a.md), under any earlier name",
+    )
+    parser.add_argument(
+        "--all", action="store_true", help="also list reviewed changes, with who reviewed them"
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object per change")
+
+
+def change_json(event: Event, counts: tuple[int, int] | None, review: Review | None) -> str:
+    """One change as a JSON line (valid UTF-8, control characters escaped)."""
+    return event_record(
+        event,
+        added=None if counts is None else counts[0],
+        removed=None if counts is None else counts[1],
+        flags=list(event.flags),
+        **review_fields(event, review),
+    )
+
+
+def _rows(
+    events: list[Event],
+    counts: dict[int, tuple[int, int] | None],
+    reviews: dict[int, Review] | None,
+    when: str,
+) -> list[tuple[str, ...]]:
+    """Cell texts per change (id, time, actor, command, path, lines[, reviewer]), escaped."""
+    rows = []
+    for event in events:
+        cells = [
+            str(event.id),
+            time.strftime(when, time.localtime(event.time)),
+            event.actor,
+            event.command,
+            path_cell(event),
+            lines_cell(counts[event.id]),
+        ]
+        if reviews is not None:
+            review = reviews.get(event.id)
+            cells.append("" if review is None else review.reviewer)
+        rows.append(tuple(visible(cell) for cell in cells))
+    return rows
+
+
+def _list(history: History, args: argparse.Namespace) -> tuple[list[Event], dict[int, Review]]:
+    """The changes the arguments ask for, and the review marks of those that have one."""
+    from memtui.core.inbox import ChangeQuery, changes
+
+    query = ChangeQuery(
+        path=virtual_path(args.file) if args.file else None,
+        actor=args.actor,
+        since=args.since,
+        include_reviewed=args.all,
+    )
+    events = changes(history, query)
+    return events, history.reviews(event.id for event in events) if args.all else {}
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run `memtui changes`."""
+    from memtui.core.inbox import event_line_changes
+
+    history = history_to_list("changes", args.path)
+    if isinstance(history, int):
+        return history
+    events, reviews = _list(history, args)
+    counts = {event.id: event_line_changes(history, event) for event in events}
+    if args.json:
+        for event in events:
+            sys.stdout.write(change_json(event, counts[event.id], reviews.get(event.id)) + "\n")
+        return 0
+    if not events:
+        print(NOTHING_AT_ALL if args.all else NOTHING)
+        return 0
+    width = output_width()
+    rows = _rows(events, counts, reviews if args.all else None, time_format(width))
+    print_table(EVERY if args.all else WAITING, rows, [""] * len(rows), width)
+    return 0

@@ -1,0 +1,340 @@
+"""The changes inbox: what agents and outside processes changed that nobody reviewed yet.
+
+One row per note, newest change first; the selected note's changes (who, when) and their
+combined diff below. Approve marks them reviewed, revert undoes them through the core (newest
+first, asking to force a conflict), edit opens the note, and a save marks them reviewed too.
+Every read and mark runs in a thread; marks live in the history, shared by every process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.widgets import DataTable, Footer, Input, Static
+
+from memtui.core.inbox import ChangeQuery, InboxRow, inbox
+from memtui.tui import text_styles as styles
+from memtui.tui.rest_gate import RestGate
+from memtui.tui.screens.base import StoreScreen
+from memtui.tui.undo_flow import revert_with_force
+from memtui.tui.widgets.change_rows import ChangeTable, describe_row
+from memtui.tui.widgets.confirm import ConfirmScreen
+from memtui.tui.widgets.history_events import parse_filter, short_path
+from memtui.tui.wording import count
+
+if TYPE_CHECKING:
+    from memtui.tui.commands import PaletteEntry
+
+FILTER_HELP = "actor:agent path:projects/ since:3d cmd:create  words…"
+QUIET = 0.15
+"""Seconds without a keystroke or change before the inbox is queried again."""
+CURSOR_REST = 0.12
+"""Seconds the cursor must rest on a row after quick moves before its detail is read."""
+EMPTY = "Nothing waits for review: every change by an agent or from outside has been reviewed."
+
+
+@dataclass(frozen=True)
+class InboxPage:
+    """The rows a query found, with what the filter row could not understand."""
+
+    rows: list[InboxRow]
+    problems: tuple[str, ...] = field(default=())
+    filtered: bool = False
+
+
+class ChangesScreen(StoreScreen):
+    """Agent and outside changes waiting for review, by note: approve, revert, edit."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("a", "approve", "Approve", id="changes.approve"),
+        Binding("A", "approve_all", "Approve all shown", id="changes.approve_all"),
+        Binding("u", "revert", "Revert", id="changes.revert"),
+        Binding("e", "edit", "Edit", id="changes.edit"),
+        Binding("E", "external_edit", "$EDITOR", show=False, id="changes.external_edit"),
+        Binding("o", "open", "Open note", id="changes.open"),
+        Binding("slash", "focus_filter", "Filter", id="changes.filter"),
+        Binding("escape", "close", "Back", id="changes.close"),
+    ]
+    PALETTE: ClassVar[list[PaletteEntry]] = [
+        ("changes: approve the note's changes", "approve", "Mark them reviewed"),
+        ("changes: approve all shown", "approve_all", "Mark every listed change reviewed"),
+        ("changes: revert the note's changes", "revert", "Undo them, newest first"),
+        ("changes: edit the note", "edit", "Edit it; saving marks its changes reviewed"),
+        ("changes: edit the note in $EDITOR", "external_edit", "Edit a copy in your editor"),
+        ("changes: open the note", "open", "Show it on the main screen"),
+        ("changes: filter", "focus_filter", "actor:, cmd:, path:, since: and words"),
+        ("go: back", "close", "Leave the inbox"),
+    ]
+
+    def __init__(self) -> None:
+        """The inbox; it fills in from a background query."""
+        super().__init__()
+        self.page = InboxPage([])
+        self._detail_of: InboxRow | None = None
+        self._detail_gate = RestGate(self, CURSOR_REST)
+        self.loaded = False
+
+    def compose(self) -> ComposeResult:
+        """Title, filter, one row per note, the selected note's changes, footer."""
+        yield Static(id="changes-title")
+        yield Input(placeholder=FILTER_HELP, id="changes-filter")
+        yield ChangeTable(id="changes-table")
+        with VerticalScroll(id="changes-detail-scroll"):
+            yield Static(id="changes-detail")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        """Query in the background and follow every change to the store and to the marks."""
+        self._loader = self.refresher("changes-query", self._fetch, self._show_page, quiet=QUIET)
+        self._describer = self.refresher("changes-detail", self._describe, self._show_detail)
+        app: Any = self.app
+        for name in ("notes_changed_signal", "review_count_signal"):
+            signal = getattr(app, name, None)
+            if signal is not None:
+                signal.subscribe(self, lambda _value: self._loader.request())
+        self.query_one("#changes-title", Static).update("Changes to review · loading…")
+        self._loader.request(now=True)
+        self.table.focus()
+
+    @property
+    def table(self) -> ChangeTable:
+        """The table of notes."""
+        return self.query_one(ChangeTable)
+
+    def _fetch(self) -> InboxPage:
+        """The waiting changes the filter asks for, grouped by note (run in a thread)."""
+        wanted = parse_filter(self.query_one("#changes-filter", Input).value, self.now())
+        query = ChangeQuery(
+            path=wanted.path,
+            actor=wanted.actor,
+            command=wanted.command,
+            since=wanted.since,
+            words=tuple(wanted.text),
+        )
+        filtered = query != ChangeQuery()
+        return InboxPage(inbox(self.ctx.history, query), tuple(wanted.problems), filtered)
+
+    def _show_page(self, page: InboxPage) -> None:
+        """Show the rows and the title; the detail follows the cursor."""
+        self.page = page
+        self.loaded = True
+        self.table.show_rows(page.rows)
+        changes = sum(len(row.events) for row in page.rows)
+        if page.rows:
+            shown = f"{count(changes, 'change')} in {count(len(page.rows), 'note')}, newest first"
+        elif page.filtered:
+            shown = "no waiting change matches the filter"
+        else:
+            shown = "nothing waits for review"
+        problems = f" · {'; '.join(page.problems)}" if page.problems else ""
+        self.query_one("#changes-title", Static).update(
+            styles.plain(f"Changes to review · {shown}{problems}")
+        )
+        self._show_selected()
+
+    def _show_selected(self, *, moved: bool = False) -> None:
+        """Describe the selected row (in the background; after quick moves, once it rests)."""
+        row = self.table.selected_row()
+        if row == self._detail_of and row is not None:
+            return
+        self._detail_of = row
+        self._detail_gate.cancel()
+        if row is None:
+            message = EMPTY if not self.page.filtered else "No waiting change matches the filter."
+            self.query_one("#changes-detail", Static).update(Content.styled(message, styles.ASIDE))
+        elif moved:
+            self._detail_gate.moved(lambda: self._describer.request(now=True))
+        else:
+            self._describer.request(now=True)
+
+    def _describe(self) -> tuple[InboxRow | None, Content | None]:
+        """The selected row and its detail, read from the history (in a thread)."""
+        row = self._detail_of
+        return row, None if row is None else describe_row(self.ctx.history, row)
+
+    def _show_detail(self, described: tuple[InboxRow | None, Content | None]) -> None:
+        """Show a detail read in the background if its row is still the selected one."""
+        row, content = described
+        if row is not None and content is not None and row == self._detail_of:
+            self.query_one("#changes-detail", Static).update(content)
+
+    @on(DataTable.RowHighlighted)
+    def _on_row(self, _event: DataTable.RowHighlighted) -> None:
+        """Follow the cursor with the detail."""
+        self._show_selected(moved=True)
+
+    @on(DataTable.RowSelected)
+    def _on_row_chosen(self, _event: DataTable.RowSelected) -> None:
+        """Enter opens the note on the main screen."""
+        self.action_open()
+
+    @on(Input.Changed, "#changes-filter")
+    def _on_filter(self, _event: Input.Changed) -> None:
+        """Refilter once the user pauses typing."""
+        self._loader.request()
+
+    @on(Input.Submitted, "#changes-filter")
+    def _on_filter_done(self, _event: Input.Submitted) -> None:
+        """Enter in the filter moves to the table."""
+        self.table.focus()
+
+    def action_focus_filter(self) -> None:
+        """Put the cursor in the filter row."""
+        self.query_one("#changes-filter", Input).focus()
+
+    def _selected(self) -> InboxRow | None:
+        """The selected row, or a notice that there is none."""
+        row = self.table.selected_row()
+        if row is None:
+            self.notify("Nothing selected: the inbox is empty.", timeout=3)
+        return row
+
+    def action_approve(self) -> None:
+        """Mark the selected note's changes reviewed."""
+        row = self._selected()
+        if row is not None:
+            self._approve([row])
+
+    def action_approve_all(self) -> None:
+        """Mark every change shown reviewed, after confirmation when there are several notes."""
+        if self._selected() is not None:
+            self._approve(list(self.page.rows), confirm=len(self.page.rows) > 1)
+
+    @work(exclusive=True, group="changes-action")
+    async def _approve(self, rows: list[InboxRow], *, confirm: bool = False) -> None:
+        """Mark the rows' changes reviewed as the app's person (in a thread)."""
+        ids = [event_id for row in rows for event_id in row.ids]
+        what = count(len(ids), "change")
+        if confirm and not await self.app.push_screen_wait(
+            ConfirmScreen(
+                "Approve all shown?",
+                f"Mark {what} in {count(len(rows), 'note')} reviewed as {self.ctx.store.actor}.",
+                confirm_label="Approve",
+            )
+        ):
+            return
+        history = self.ctx.history
+        try:
+            await asyncio.to_thread(history.mark_reviewed, ids, self.ctx.store.actor, self.now())
+        except Exception as error:
+            self.notify(f"Could not approve: {error}", severity="error", timeout=6)
+            return
+        where = short_path(rows[0].path) if len(rows) == 1 else count(len(rows), "note")
+        self.notify(f"Approved {what} ({where}).", timeout=3)
+        self._changed()
+
+    def action_revert(self) -> None:
+        """Undo the selected note's changes, newest first, after confirmation."""
+        row = self._selected()
+        if row is not None:
+            self._revert(row)
+
+    @work(exclusive=True, group="changes-action")
+    async def _revert(self, row: InboxRow) -> None:
+        """Ask, then revert each change through the core, newest first (a conflict asks to
+        force); every undone change is marked reviewed by the core with its undo."""
+        name = short_path(row.path) or "/memories"
+        first = row.events[0]
+        confirmed = await self.app.push_screen_wait(
+            ConfirmScreen(
+                f"Revert {name}?",
+                f"Undo {count(len(row.events), 'change')} by {', '.join(row.actors)}, newest "
+                f"first, so the note is as it was before #{first.id}. Each undo is recorded "
+                "and can itself be undone.",
+                confirm_label="Revert",
+            )
+        )
+        if not confirmed:
+            return
+        undone = 0
+        for event in reversed(row.events):
+            result = await revert_with_force(self.app, self.ctx.store, event.id)
+            if result is None or result.is_error:
+                if result is not None:
+                    self.notify(result.content, severity="error", timeout=6)
+                break
+            undone += 1
+            remember = getattr(self.app, "remember_event", None)
+            if remember is not None:
+                remember(result.event_id)
+        if undone:
+            self.notify(f"Reverted {count(undone, 'change')} to {name}.", timeout=3)
+        await self._update_index(row)
+        self._changed()
+
+    async def _update_index(self, row: InboxRow) -> None:
+        """Tell the index which notes the undo touched, so every screen shows them."""
+        paths = {short_path(p) for event in row.events for p in (event.path, event.new_path) if p}
+        apply = getattr(self.app, "apply_changes", None)
+        if apply is not None:
+            await apply(frozenset(paths))
+
+    def _changed(self) -> None:
+        """Marks or notes changed here: query again and recount the status line."""
+        self._loader.request(now=True)
+        recount = getattr(self.app, "count_reviews", None)
+        if recount is not None:
+            recount()
+
+    def _note_to_edit(self) -> str | None:
+        """The relative path of the selected note, if it still exists."""
+        row = self._selected()
+        if row is None:
+            return None
+        if row.gone:
+            self.notify("The note was deleted; revert (u) brings it back.", timeout=4)
+            return None
+        if row.folder:
+            self.notify("This is a folder: approve (a) or revert (u) its change.", timeout=4)
+            return None
+        return short_path(row.path)
+
+    @work(exclusive=True, group="changes-action")
+    async def action_edit(self) -> None:
+        """Edit the note in the app; saving marks its waiting changes reviewed."""
+        from memtui.tui.screens.editor import EditorScreen
+
+        relpath = self._note_to_edit()
+        if relpath is None:
+            return
+        try:
+            text, revision = await asyncio.to_thread(self.ctx.store.read, self.ctx.virtual(relpath))
+        except Exception as error:
+            self.notify(f"Cannot edit {relpath}: {error}", severity="error")
+            return
+        if await self.app.push_screen_wait(EditorScreen(relpath, text, revision)):
+            await self._saved(relpath)
+
+    @work(exclusive=True, group="changes-action")
+    async def action_external_edit(self) -> None:
+        """Edit a copy of the note in $EDITOR; saving marks its waiting changes reviewed."""
+        from memtui.tui.screens.editor import edit_in_external_editor
+
+        relpath = self._note_to_edit()
+        if relpath is not None and await edit_in_external_editor(self.app, relpath):  # type: ignore[arg-type]
+            await self._saved(relpath)
+
+    async def _saved(self, relpath: str) -> None:
+        """After a save: update the index, query again and recount."""
+        apply = getattr(self.app, "apply_changes", None)
+        if apply is not None:
+            await apply(frozenset({relpath}))
+        self._changed()
+
+    def action_open(self) -> None:
+        """Show the selected note (or folder) on the main screen."""
+        row = self._selected()
+        opener = getattr(self.app, "open_note", None)
+        if row is None or opener is None:
+            return
+        if row.gone:
+            self.notify("The note was deleted; revert (u) brings it back.", timeout=4)
+            return
+        opener(short_path(row.path))

@@ -1,0 +1,134 @@
+"""The changes inbox's pieces: one table row per note with changes waiting, and a row's detail."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual.content import Content
+
+from memtui.core.display import visible, visible_text
+from memtui.core.inbox import InboxRow, event_line_changes, row_texts
+from memtui.tui import text_styles as styles
+from memtui.tui.widgets.fitted_table import FittedTable
+from memtui.tui.widgets.history_events import format_time, short_path, unified_diff
+from memtui.tui.wording import count
+
+if TYPE_CHECKING:
+    from memtui.core.history import Event, History
+
+COLUMNS: tuple[tuple[str, str, int], ...] = (
+    ("Note", "note", 24),
+    ("#", "count", 3),
+    ("By", "actors", 22),
+    ("Last change (UTC)", "when", 17),
+    ("What", "what", 24),
+)
+"""(label, key, smallest width) of the inbox table's columns; the note takes any spare width."""
+
+
+def column_widths(width: int, padding: int = 1, scrollbar: int = 2) -> dict[str, int]:
+    """Each column's width in a table `width` cells wide: the note column grows to fill it."""
+    widths = {key: smallest for _label, key, smallest in COLUMNS}
+    spare = width - sum(widths.values()) - 2 * padding * len(COLUMNS) - scrollbar
+    widths["note"] += max(spare, 0)
+    return widths
+
+
+def row_what(row: InboxRow) -> str:
+    """What happened to the note, in a few words: its commands in order, or that it is gone."""
+    commands = list(dict.fromkeys(event.command for event in row.events))
+    text = ", ".join(commands)
+    return f"{text} (gone)" if row.gone else text
+
+
+class ChangeTable(FittedTable):
+    """Notes with waiting changes, newest change first: note, count, actors, time, commands."""
+
+    COLUMNS = COLUMNS
+    rows_shown: Sequence[InboxRow] = ()
+
+    def widths_for(self, width: int) -> dict[str, int]:
+        """The columns' widths for a table `width` cells wide (see `column_widths`)."""
+        return column_widths(width, self.cell_padding)
+
+    def refill(self) -> None:
+        """Add the rows shown again."""
+        for row in self.rows_shown:
+            self._add(row)
+
+    def show_rows(self, rows: list[InboxRow]) -> None:
+        """Replace the rows, keeping the cursor on the same note when it is still listed."""
+        selected = self.selected_key()
+        self.clear()
+        self.rows_shown = rows
+        self.refill()
+        self.keep_cursor_on(selected)
+
+    def _add(self, row: InboxRow) -> None:
+        """Append one note's row."""
+        actors = [Content.styled(visible(a), styles.actor_style(a)) for a in row.actors]
+        self.add_row(
+            styles.plain(short_path(row.path) + ("/" if row.folder else "")),
+            Text(str(len(row.events)), justify="right"),
+            Content.assemble(*_joined(actors)),
+            Content(format_time(row.newest.time)),
+            Content.styled(visible(row_what(row)), styles.ERROR if row.gone else ""),
+            key=row.path,
+        )
+
+    def selected_row(self) -> InboxRow | None:
+        """The inbox row under the cursor."""
+        path = self.selected_key()
+        return next((row for row in self.rows_shown if row.path == path), None)
+
+
+def _joined(parts: list[Content]) -> list[Content | str]:
+    """Parts separated by `, `."""
+    joined: list[Content | str] = []
+    for number, part in enumerate(parts):
+        if number:
+            joined.append(", ")
+        joined.append(part)
+    return joined
+
+
+def event_line(event: Event, counts: tuple[int, int] | None) -> Content:
+    """One change of a row: `#41  2026-11-19 10:00  agent:claude  str_replace  +1 -0`."""
+    lines = "lines not kept" if counts is None else f"+{counts[0]} -{counts[1]}"
+    where = ""
+    if event.new_path:
+        where = f"  {short_path(event.path)} → {short_path(event.new_path)}"
+    return styles.assemble(
+        f"#{event.id}  {format_time(event.time)}  ",
+        (visible(event.actor), styles.actor_style(event.actor)),
+        f"  {event.command}  ",
+        (lines, styles.ASIDE),
+        visible(where),
+        "\n",
+    )
+
+
+def describe_row(history: History, row: InboxRow) -> Content:
+    """A row's detail, read from the history (run it in a thread): who changed the note and
+    when, then the combined diff from before its first waiting change to now."""
+    before, after = row_texts(history, row)
+    added_removed = [event_line_changes(history, event) for event in row.events]
+    name = short_path(row.path) or "/memories"
+    state = "deleted" if row.gone else "waiting for review"
+    heading = f"{visible(name)} · {count(len(row.events), 'change')} {state}\n"
+    parts: list[styles.Part] = [(heading, styles.HEADING)]
+    for event, counts in zip(reversed(row.events), reversed(added_removed), strict=True):
+        parts.append(event_line(event, counts))
+    parts.append("\n")
+    first = row.events[0]
+    before_name = f"before #{first.id}: {short_path(first.path) or 'nothing'}"
+    diff = unified_diff(
+        visible_text(before or ""), visible_text(after or ""), visible(before_name), "now"
+    )
+    if diff.plain:
+        parts.append(diff)
+    else:
+        parts.append(("No content change (moved, or changed back).\n", styles.ASIDE))
+    return styles.assemble(*parts)

@@ -1,0 +1,65 @@
+"""A row-cursor table whose columns are laid out again for its width, keeping rows and cursor."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual.content import Content
+from textual.widgets import DataTable
+
+Column = tuple[str, str, int]
+"""(label, key, smallest width) of a column."""
+
+
+class FittedTable(DataTable[Text | Content | str]):
+    """A table with a row cursor and zebra stripes whose `COLUMNS` get `widths_for(width)`;
+    a resize lays them out again, adds the rows back (`refill`) and keeps the cursor's row."""
+
+    COLUMNS: ClassVar[tuple[Column, ...]] = ()
+
+    def widths_for(self, width: int) -> dict[str, int]:
+        """Each column's width in a table `width` cells wide (by default the smallest ones)."""
+        return {key: smallest for _label, key, smallest in self.COLUMNS}
+
+    def refill(self) -> None:
+        """Add every row again after the columns were laid out anew."""
+
+    def on_mount(self) -> None:
+        """Set up the row cursor and the columns."""
+        self.cursor_type = "row"
+        self.zebra_stripes = True
+        self.widths = self.widths_for(self.size.width)
+        self._add_columns()
+
+    def _add_columns(self) -> None:
+        """Add the columns at their current widths."""
+        for label, key, _smallest in self.COLUMNS:
+            self.add_column(label, key=key, width=self.widths[key])
+
+    def on_resize(self) -> None:
+        """Lay the columns out again for the new width, keeping the rows and the cursor."""
+        widths = self.widths_for(self.size.width)
+        if widths == self.widths:
+            return
+        self.widths = widths
+        selected = self.selected_key()
+        self.clear(columns=True)
+        self._add_columns()
+        self.refill()
+        self.keep_cursor_on(selected)
+
+    def selected_key(self) -> str | None:
+        """The key of the row under the cursor."""
+        if self.row_count == 0:
+            return None
+        try:
+            key = self.coordinate_to_cell_key(self.cursor_coordinate).row_key
+        except Exception:
+            return None
+        return None if key.value is None else str(key.value)
+
+    def keep_cursor_on(self, key: str | None) -> None:
+        """Put the cursor back on the row `key` if it is still shown."""
+        if key is not None and key in self.rows:
+            self.move_cursor(row=self.get_row_index(key), animate=False)
