@@ -76,24 +76,27 @@ class Moved:
 
 def move(
     store: MemoryStore,
-    index: NoteIndex,
+    index: NoteIndex | None,
     old: str,
     new: str,
     *,
     rewrite_links: bool,
     refresh: Refresh | None = None,
     kind: str = RENAME_KIND,
+    inbound: Plan | None = None,
 ) -> Moved:
     """Move the note or folder `old` to `new` (paths relative to the root) as one operation;
-    with `rewrite_links`, point the path links that the move breaks at the new name.
+    with `rewrite_links`, point the path links that the move breaks at the new name (the links
+    into `old` are `inbound` when the caller has read them; none are known without an index).
 
     Links by title, or by a permalink set in the frontmatter, keep working and are left as
     they are. The lock is held throughout, so no other change lands between the parts.
     """
     old, new = old.strip().strip("/"), new.strip().strip("/")
-    inbound = links_into(index, old) if old else {}
+    if inbound is None:
+        inbound = links_into(index, old) if index is not None and old else {}
     breaks: Plan = {}
-    if inbound and not rewrite_links and new and new != old:
+    if index is not None and inbound and not rewrite_links and new and new != old:
         breaks = MovePrediction(index, inbound, old).broken(new)
     args: dict[str, Any] = {"old_path": from_relpath(old), "new_path": from_relpath(new)}
     try:
@@ -115,7 +118,7 @@ def archive_path(relpath: str) -> str:
 
 
 def archive(
-    store: MemoryStore, index: NoteIndex, relpath: str, *, refresh: Refresh | None = None
+    store: MemoryStore, index: NoteIndex | None, relpath: str, *, refresh: Refresh | None = None
 ) -> Moved:
     """Move a note or folder to `archive/` as one operation, keeping the links into it working."""
     moved = move(
@@ -133,7 +136,7 @@ def archive(
 
 def _move_locked(
     store: MemoryStore,
-    index: NoteIndex,
+    index: NoteIndex | None,
     old: str,
     new: str,
     inbound: Plan,
@@ -148,7 +151,7 @@ def _move_locked(
         message = unrecorded_message(f"move {source}", problem)
         return Moved(CommandResult(message, True), old, new)
     moved = Moved(operation.rename(source, target), old, new, operation.group_id)
-    if moved.result.is_error:
+    if moved.result.is_error or index is None:
         return moved
     update = refresh or index.update_paths
     update([old, new])

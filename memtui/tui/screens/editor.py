@@ -155,13 +155,11 @@ async def confirm_quit_with_unsaved_edits(app: MemtuiApp) -> bool:
     unsaved = unsaved_editors(app)
     if not unsaved:
         return True
-    quit_anyway = bool(
-        await app.push_screen_wait(
-            ConfirmScreen(
-                "Quit without saving?",
-                f"Your changes to {', '.join(screen.relpath for screen in unsaved)} are not saved.",
-                confirm_label="Quit",
-            )
+    quit_anyway: bool = await app.push_screen_wait(
+        ConfirmScreen(
+            "Quit without saving?",
+            f"Your changes to {', '.join(screen.relpath for screen in unsaved)} are not saved.",
+            confirm_label="Quit",
         )
     )
     if quit_anyway:
@@ -263,5 +261,7 @@ async def _save_copy(
     if report.outcome == "failed":
         app.notify(f"Your edited copy is kept at {copy.path}.", timeout=10)
         return False
-    editor = EditorScreen(relpath, edited, revision, loaded=text, copy=copy)
-    return bool(await app.push_screen_wait(editor))
+    saved: bool = await app.push_screen_wait(
+        EditorScreen(relpath, edited, revision, loaded=text, copy=copy)
+    )
+    return saved

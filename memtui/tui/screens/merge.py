@@ -51,6 +51,10 @@ class MergedScreen(ModalScreen[bool]):
         Binding("escape", "keep_editing", "Keep editing", id="merged.edit"),
         Binding("ctrl+s", "save", "Save merged", id="merged.save"),
     ]
+    PALETTE: ClassVar[list[tuple[str, str, str]]] = [
+        ("merge: save merged", "save", "Save both changes, combined"),
+        ("merge: keep editing", "keep_editing", "Back to the editor, nothing saved"),
+    ]
 
     def __init__(self, relpath: str, changed: Changed) -> None:
         """Describe the merge of `changed`, which must be clean."""
@@ -108,6 +112,10 @@ class HunkEditScreen(ModalScreen[str | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "done", "Use this", id="hunk.done", priority=True),
         Binding("escape", "cancel", "Cancel", id="hunk.cancel", priority=True),
+    ]
+    PALETTE: ClassVar[list[tuple[str, str, str]]] = [
+        ("change: use this", "done", "Resolve the change with what is written"),
+        ("change: cancel", "cancel", "Leave the change unresolved"),
     ]
 
     def __init__(self, conflict: Conflict) -> None:
