@@ -111,12 +111,24 @@ def changes_since(store: MemoryStore, virtual: str, revision: str | None) -> lis
 
 
 def who_changed(changes: Sequence[Event], when: Callable[[float], str]) -> str:
-    """`changed by agent:claude (str_replace, 10:03)` for the latest changes, with `when`
-    formatting each time; the history may not have caught up with an outside edit yet."""
+    """`changed by agent:claude (2 str_replace, last 10:03)` per actor, newest first, with
+    `when` formatting the times; the history may not have caught up with an outside edit yet."""
     if not changes:
         return "changed by another process (not in the history yet)"
-    named = [f"{event.actor} ({event.command}, {when(event.time)})" for event in changes]
+    by_actor: dict[str, list[Event]] = {}
+    for event in changes:
+        by_actor.setdefault(event.actor, []).append(event)
+    named = [_actor_changes(events, when) for events in by_actor.values()]
     more = len(named) - CHANGES_NAMED
-    return (
-        "changed by " + ", ".join(named[:CHANGES_NAMED]) + (f" and {more} more" if more > 0 else "")
-    )
+    tail = f" and {more} more" if more > 0 else ""
+    return "changed by " + ", ".join(named[:CHANGES_NAMED]) + tail
+
+
+def _actor_changes(events: list[Event], when: Callable[[float], str]) -> str:
+    """One actor's changes (newest first): `agent:claude (2 str_replace, last 10:03)`."""
+    commands: dict[str, int] = {}
+    for event in events:
+        commands[event.command] = commands.get(event.command, 0) + 1
+    listed = ", ".join(f"{n} {command}" if n > 1 else command for command, n in commands.items())
+    last = "last " if len(events) > 1 else ""
+    return f"{events[0].actor} ({listed}, {last}{when(events[0].time)})"
