@@ -14,7 +14,7 @@ from memtui.core.result import CommandResult
 from memtui.core.store import MemoryStore, unrecorded_message
 from memtui.core.wording import count
 from memtui.notes.index import NoteIndex
-from memtui.notes.links import links_into, notes_at
+from memtui.notes.links import links_into, notes_at, wikilinks
 
 DELETE_KIND = "delete"
 
@@ -85,10 +85,24 @@ def plan_delete(store: MemoryStore, index: NoteIndex | None, relpath: str) -> De
     breaks: dict[str, list[str]] = {}
     if index is not None:
         gone = notes_at(index, relpath)
-        for source, targets in links_into(index, relpath).items():
-            if source not in gone:
-                breaks[source] = sorted(targets)
+        for source in links_into(index, relpath):
+            links = [] if source in gone else _links_into(index, source, gone)
+            if links:
+                breaks[source] = links
     return DeletePlan(relpath, is_folder, files, breaks)
+
+
+def _links_into(index: NoteIndex, source: str, gone: set[str]) -> list[str]:
+    """The links of `source`, as written, that reach one of the notes in `gone`."""
+    found: list[str] = []
+    for link in wikilinks(index.texts.get(source) or ""):
+        for name in link.names():
+            resolved = index.resolve(name, source)
+            if resolved is not None:
+                if resolved in gone:
+                    found.append(link.inner)
+                break
+    return found
 
 
 def delete(store: MemoryStore, plan: DeletePlan) -> Deleted:

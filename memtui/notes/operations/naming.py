@@ -30,8 +30,9 @@ def sanitize_for_filename(title: str) -> str:
 def slug_filename(title: str) -> str:
     """The file name Basic Memory gives a note titled `title` with kebab-case file names:
     `Deploy Checklist` -> `deploy-checklist.md` (the permalink rule applied to the title)."""
-    slug = generate_permalink(sanitize_for_filename(title.strip()))
-    return (slug.replace("/", "-").strip("-") or UNTITLED) + ".md"
+    sanitized = sanitize_for_filename(title.strip())
+    slug = generate_permalink(sanitized).replace("/", "-").strip("-.") if sanitized else ""
+    return (slug or UNTITLED) + ".md"
 
 
 def note_template(title: str, relpath: str) -> str:
