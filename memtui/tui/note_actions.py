@@ -148,8 +148,5 @@ async def undo_last(screen: MainScreen) -> None:
         return
     if app.undo_stack and app.undo_stack[-1] == event_id:
         app.undo_stack.pop()
-    await screen.changed(target.paths())
-    shown = target.shown_after
-    if shown and shown in target.paths():
-        screen.show_path(shown)
+    await screen.changed(target.paths(), show=target.shown_after or None)
     app.notify(f"Undid {what}", timeout=6)

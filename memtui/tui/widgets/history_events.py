@@ -16,6 +16,7 @@ from textual.widgets import Static
 from memtui.core.display import visible, visible_text
 from memtui.core.history import BASELINE, actor_kind
 from memtui.core.operations import Entry, entries
+from memtui.core.wording import count
 from memtui.tui import text_styles as styles
 from memtui.tui.widgets.fitted_table import FittedTable
 
@@ -68,6 +69,14 @@ def operation_flags(parts: tuple[Event, ...]) -> str:
     if undone:
         words.append("undone" if undone == len(parts) else f"{undone} undone")
     return " ".join(dict.fromkeys(words))
+
+
+def operation_result(group: Group, parts: tuple[Event, ...]) -> str:
+    """The result column of an operation: what its parts did, in a few words."""
+    rest = sorted(parts, key=lambda part: part.id)[1:]
+    if group.kind in ("rename", "archive") and rest and all(p.command == "write" for p in rest):
+        return f"moved; rewrote links in {count(len(rest), 'note')}"
+    return group.summary
 
 
 def flag_alarms(flags: str) -> bool:
@@ -239,7 +248,7 @@ class EventTable(FittedTable):
             flags = operation_flags(entry.events)
             command = f"{entry.group.kind} ({len(entry.events)})"
             path = event_path_text(entry.events[-1])
-            result = entry.group.summary
+            result = operation_result(entry.group, entry.events)
         self.add_row(
             Text(str(event.id), justify="right"),
             Content(format_time(event.time)),
