@@ -213,6 +213,10 @@ class ConflictScreen(ModalScreen[Resolution]):
                 if not self.deleted:
                     yield Button("Save merged", id="save", variant="primary", disabled=True)
 
+    def on_mount(self) -> None:
+        """Start on the first overlapping change, so m, t, b and e choose for it."""
+        self.query_one("#pick-mine-0" if self.conflicts else "#edit", Button).focus()
+
     def summary(self) -> str:
         """Who changed the note, and what is left to decide."""
         if self.deleted:
