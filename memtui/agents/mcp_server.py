@@ -290,15 +290,21 @@ def _session_id(context: Context[Any, Any], fallback: str) -> str:
 def build_server(service: MemoryService) -> MemtuiServer:
     """An MCPServer with the memory tool, the notes tools and the prompts over `service`."""
 
-    async def memory(arguments: dict[str, Any], context: Context[Any, Any]) -> CallToolResult:
+    def caller(context: Context[Any, Any]) -> tuple[str, str] | CallToolResult:
+        """The actor and session of a call, or the refusal of a client name that is unsafe."""
         try:
             actor = service.actor_for(_client_name(context))
         except UnsafeActorName as refused:
             return text_result(
                 f"Refused: the client's name (clientInfo.name): {refused}", is_error=True
             )
-        session = _session_id(context, service.session)
-        return await service.worker.run(service.memory, arguments, actor, session)
+        return actor, _session_id(context, service.session)
+
+    async def memory(arguments: dict[str, Any], context: Context[Any, Any]) -> CallToolResult:
+        who = caller(context)
+        if isinstance(who, CallToolResult):
+            return who
+        return await service.worker.run(service.memory, arguments, *who)
 
     memory_tool = RawArgumentsTool(
         fn=memory,
@@ -345,16 +351,10 @@ def build_server(service: MemoryService) -> MemtuiServer:
             Field(description="Point the [[links]] that the move would break at the new name."),
         ] = True,
     ) -> CallToolResult:
-        try:
-            actor = service.actor_for(_client_name(context))
-        except UnsafeActorName as refused:
-            return text_result(
-                f"Refused: the client's name (clientInfo.name): {refused}", is_error=True
-            )
-        session = _session_id(context, service.session)
-        return await service.worker.run(
-            service.move_note, old_path, new_path, rewrite_links, actor, session
-        )
+        who = caller(context)
+        if isinstance(who, CallToolResult):
+            return who
+        return await service.worker.run(service.move_note, old_path, new_path, rewrite_links, *who)
 
     notes_tools = [
         _notes_tool(search_memories, "Search memories", SEARCH_DESCRIPTION),

@@ -12,10 +12,9 @@ from typing import TYPE_CHECKING, Any
 
 from memtui.core.command_types import CommandOutcome
 from memtui.core.history import Event, Group, RecordFailed
-from memtui.core.lock import LockBusy
 from memtui.core.result import NOT_FOUND, CommandResult
 from memtui.core.reverting import conflict_now
-from memtui.core.store import busy_outcome, unrecorded_message
+from memtui.core.store import unrecorded_message
 from memtui.core.wording import count
 
 if TYPE_CHECKING:
@@ -29,12 +28,11 @@ def revert_group(store: MemoryStore, group_id: int, force: bool) -> CommandResul
     """Undo every change of operation `group_id` as `store`'s actor; refused on conflict (nothing
     undone) unless `force`."""
     args: dict[str, Any] = {"group_id": group_id, "force": force}
-    try:
-        with store.locked():
-            return _revert_locked(store, group_id, args, force)
-    except LockBusy as busy:
-        outcome = busy_outcome(f"undo operation {group_id}", busy)
-        return store.record_human("revert", None, args, outcome)
+    return store.when_locked(
+        f"undo operation {group_id}",
+        ("revert", None, args),
+        lambda: _revert_locked(store, group_id, args, force),
+    )
 
 
 def changed_parts(store: MemoryStore, group_id: int) -> list[Event]:

@@ -10,12 +10,11 @@ from memtui.core.atomic import DIR_MODE
 from memtui.core.command_types import CommandOutcome
 from memtui.core.fd_paths import Location
 from memtui.core.history import BASELINE, Event, actor_kind, is_reviewable
-from memtui.core.lock import LockBusy
 from memtui.core.paths import PathRefusal, check_path
 from memtui.core.result import CONFLICT, NOT_FOUND, REFUSED, CommandResult
 from memtui.core.site import Site
 from memtui.core.snapshots import MISSING, RestoreError, State, capture, remove, restore, same_state
-from memtui.core.store import busy_outcome, describe
+from memtui.core.store import describe
 
 if TYPE_CHECKING:
     from memtui.core.store import MemoryStore
@@ -24,12 +23,11 @@ if TYPE_CHECKING:
 def revert(store: MemoryStore, event_id: int, force: bool) -> CommandResult:
     """Undo event `event_id` as `store`'s actor; refused on conflict unless `force`."""
     args: dict[str, Any] = {"event_id": event_id, "force": force}
-    try:
-        with store.locked():
-            return _revert_locked(store, event_id, args, force)
-    except LockBusy as busy:
-        outcome = busy_outcome(f"revert event {event_id}", busy)
-        return store.record_human("revert", None, args, outcome)
+    return store.when_locked(
+        f"revert event {event_id}",
+        ("revert", None, args),
+        lambda: _revert_locked(store, event_id, args, force),
+    )
 
 
 def _revert_locked(

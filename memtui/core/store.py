@@ -206,6 +206,20 @@ class MemoryStore:
         raises LockBusy when the policy's time limit passes first."""
         return self._shared.lock.hold(self.lock_policy.timeout, self.lock_policy.waiting)
 
+    def when_locked(
+        self,
+        what: str,
+        recorded: tuple[str, str | None, Mapping[str, Any]],
+        run: Callable[[], CommandResult],
+    ) -> CommandResult:
+        """`run()` with the lock held; when the lock policy's time limit passes first, the
+        human command `recorded` (command, path, args) is recorded as not attempted."""
+        try:
+            with self.locked():
+                return run()
+        except LockBusy as busy:
+            return self.record_human(*recorded, busy_outcome(what, busy))
+
     def close(self) -> None:
         """Close this thread's history connection and the lock file (the store can reopen them)."""
         if self._shared._history is not None:
@@ -700,12 +714,11 @@ class MemoryStore:
         if isinstance(allowed, CommandOutcome):
             return self.record_human("write", virtual, args, allowed)
         data, flags = allowed
-        try:
-            with self.locked():
-                return self._write_locked(checked, shown, data, flags, expected_revision, args)
-        except LockBusy as busy:
-            outcome = busy_outcome(f"write {shown}", busy)
-            return self.record_human("write", virtual, args, outcome)
+        return self.when_locked(
+            f"write {shown}",
+            ("write", virtual, args),
+            lambda: self._write_locked(checked, shown, data, flags, expected_revision, args),
+        )
 
     def _write_locked(
         self,

@@ -62,6 +62,23 @@ def copies(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return folder
 
 
+def heading_edited_by_both(
+    store_root: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> MemtuiApp:
+    """The app with an $EDITOR that changes the heading while an agent changes it too."""
+    monkeypatch.setenv(
+        "EDITOR",
+        executable(tmp_path / "ed", "#!/bin/sh\nsed -i 's/^# Textual$/# Textual (mine)/' \"$1\"\n"),
+    )
+    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    agent = app.ctx.store.with_actor("agent:claude")
+    suspension = Suspension(
+        lambda: agent.str_replace(VIRTUAL, "# Textual\n", "# Textual (agent)\n")
+    )
+    monkeypatch.setattr(app, "suspend", suspension)
+    return app
+
+
 async def open_external(app: MemtuiApp, pilot: object) -> MainScreen:
     """Show the note and press `E`."""
     await wait_idle(pilot)  # type: ignore[arg-type]
@@ -124,16 +141,7 @@ async def test_escape_after_keep_editing_asks_and_the_copy_is_kept_until_saved(
     """The editor changes the heading while an agent changes it too: the conflict shows; Keep
     editing (escape) opens my text in the app's editor; escape there asks before discarding,
     and the copy stays on disk; saving with Keep mine writes mine and throws the copy away."""
-    monkeypatch.setenv(
-        "EDITOR",
-        executable(tmp_path / "ed", "#!/bin/sh\nsed -i 's/^# Textual$/# Textual (mine)/' \"$1\"\n"),
-    )
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
-    agent = app.ctx.store.with_actor("agent:claude")
-    suspension = Suspension(
-        lambda: agent.str_replace(VIRTUAL, "# Textual\n", "# Textual (agent)\n")
-    )
-    monkeypatch.setattr(app, "suspend", suspension)
+    app = heading_edited_by_both(store_root, monkeypatch, tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await open_external(app, pilot)
         assert await wait_for(pilot, lambda: isinstance(app.screen, ConflictScreen))
@@ -162,16 +170,7 @@ async def test_escape_after_keep_editing_asks_and_the_copy_is_kept_until_saved(
 async def test_discarding_on_purpose_throws_the_copy_away(
     store_root: Path, monkeypatch: pytest.MonkeyPatch, copies: Path, tmp_path: Path
 ) -> None:
-    monkeypatch.setenv(
-        "EDITOR",
-        executable(tmp_path / "ed", "#!/bin/sh\nsed -i 's/^# Textual$/# Textual (mine)/' \"$1\"\n"),
-    )
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
-    agent = app.ctx.store.with_actor("agent:claude")
-    suspension = Suspension(
-        lambda: agent.str_replace(VIRTUAL, "# Textual\n", "# Textual (agent)\n")
-    )
-    monkeypatch.setattr(app, "suspend", suspension)
+    app = heading_edited_by_both(store_root, monkeypatch, tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await open_external(app, pilot)
         assert await wait_for(pilot, lambda: isinstance(app.screen, ConflictScreen))

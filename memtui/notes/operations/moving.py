@@ -8,10 +8,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memtui.core.history import RecordFailed
-from memtui.core.lock import LockBusy
 from memtui.core.paths import from_relpath
 from memtui.core.result import CommandResult
-from memtui.core.store import MemoryStore, StoreError, busy_outcome, unrecorded_message
+from memtui.core.store import MemoryStore, StoreError, unrecorded_message
 from memtui.core.wording import count
 from memtui.notes.index import NoteIndex
 from memtui.notes.links import (
@@ -99,15 +98,20 @@ def move(
     if index is not None and inbound and not rewrite_links and new and new != old:
         breaks = MovePrediction(index, inbound, old).broken(new)
     args: dict[str, Any] = {"old_path": from_relpath(old), "new_path": from_relpath(new)}
-    try:
-        with store.locked():
-            moved = _move_locked(
-                store, index, old, new, inbound if rewrite_links else {}, refresh, kind
-            )
-    except LockBusy as busy:
-        what = f"move {from_relpath(old)}"
-        result = store.record_human("rename", from_relpath(old), args, busy_outcome(what, busy))
+    moves: list[Moved] = []
+
+    def locked() -> CommandResult:
+        moves.append(
+            _move_locked(store, index, old, new, inbound if rewrite_links else {}, refresh, kind)
+        )
+        return moves[-1].result
+
+    result = store.when_locked(
+        f"move {from_relpath(old)}", ("rename", from_relpath(old), args), locked
+    )
+    if not moves:
         return Moved(result, old, new)
+    moved = moves[0]
     moved.broken = sorted(moved_path(source, old, new) for source in breaks)
     return moved
 

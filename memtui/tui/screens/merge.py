@@ -4,7 +4,7 @@ changes side by side, each resolved by taking a side or writing it anew."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, Literal
+from typing import ClassVar, Literal, TypeVar
 
 from textual import events, on, work
 from textual.app import ComposeResult
@@ -21,6 +21,7 @@ from memtui.tui.widgets.safe_text_area import SafeTextArea
 from memtui.tui.wording import count
 
 Action = Literal["save", "mine", "theirs", "edit"]
+Answer = TypeVar("Answer")
 EMPTY_SIDE = "(nothing: these lines were removed)"
 
 
@@ -43,7 +44,25 @@ def when_label(changed: Changed) -> str:
     return visible(f"{changed_by(changed)} UTC.")
 
 
-class MergedScreen(ModalScreen[bool]):
+class ChangedWhileEditing(ModalScreen[Answer]):
+    """A dialog about a note that changed while it was edited: its title, and who changed it."""
+
+    def __init__(self, relpath: str, changed: Changed) -> None:
+        """Describe `changed`, the note at `relpath`."""
+        super().__init__()
+        self.relpath = relpath
+        self.changed = changed
+
+    def title_label(self) -> Label:
+        """`<note> changed while you were editing it`."""
+        return Label(
+            f"{visible(self.relpath)} changed while you were editing it",
+            markup=False,
+            classes="dialog-title",
+        )
+
+
+class MergedScreen(ChangedWhileEditing[bool]):
     """Both changes combine: show the merged note as a diff from what was loaded, and ask to
     save it (True) or go back to editing (False)."""
 
@@ -58,19 +77,13 @@ class MergedScreen(ModalScreen[bool]):
 
     def __init__(self, relpath: str, changed: Changed) -> None:
         """Describe the merge of `changed`, which must be clean."""
-        super().__init__()
-        self.relpath = relpath
-        self.changed = changed
+        super().__init__(relpath, changed)
         self.merged = changed.merge.text() if changed.merge is not None else changed.mine
 
     def compose(self) -> ComposeResult:
         """Title, who changed it, the merged diff and two buttons."""
         with Vertical(classes="dialog merge-dialog"):
-            yield Label(
-                f"{visible(self.relpath)} changed while you were editing it",
-                markup=False,
-                classes="dialog-title",
-            )
+            yield self.title_label()
             yield Static(
                 f"{when_label(self.changed)} Your changes and theirs touch different lines, so "
                 "both are kept; this is what saving writes, compared with what you loaded:",
@@ -157,7 +170,7 @@ class HunkEditScreen(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-class ConflictScreen(ModalScreen[Resolution]):
+class ConflictScreen(ChangedWhileEditing[Resolution]):
     """Changes overlap: each overlapping change side by side (mine | theirs), resolved by taking
     a side, both, or writing it anew; then save the merge. Keep mine, take theirs or keep
     editing decide for the whole note."""
@@ -177,9 +190,7 @@ class ConflictScreen(ModalScreen[Resolution]):
 
     def __init__(self, relpath: str, changed: Changed) -> None:
         """Show the overlapping changes of `changed` (none when the note was deleted)."""
-        super().__init__()
-        self.relpath = relpath
-        self.changed = changed
+        super().__init__(relpath, changed)
         self.conflicts = changed.merge.conflicts if changed.merge is not None else []
         self.resolutions: list[str | None] = [None] * len(self.conflicts)
         self.chosen: list[str] = [""] * len(self.conflicts)
@@ -197,11 +208,7 @@ class ConflictScreen(ModalScreen[Resolution]):
     def compose(self) -> ComposeResult:
         """Title, who changed it, each overlapping change, and the choices."""
         with Vertical(classes="dialog merge-dialog"):
-            yield Label(
-                f"{visible(self.relpath)} changed while you were editing it",
-                markup=False,
-                classes="dialog-title",
-            )
+            yield self.title_label()
             yield Static(self.summary(), markup=False, id="conflict-who", classes="dialog-note")
             with VerticalScroll(id="conflict-hunks"):
                 for number, conflict in enumerate(self.conflicts):
