@@ -174,18 +174,31 @@ async def editor(pilot: Pilot[None]) -> None:
     await settle(pilot, 1.0, workers=False)
 
 
-async def conflict(pilot: Pilot[None]) -> None:
-    """An agent changed the note while it was being edited: both versions and the diff."""
+async def edit_while_the_agent_writes(pilot: Pilot[None], heading_too: bool) -> None:
+    """Edit the note's heading while an agent changes its status (and, with `heading_too`, the
+    heading as well), then save."""
     from textual.widgets import TextArea
 
     await editor(pilot)
     app: MemtuiApp = pilot.app  # type: ignore[assignment]
     agent = app.ctx.store.with_actor("agent:claude")
     agent.str_replace(f"/memories/{NOTE}", "status: active", "status: in review")
+    if heading_too:
+        agent.str_replace(f"/memories/{NOTE}", "# memtui\n", "# memtui (agent memory TUI)\n")
     area = app.screen.query_one(TextArea)
     area.text = area.text.replace("# memtui\n", "# memtui, the memory browser\n", 1)
     await pilot.press("ctrl+s")
     await settle(pilot, workers=False)
+
+
+async def merge(pilot: Pilot[None]) -> None:
+    """Both changed the heading: the overlapping change side by side, the status combined."""
+    await edit_while_the_agent_writes(pilot, heading_too=True)
+
+
+async def merged(pilot: Pilot[None]) -> None:
+    """Changes to different lines: the merged note to confirm, as a diff."""
+    await edit_while_the_agent_writes(pilot, heading_too=False)
 
 
 async def new_note(pilot: Pilot[None]) -> None:
@@ -228,7 +241,8 @@ SHOTS: dict[str, tuple[str, Step]] = {
     "changes": ("Changes inbox: what agents changed since the last review", changes),
     "review": ("Review: stale notes with reasons", review),
     "editor": ("In-app editor", editor),
-    "conflict": ("Edit conflict: the agent changed the note meanwhile", conflict),
+    "merge": ("Merge: the agent changed the same line meanwhile", merge),
+    "merged": ("Merged: the agent changed another line meanwhile", merged),
     "new-note": ("New note from the template", new_note),
     "rename": ("Rename or move, rewriting links", rename),
     "help": ("Keys of the current screen (F1)", help_screen),

@@ -17,13 +17,21 @@ from mcp.types import INVALID_PARAMS, CallToolResult, TextContent, ToolAnnotatio
 from pydantic import Field, ValidationError, WithJsonSchema
 
 from memtui import installed_version
-from memtui.agents.notes_access import FILTERS_SCHEMA, NotesAccess, NotesError
+from memtui.agents.notes_access import FILTERS_SCHEMA, NotesAccess, NotesError, relpath_of
 from memtui.agents.prompts import PROMPT_NAMES, PROMPTS, load_prompt
 from memtui.agents.stdio_input import surrogate_tolerant_stdin
 from memtui.agents.worker import SerialWorker
 from memtui.core.actors import UnsafeActorName, agent_actor
 from memtui.core.config import Settings
 from memtui.core.store import MemoryStore
+from memtui.notes.operations.moving import move
+
+MOVE_NOTE_DESCRIPTION = """\
+Rename or move a note or folder (old_path to new_path, both under /memories) as one change in \
+the history, and point the [[links]] in other notes that the move would break at the new name \
+(rewrite_links, on by default). Links by title, or by a permalink set in the frontmatter, keep \
+working and are left as they are. Prefer it to the memory tool's rename when other notes link \
+to what you move."""
 
 MEMORY_COMMANDS: tuple[str, ...] = ("view", "create", "str_replace", "insert", "delete", "rename")
 
@@ -216,6 +224,27 @@ class MemoryService:
             self.notes.note_changed_by_command(arguments)
         return text_result(result.content, is_error=result.is_error)
 
+    def move_note(
+        self, old_path: str, new_path: str, rewrite_links: bool, actor: str, session: str
+    ) -> CallToolResult:
+        """Rename or move a note or folder as one operation, rewriting the links the move breaks
+        when asked: the notes operation the app and `memtui mv` run."""
+        old, new = relpath_of(old_path), relpath_of(new_path)
+        if not old or not new:
+            return text_result(
+                "Refused: old_path and new_path must be paths below /memories, such as "
+                "/memories/projects/a.md",
+                is_error=True,
+            )
+        store = self.store_for(actor, session)
+        try:
+            moved = move(store, self.notes.index(), old, new, rewrite_links=rewrite_links)
+        except Exception as exc:
+            return text_result(
+                f"memtui could not run the move: {type(exc).__name__}: {exc}", is_error=True
+            )
+        return text_result(moved.summary, is_error=moved.result.is_error)
+
     async def notes_result(self, function: Callable[..., str], *args: object) -> CallToolResult:
         """Run a notes query on the worker thread; its text, or a one-line error with isError."""
         try:
@@ -261,15 +290,21 @@ def _session_id(context: Context[Any, Any], fallback: str) -> str:
 def build_server(service: MemoryService) -> MemtuiServer:
     """An MCPServer with the memory tool, the notes tools and the prompts over `service`."""
 
-    async def memory(arguments: dict[str, Any], context: Context[Any, Any]) -> CallToolResult:
+    def caller(context: Context[Any, Any]) -> tuple[str, str] | CallToolResult:
+        """The actor and session of a call, or the refusal of a client name that is unsafe."""
         try:
             actor = service.actor_for(_client_name(context))
         except UnsafeActorName as refused:
             return text_result(
                 f"Refused: the client's name (clientInfo.name): {refused}", is_error=True
             )
-        session = _session_id(context, service.session)
-        return await service.worker.run(service.memory, arguments, actor, session)
+        return actor, _session_id(context, service.session)
+
+    async def memory(arguments: dict[str, Any], context: Context[Any, Any]) -> CallToolResult:
+        who = caller(context)
+        if isinstance(who, CallToolResult):
+            return who
+        return await service.worker.run(service.memory, arguments, *who)
 
     memory_tool = RawArgumentsTool(
         fn=memory,
@@ -307,10 +342,31 @@ def build_server(service: MemoryService) -> MemtuiServer:
     ) -> CallToolResult:
         return await service.notes_result(service.notes.activity_text, timeframe, limit)
 
+    async def move_note(
+        old_path: Annotated[str, Field(description="The note or folder to move, /memories/...")],
+        new_path: Annotated[str, Field(description="Where it goes, /memories/...")],
+        context: Context[Any, Any],
+        rewrite_links: Annotated[
+            bool,
+            Field(description="Point the [[links]] that the move would break at the new name."),
+        ] = True,
+    ) -> CallToolResult:
+        who = caller(context)
+        if isinstance(who, CallToolResult):
+            return who
+        return await service.worker.run(service.move_note, old_path, new_path, rewrite_links, *who)
+
     notes_tools = [
         _notes_tool(search_memories, "Search memories", SEARCH_DESCRIPTION),
         _notes_tool(build_context, "Build context", BUILD_CONTEXT_DESCRIPTION),
         _notes_tool(recent_activity, "Recent activity", RECENT_ACTIVITY_DESCRIPTION),
+        NotesTool.from_function(
+            move_note,
+            title="Move note",
+            description=MOVE_NOTE_DESCRIPTION,
+            structured_output=False,
+            annotations=ToolAnnotations(destructive_hint=True, open_world_hint=False),
+        ),
     ]
     server = MemtuiServer(
         name="memtui",

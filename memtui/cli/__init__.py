@@ -18,6 +18,9 @@ SUBCOMMANDS: dict[str, str] = {
     "undo": "memtui.cli.undo_cmd",
     "changes": "memtui.cli.changes_cmd",
     "approve": "memtui.cli.approve_cmd",
+    "edit": "memtui.cli.edit_cmd",
+    "mv": "memtui.cli.mv_cmd",
+    "rm": "memtui.cli.rm_cmd",
     "export": "memtui.cli.export_cmd",
     "search": "memtui.cli.search_cmd",
     "stale": "memtui.cli.stale_cmd",
@@ -83,7 +86,9 @@ def reader_gone() -> int:
     return 128 + signal.SIGPIPE
 
 
-USES_CONFIG = frozenset({"tool", "log", "undo", "changes", "approve", "search", "stale", "mcp"})
+USES_CONFIG = frozenset(
+    {"tool", "log", "undo", "edit", "mv", "rm", "changes", "approve", "search", "stale", "mcp"}
+)
 """Subcommands that read the config file, so a broken one stops them with its error."""
 
 

@@ -17,6 +17,7 @@ from memtui.cli.shared import (
 )
 from memtui.cli.table import Layout, output_width, print_table, time_format
 from memtui.cli.terminal import visible
+from memtui.core.operations import Entry, listed_entries
 
 if TYPE_CHECKING:
     from memtui.core.history import Event, Review
@@ -91,37 +92,68 @@ def event_json(event: Event, review: Review | None = None) -> str:
         after_hash=event.after_hash,
         flags=list(event.flags),
         reverted_by=event.reverted_by,
+        group_id=event.group_id,
         **review_fields(event, review),
     )
 
 
-def _rows(events: list[Event], reviews: dict[int, Review], when: str) -> list[tuple[str, ...]]:
-    """One tuple of cell texts per event (id, time, actor, command, path, result, flags), escaped."""
-    rows = []
-    for event in events:
-        flags = [flag.removeprefix("security:") for flag in event.flags]
-        if event.reverted_by is not None:
-            flags.append(f"undone by {event.reverted_by}")
-        if event.id in reviews:
-            flags.append("reviewed")
-        cells = (
-            str(event.id),
-            time.strftime(when, time.localtime(event.time)),
-            event.actor,
-            event.command,
-            path_cell(event),
-            event.result.split("\n", 1)[0],
-            " ".join(flags),
+def _cells(event: Event, reviews: dict[int, Review], when: str, mark: str = "") -> tuple[str, ...]:
+    """One event's cells (id, time, actor, command, path, result, flags), escaped; `mark` goes
+    before the id of an operation's part."""
+    flags = [flag.removeprefix("security:") for flag in event.flags]
+    if event.reverted_by is not None:
+        flags.append(f"undone by {event.reverted_by}")
+    if event.id in reviews:
+        flags.append("reviewed")
+    cells = (
+        f"{mark}{event.id}",
+        time.strftime(when, time.localtime(event.time)),
+        event.actor,
+        event.command,
+        path_cell(event),
+        event.result.split("\n", 1)[0],
+        " ".join(flags),
+    )
+    return tuple(visible(cell) for cell in cells)
+
+
+def _rows(
+    entries: list[Entry], reviews: dict[int, Review], when: str
+) -> tuple[list[tuple[str, ...]], list[str]]:
+    """The table's rows and their styles: one row per event, and for an operation a row
+    naming it (`op N`, its kind and summary) above its parts; errors red."""
+    rows: list[tuple[str, ...]] = []
+    styles: list[str] = []
+    for entry in entries:
+        if not entry.is_operation or entry.group is None:
+            rows.append(_cells(entry.first, reviews, when))
+            styles.append("red" if entry.first.is_error else "")
+            continue
+        group = entry.group
+        header = (
+            f"op {group.id}",
+            time.strftime(when, time.localtime(group.time)),
+            group.actor,
+            group.kind,
+            path_cell(entry.events[-1]),
+            group.summary,
+            f"{len(entry.events)} changes",
         )
-        rows.append(tuple(visible(cell) for cell in cells))
-    return rows
+        rows.append(tuple(visible(cell) for cell in header))
+        styles.append("bold")
+        for position, event in enumerate(entry.events):
+            mark = "└ " if position == len(entry.events) - 1 else "├ "
+            rows.append(_cells(event, reviews, when, mark))
+            styles.append("red" if event.is_error else "")
+    return rows, styles
 
 
-def print_events(events: list[Event], reviews: dict[int, Review]) -> None:
-    """The events as a table that fits the terminal (or COLUMNS); errors red."""
+def print_events(entries: list[Entry], reviews: dict[int, Review]) -> None:
+    """The events as a table that fits the terminal (or COLUMNS); an operation is one entry
+    with its parts; errors red."""
     width = output_width()
-    rows = _rows(events, reviews, time_format(width))
-    print_table(LAYOUT, rows, ["red" if event.is_error else "" for event in events], width)
+    rows, styles = _rows(entries, reviews, time_format(width))
+    print_table(LAYOUT, rows, styles, width)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -143,5 +175,5 @@ def run(args: argparse.Namespace) -> int:
         for event in events:
             out.write(event_json(event, reviews.get(event.id)) + "\n")
         return 0
-    print_events(events, reviews)
+    print_events(listed_entries(history, events), reviews)
     return 0

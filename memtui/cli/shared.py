@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
-from memtui.core.reporting import fail
+from memtui.core.reporting import fail, open_failure
 from memtui.notes import timeframe
 
 
@@ -55,6 +55,53 @@ def virtual_path(path: str) -> str:
     if path == "/memories" or path.startswith("/memories/"):
         return path.rstrip("/") or "/memories"
     return "/memories/" + path.strip("/") if path.strip("/") else "/memories"
+
+
+ACTOR_HELP = (
+    'who is acting, recorded as "human:NAME" (default: MEMTUI_ACTOR, else the config\'s '
+    "actor, else your login name)"
+)
+
+
+def add_actor_option(parser: argparse.ArgumentParser) -> None:
+    """The `--actor NAME` option of the commands a person runs."""
+    parser.add_argument("--actor", metavar="NAME", default=None, help=ACTOR_HELP)
+
+
+def human_store(command: str, path: str, actor: str | None) -> Any:
+    """The store at `path` acting as the person (`--actor NAME`, else the default human), or
+    the exit status after a one-line report (a bad actor, config or folder)."""
+    from memtui.core.actors import ActorError, human_actor
+    from memtui.core.config import ConfigError, default_human_actor, load_settings
+    from memtui.core.history import HistoryCorrupt
+    from memtui.core.store import MemoryStore
+
+    root = Path(path)
+    if not root.is_dir():
+        return fail(command, f"{path} is not a folder")
+    try:
+        settings = load_settings()
+        who = default_human_actor(settings) if actor is None else human_actor(actor)
+        return MemoryStore(root, actor=who, settings=settings)
+    except ActorError as error:
+        return fail(command, f"{'login name' if actor is None else '--actor'}: {error}")
+    except (ConfigError, HistoryCorrupt) as error:
+        return fail(command, error)
+    except OSError as error:
+        return open_failure(command, path, error)
+
+
+def ask(question: str) -> bool | None:
+    """Ask a yes/no `question` on the terminal (`[y/N]` added); None when stdin or stdout is
+    not a terminal to ask on."""
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        return None
+    try:
+        answer = input(f"{question} [y/N] ")
+    except (EOFError, KeyboardInterrupt):
+        print()
+        return False
+    return answer.strip().lower() in ("y", "yes")
 
 
 def report_skipped(command: str, problems: list[str]) -> None:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memtui.core.echo import echo
+from memtui.core.result import NOT_FOUND, REFUSED, ResultKind
 
 COMMANDS = ("view", "create", "str_replace", "insert", "delete", "rename")
 MUTATING_COMMANDS = frozenset({"create", "str_replace", "insert", "delete", "rename"})
@@ -28,6 +29,8 @@ class CommandOutcome:
     content: str
     is_error: bool
     flags: tuple[str, ...] = ()
+    kind: ResultKind | None = None
+    """What became of it (see `result.ResultKind`); None: `ok` or `error` by the error flag."""
 
 
 @dataclass(frozen=True)
@@ -68,9 +71,17 @@ def shown(value: object) -> str:
         return f"<a {type(value).__name__} nested too deeply to show>"
 
 
-def error(message: str, *flags: str) -> CommandOutcome:
-    """An error outcome with its text made safe to encode."""
-    return CommandOutcome(well_formed(message), True, tuple(flags))
+def error(message: str, *flags: str, kind: ResultKind | None = None) -> CommandOutcome:
+    """An error outcome with its text made safe to encode; one with security or secret flags
+    is a refusal unless `kind` says otherwise."""
+    return CommandOutcome(
+        well_formed(message), True, tuple(flags), kind or (REFUSED if flags else None)
+    )
+
+
+def not_found(message: str) -> CommandOutcome:
+    """An error outcome about a path that is not there."""
+    return error(message, kind=NOT_FOUND)
 
 
 def success(message: str) -> CommandOutcome:

@@ -14,9 +14,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from memtui.core.atomic import DIR_MODE, create_at, replace_at
-from memtui.core.command_types import CommandOutcome, ParsedCommand, error, failure_message, success
+from memtui.core.command_types import (
+    CommandOutcome,
+    ParsedCommand,
+    error,
+    failure_message,
+    not_found,
+    success,
+)
 from memtui.core.echo import echo
 from memtui.core.fd_paths import Location, fsync_dir_fd, remove_tree_at
+from memtui.core.result import REFUSED
 from memtui.core.site import Site
 from memtui.core.sizes import format_size
 from memtui.core.viewing import not_found_message, numbered, read_text
@@ -53,7 +61,8 @@ def size_refusal(path: str, size: int, limit: int) -> CommandOutcome | None:
         return None
     return error(
         f"Refused: {path} would be {format_size(size)} ({size} bytes), over the maximum "
-        f"file size of {format_size(limit)} ({limit} bytes). Nothing was written."
+        f"file size of {format_size(limit)} ({limit} bytes). Nothing was written.",
+        kind=REFUSED,
     )
 
 
@@ -128,7 +137,7 @@ def _not_a_file(
     """The command's 'missing' error unless its target is a regular file."""
     info = site.locations[0].lstat()
     if info is None or not stat.S_ISREG(info.st_mode):
-        return error(missing_message(cmd.echoed[0]))
+        return not_found(missing_message(cmd.echoed[0]))
     return None
 
 
@@ -259,7 +268,7 @@ def delete_refusal(cmd: ParsedCommand, site: Site) -> CommandOutcome | None:
         return error("Cannot delete the /memories directory itself")
     info = location.lstat()
     if info is None or not (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)):
-        return error(f"Error: The path {cmd.echoed[0]} does not exist")
+        return not_found(f"Error: The path {cmd.echoed[0]} does not exist")
     return None
 
 
@@ -273,11 +282,11 @@ def plan_delete(cmd: ParsedCommand, site: Site) -> Plan | CommandOutcome:
     def write() -> CommandOutcome | None:
         parent = location.parent_fd()
         if parent is None:
-            return error(f"Error: The path {path} does not exist")
+            return not_found(f"Error: The path {path} does not exist")
         try:
             remove_tree_at(parent, location.name)
         except FileNotFoundError:
-            return error(f"Error: The path {path} does not exist")
+            return not_found(f"Error: The path {path} does not exist")
         fsync_dir_fd(parent)
         return None
 
@@ -298,7 +307,7 @@ def rename_refusal(cmd: ParsedCommand, site: Site) -> CommandOutcome | None:
         return error("Cannot rename the /memories directory itself")
     if new.is_root or _exists(new):
         return error(f"Error: The destination {new_path} already exists")
-    source_missing = error(f"Error: The path {old_path} does not exist")
+    source_missing = not_found(f"Error: The path {old_path} does not exist")
     if new.blocked_by_file():
         # Like the SDK: a missing source wins when no directory has to be made first.
         if len(new.fds) == len(new.parts) - 1 and old.lstat() is None:
@@ -320,7 +329,7 @@ def plan_rename(cmd: ParsedCommand, site: Site) -> Plan | CommandOutcome:
     old, new = site.locations
 
     def write() -> CommandOutcome | None:
-        source_missing = error(f"Error: The path {old_path} does not exist")
+        source_missing = not_found(f"Error: The path {old_path} does not exist")
         new_parent = new.make_parents(DIR_MODE)
         old_parent = old.parent_fd()
         if old_parent is None:

@@ -238,6 +238,20 @@ class Event:
 
 
 @dataclass(frozen=True)
+class Group:
+    """One operation: the events that share its id were made as one change (a rename and the
+    link rewrites it needed) and are undone as one."""
+
+    id: int
+    time: float
+    actor: str
+    kind: str
+    """What the operation was: `create`, `rename`, `archive`, `delete`, `revert`..."""
+    summary: str
+    """One line naming it, for example `rename /memories/a.md to /memories/b.md`."""
+
+
+@dataclass(frozen=True)
 class Manifest:
     """A folder's content: every subfolder, file (relpath -> hash) and symlink (relpath -> target).
 
@@ -740,6 +754,24 @@ class History:
         except (sqlite3.Error, UnicodeError, ValueError) as problem:
             raise RecordFailed(failure_reason(problem), applied=False) from problem
         return int(cursor.lastrowid or 0)
+
+    def group(self, group_id: int) -> Group | None:
+        """One operation by id, or None."""
+        return self.groups([group_id]).get(group_id)
+
+    def groups(self, group_ids: Iterable[int]) -> dict[int, Group]:
+        """The operations with these ids, by id (ids that are not there are left out)."""
+        wanted = sorted(set(group_ids))
+        found: dict[int, Group] = {}
+        conn = self._connection()
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            marks = ", ".join("?" for _ in chunk)
+            rows = conn.execute(
+                f"SELECT id, time, actor, kind, summary FROM groups WHERE id IN ({marks})", chunk
+            )
+            found.update({row[0]: Group(*row) for row in rows})
+        return found
 
     def group_events(self, group_id: int) -> list[Event]:
         """Every event of an operation, oldest first."""

@@ -7,13 +7,29 @@ import fcntl
 import os
 import stat
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from memtui.core.fd_paths import StoreRoot, close_quietly, open_child_dir
 
 META_DIR_NAME = ".memtui"
+POLL_SECONDS = 0.05
+"""How often a lock held elsewhere is tried again while waiting with a time limit or a notice."""
+NOTICE_AFTER = 0.3
+"""Seconds of waiting for the lock before the caller's `waiting` notice is first called."""
+NOTICE_EVERY = 5.0
+"""Seconds between later calls of the `waiting` notice while the wait goes on."""
+
+
+class LockBusy(TimeoutError):
+    """Another process (or thread) held the store's lock for longer than the caller would wait."""
+
+    def __init__(self, waited: float) -> None:
+        """Keep how many seconds were waited."""
+        super().__init__(f"another process held the store's lock for {waited:.0f} s")
+        self.waited = waited
 
 
 class UnsafeMetaDir(OSError):
@@ -90,18 +106,68 @@ class MutationLock:
         return self._fd
 
     @contextmanager
-    def hold(self) -> Iterator[None]:
-        """Hold the lock for the duration of the block; re-entrant within one thread."""
-        with self._mutex:
-            if self._depth == 0:
-                fcntl.flock(self._open(), fcntl.LOCK_EX)
-            self._depth += 1
+    def hold(
+        self, timeout: float | None = None, waiting: Callable[[float], object] | None = None
+    ) -> Iterator[None]:
+        """Hold the lock for the duration of the block; re-entrant within one thread.
+
+        Without `timeout` it waits as long as it takes. With one it raises LockBusy (nothing
+        held) once `timeout` seconds pass. `waiting(seconds waited)` is called if the lock is
+        still not had after a short moment, and again every few seconds, so a caller can say
+        it is waiting.
+        """
+        if timeout is None and waiting is None:
+            self._mutex.acquire()
             try:
-                yield
-            finally:
-                self._depth -= 1
+                if self._depth == 0:
+                    fcntl.flock(self._open(), fcntl.LOCK_EX)
+            except BaseException:
+                self._mutex.release()
+                raise
+        else:
+            self._acquire_patiently(timeout, waiting)
+        self._depth += 1
+        try:
+            yield
+        finally:
+            self._depth -= 1
+            try:
                 if self._depth == 0:
                     fcntl.flock(self._open(), fcntl.LOCK_UN)
+            finally:
+                self._mutex.release()
+
+    def _acquire_patiently(
+        self, timeout: float | None, waiting: Callable[[float], object] | None
+    ) -> None:
+        """Take the thread mutex and (at depth 0) the file lock without blocking, trying again
+        every `POLL_SECONDS` until `timeout`; says that it waits, now and then."""
+        started = time.monotonic()
+        next_notice = NOTICE_AFTER
+        while not self._try_acquire():
+            waited = time.monotonic() - started
+            if timeout is not None and waited >= timeout:
+                raise LockBusy(waited)
+            if waiting is not None and waited >= next_notice:
+                next_notice = waited + NOTICE_EVERY
+                waiting(waited)
+            time.sleep(POLL_SECONDS)
+
+    def _try_acquire(self) -> bool:
+        """Take the mutex and (at depth 0) the file lock if both are free now; else hold neither."""
+        if not self._mutex.acquire(blocking=False):
+            return False
+        if self._depth > 0:
+            return True
+        try:
+            fcntl.flock(self._open(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self._mutex.release()
+            return False
+        except BaseException:
+            self._mutex.release()
+            raise
+        return True
 
     def close(self) -> None:
         """Close the lock file descriptor."""

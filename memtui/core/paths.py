@@ -76,6 +76,20 @@ def virtual_of(parts: tuple[str, ...] | list[str]) -> str:
     return f"{VIRTUAL_ROOT}/{'/'.join(parts)}" if parts else VIRTUAL_ROOT
 
 
+def from_relpath(relpath: str) -> str:
+    """The virtual path of a path relative to the root: `a/b.md` -> `/memories/a/b.md`."""
+    relpath = relpath.strip("/")
+    return f"{VIRTUAL_ROOT}/{relpath}" if relpath else VIRTUAL_ROOT
+
+
+def to_relpath(virtual: str) -> str:
+    """The path relative to the root of a virtual path: `/memories/a/b.md` -> `a/b.md` (the
+    root is ``); a path without the prefix is taken as relative already."""
+    if virtual == VIRTUAL_ROOT or virtual.startswith(VIRTUAL_ROOT + "/"):
+        return virtual[len(VIRTUAL_ROOT) :].strip("/")
+    return virtual.strip("/")
+
+
 def resolve_parts(root: Path, relative: str) -> tuple[str, ...]:
     """`relative` resolved below `root` on descriptors (links followed); OutsideStore if it leaves.
 

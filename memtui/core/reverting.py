@@ -11,9 +11,10 @@ from memtui.core.command_types import CommandOutcome
 from memtui.core.fd_paths import Location
 from memtui.core.history import BASELINE, Event, actor_kind, is_reviewable
 from memtui.core.paths import PathRefusal, check_path
-from memtui.core.result import CommandResult
+from memtui.core.result import CONFLICT, NOT_FOUND, REFUSED, CommandResult
 from memtui.core.site import Site
 from memtui.core.snapshots import MISSING, RestoreError, State, capture, remove, restore, same_state
+from memtui.core.store import describe
 
 if TYPE_CHECKING:
     from memtui.core.store import MemoryStore
@@ -22,10 +23,23 @@ if TYPE_CHECKING:
 def revert(store: MemoryStore, event_id: int, force: bool) -> CommandResult:
     """Undo event `event_id` as `store`'s actor; refused on conflict unless `force`."""
     args: dict[str, Any] = {"event_id": event_id, "force": force}
-    with store.lock.hold(), store.open_site() as site:
+    return store.when_locked(
+        f"revert event {event_id}",
+        ("revert", None, args),
+        lambda: _revert_locked(store, event_id, args, force),
+    )
+
+
+def _revert_locked(
+    store: MemoryStore, event_id: int, args: dict[str, Any], force: bool
+) -> CommandResult:
+    """`revert` once the lock is held."""
+    with store.open_site() as site:
         event = store.history.event(event_id)
         if event is None:
-            outcome = CommandOutcome(f"There is no event {event_id} to revert", True)
+            outcome = CommandOutcome(
+                f"There is no event {event_id} to revert", True, kind=NOT_FOUND
+            )
             return store.record_human("revert", None, args, outcome)
         if not event.changed:
             outcome = CommandOutcome(
@@ -53,7 +67,7 @@ def _locate(store: MemoryStore, site: Site, virtual: str | None) -> Location | C
     """The location of a recorded virtual path, validated again."""
     checked = check_path(store.root, virtual or "")
     if isinstance(checked, PathRefusal):
-        return CommandOutcome(checked.message, True, checked.flags)
+        return CommandOutcome(checked.message, True, checked.flags, REFUSED)
     return site.place(checked.parts, checked.virtual)
 
 
@@ -65,6 +79,7 @@ def _already_reverted(event: Event, force: bool) -> CommandOutcome | None:
         f"Conflict: event {event.id} was already reverted by event {event.reverted_by}. "
         "Use force to restore its before-state anyway.",
         True,
+        kind=CONFLICT,
     )
 
 
@@ -86,16 +101,10 @@ def _put_back(location: Location, state: State, site: Site) -> None:
     restore(location, state.kind, state.hash, state.blobs.get, site.temps)
 
 
-def _revert_in_place(
-    store: MemoryStore, site: Site, event: Event, args: dict[str, Any], force: bool
-) -> CommandResult:
-    """Revert an event that changed one path: put its before-state back."""
-    from memtui.core.store import describe
-
-    target = _locate(store, site, event.path)
-    if isinstance(target, CommandOutcome):
-        return store.record_human("revert", event.path, args, target)
-    current = capture(target, store.max_size)
+def _in_place_refusal(
+    store: MemoryStore, event: Event, current: State, force: bool
+) -> CommandOutcome | None:
+    """The conflict that stops undoing an in-place change now, or None."""
     refusal = _already_reverted(event, force)
     if refusal is None and not force and not _unchanged_since(store, event, current):
         refusal = CommandOutcome(
@@ -103,7 +112,60 @@ def _revert_in_place(
             f"it is now {describe(current)}. "
             "Use force to restore its before-state anyway.",
             True,
+            kind=CONFLICT,
         )
+    return refusal
+
+
+def _move_refusal(
+    store: MemoryStore, event: Event, source: Location, current: State, force: bool
+) -> CommandOutcome | None:
+    """The conflict that stops moving a renamed path back now, or None."""
+    refusal = _already_reverted(event, force)
+    if refusal is None and source.lstat() is not None:
+        refusal = CommandOutcome(
+            f"Conflict: {event.path} exists again, so {event.new_path} cannot move back; "
+            "move or delete it first.",
+            True,
+            kind=CONFLICT,
+        )
+    if refusal is None and not force and not _unchanged_since(store, event, current):
+        refusal = CommandOutcome(
+            f"Conflict: {event.new_path} changed since event {event.id} (rename); "
+            f"it is {describe(current)}. Use force to restore the original anyway.",
+            True,
+            kind=CONFLICT,
+        )
+    return refusal
+
+
+def conflict_now(
+    store: MemoryStore, site: Site, event: Event, force: bool
+) -> CommandOutcome | None:
+    """Why undoing the changing event `event` now would be refused (lock held), or None."""
+    if event.new_path is None:
+        target = _locate(store, site, event.path)
+        if isinstance(target, CommandOutcome):
+            return target
+        return _in_place_refusal(store, event, capture(target, store.max_size), force)
+    source = _locate(store, site, event.path)
+    destination = _locate(store, site, event.new_path)
+    for located in (source, destination):
+        if isinstance(located, CommandOutcome):
+            return located
+    assert isinstance(source, Location) and isinstance(destination, Location)
+    return _move_refusal(store, event, source, capture(destination, store.max_size), force)
+
+
+def _revert_in_place(
+    store: MemoryStore, site: Site, event: Event, args: dict[str, Any], force: bool
+) -> CommandResult:
+    """Revert an event that changed one path: put its before-state back."""
+    target = _locate(store, site, event.path)
+    if isinstance(target, CommandOutcome):
+        return store.record_human("revert", event.path, args, target)
+    current = capture(target, store.max_size)
+    refusal = _in_place_refusal(store, event, current, force)
     if refusal is not None:
         return store.record_human("revert", event.path, args, refusal)
 
@@ -132,8 +194,6 @@ def _revert_move(
     store: MemoryStore, site: Site, event: Event, args: dict[str, Any], force: bool
 ) -> CommandResult:
     """Revert a rename: move the destination back to the source path."""
-    from memtui.core.store import describe
-
     source = _locate(store, site, event.path)
     destination = _locate(store, site, event.new_path)
     for located in (source, destination):
@@ -142,19 +202,7 @@ def _revert_move(
     assert isinstance(source, Location) and isinstance(destination, Location)
     current = capture(destination, store.max_size)
     unchanged = _unchanged_since(store, event, current)
-    refusal = _already_reverted(event, force)
-    if refusal is None and source.lstat() is not None:
-        refusal = CommandOutcome(
-            f"Conflict: {event.path} exists again, so {event.new_path} cannot move back; "
-            "move or delete it first.",
-            True,
-        )
-    if refusal is None and not force and not unchanged:
-        refusal = CommandOutcome(
-            f"Conflict: {event.new_path} changed since event {event.id} (rename); "
-            f"it is {describe(current)}. Use force to restore the original anyway.",
-            True,
-        )
+    refusal = _move_refusal(store, event, source, current, force)
     if refusal is not None:
         return store.record_human("revert", event.new_path, args, refusal)
 

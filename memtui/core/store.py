@@ -13,6 +13,8 @@ import stat
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -40,8 +42,8 @@ from memtui.core.history import (
     RecordFailed,
     actor_kind,
 )
-from memtui.core.lock import MutationLock
-from memtui.core.paths import PathRefusal, check_path
+from memtui.core.lock import LockBusy, MutationLock
+from memtui.core.paths import PathRefusal, ResolvedPath, check_path
 from memtui.core.recording import (
     NEW_PATH_FIELDS,
     Scanner,
@@ -50,7 +52,7 @@ from memtui.core.recording import (
     secret_flags,
 )
 from memtui.core.regular import NotRegularFile, read_regular
-from memtui.core.result import CommandResult
+from memtui.core.result import BUSY, CONFLICT, REFUSED, CommandResult, ResultKind
 from memtui.core.secrets import SecretFinding
 from memtui.core.site import Site, open_site
 from memtui.core.snapshots import (
@@ -73,6 +75,15 @@ EXTERNAL_ACTOR = EXTERNAL
 
 class StoreError(Exception):
     """A human read failed: the path is refused, missing, a folder or not UTF-8 text."""
+
+
+@dataclass(frozen=True)
+class LockPolicy:
+    """How long this store's changes wait for the lock another process holds, and whom they
+    tell that they are waiting. The default waits as long as it takes (agents and the CLI)."""
+
+    timeout: float | None = None
+    waiting: Callable[[float], object] | None = None
 
 
 class _Shared:
@@ -129,6 +140,10 @@ class MemoryStore:
         self.session = session
         self.clock = clock
         self._shared = _shared if _shared is not None else _Shared(self.root)
+        self.lock_policy = LockPolicy()
+        """How long changes wait for the lock (set by the app: a time limit and a notice)."""
+        self.group_id: int | None = None
+        """The operation every event of this store is a part of (see `operation`), or None."""
 
     @property
     def history(self) -> History:
@@ -172,6 +187,39 @@ class MemoryStore:
             _shared=self._shared,
         )
 
+    def operation(self, kind: str, summary: str) -> MemoryStore:
+        """A copy of this store whose every event is a part of one new operation (a group in
+        the history: shown as one entry, undone as one by `revert_group`).
+
+        Raises RecordFailed, before anything changes, when the history cannot be written.
+        """
+        group = self.history.open_group(
+            time=self.clock(), actor=self.actor, kind=kind, summary=well_formed(summary)
+        )
+        part = self.with_actor(self.actor, self.session)
+        part.lock_policy = self.lock_policy
+        part.group_id = group
+        return part
+
+    def locked(self) -> AbstractContextManager[None]:
+        """Hold the store's lock as this store's policy says (re-entrant within a thread);
+        raises LockBusy when the policy's time limit passes first."""
+        return self._shared.lock.hold(self.lock_policy.timeout, self.lock_policy.waiting)
+
+    def when_locked(
+        self,
+        what: str,
+        recorded: tuple[str, str | None, Mapping[str, Any]],
+        run: Callable[[], CommandResult],
+    ) -> CommandResult:
+        """`run()` with the lock held; when the lock policy's time limit passes first, the
+        human command `recorded` (command, path, args) is recorded as not attempted."""
+        try:
+            with self.locked():
+                return run()
+        except LockBusy as busy:
+            return self.record_human(*recorded, busy_outcome(what, busy))
+
     def close(self) -> None:
         """Close this thread's history connection and the lock file (the store can reopen them)."""
         if self._shared._history is not None:
@@ -200,8 +248,12 @@ class MemoryStore:
         if not is_mutating(parsed.command):
             outcome = apply_command(self.root, parsed, self.max_size)
             return self._record_call(parsed, args, outcome, scanner)
-        with self._shared.lock.hold():
-            return self._mutate(parsed, args, scanner)
+        try:
+            with self.locked():
+                return self._mutate(parsed, args, scanner)
+        except LockBusy as busy:
+            outcome = busy_outcome(f"{_verb(parsed)} {parsed.echoed[0]}", busy)
+            return self._record_call(parsed, args, outcome, scanner)
 
     def view(self, path: str, view_range: list[int] | None = None) -> CommandResult:
         """`view` a file or folder."""
@@ -324,9 +376,11 @@ class MemoryStore:
         try:
             event_id = self.history.change(prepared, apply, undo)
         except RecordFailed as problem:
-            return CommandResult(_unrecorded(f"{_verb(parsed)} {parsed.echoed[0]}", problem), True)
+            return CommandResult(
+                unrecorded_message(f"{_verb(parsed)} {parsed.echoed[0]}", problem), True
+            )
         outcome = outcomes[-1]
-        return CommandResult(outcome.content, outcome.is_error, event_id)
+        return CommandResult(outcome.content, outcome.is_error, event_id, outcome.kind)
 
     def _unreadable_message(self, parsed: ParsedCommand, problem: OSError) -> str:
         """`Cannot <verb> <path>: ...` for a before-state that could not be read, in virtual paths."""
@@ -364,12 +418,14 @@ class MemoryStore:
                 "Nothing was written; choose a name without it.",
                 True,
                 flags,
+                REFUSED,
             )
         return CommandOutcome(
             f"Refused: the text looks like it contains a secret ({labels}). "
             "Nothing was written; store a reference to where the secret is kept instead.",
             True,
             flags,
+            REFUSED,
         )
 
     # Recording.
@@ -461,23 +517,27 @@ class MemoryStore:
             reverts=reverts if changed else None,
             cleared=cleared,
             files=files,
+            group_id=self.group_id,
             reviews=tuple(reviews) if changed else (),
         )
 
-    def _store_event(self, event: PendingEvent, what: str) -> CommandResult:
-        """Store an event that changed nothing; a history that cannot be written is said so."""
+    def _store_event(
+        self, event: PendingEvent, what: str, kind: ResultKind | None = None
+    ) -> CommandResult:
+        """Store an event that changed nothing (of `kind`); a history that cannot be written is
+        said so."""
         try:
             event_id = self.history.record_many([event])[0]
         except RecordFailed as problem:
             if event.is_error:
                 note = f" (memtui could not record this in its history: {problem.reason})"
-                return CommandResult(event.result + note, True)
+                return CommandResult(event.result + note, True, None, kind)
             return CommandResult(
                 f"Cannot {what}: memtui could not record the call in its history "
                 f"({problem.reason})",
                 True,
             )
-        return CommandResult(event.result, event.is_error, event_id)
+        return CommandResult(event.result, event.is_error, event_id, kind)
 
     def _record_call(
         self,
@@ -488,9 +548,9 @@ class MemoryStore:
     ) -> CommandResult:
         """Record a parsed command that changed nothing (a view, a refusal, a failure)."""
         event = self._command_event(parsed, args, outcome, scanner)
-        result = self._store_event(event, f"{_verb(parsed)} {parsed.echoed[0]}")
+        result = self._store_event(event, f"{_verb(parsed)} {parsed.echoed[0]}", outcome.kind)
         if result.event_id is not None:
-            return CommandResult(outcome.content, outcome.is_error, result.event_id)
+            return CommandResult(outcome.content, outcome.is_error, result.event_id, outcome.kind)
         return result
 
     def _record_refused(
@@ -510,9 +570,9 @@ class MemoryStore:
             new_path=new_path,
             flags=outcome.flags,
         )
-        result = self._store_event(event, "run the command")
+        result = self._store_event(event, "run the command", outcome.kind)
         if result.event_id is not None:
-            return CommandResult(outcome.content, True, result.event_id)
+            return CommandResult(outcome.content, True, result.event_id, outcome.kind)
         return result
 
     def record_human(
@@ -526,9 +586,9 @@ class MemoryStore:
         event = self._pending(
             command, outcome, Scanner(), args=args, path=path, flags=outcome.flags
         )
-        result = self._store_event(event, f"{command} {echo(path or '')}".strip())
+        result = self._store_event(event, f"{command} {echo(path or '')}".strip(), outcome.kind)
         if result.event_id is not None:
-            return CommandResult(outcome.content, outcome.is_error, result.event_id)
+            return CommandResult(outcome.content, outcome.is_error, result.event_id, outcome.kind)
         return result
 
     def human_change(
@@ -579,9 +639,9 @@ class MemoryStore:
         try:
             event_id = self.history.change(prepared, applied, lambda _event: undo())
         except RecordFailed as problem:
-            return CommandResult(_unrecorded(what, problem), True)
+            return CommandResult(unrecorded_message(what, problem), True)
         outcome = outcomes[-1]
-        return CommandResult(outcome.content, outcome.is_error, event_id)
+        return CommandResult(outcome.content, outcome.is_error, event_id, outcome.kind)
 
     # Human commands.
 
@@ -647,14 +707,31 @@ class MemoryStore:
         args: dict[str, Any] = {"path": path, "expected_revision": expected_revision}
         checked = check_path(self.root, path)
         if isinstance(checked, PathRefusal):
-            outcome = CommandOutcome(checked.message, True, checked.flags)
+            outcome = CommandOutcome(checked.message, True, checked.flags, REFUSED)
             return self.record_human("write", _clean(path), args, outcome)
         virtual, shown = checked.virtual, echo(path)
         allowed = self._writable(shown, text, args)
         if isinstance(allowed, CommandOutcome):
             return self.record_human("write", virtual, args, allowed)
         data, flags = allowed
-        with self._shared.lock.hold(), self.open_site() as site:
+        return self.when_locked(
+            f"write {shown}",
+            ("write", virtual, args),
+            lambda: self._write_locked(checked, shown, data, flags, expected_revision, args),
+        )
+
+    def _write_locked(
+        self,
+        checked: ResolvedPath,
+        shown: str,
+        data: bytes,
+        flags: tuple[str, ...],
+        expected_revision: str | None,
+        args: dict[str, Any],
+    ) -> CommandResult:
+        """`write` once the lock is held: check the revision, then replace and record as one."""
+        virtual = checked.virtual
+        with self.open_site() as site:
             location = site.place(checked.parts, shown)
             if isinstance(location, CommandOutcome):
                 return self.record_human("write", virtual, args, location)
@@ -664,7 +741,8 @@ class MemoryStore:
                 return self.record_human("write", virtual, args, outcome)
             conflict = _write_conflict(shown, before.hash, expected_revision)
             if conflict is not None:
-                return self.record_human("write", virtual, args, CommandOutcome(conflict, True))
+                outcome = CommandOutcome(conflict, True, kind=CONFLICT)
+                return self.record_human("write", virtual, args, outcome)
 
             def apply() -> tuple[CommandOutcome, State]:
                 try:
@@ -734,16 +812,33 @@ class MemoryStore:
         self._ensure_recovered()
         return revert(self, event_id, force)
 
+    def revert_group(self, group_id: int, force: bool = False) -> CommandResult:
+        """Undo every change of one operation, newest first, as a new operation; refused (nothing
+        undone) when a part changed since, unless forced."""
+        from memtui.core.group_reverting import revert_group
+
+        self._ensure_recovered()
+        return revert_group(self, group_id, force)
+
     # Outside changes.
 
     def record_external(self, relpaths: Iterable[str]) -> list[int]:
         """Record an `external` event for each file that differs from what the history last saw.
 
         The last-seen state is the file_state row; every event and row update is stored in one
-        transaction. Files that cannot be read are left for a later check. Raises RecordFailed
+        transaction. Files that cannot be read are left for a later check, and so is everything
+        while the lock stays held longer than this store's policy waits. Raises RecordFailed
         when the history cannot be written.
         """
-        with self._shared.lock.hold(), self.open_site() as site:
+        try:
+            with self._shared.lock.hold(self.lock_policy.timeout):
+                return self._record_external(relpaths)
+        except LockBusy:
+            return []
+
+    def _record_external(self, relpaths: Iterable[str]) -> list[int]:
+        """`record_external` once the lock is held."""
+        with self.open_site() as site:
             events = (self._external_event(site, relpath) for relpath in relpaths)
             return self.history.record_many(event for event in events if event is not None)
 
@@ -866,7 +961,7 @@ def _undo_command(parsed: ParsedCommand, site: Site, before: State) -> None:
     restore(location, before.kind, before.hash, before.blobs.get, site.temps)
 
 
-def _unrecorded(what: str, problem: RecordFailed) -> str:
+def unrecorded_message(what: str, problem: RecordFailed) -> str:
     """The one-line answer for a change the history could not record."""
     if problem.applied:
         return (
@@ -896,6 +991,16 @@ def _write_conflict(path: str, current: str | None, expected: str | None) -> str
     return (
         f"Conflict: {path} changed since revision {expected[:12]} was loaded "
         f"(now {current[:12]}); reload it or merge before saving."
+    )
+
+
+def busy_outcome(what: str, busy: LockBusy) -> CommandOutcome:
+    """The answer for a change not attempted because the lock stayed held too long."""
+    return CommandOutcome(
+        f"Cannot {what}: another process (an agent or another memtui) has held the store's "
+        f"lock for {busy.waited:.0f} s; nothing changed, try again in a moment",
+        True,
+        kind=BUSY,
     )
 
 

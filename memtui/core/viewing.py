@@ -7,7 +7,7 @@ import os
 import stat
 from typing import Any
 
-from memtui.core.command_types import CommandOutcome, ParsedCommand, error, success
+from memtui.core.command_types import CommandOutcome, ParsedCommand, error, not_found, success
 from memtui.core.fd_paths import (
     Location,
     OutsideStore,
@@ -51,7 +51,7 @@ def read_text(location: Location, path: str, limit: int) -> str | CommandOutcome
     """
     parent = location.parent_fd()
     if parent is None:
-        return error(not_found_message(path))
+        return not_found(not_found_message(path))
     try:
         with open_regular(location.name, dir_fd=parent) as (handle, info):
             if info.st_size > limit:
@@ -80,7 +80,7 @@ def view(cmd: ParsedCommand, site: Site) -> CommandOutcome:
     path, location = cmd.echoed[0], site.locations[0]
     leaf = location.lstat()
     if leaf is None:
-        return error(not_found_message(path))
+        return not_found(not_found_message(path))
     if stat.S_ISDIR(leaf.st_mode):
         return success(_listing(site, location, path, leaf.st_size))
     if stat.S_ISREG(leaf.st_mode):

@@ -24,6 +24,7 @@ from memtui.tui.messages import (
     HistoryReady,
     IndexProgress,
     IndexReady,
+    LockWaiting,
     NotesChanged,
     ReviewCount,
     SearcherReady,
@@ -44,6 +45,11 @@ FIRST_FRAME_ENV = "MEMTUI_FIRST_FRAME_FILE"
 SKIPPED_SHOWN = 8
 """How many skipped entries the start-up warning lists by name."""
 BADGES_DELAY = 0.5
+LOCK_TIMEOUT = 30.0
+"""Seconds a change made in the app waits for another process's lock before it is given up
+(nothing changed, said in one line); the app answers keys all the while."""
+LOCK_NOTICE = 5.5
+"""Seconds a waiting-for-the-lock notice stays (a new one follows every 5 s of waiting)."""
 """Seconds after the last change before the badges are recomputed, so a change shows at once."""
 REVIEW_POLL = 5.0
 """Seconds between recounts of the changes waiting for review, so marks made by another process
@@ -91,11 +97,14 @@ class MemtuiApp(PlainNotifyApp):
     ) -> None:
         """Open the store at `root` as `actor`; `notice` is shown once the screen is up."""
         super().__init__()
-        from memtui.core.store import MemoryStore
+        from memtui.core.store import LockPolicy, MemoryStore
 
         settings = settings if settings is not None else default_settings()
         store = MemoryStore(root, actor=actor or None, settings=settings, clock=clock)
-        self.ctx = AppContext(root=store.root, settings=settings, store=store)
+        store.lock_policy = LockPolicy(
+            LOCK_TIMEOUT, lambda seconds: self.post_message(LockWaiting(seconds))
+        )
+        self.ctx = AppContext(root=store.root, settings=store.settings, store=store)
         self.actor = store.actor
         self.clock = clock
         self.notice = notice
@@ -152,9 +161,13 @@ class MemtuiApp(PlainNotifyApp):
             note_interaction()
         await super().on_event(event)
 
-    @work(exclusive=True, group="quit")
     async def action_quit(self) -> None:
         """Quit, asking first when an editor holds unsaved changes."""
+        self.quit_when_confirmed()
+
+    @work(exclusive=True, group="quit")
+    async def quit_when_confirmed(self) -> None:
+        """Ask about unsaved editors (in a worker, since it waits for an answer), then quit."""
         from memtui.tui.screens.editor import confirm_quit_with_unsaved_edits
 
         if await confirm_quit_with_unsaved_edits(self):
@@ -365,10 +378,25 @@ class MemtuiApp(PlainNotifyApp):
             self._badges_timer.stop()
         self._badges_timer = self.set_timer(BADGES_DELAY, self.compute_badges)
 
+    def on_lock_waiting(self, message: LockWaiting) -> None:
+        """Say that a change waits for another process's lock (the app keeps answering)."""
+        self.notify(
+            f"Waiting for the store's lock ({message.seconds:.0f} s): another process (an agent "
+            "or another memtui) is changing the store. Your change goes through once it is "
+            f"done, or is given up after {LOCK_TIMEOUT:.0f} s; keys work meanwhile.",
+            severity="warning",
+            timeout=LOCK_NOTICE,
+        )
+
     def open_note(self, relpath: str, line: int | None = None) -> None:
-        """Switch to the main screen showing `relpath`, scrolled to `line`."""
+        """Switch to the main screen showing `relpath`, scrolled to `line` (an editor holding
+        unsaved text is never closed for it)."""
+        from memtui.tui.screens.editor import unsaved_editors
         from memtui.tui.screens.main import MainScreen
 
+        if unsaved_editors(self):
+            self.notify("Save or close the editor first: it holds unsaved changes.")
+            return
         while len(self.screen_stack) > 2 and not isinstance(self.screen, MainScreen):
             self.pop_screen()
         main = self.screen

@@ -110,3 +110,10 @@ class SettingSaved(Message):
 
     summary: str
     error: str | None
+
+
+@dataclass
+class LockWaiting(Message):
+    """A change made in the app has waited `seconds` for the lock another process holds."""
+
+    seconds: float

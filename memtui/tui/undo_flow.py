@@ -1,10 +1,12 @@
-"""Undo one event from a screen: through the core in a thread, asking to force a conflict."""
+"""Undo from a screen: an event, or the whole operation it is a part of, through the core in a
+thread, asking to force a conflict."""
 
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from memtui.notes.operations.undoing import UndoTarget, undo, undo_target
 from memtui.tui.widgets.confirm import ConfirmScreen
 
 if TYPE_CHECKING:
@@ -17,12 +19,23 @@ FORCE_QUESTION = "Force the undo anyway? The current content stays in the histor
 
 
 async def revert_with_force(
-    app: App[object], store: MemoryStore, event_id: int
+    app: App[Any], store: MemoryStore, event_id: int
 ) -> CommandResult | None:
-    """Revert `event_id` (the store call runs in a thread); on a conflict ask whether to force
-    it. Returns the result, or None when the person declined to force (nothing changed)."""
-    result = await asyncio.to_thread(store.revert, event_id)
-    if not (result.is_error and result.content.startswith("Conflict")):
+    """Undo `event_id`, or all of the operation it is a part of (the store calls run in a
+    thread); on a conflict ask whether to force it. Returns the result, or None when the person
+    declined to force (nothing changed)."""
+    target = await asyncio.to_thread(undo_target, store, event_id)
+    if target is None:
+        return await asyncio.to_thread(store.revert, event_id)
+    return await undo_with_force(app, store, target)
+
+
+async def undo_with_force(
+    app: App[Any], store: MemoryStore, target: UndoTarget
+) -> CommandResult | None:
+    """Undo `target` in a thread; on a conflict ask whether to force it (None: declined)."""
+    result = await asyncio.to_thread(undo, store, target)
+    if not result.conflict:
         return result
     forced = await app.push_screen_wait(
         ConfirmScreen("Undo conflicts", f"{result.content}\n{FORCE_QUESTION}", "Force undo")
@@ -30,4 +43,4 @@ async def revert_with_force(
     if not forced:
         app.notify("Undo cancelled; nothing changed.", timeout=3)
         return None
-    return await asyncio.to_thread(store.revert, event_id, True)
+    return await asyncio.to_thread(undo, store, target, True)

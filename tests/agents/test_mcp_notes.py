@@ -274,3 +274,42 @@ def test_failed_index_update_is_repaired_by_the_next_refresh(
     assert service.notes.search_text("token") == fresh_search(tmp_path, "token")
     assert "n.md" in service.notes.search_text("token")
     assert calls == [{"n.md"}]
+
+
+async def test_move_note_moves_and_rewrites_links_as_one_operation(tmp_path: Path) -> None:
+    """`move_note` is the operation the app and `memtui mv` run: the move and the rewritten
+    link are one history group, recorded as the client's agent."""
+    root = tmp_path / "mem"
+    async with in_process_client(root) as client:
+        await create(client, "/memories/tools/textual.md", "# Textual\n")
+        await create(client, "/memories/projects/p.md", "- uses [[tools/textual]]\n")
+        text, is_error = await call_text(
+            client,
+            "move_note",
+            {"old_path": "/memories/tools/textual.md", "new_path": "/memories/libs/textual.md"},
+        )
+        assert (text, is_error) == (
+            "Moved tools/textual.md to libs/textual.md; rewrote links in 1 note",
+            False,
+        )
+        assert (root / "projects" / "p.md").read_text() == "- uses [[libs/textual]]\n"
+        refused = await call_text(
+            client, "move_note", {"old_path": "/memories/../x", "new_path": "/memories/y"}
+        )
+        assert refused == (
+            "Refused: old_path and new_path must be paths below /memories, such as "
+            "/memories/projects/a.md",
+            True,
+        )
+        missing = await call_text(
+            client, "move_note", {"old_path": "/memories/nope.md", "new_path": "/memories/y.md"}
+        )
+        assert missing == ("Error: The path /memories/nope.md does not exist", True)
+    history = MemoryStore(root, actor="human:ann").history
+    rename = next(e for e in history.events(command="rename") if not e.is_error)
+    assert rename.actor == "agent:notes-agent" and rename.group_id is not None
+    parts = history.group_events(rename.group_id)
+    assert [(e.actor, e.command, e.path) for e in parts] == [
+        ("agent:notes-agent", "rename", "/memories/tools/textual.md"),
+        ("agent:notes-agent", "write", "/memories/projects/p.md"),
+    ]

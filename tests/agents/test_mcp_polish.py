@@ -52,6 +52,14 @@ async def test_server_info_titles_and_search_output(tmp_path: Path) -> None:
         "search_memories": "Search memories",
         "build_context": "Build context",
         "recent_activity": "Recent activity",
+        "move_note": "Move note",
+    }
+    assert tools["move_note"].annotations is not None
+    assert tools["move_note"].annotations.destructive_hint is True
+    assert set(tools["move_note"].input_schema["properties"]) == {
+        "old_path",
+        "new_path",
+        "rewrite_links",
     }
     filters_schema = tools["search_memories"].input_schema["properties"]["filters"]
     jsonschema.validate(filters_schema["default"], filters_schema)

@@ -24,7 +24,13 @@ async def test_memory_tool_session(tmp_path: Path) -> None:
     expected = reference_results(tmp_path / "reference", SEQUENCE)
     async with mcp_session(root) as session:
         tools = {tool.name: tool for tool in (await session.list_tools()).tools}
-        assert sorted(tools) == ["build_context", "memory", "recent_activity", "search_memories"]
+        assert sorted(tools) == [
+            "build_context",
+            "memory",
+            "move_note",
+            "recent_activity",
+            "search_memories",
+        ]
         memory = tools["memory"]
         assert memory.input_schema == MEMORY_TOOL_SCHEMA
         assert memory.input_schema["required"] == ["command"]

@@ -23,7 +23,8 @@ from textual.widgets import Input, TextArea
 import memtui.tui
 from memtui.tui.app import MemtuiApp
 from memtui.tui.screens.dialogs import HelpScreen, NewNoteScreen, RenameScreen
-from memtui.tui.screens.editor import ConflictScreen, EditorScreen
+from memtui.tui.screens.editor import EditorScreen
+from memtui.tui.screens.merge import ConflictScreen
 from memtui.tui.screens.graph import GraphScreen
 from memtui.tui.screens.history import HistoryScreen
 from memtui.tui.screens.main import MainScreen
@@ -211,7 +212,7 @@ async def test_every_action_of_every_screen_is_in_the_palette(store_root: Path) 
         editor = app.screen
         assert isinstance(editor, EditorScreen)
         agent = app.ctx.store.with_actor("agent:claude")
-        agent.str_replace("/memories/tools/textual.md", "#python\n", "#python #agent\n")
+        agent.str_replace("/memories/tools/textual.md", "# Textual\n", "# Textual (agent)\n")
         mine = editor.original.replace("# Textual", "# Textual (mine)")
         editor.query_one(TextArea).text = mine
         await pilot.press("ctrl+s")

@@ -13,8 +13,10 @@ from memtui.notes.links import links_into
 from memtui.notes.model import Note
 from memtui.notes.parser import parse_note
 from memtui.tui.app import MemtuiApp
-from memtui.tui.screens.dialogs import RenameScreen, note_template
-from memtui.tui.screens.editor import ConflictScreen, EditorScreen
+from memtui.notes.operations.naming import note_template
+from memtui.tui.screens.dialogs import RenameScreen
+from memtui.tui.screens.editor import EditorScreen
+from memtui.tui.screens.merge import ConflictScreen
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.widgets.confirm import ConfirmScreen
 from tests.tui.conftest import FIXTURE_NOTES, wait_for, wait_idle
@@ -55,19 +57,21 @@ async def test_save_writes_through_the_store_as_the_human(store_root: Path) -> N
 
 
 async def test_conflict_keep_mine_overwrites_the_agent_change(store_root: Path) -> None:
-    """The agent changed the note meanwhile: the conflict shows, keep mine writes mine."""
+    """The agent changed the same line meanwhile: the conflict shows, keep mine writes mine."""
     app = MemtuiApp(store_root, actor="human:tester", watch=False)
     async with app.run_test(size=(120, 40)) as pilot:
         editor = await start_editing(app, pilot)
         agent = app.ctx.store.with_actor("agent:claude")
-        assert not agent.str_replace("/memories/" + NOTE, "#python\n", "#python #agent\n").is_error
+        assert not agent.str_replace(
+            "/memories/" + NOTE, "# Textual\n", "# Textual #agent\n"
+        ).is_error
         mine = FIXTURE_NOTES[NOTE].replace("# Textual", "# Textual (mine)")
         editor.query_one(TextArea).text = mine
         await pilot.press("ctrl+s")
         assert await wait_for(pilot, lambda: isinstance(app.screen, ConflictScreen))
         conflict = app.screen
         assert isinstance(conflict, ConflictScreen)
-        assert conflict.theirs is not None and "#python #agent" in conflict.theirs
+        assert conflict.theirs is not None and "# Textual #agent" in conflict.theirs
         await pilot.click("#mine")
         assert await wait_for(pilot, lambda: isinstance(app.screen, MainScreen))
         assert (store_root / NOTE).read_text(encoding="utf-8") == mine
@@ -129,19 +133,19 @@ async def test_new_note_from_the_template(store_root: Path) -> None:
         await pilot.pause(0.1)
         assert app.screen.query_one("#new-folder", Input).value == "tools"
         await pilot.press(*"Rich Text", "enter")
-        assert await wait_for(pilot, lambda: (store_root / "tools" / "Rich Text.md").exists())
-        text = (store_root / "tools" / "Rich Text.md").read_text(encoding="utf-8")
-        assert text == note_template("Rich Text", "tools/Rich Text.md")
+        assert await wait_for(pilot, lambda: (store_root / "tools" / "rich-text.md").exists())
+        text = (store_root / "tools" / "rich-text.md").read_text(encoding="utf-8")
+        assert text == note_template("Rich Text", "tools/rich-text.md")
         assert text.startswith("---\ntitle: Rich Text\ntype: note\ntags: []\npermalink: ")
         assert "\n## Observations\n" in text and "\n## Relations\n" in text
         assert "[[]]" not in text
-        assert parse_note(text, "tools/Rich Text.md").relations == []
+        assert parse_note(text, "tools/rich-text.md").relations == []
         assert await wait_for(pilot, lambda: isinstance(app.screen, EditorScreen))
         editor = app.screen
-        assert isinstance(editor, EditorScreen) and editor.relpath == "tools/Rich Text.md"
+        assert isinstance(editor, EditorScreen) and editor.relpath == "tools/rich-text.md"
         row, column = editor.query_one(TextArea).cursor_location
         assert text.splitlines()[row] == "- [fact] " and column == len("- [fact] ")
-        assert screen.note_tree.cursor_relpath == "tools/Rich Text.md"
+        assert screen.note_tree.cursor_relpath == "tools/rich-text.md"
 
 
 async def rename_in_app(app: MemtuiApp, pilot: Pilot[None], relpath: str, new: str) -> str:
@@ -281,7 +285,10 @@ async def test_moving_a_folder_rewrites_links_into_its_notes_and_undo_restores_t
         await wait_idle(pilot)
         assert list(links_into(index, "libs")) == ["projects/memtui.md"]
         await pilot.press("u")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
         assert await wait_for(pilot, lambda: source.read_text(encoding="utf-8") == original)
+        assert (store_root / NOTE).exists() and not (store_root / "libs").exists()
         assert app.ctx.history.events(limit=1)[0].command == "revert"
 
 
@@ -352,6 +359,8 @@ async def test_delete_then_undo_restores_the_note(store_root: Path) -> None:
         assert await wait_for(pilot, lambda: not (store_root / NOTE).exists())
         assert app.ctx.history.events(limit=1)[0].command == "delete"
         await pilot.press("u")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
         assert await wait_for(pilot, lambda: (store_root / NOTE).exists())
         assert (store_root / NOTE).read_text(encoding="utf-8") == FIXTURE_NOTES[NOTE]
         assert app.ctx.history.events(limit=1)[0].command == "revert"

@@ -1,4 +1,5 @@
-"""SVG snapshots of editing: the editor, an edit conflict, the new-note and rename dialogs."""
+"""SVG snapshots of editing: the editor, the merge dialogs (changes that combine, changes that
+overlap), the new-note and rename dialogs."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from textual.screen import Screen
 from textual.widgets import Input, TextArea
 
 from memtui.tui.screens.dialogs import NewNoteScreen, RenameScreen
-from memtui.tui.screens.editor import ConflictScreen, EditorScreen
+from memtui.tui.screens.editor import EditorScreen
+from memtui.tui.screens.merge import ConflictScreen, MergedScreen
 from tests.tui.conftest import wait_for
 from tests.tui.test_snapshots_main import SIZE, make_app, show_note
 
@@ -42,17 +44,39 @@ def test_editor(snap_compare: Any, store_root: Path) -> None:
 
 
 def test_edit_conflict(snap_compare: Any, store_root: Path) -> None:
-    """An agent changed the note while it was edited: theirs, mine, the diff and the choices."""
+    """The merge dialog: an agent changed the heading and a tag while the note was edited; the
+    tag combines on its own, the heading overlaps mine and shows side by side with its choices."""
 
     async def run_before(pilot: Pilot[None]) -> None:
         await edit(pilot)
         app: Any = pilot.app
         agent = app.ctx.store.with_actor("agent:claude")
-        assert not agent.str_replace(f"/memories/{NOTE}", "#python\n", "#python #agent\n").is_error
+        path = f"/memories/{NOTE}"
+        assert not agent.str_replace(path, "# Textual\n", "# Textual, the TUI framework\n").is_error
+        assert not agent.str_replace(path, "#workers\n", "#workers #agent\n").is_error
         area = app.screen.query_one(TextArea)
         area.text = area.text.replace("# Textual\n", "# Textual, as I see it\n")
         await pilot.press("ctrl+s")
         await shown(pilot, ConflictScreen)
+
+    assert snap_compare(make_app(store_root), terminal_size=SIZE, run_before=run_before)
+
+
+def test_edit_merged(snap_compare: Any, store_root: Path) -> None:
+    """Changes that combine: the agent changed a tag, I changed the heading; the confirmation
+    shows the merged note as a diff from what I loaded."""
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        await edit(pilot)
+        app: Any = pilot.app
+        agent = app.ctx.store.with_actor("agent:claude")
+        assert not agent.str_replace(
+            f"/memories/{NOTE}", "#workers\n", "#workers #agent\n"
+        ).is_error
+        area = app.screen.query_one(TextArea)
+        area.text = area.text.replace("# Textual\n", "# Textual, as I see it\n")
+        await pilot.press("ctrl+s")
+        await shown(pilot, MergedScreen)
 
     assert snap_compare(make_app(store_root), terminal_size=SIZE, run_before=run_before)
 

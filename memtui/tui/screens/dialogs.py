@@ -1,10 +1,8 @@
-"""Small modals (new note, rename, key help, unreadable history) and the note operations they start."""
+"""Small modals: new note, rename, key help, unreadable history."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 from textual import work
@@ -18,6 +16,7 @@ from textual.widgets import Button, Checkbox, Input, Label, Static
 from textual.worker import get_current_worker
 
 from memtui.core.display import visible, visible_cells
+from memtui.notes.operations.naming import new_note_path
 from memtui.tui import text_styles as styles
 from memtui.tui.messages import MoveBreaksCounted
 from memtui.tui.widgets.confirm import ConfirmScreen
@@ -27,118 +26,10 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from memtui.core.history import HistoryCorrupt
-    from memtui.core.result import CommandResult
-    from memtui.core.store import MemoryStore
-    from memtui.notes.links import Plan
-    from memtui.tui.context import AppContext
 
 COUNT_PAUSE = 0.08
 """Seconds of pause in typing a new path before the rename dialog counts the links it breaks."""
-UNSAFE_NAME = re.compile(r"[\\/:*?\"<>|\x00-\x1f]+")
 Answer = TypeVar("Answer")
-
-
-def note_filename(title: str) -> str:
-    """A file name for a note title: the title itself, minus characters paths cannot hold."""
-    name = UNSAFE_NAME.sub("-", title).strip(" .-")
-    return (name or "untitled") + ".md"
-
-
-def note_template(title: str, relpath: str) -> str:
-    """A new note: frontmatter (title, type, tags, permalink), Observations and Relations (with
-    the relation syntax in a comment, so the note links nowhere until the user says so)."""
-    try:
-        from memtui.notes.permalink import generate_permalink
-
-        permalink = generate_permalink(relpath)
-    except ImportError:
-        permalink = relpath.removesuffix(".md").lower().replace(" ", "-")
-    return (
-        "---\n"
-        f"title: {title}\n"
-        "type: note\n"
-        "tags: []\n"
-        f"permalink: {permalink}\n"
-        "---\n\n"
-        f"# {title}\n\n"
-        "## Observations\n\n"
-        "- [fact] \n\n"
-        "## Relations\n\n"
-        "<!-- - relates_to [[Another note]] -->\n"
-    )
-
-
-def template_cursor() -> tuple[int, int]:
-    """Where typing starts in a new note: the end of the first observation placeholder."""
-    lines = note_template("title", "title.md").splitlines()
-    row = next(n for n, line in enumerate(lines) if line.startswith("- [fact]"))
-    return row, len(lines[row])
-
-
-def create_note(store: MemoryStore, folder: str, title: str) -> tuple[CommandResult, str]:
-    """Create a note from the template through the store; returns the result and its path."""
-    folder = folder.strip().strip("/")
-    relpath = f"{folder}/{note_filename(title)}" if folder else note_filename(title)
-    text = note_template(title.strip(), relpath)
-    return store.write("/memories/" + relpath, text, None), relpath
-
-
-@dataclass
-class RenameOutcome:
-    """What a rename did: events recorded, notes whose links were rewritten, any error."""
-
-    event_ids: list[int] = field(default_factory=list)
-    rewritten: list[str] = field(default_factory=list)
-    error: str | None = None
-    summary: str = ""
-
-
-def rename_with_links(ctx: AppContext, old: str, new: str, inbound: Plan) -> RenameOutcome:
-    """Rename through the store, then rewrite the `inbound` links that no longer resolve."""
-    outcome = RenameOutcome()
-    new = new.strip().strip("/")
-    result = ctx.store.rename(ctx.virtual(old), ctx.virtual(new))
-    if result.is_error:
-        outcome.error = result.content
-        return outcome
-    if result.event_id is not None:
-        outcome.event_ids.append(result.event_id)
-    outcome.summary = f"Moved {old} to {new}"
-    index = ctx.index
-    if not inbound or index is None:
-        return outcome
-    from memtui.notes.links import retargets
-    from memtui.tui.indexing import update_notes
-
-    update_notes(ctx, [old, new])
-    failures = 0
-    for source, renames in retargets(index, inbound, old, new).items():
-        event_id = _rewrite_links(ctx, source, renames)
-        if event_id is None:
-            failures += 1
-        else:
-            outcome.event_ids.append(event_id)
-            outcome.rewritten.append(source)
-    outcome.summary += f"; rewrote links in {count(len(outcome.rewritten), 'note')}"
-    if failures:
-        outcome.summary += f", {count(failures, 'note')} could not be rewritten"
-    return outcome
-
-
-def _rewrite_links(ctx: AppContext, source: str, renames: dict[str, str]) -> int | None:
-    """Point the links of `source` at their new names with one `write`; its event id, or None."""
-    from memtui.notes.links import rewrite_links
-
-    virtual = ctx.virtual(source)
-    try:
-        text, revision = ctx.store.read(virtual)
-    except Exception:
-        return None
-    rewritten, rewrites = rewrite_links(text, renames)
-    if rewrites == 0:
-        return None
-    result = ctx.store.write(virtual, rewritten, revision)
-    return None if result.is_error else result.event_id
 
 
 class FormDialog(ModalScreen[Answer | None]):
@@ -185,6 +76,7 @@ class NewNoteScreen(FormDialog[tuple[str, str]]):
             yield Input(visible_cells(self.folder), placeholder="(store root)", id="new-folder")
             yield Label("Title")
             yield Input(placeholder="What is this note about?", id="new-title")
+            yield Static(self.file_note(""), id="new-file", classes="dialog-note", markup=False)
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Cancel", id="cancel")
                 yield Button("Create", id="create", variant="primary")
@@ -192,6 +84,18 @@ class NewNoteScreen(FormDialog[tuple[str, str]]):
     def on_mount(self) -> None:
         """Start in the title."""
         self.query_one("#new-title", Input).focus()
+
+    def file_note(self, title: str) -> str:
+        """The file the note will be, named from the title as Basic Memory names it."""
+        if not title.strip():
+            return "The file is named from the title, e.g. deploy-checklist.md."
+        folder = self.query_one("#new-folder", Input).value if self.is_mounted else self.folder
+        return f"File: {visible(new_note_path(folder, title))}"
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        """Show the file name the title and folder give."""
+        title = self.query_one("#new-title", Input).value
+        self.query_one("#new-file", Static).update(self.file_note(title))
 
     def submit(self) -> None:
         """Dismiss with (folder, title) when a title is given."""

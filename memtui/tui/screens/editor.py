@@ -1,132 +1,36 @@
-"""Editing a note: the in-app editor, $EDITOR on a temp copy, and conflict resolution."""
+"""Editing a note: the in-app editor, $EDITOR on a copy, and never leaving unsaved text behind
+without asking."""
 
 from __future__ import annotations
 
 import asyncio
-import difflib
-import os
-import shlex
-import subprocess
-import tempfile
-from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import work
-from textual.app import ComposeResult
+from textual.app import ComposeResult, SuspendNotSupported
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.content import Content
-from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, Footer, Label, Static, TextArea
+from textual.screen import Screen
+from textual.widgets import Footer, Static, TextArea
 
-from memtui.core.display import visible, visible_text
-from memtui.tui import text_styles as styles
+from memtui.core.display import visible
+from memtui.core.hashing import digest
+from memtui.notes.operations.external import EditCopy, EditorProblem, editor_command, run_editor
+from memtui.notes.shown import read_head
+from memtui.tui.save_flow import save_note
 from memtui.tui.widgets.confirm import ConfirmScreen
 from memtui.tui.widgets.safe_text_area import SafeTextArea
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from memtui.tui.app import MemtuiApp
 
-Choice = Literal["mine", "theirs", "edit"]
-SaveOutcome = Literal["saved", "theirs", "edit", "failed"]
-
-
-def unified_diff(theirs: str, mine: str, relpath: str) -> Content:
-    """A coloured unified diff from their version to mine."""
-    lines = difflib.unified_diff(
-        theirs.splitlines(), mine.splitlines(), f"theirs/{relpath}", f"mine/{relpath}", lineterm=""
-    )
-    return styles.assemble(*((line + "\n", styles.diff_line(line)) for line in lines))
-
-
-class ConflictScreen(ModalScreen[Choice]):
-    """The note changed since it was loaded: show theirs, mine and the diff; let the user choose."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "choose('edit')", "Keep editing", id="conflict.edit"),
-        Binding("ctrl+k", "choose('mine')", "Keep mine", id="conflict.mine"),
-        Binding("ctrl+t", "choose('theirs')", "Take theirs", id="conflict.theirs"),
-    ]
-    PALETTE: ClassVar[list[tuple[str, str, str]]] = [
-        ("conflict: keep mine", "choose('mine')", "Save my version over theirs"),
-        ("conflict: take theirs", "choose('theirs')", "Keep the version on disk"),
-        ("conflict: keep editing", "choose('edit')", "Back to the editor, nothing saved"),
-    ]
-
-    def __init__(self, relpath: str, theirs: str | None, mine: str) -> None:
-        """`theirs` is None when the note was deleted meanwhile."""
-        super().__init__()
-        self.relpath = relpath
-        self.theirs = theirs
-        self.mine = mine
-
-    def compose(self) -> ComposeResult:
-        """Both versions side by side, the diff, and the three choices."""
-        with Vertical(classes="dialog conflict-dialog"):
-            yield Label(
-                f"{visible(self.relpath)} changed while you were editing it",
-                markup=False,
-                classes="dialog-title",
-            )
-            with Horizontal(id="conflict-versions"):
-                with VerticalScroll(classes="conflict-side"):
-                    yield Label("Theirs (on disk now)", classes="conflict-label")
-                    yield Static(
-                        visible_text(self.theirs) if self.theirs is not None else "(deleted)",
-                        markup=False,
-                        id="conflict-theirs",
-                    )
-                with VerticalScroll(classes="conflict-side"):
-                    yield Label("Mine", classes="conflict-label")
-                    yield Static(visible_text(self.mine), markup=False, id="conflict-mine")
-            with VerticalScroll(id="conflict-diff-scroll"):
-                yield Static(
-                    unified_diff(self.theirs or "", self.mine, self.relpath), id="conflict-diff"
-                )
-            with Horizontal(classes="dialog-buttons"):
-                yield Button("Keep editing", id="edit")
-                yield Button("Take theirs", id="theirs")
-                yield Button("Keep mine", id="mine", variant="warning")
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        """Dismiss with the chosen button."""
-        self.dismiss(event.button.id)  # type: ignore[arg-type]
-
-    def action_choose(self, choice: Choice) -> None:
-        """Choose from the keyboard."""
-        self.dismiss(choice)
-
-
-async def save_checked(
-    app: MemtuiApp, relpath: str, text: str, revision: str | None
-) -> SaveOutcome:
-    """Write `text` if the note is still at `revision`; on a conflict let the user decide."""
-    store = app.ctx.store
-    virtual = app.ctx.virtual(relpath)
-    result = store.write(virtual, text, revision)
-    if not result.is_error:
-        app.remember_event(result.event_id)
-        return "saved"
-    if not result.content.startswith("Conflict"):
-        app.notify(result.content, severity="error")
-        return "failed"
-    try:
-        theirs: str | None = store.read(virtual)[0]
-    except Exception:
-        theirs = None
-    choice = await app.push_screen_wait(ConflictScreen(relpath, theirs, text))
-    if choice == "mine":
-        retry = store.write(virtual, text, store.revision(virtual))
-        if retry.is_error:
-            app.notify(retry.content, severity="error")
-            return "failed"
-        app.remember_event(retry.event_id)
-        return "saved"
-    return choice
+EDIT_HERE = "press e to edit in memtui"
 
 
 class EditorScreen(Screen[bool]):
-    """Edit a note in a markdown TextArea; ctrl+s saves through the store with the loaded revision."""
+    """Edit a note in a markdown TextArea; ctrl+s saves through the store with the loaded
+    revision (merging with changes saved meanwhile); dismisses with whether anything was saved."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "save", "Save", id="editor.save", priority=True),
@@ -138,20 +42,37 @@ class EditorScreen(Screen[bool]):
     ]
 
     def __init__(
-        self, relpath: str, text: str, revision: str | None, cursor: tuple[int, int] = (0, 0)
+        self,
+        relpath: str,
+        text: str,
+        revision: str | None,
+        cursor: tuple[int, int] = (0, 0),
+        *,
+        loaded: str | None = None,
+        copy: EditCopy | None = None,
     ) -> None:
-        """Edit `text`, loaded from `relpath` at `revision`, the cursor at (row, column)."""
+        """Edit `text` of `relpath`, the cursor at (row, column). The note was `loaded` (`text`
+        when not given) at `revision`; `copy` is an outside editor's copy of the text, kept
+        until the text is saved or discarded on purpose."""
         super().__init__()
         self.relpath = relpath
-        self.original = text
+        self.initial = text
+        self.loaded = text if loaded is None else loaded
         self.revision = revision
         self.cursor = cursor
+        self.copy = copy
+        self.saved_once = False
+
+    @property
+    def original(self) -> str:
+        """The text as it is on disk at the revision being edited."""
+        return self.loaded
 
     def compose(self) -> ComposeResult:
         """Title line, the editor and the footer."""
         yield Static(f" editing {visible(self.relpath)}", id="editor-title", markup=False)
         yield SafeTextArea.code_editor(
-            self.original, language="markdown", soft_wrap=True, id="editor"
+            self.initial, language="markdown", soft_wrap=True, id="editor"
         )
         yield Footer()
 
@@ -168,21 +89,41 @@ class EditorScreen(Screen[bool]):
 
     @property
     def unsaved(self) -> bool:
-        """Whether the text differs from what was loaded and has not been saved."""
-        return self.text != self.original
+        """Whether the text differs from the note as loaded and has not been saved."""
+        return self.text != self.loaded
+
+    def drop_copy(self) -> None:
+        """Throw away the outside editor's copy (its text was saved or discarded on purpose)."""
+        if self.copy is not None:
+            self.copy.remove()
+            self.copy = None
 
     @work(exclusive=True, group="editor-save")
     async def action_save(self) -> None:
-        """Save; on a conflict show both versions and follow the user's choice."""
+        """Save; when the note changed meanwhile, show the merge and follow the choice. Text
+        typed while the save was under way stays in the editor, unsaved."""
         app: MemtuiApp = self.app  # type: ignore[assignment]
         text = self.text
-        outcome = await save_checked(app, self.relpath, text, self.revision)
-        if outcome == "saved":
-            app.notify(f"Saved {self.relpath}")
-            self.dismiss(True)
-        elif outcome == "theirs":
+        report = await save_note(app, self.relpath, text, self.revision, self.loaded)
+        if report.outcome == "theirs":
+            self.drop_copy()
             app.notify(f"Kept the version on disk of {self.relpath}")
             self.dismiss(True)
+        if report.outcome != "saved":
+            return
+        self.saved_once = True
+        if report.text == text:
+            self.loaded, self.revision = text, digest(text.encode("utf-8"))
+        if self.text == text:
+            self.drop_copy()
+            app.notify(f"Saved {self.relpath}")
+            self.dismiss(True)
+            return
+        app.notify(
+            f"Saved {self.relpath} as it was when you pressed ctrl+s; what you typed since is "
+            "not saved yet.",
+            timeout=6,
+        )
 
     @work(exclusive=True, group="editor-close")
     async def action_close(self) -> None:
@@ -197,39 +138,39 @@ class EditorScreen(Screen[bool]):
             )
             if not discard:
                 return
-        self.dismiss(False)
+        self.drop_copy()
+        self.dismiss(self.saved_once)
+
+
+def unsaved_editors(app: MemtuiApp) -> list[EditorScreen]:
+    """The editors on the screen stack holding unsaved changes."""
+    return [
+        screen for screen in app.screen_stack if isinstance(screen, EditorScreen) and screen.unsaved
+    ]
 
 
 async def confirm_quit_with_unsaved_edits(app: MemtuiApp) -> bool:
-    """Whether to quit: asks first when an editor on the screen stack holds unsaved changes."""
-    unsaved = [
-        screen.relpath
-        for screen in app.screen_stack
-        if isinstance(screen, EditorScreen) and screen.unsaved
-    ]
+    """Whether to quit: asks first when an editor on the screen stack holds unsaved changes
+    (quitting then discards them, and their outside editors' copies, on purpose)."""
+    unsaved = unsaved_editors(app)
     if not unsaved:
         return True
-    return bool(
-        await app.push_screen_wait(
-            ConfirmScreen(
-                "Quit without saving?",
-                f"Your changes to {', '.join(unsaved)} are not saved.",
-                confirm_label="Quit",
-            )
+    quit_anyway: bool = await app.push_screen_wait(
+        ConfirmScreen(
+            "Quit without saving?",
+            f"Your changes to {', '.join(screen.relpath for screen in unsaved)} are not saved.",
+            confirm_label="Quit",
         )
     )
-
-
-def editor_command() -> list[str]:
-    """The user's editor command ($VISUAL, $EDITOR, else vi)."""
-    return shlex.split(os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi")
+    if quit_anyway:
+        for screen in unsaved:
+            screen.drop_copy()
+    return quit_anyway
 
 
 async def read_for_edit(app: MemtuiApp, relpath: str) -> tuple[str, str] | None:
     """A note's text and revision, read in a thread; None (and a notification) when it cannot
     be read or is over what the app shows (a MiB or 20,000 lines), which no editor here loads."""
-    from memtui.notes.shown import read_head
-
     store = app.ctx.store
     virtual = app.ctx.virtual(relpath)
 
@@ -252,29 +193,75 @@ async def read_for_edit(app: MemtuiApp, relpath: str) -> tuple[str, str] | None:
     return loaded
 
 
+def run_suspended(app: MemtuiApp, command: list[str], path: Path) -> tuple[int | None, str | None]:
+    """Run the editor on `path` with the app suspended; its exit status, or why it did not run.
+    The app comes back whatever happens in the editor (a failed start included)."""
+    status: int | None = None
+    failure: str | None = None
+    try:
+        with app.suspend():
+            try:
+                status = run_editor(command, path)
+            except EditorProblem as problem:
+                failure = str(problem)
+            except KeyboardInterrupt:
+                failure = "the editor was interrupted"
+    except SuspendNotSupported:
+        failure = "this terminal cannot hand the screen to another program"
+    return status, failure
+
+
 async def edit_in_external_editor(app: MemtuiApp, relpath: str) -> bool:
-    """Edit a temp copy in $EDITOR (app suspended), then save it through the store; True if saved."""
+    """Edit a copy in $EDITOR (app suspended), then save it through the store, merging with
+    changes made meanwhile; True if anything was saved. A missing or failing editor is said in
+    one line and the app carries on; an edited copy is kept until saved or discarded."""
     loaded = await read_for_edit(app, relpath)
     if loaded is None:
         return False
     text, revision = loaded
-    with tempfile.TemporaryDirectory(prefix="memtui-edit-") as folder:
-        copy = Path(folder) / Path(relpath).name
-        copy.write_text(text, encoding="utf-8")
-        try:
-            with app.suspend():
-                code = subprocess.call([*editor_command(), str(copy)])
-        except Exception as error:
-            app.notify(f"Cannot run the editor: {error}", severity="error")
-            return False
-        edited = copy.read_text(encoding="utf-8")
-    if code != 0:
-        app.notify(f"The editor exited with status {code}; nothing saved.", severity="warning")
+    try:
+        command = editor_command()
+        copy = EditCopy.create(relpath, text)
+    except (EditorProblem, OSError) as problem:
+        app.notify(f"Cannot edit in your editor: {problem} ({EDIT_HERE}).", severity="error")
+        return False
+    status, failure = run_suspended(app, command, copy.path)
+    if failure is not None:
+        copy.remove()
+        app.notify(f"Cannot edit in your editor: {failure} ({EDIT_HERE}).", severity="error")
+        return False
+    return await _save_copy(app, relpath, text, revision, copy, status)
+
+
+async def _save_copy(
+    app: MemtuiApp, relpath: str, text: str, revision: str, copy: EditCopy, status: int | None
+) -> bool:
+    """Save what the outside editor left in `copy`; keep the copy while its text is unsaved."""
+    try:
+        edited = copy.read()
+    except (OSError, UnicodeDecodeError) as problem:
+        app.notify(f"Cannot read the edited copy {copy.path}: {problem}", severity="error")
+        return False
+    if status != 0:
+        kept = f"; your edited copy is kept at {copy.path}" if edited != text else ""
+        if not kept:
+            copy.remove()
+        app.notify(
+            f"The editor exited with status {status}; nothing saved{kept}.", severity="warning"
+        )
         return False
     if edited == text:
+        copy.remove()
         app.notify("No changes.")
         return False
-    outcome = await save_checked(app, relpath, edited, revision)
-    if outcome != "edit":
-        return outcome in ("saved", "theirs")
-    return bool(await app.push_screen_wait(EditorScreen(relpath, edited, revision)))
+    report = await save_note(app, relpath, edited, revision, text)
+    if report.outcome in ("saved", "theirs"):
+        copy.remove()
+        return True
+    if report.outcome == "failed":
+        app.notify(f"Your edited copy is kept at {copy.path}.", timeout=10)
+        return False
+    saved: bool = await app.push_screen_wait(
+        EditorScreen(relpath, edited, revision, loaded=text, copy=copy)
+    )
+    return saved

@@ -15,21 +15,26 @@ from textual.content import Content
 from textual.widgets import Checkbox, DataTable, Footer, Input, Static
 
 from memtui.core.history import BASELINE
+from memtui.notes.operations.undoing import undo_target
 from memtui.tui import text_styles as styles
+from memtui.tui.indexing import update_notes
 from memtui.tui.rest_gate import RestGate
 from memtui.tui.screens.base import StoreScreen
-from memtui.tui.undo_flow import revert_with_force
+from memtui.tui.undo_flow import undo_with_force
+from memtui.tui.widgets.confirm import ConfirmScreen
 from memtui.tui.widgets.history_events import (
     DiffView,
     EventTable,
     describe_event,
+    describe_operation,
     parse_filter,
     short_path,
 )
 from memtui.tui.wording import count
 
 if TYPE_CHECKING:
-    from memtui.core.history import Event
+    from memtui.core.history import Event, Group, History
+    from memtui.core.operations import Entry
 
 FILTER_HELP = "actor:agent cmd:str_replace path:projects/ since:7d  words…"
 PAGE = 200
@@ -87,6 +92,8 @@ class EventPage:
     older: list[Event]
     total: int
     """How many events match the query in all."""
+    groups: dict[int, Group] = field(default_factory=dict)
+    """The operations the events are parts of, by id."""
 
 
 class HistoryScreen(StoreScreen):
@@ -184,7 +191,7 @@ class HistoryScreen(StoreScreen):
             self._fetched, self._fetched_total = query, history.count_events(**filters)
             self._newest = events[0].id if events else None
             self._oldest = events[-1].id if events else None
-            return EventPage(query, True, events, [], self._fetched_total)
+            return EventPage(query, True, events, [], self._fetched_total, _groups(history, events))
         older: list[Event] = []
         if more and self._oldest is not None:
             older = history.events(**filters, before_id=self._oldest, limit=PAGE)
@@ -193,17 +200,18 @@ class HistoryScreen(StoreScreen):
             self._newest = newer[0].id
         if older:
             self._oldest = older[-1].id
-        return EventPage(query, False, newer, older, self._fetched_total)
+        groups = _groups(history, [*newer, *older])
+        return EventPage(query, False, newer, older, self._fetched_total, groups)
 
     def _show_page(self, page: EventPage) -> None:
         """Show a fetched page: replace the rows, or add the newer and older events."""
         table = self.query_one(EventTable)
         if page.replace:
             self.events = page.newer
-            table.show_events(self.events)
+            table.show_events(self.events, page.groups)
         elif page.newer or page.older:
             self.events = [*page.newer, *self.events, *page.older]
-            table.add_events(page.newer, page.older)
+            table.add_events(page.newer, page.older, page.groups)
         self.total = page.total
         path = page.query.path
         scope = f" of {short_path(path) or '/memories'}" if path else ""
@@ -248,12 +256,23 @@ class HistoryScreen(StoreScreen):
         """Whether the selected event's change waits for the cursor to rest."""
         return self._diff_gate.pending
 
+    def selected_entry(self) -> Entry | None:
+        """The row under the table cursor: an event, or an operation with its parts."""
+        event_id = self.query_one(EventTable).selected_event_id()
+        return None if event_id is None else self.query_one(EventTable).entry(event_id)
+
     def _describe(self) -> tuple[Event | None, Content | None]:
-        """The selected event with its described change, read from the history (in a thread)."""
+        """The selected event with its described change, read from the history (in a thread);
+        an operation's every part."""
         event = self._diff_of
         if event is None:
             return None, None
-        before, after = self.ctx.history.texts(event)
+        history = self.ctx.history
+        entry = self.query_one(EventTable).entry(event.id)
+        if entry is not None and entry.is_operation and entry.group is not None:
+            parts = [(part, *history.texts(part)) for part in entry.events]
+            return event, describe_operation(entry.group, parts)
+        before, after = history.texts(event)
         return event, describe_event(event, before, after)
 
     def _show_diff(self, described: tuple[Event | None, Content | None]) -> None:
@@ -308,20 +327,23 @@ class HistoryScreen(StoreScreen):
 
     @work(exclusive=True, group="history-undo")
     async def _confirm_and_undo(self, event: Event) -> None:
-        """Ask, revert through the core, and on a conflict offer to force."""
-        from memtui.tui.widgets.confirm import ConfirmScreen
-
-        what = f"#{event.id} {event.command} {short_path(event.path) or '/memories'}"
+        """Ask (naming the whole operation when the event is a part of one), undo through the
+        core, and on a conflict offer to force."""
+        store = self.ctx.store
+        target = await asyncio.to_thread(undo_target, store, event.id)
+        if target is None:
+            return
+        what = f"#{event.id} {target.describe()}"
         confirmed = await self.app.push_screen_wait(
             ConfirmScreen(
-                "Undo event?",
-                f"Undo {what} by {event.actor}: restore what it changed.",
+                "Undo operation?" if target.whole_operation else "Undo event?",
+                f"Undo {what}: restore what {'they' if target.whole_operation else 'it'} changed.",
                 confirm_label="Undo",
             )
         )
         if not confirmed:
             return
-        result = await revert_with_force(self.app, self.ctx.store, event.id)
+        result = await undo_with_force(self.app, store, target)
         if result is None:
             return
         if result.is_error:
@@ -331,13 +353,12 @@ class HistoryScreen(StoreScreen):
             remember = getattr(self.app, "remember_event", None)
             if remember is not None:
                 remember(result.event_id)
-            await self._update_index(event)
+            await asyncio.to_thread(update_notes, self.ctx, target.paths())
         self._reload_wanted = True
         self.reload()
 
-    async def _update_index(self, event: Event) -> None:
-        """Tell the index which notes or folders the undo touched, so other screens see it."""
-        from memtui.tui.indexing import update_notes
 
-        paths = {short_path(p) for p in (event.path, event.new_path) if p}
-        await asyncio.to_thread(update_notes, self.ctx, paths)
+def _groups(history: History, events: list[Event]) -> dict[int, Group]:
+    """The operations `events` are parts of, by id."""
+    ids = {event.group_id for event in events if event.group_id is not None}
+    return history.groups(ids) if ids else {}

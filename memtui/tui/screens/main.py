@@ -13,10 +13,11 @@ from textual.widgets import Footer, Static, Tree
 from textual.worker import get_current_worker
 
 from memtui.core.display import visible
+from memtui.tui import note_actions
 from memtui.tui.messages import NoteHistoryRead, PreviewPrepared, SettingSaved, TitlesRead
 from memtui.tui.outlink import OutLink
 from memtui.tui.rest_gate import RestGate
-from memtui.tui.widgets.confirm import ConfirmScreen
+from memtui.tui.screens.editor import EditorScreen, edit_in_external_editor, read_for_edit
 from memtui.tui.widgets.note_tree import BADGE_HELP, NoteTree, TreeEntry
 from memtui.tui.widgets.preview import LinkFollowed, Preview
 from memtui.tui.widgets.side_panel import SideItemChosen, SidePanel
@@ -24,7 +25,6 @@ from memtui.tui.wording import count
 
 if TYPE_CHECKING:
     from memtui.core.history import Event
-    from memtui.notes.links import Plan
     from memtui.tui.app import MemtuiApp
     from memtui.tui.commands import PaletteEntry
     from memtui.tui.context import AppContext
@@ -69,7 +69,7 @@ class MainScreen(Screen[None]):
         ("note: new", "new_note", "Create a note from the template"),
         ("note: rename or move", "rename", "Rename, optionally rewriting links to it"),
         ("note: delete", "delete", "Delete the note or folder, undoable"),
-        ("note: undo last change", "undo", "Revert the last change made in this app"),
+        ("note: undo last change", "undo", "Undo the last change made in this app (named first)"),
         ("view: toggle raw", "toggle_raw", "Show exactly what the agent's view returns"),
         ("view: toggle links panel", "toggle_side", "Show or hide links, backlinks and history"),
         ("view: tree shows titles or names", "toggle_labels", "File names or titles, saved"),
@@ -533,8 +533,6 @@ class MainScreen(Screen[None]):
 
     async def edit_note(self, relpath: str, cursor: tuple[int, int] = (0, 0)) -> None:
         """Open `relpath` in the in-app editor, the cursor at (row, column); show it once saved."""
-        from memtui.tui.screens.editor import EditorScreen, read_for_edit
-
         loaded = await read_for_edit(self.memtui, relpath)
         if loaded is None:
             return
@@ -546,8 +544,6 @@ class MainScreen(Screen[None]):
     @work(exclusive=True, group="main-action")
     async def action_external_edit(self) -> None:
         """Edit a copy of the note in $EDITOR and save it through the store."""
-        from memtui.tui.screens.editor import edit_in_external_editor
-
         relpath = self.selected_note()
         if relpath is not None and await edit_in_external_editor(self.memtui, relpath):
             await self.changed({relpath}, show=relpath)
@@ -555,103 +551,23 @@ class MainScreen(Screen[None]):
     @work(exclusive=True, group="main-action")
     async def action_new_note(self) -> None:
         """Create a note from the template in a folder the user names, then edit it."""
-        from memtui.tui.screens.dialogs import NewNoteScreen, create_note, template_cursor
-
-        answer = await self.app.push_screen_wait(NewNoteScreen(self.selected_folder()))
-        if answer is None:
-            return
-        result, relpath = create_note(self.ctx.store, *answer)
-        if result.is_error:
-            self.notify(result.content, severity="error")
-            return
-        self.memtui.remember_event(result.event_id)
-        await self.changed({relpath}, show=relpath)
-        self.notify(f"Created {relpath}")
-        await self.edit_note(relpath, template_cursor())
+        await note_actions.new_note(self)
 
     @work(exclusive=True, group="main-action")
     async def action_rename(self) -> None:
-        """Rename or move the note or folder, optionally rewriting links to it."""
-        from memtui.tui.screens.dialogs import RenameScreen, rename_with_links
-
-        entry = self.note_tree.cursor_entry
-        if entry is None:
-            return
-        index = self.ctx.index
-        inbound: Plan = {}
-        breaks = None
-        if index is not None:
-            from memtui.notes.links import MovePrediction, links_into
-            from memtui.tui.indexing import UPDATE_LOCK
-
-            inbound = links_into(index, entry.relpath)
-            prediction = MovePrediction(index, inbound, entry.relpath)
-
-            def breaks(new: str) -> int:
-                """How many linking notes a move to `new` would leave with a broken link (run in
-                a thread, while the index is not being updated)."""
-                with UPDATE_LOCK:
-                    return len(prediction.broken(new))
-
-        answer = await self.app.push_screen_wait(RenameScreen(entry.relpath, len(inbound), breaks))
-        if answer is None:
-            return
-        new_relpath, rewrite = answer
-        outcome = rename_with_links(
-            self.ctx, entry.relpath, new_relpath, inbound if rewrite else {}
-        )
-        for event_id in outcome.event_ids:
-            self.memtui.remember_event(event_id)
-        if outcome.error:
-            self.notify(outcome.error, severity="error")
-            return
-        await self.changed({entry.relpath, new_relpath, *outcome.rewritten}, show=new_relpath)
-        self.notify(outcome.summary)
+        """Rename or move the note or folder, optionally rewriting links to it (one operation)."""
+        await note_actions.rename(self)
 
     @work(exclusive=True, group="main-action")
     async def action_delete(self) -> None:
-        """Delete the note or folder under the cursor after confirmation (undo with u)."""
-        entry = self.note_tree.cursor_entry
-        if entry is None:
-            return
-        kind = "folder and everything in it" if entry.is_dir else "note"
-        confirmed = await self.app.push_screen_wait(
-            ConfirmScreen(
-                f"Delete {entry.relpath}?",
-                f"This deletes the {kind}. The history keeps its content: u undoes it.",
-                confirm_label="Delete",
-            )
-        )
-        if not confirmed:
-            return
-        result = self.ctx.store.delete(self.ctx.virtual(entry.relpath))
-        if result.is_error:
-            self.notify(result.content, severity="error")
-            return
-        self.memtui.remember_event(result.event_id)
-        await self.changed({entry.relpath})
-        self.notify(f"Deleted {entry.relpath} (u to undo)")
+        """Delete the note or folder under the cursor after confirmation naming the links it
+        breaks (undo with u)."""
+        await note_actions.delete_entry(self)
 
+    @work(exclusive=True, group="main-action")
     async def action_undo(self) -> None:
-        """Revert the last change made in this app."""
-        if not self.memtui.undo_stack:
-            self.notify("Nothing to undo in this session.")
-            return
-        event_id = self.memtui.undo_stack.pop()
-        event = self.ctx.history.event(event_id)
-        result = self.ctx.store.revert(event_id)
-        if result.is_error:
-            self.notify(result.content, severity="error")
-            return
-        paths = {
-            p.removeprefix("/memories/").strip("/")
-            for p in (event.path, event.new_path)
-            if event is not None and p
-        }
-        await self.changed(paths)
-        if event is not None and event.path:
-            self.show_path(event.path.removeprefix("/memories/"))
-        self.notify(f"Undid {event.command if event else 'the change'}")
+        """Undo the last change made in this app, after naming it."""
+        await note_actions.undo_last(self)
 
     def _current_relpath(self) -> str:
         """The path under the cursor, or the whole store."""

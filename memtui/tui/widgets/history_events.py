@@ -15,11 +15,15 @@ from textual.widgets import Static
 
 from memtui.core.display import visible, visible_text
 from memtui.core.history import BASELINE, actor_kind
+from memtui.core.operations import Entry, entries
+from memtui.core.wording import count
 from memtui.tui import text_styles as styles
 from memtui.tui.widgets.fitted_table import FittedTable
 
 if TYPE_CHECKING:
-    from memtui.core.history import Event
+    from collections.abc import Mapping, Sequence
+
+    from memtui.core.history import Event, Group
 
 VIRTUAL_PREFIX = "/memories/"
 SINCE_WORDS = 3
@@ -46,15 +50,33 @@ def event_path_text(event: Event) -> str:
     return short_path(event.path)
 
 
-def event_flags(event: Event) -> str:
-    """The flags column: security and secret flags, errors, and whether it was undone."""
+def event_flags(event: Event, *, undone: bool = True) -> str:
+    """The flags column: security and secret flags, errors, and (with `undone`) whether it was
+    undone."""
     flags = [f.removeprefix("security:") for f in event.flags]
     if event.is_error and "refused" not in flags:
         security = any(f.startswith("security:") for f in event.flags)
         flags.insert(0, "refused" if security else "error")
-    if event.reverted_by is not None:
+    if undone and event.reverted_by is not None:
         flags.append(f"undone by #{event.reverted_by}")
     return " ".join(flags)
+
+
+def operation_flags(parts: tuple[Event, ...]) -> str:
+    """The flags column of an operation: its parts' flags, and whether it was undone."""
+    words = [word for part in parts for word in event_flags(part, undone=False).split()]
+    undone = sum(1 for part in parts if part.reverted_by is not None)
+    if undone:
+        words.append("undone" if undone == len(parts) else f"{undone} undone")
+    return " ".join(dict.fromkeys(words))
+
+
+def operation_result(group: Group, parts: tuple[Event, ...]) -> str:
+    """The result column of an operation: what its parts did, in a few words."""
+    rest = sorted(parts, key=lambda part: part.id)[1:]
+    if group.kind in ("rename", "archive") and rest and all(p.command == "write" for p in rest):
+        return f"moved; rewrote links in {count(len(rest), 'note')}"
+    return group.summary
 
 
 def flag_alarms(flags: str) -> bool:
@@ -167,58 +189,75 @@ def column_widths(width: int, padding: int = 1, scrollbar: int = 2) -> dict[str,
 
 class EventTable(FittedTable):
     """Events newest first: id, time, actor (coloured by kind), command, path, result, flags;
-    Actor, Path and Result widen to fill a wide terminal."""
+    an operation (a rename and the links it rewrote) is one row standing for its parts. Actor,
+    Path and Result widen to fill a wide terminal."""
 
     COLUMNS = COLUMNS
 
     def __init__(self, *, id: str | None = None) -> None:
         """An empty table; the screen fills it."""
         super().__init__(id=id)
-        self._events: dict[int, Event] = {}
+        self._entries: dict[int, Entry] = {}
 
     def widths_for(self, width: int) -> dict[str, int]:
         """The columns' widths for a table `width` cells wide (see `column_widths`)."""
         return column_widths(width, self.cell_padding)
 
     def refill(self) -> None:
-        """Add every event's row again, newest first."""
-        for event_id in sorted(self._events, reverse=True):
-            self._add_event(self._events[event_id])
+        """Add every row again, newest first."""
+        for key in sorted(self._entries, reverse=True):
+            self._add_entry(self._entries[key])
 
     class ReachedEnd(Message):
         """The table was scrolled to its last row."""
 
-    def show_events(self, events: list[Event]) -> None:
-        """Replace the rows with `events`, keeping the cursor on the same event when possible."""
+    def show_events(self, events: list[Event], groups: Mapping[int, Group] | None = None) -> None:
+        """Replace the rows with `events` (the parts of an operation in `groups` as one row),
+        keeping the cursor on the same row when possible."""
         selected = self.selected_key()
         self.clear()
-        self._events = {event.id: event for event in events}
-        for event in events:
-            self._add_event(event)
+        listed = entries(events, groups or {})
+        self._entries = {entry.first.id: entry for entry in listed}
+        for entry in listed:
+            self._add_entry(entry)
         self.keep_cursor_on(selected)
 
-    def add_events(self, newer: list[Event], older: list[Event]) -> None:
+    def add_events(
+        self, newer: list[Event], older: list[Event], groups: Mapping[int, Group] | None = None
+    ) -> None:
         """Add events newer than the first row above it and older ones below the last row."""
         selected = self.selected_key()
-        for event in [*newer, *older]:
-            self._events[event.id] = event
-            self._add_event(event)
+        for listed in (newer, older):
+            for entry in entries(listed, groups or {}):
+                self._entries[entry.first.id] = entry
+                self._add_entry(entry)
         if newer:
             self.sort("id", key=lambda cell: -int(str(cell)))
             self.keep_cursor_on(selected)
 
-    def _add_event(self, event: Event) -> None:
-        """Append one event's row."""
+    def entry(self, key: int) -> Entry | None:
+        """The row whose first event is `key`."""
+        return self._entries.get(key)
+
+    def _add_entry(self, entry: Entry) -> None:
+        """Append one row: an event, or an operation with its parts."""
+        event = entry.first
         flags = event_flags(event)
+        command, path, result = event.command, event_path_text(event), event.result
+        if entry.is_operation and entry.group is not None:
+            flags = operation_flags(entry.events)
+            command = f"{entry.group.kind} ({len(entry.events)})"
+            path = event_path_text(entry.events[-1])
+            result = operation_result(entry.group, entry.events)
         self.add_row(
             Text(str(event.id), justify="right"),
             Content(format_time(event.time)),
             styles.assemble((visible(event.actor), styles.actor_style(event.actor))),
-            styles.plain(event.command),
-            styles.plain(event_path_text(event)),
+            styles.plain(command),
+            styles.plain(path),
             styles.assemble(
                 (
-                    first_line(visible_text(event.result), max(self.widths["result"], 16)),
+                    first_line(visible_text(result), max(self.widths["result"], 16)),
                     styles.ERROR if event.is_error else "",
                 )
             ),
@@ -272,6 +311,20 @@ def baseline_listing(event: Event, listing: str | None) -> list[styles.Part]:
     if len(names) > BASELINE_SHOWN:
         parts.append((f"… and {len(names) - BASELINE_SHOWN:,} more\n", styles.ASIDE))
     return parts
+
+
+def describe_operation(
+    group: Group, parts: Sequence[tuple[Event, str | None, str | None]]
+) -> Content:
+    """An operation's detail: what it was, then each part's change (oldest first)."""
+    title = visible(
+        f"Operation {group.id} · {format_time(group.time)} {group.actor} · {group.summary} · "
+        f"{len(parts)} changes, undone as one (u)\n\n"
+    )
+    pieces: list[styles.Part] = [(title, styles.HEADING)]
+    for event, before, after in sorted(parts, key=lambda part: part[0].id):
+        pieces += [describe_event(event, before, after), "\n"]
+    return styles.assemble(*pieces)
 
 
 def describe_event(event: Event, before: str | None, after: str | None) -> Content:

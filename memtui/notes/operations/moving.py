@@ -1,0 +1,184 @@
+"""Rename or move a note or folder as one operation: the move and every inbound link rewrite
+share one history group, so they show and undo as one; and archiving, a move to `archive/`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from memtui.core.history import RecordFailed
+from memtui.core.paths import from_relpath
+from memtui.core.result import CommandResult
+from memtui.core.store import MemoryStore, StoreError, unrecorded_message
+from memtui.core.wording import count
+from memtui.notes.index import NoteIndex
+from memtui.notes.links import (
+    MovePrediction,
+    Plan,
+    links_into,
+    moved_path,
+    retargets,
+    rewrite_links,
+)
+from memtui.notes.stale import ARCHIVE_FOLDER
+
+Refresh = Callable[[Iterable[str]], object]
+"""Brings the index up to date for changed paths (the app's takes its index lock)."""
+RENAME_KIND = "rename"
+ARCHIVE_KIND = "archive"
+
+
+@dataclass
+class Moved:
+    """What a move did: the rename's result, its operation, and the notes whose links it
+    rewrote, could not rewrite, or (when no rewrite was asked) left pointing at the old path."""
+
+    result: CommandResult
+    old: str
+    new: str
+    group_id: int | None = None
+    rewritten: list[str] = field(default_factory=list)
+    unrewritten: list[tuple[str, str]] = field(default_factory=list)
+    """(note, why) for each note whose links could not be rewritten."""
+    broken: list[str] = field(default_factory=list)
+    verb: str = "Moved"
+
+    @property
+    def summary(self) -> str:
+        """One line: what moved, and what became of the links into it."""
+        if self.result.is_error:
+            return self.result.content
+        line = f"{self.verb} {self.old} to {self.new}"
+        if self.rewritten:
+            line += f"; rewrote links in {count(len(self.rewritten), 'note')}"
+        if self.unrewritten:
+            note, why = self.unrewritten[0]
+            line += (
+                f"; could not rewrite the links in {count(len(self.unrewritten), 'note')} "
+                f"({note}: {why})"
+            )
+        if self.broken:
+            line += (
+                f"; {count(len(self.broken), 'note')} still link to the old path "
+                f"({', '.join(self.broken[:3])}{', ...' if len(self.broken) > 3 else ''})"
+            )
+        return line
+
+    @property
+    def changed(self) -> set[str]:
+        """The paths the operation changed (for index and screen updates)."""
+        if self.result.is_error:
+            return set()
+        return {self.old, self.new, *self.rewritten}
+
+
+def move(
+    store: MemoryStore,
+    index: NoteIndex | None,
+    old: str,
+    new: str,
+    *,
+    rewrite_links: bool,
+    refresh: Refresh | None = None,
+    kind: str = RENAME_KIND,
+    inbound: Plan | None = None,
+) -> Moved:
+    """Move the note or folder `old` to `new` (paths relative to the root) as one operation;
+    with `rewrite_links`, point the path links that the move breaks at the new name (the links
+    into `old` are `inbound` when the caller has read them; none are known without an index).
+
+    Links by title, or by a permalink set in the frontmatter, keep working and are left as
+    they are. The lock is held throughout, so no other change lands between the parts.
+    """
+    old, new = old.strip().strip("/"), new.strip().strip("/")
+    if inbound is None:
+        inbound = links_into(index, old) if index is not None and old else {}
+    breaks: Plan = {}
+    if index is not None and inbound and not rewrite_links and new and new != old:
+        breaks = MovePrediction(index, inbound, old).broken(new)
+    args: dict[str, Any] = {"old_path": from_relpath(old), "new_path": from_relpath(new)}
+    moves: list[Moved] = []
+
+    def locked() -> CommandResult:
+        moves.append(
+            _move_locked(store, index, old, new, inbound if rewrite_links else {}, refresh, kind)
+        )
+        return moves[-1].result
+
+    result = store.when_locked(
+        f"move {from_relpath(old)}", ("rename", from_relpath(old), args), locked
+    )
+    if not moves:
+        return Moved(result, old, new)
+    moved = moves[0]
+    moved.broken = sorted(moved_path(source, old, new) for source in breaks)
+    return moved
+
+
+def archive_path(relpath: str) -> str:
+    """Where a note or folder is archived: `archive/<its path>`."""
+    return f"{ARCHIVE_FOLDER}/{relpath.strip('/')}"
+
+
+def archive(
+    store: MemoryStore, index: NoteIndex | None, relpath: str, *, refresh: Refresh | None = None
+) -> Moved:
+    """Move a note or folder to `archive/` as one operation, keeping the links into it working."""
+    moved = move(
+        store,
+        index,
+        relpath,
+        archive_path(relpath),
+        rewrite_links=True,
+        refresh=refresh,
+        kind=ARCHIVE_KIND,
+    )
+    moved.verb = "Archived"
+    return moved
+
+
+def _move_locked(
+    store: MemoryStore,
+    index: NoteIndex | None,
+    old: str,
+    new: str,
+    inbound: Plan,
+    refresh: Refresh | None,
+    kind: str,
+) -> Moved:
+    """`move` once the lock is held: the rename, then each link rewrite, in one operation."""
+    source, target = from_relpath(old), from_relpath(new)
+    try:
+        operation = store.operation(kind, f"{kind} {source} to {target}")
+    except RecordFailed as problem:
+        message = unrecorded_message(f"move {source}", problem)
+        return Moved(CommandResult(message, True), old, new)
+    moved = Moved(operation.rename(source, target), old, new, operation.group_id)
+    if moved.result.is_error or index is None:
+        return moved
+    update = refresh or index.update_paths
+    update([old, new])
+    for note, renames in retargets(index, inbound, old, new).items():
+        why = _rewrite(operation, note, renames)
+        if why is None:
+            moved.rewritten.append(note)
+        else:
+            moved.unrewritten.append((note, why))
+    if moved.rewritten:
+        update(moved.rewritten)
+    return moved
+
+
+def _rewrite(store: MemoryStore, relpath: str, renames: dict[str, str]) -> str | None:
+    """Point the links of one note at their new names with one `write`; None, or why not."""
+    virtual = from_relpath(relpath)
+    try:
+        text, revision = store.read(virtual)
+    except StoreError as problem:
+        return str(problem)
+    rewritten, rewrites = rewrite_links(text, renames)
+    if rewrites == 0:
+        return "its links changed meanwhile"
+    result = store.write(virtual, rewritten, revision)
+    return result.content if result.is_error else None
