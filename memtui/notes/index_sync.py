@@ -192,6 +192,7 @@ def _apply(
         mode = FRESH if empty else BULK
     if mode == FRESH:
         begin_fresh(conn)
+        todo = sorted(todo, key=lambda file: to_db(file[0]))
     limit = BATCH_FILES * (4 if mode == FRESH else 1)
     batch: list[FileRecord] = []
     size = 0
