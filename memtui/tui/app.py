@@ -87,12 +87,9 @@ class MemtuiApp(PlainNotifyApp):
     ) -> None:
         """Open the store at `root` as `actor`; `notice` is shown once the screen is up."""
         super().__init__()
-        from memtui.core.store import MemoryStore
-
         settings = settings if settings is not None else default_settings()
-        store = MemoryStore(root, actor=actor or None, settings=settings, clock=clock)
-        self.ctx = AppContext(root=store.root, settings=settings, store=store)
-        self.actor = store.actor
+        self.ctx = AppContext.open(root, actor or None, settings, clock)
+        self.actor = self.ctx.actor
         self.clock = clock
         self.notice = notice
         self.watch_enabled = watch
