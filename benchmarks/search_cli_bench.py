@@ -33,6 +33,9 @@ from notes_bench import QUERIES, corpus  # noqa: E402
 from memtui.notes.index import NoteIndex  # noqa: E402
 from memtui.notes.scan import scan_files  # noqa: E402
 
+FLOORS = (("python -c pass", "pass"), ("+ import sqlite3, rapidfuzz", "import sqlite3, rapidfuzz"))
+"""What any Python search process pays before it reads anything: the interpreter, and the two
+libraries memtui's search needs."""
 TIME = shutil.which("time") or "/usr/bin/time"
 """GNU time reports a process's own peak memory (a child forked from this large process would
 count this one's pages too)."""
@@ -126,6 +129,17 @@ def bench_size(count: int, repeat: int, base: Path | None, plain: bool, with_fzf
         summary += f", fzf {statistics.median(fzf_all) * 1000:.0f} ms"
     print(summary)
     print(f"peak memory of memtui search: max {max(peaks):.1f} MB (goal < 100 MB at 100k)")
+    floors = {
+        name: statistics.median(run([sys.executable, "-c", code])[0] for _ in range(repeat))
+        for name, code in FLOORS
+    }
+    print(
+        "floor: "
+        + ", ".join(f"{name} {seconds * 1000:.0f} ms" for name, seconds in floors.items())
+        + f" (memtui search needs both; rg {statistics.median(rg_all) * 1000:.0f} ms)"
+        if rg_all
+        else ""
+    )
     print(f"load average {os.getloadavg()[0]:.1f}")
 
 

@@ -29,22 +29,28 @@ SUBCOMMANDS: dict[str, str] = {
 """Subcommand name -> module with `register(subparsers)` and `run(args) -> int`."""
 
 
-def build_parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
-    """The top-level parser and each subcommand's own parser by name (all `OneLineParser`s)."""
+def build_parsers(
+    names: Sequence[str] | None = None,
+) -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """The top-level parser and each subcommand's own parser by name (all `OneLineParser`s);
+    with `names`, only those subcommands' modules are imported and registered."""
     parser = OneLineParser(
         prog="memtui",
         description="See, search and curate what your AI agents remember.",
     )
     subparsers = parser.add_subparsers(dest="subcommand", metavar="COMMAND")
-    for module_name in SUBCOMMANDS.values():
-        importlib.import_module(module_name).register(subparsers)
+    for name, module_name in SUBCOMMANDS.items():
+        if names is None or name in names:
+            importlib.import_module(module_name).register(subparsers)
     return parser, dict(subparsers.choices)
 
 
 def parse_subcommand(args_list: Sequence[str]) -> argparse.Namespace:
-    """Parse `COMMAND ARGS...` with the subcommand's own parser: errors are `memtui COMMAND: ...`."""
+    """Parse `COMMAND ARGS...` with the subcommand's own parser: errors are `memtui COMMAND: ...`.
+
+    Only that subcommand's module is imported (the others' imports cost tens of milliseconds)."""
     name = args_list[0]
-    args = build_parsers()[1][name].parse_args(list(args_list[1:]))
+    args = build_parsers([name])[1][name].parse_args(list(args_list[1:]))
     args.subcommand = name
     return args
 

@@ -62,6 +62,18 @@ def open_regular(
         yield handle, info
 
 
+def whole_chars(data: bytes) -> bytes:
+    """`data` without a UTF-8 character cut short at its end (a read stopped inside it)."""
+    for back in range(1, min(4, len(data)) + 1):
+        byte = data[-back]
+        if byte < 0x80:
+            return data
+        if byte >= 0xC0:
+            needed = 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
+            return data if back >= needed else data[:-back]
+    return data
+
+
 def read_regular(
     path: str | os.PathLike[str],
     *,

@@ -51,7 +51,7 @@ from memtui.core.recording import (
     keep,
     secret_flags,
 )
-from memtui.core.regular import NotRegularFile, read_regular
+from memtui.core.regular import NotRegularFile, read_regular, whole_chars
 from memtui.core.result import BUSY, CONFLICT, REFUSED, CommandResult, ResultKind
 from memtui.core.secrets import SecretFinding
 from memtui.core.site import Site, open_site
@@ -659,7 +659,7 @@ class MemoryStore:
         data, info, shown = self._read_bytes(path, limit=max_bytes)
         size = max(info.st_size, len(data))
         if len(data) < size:
-            data = _without_cut_character(data)
+            data = whole_chars(data)
         return _decoded(data, shown), size
 
     def _read_bytes(self, path: str, limit: int | None = None) -> tuple[bytes, os.stat_result, str]:
@@ -903,18 +903,6 @@ def _decoded(data: bytes, shown: str) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as problem:
         raise StoreError(f"The file {shown} is not valid UTF-8 text") from problem
-
-
-def _without_cut_character(data: bytes) -> bytes:
-    """`data` without a UTF-8 character cut short at its end (a read stopped inside it)."""
-    for back in range(1, min(4, len(data)) + 1):
-        byte = data[-back]
-        if byte < 0x80:
-            return data
-        if byte >= 0xC0:
-            needed = 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
-            return data if back >= needed else data[:-back]
-    return data
 
 
 _IN_PATH = " in the path"

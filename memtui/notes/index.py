@@ -136,12 +136,12 @@ class NoteIndex:
         scan = scan_files(self.root, ordered=False, pace=Pacer())
         self.timings = {"scan": time.perf_counter() - started}
         try:
-            outcome = sync_store(self.db, self.root, scan.files, progress)
+            outcome = sync_store(self.db, self.root, scan.stats, progress)
         except sqlite3.DatabaseError as error:
             if not (is_damage(error) or is_read_only(error)):
                 raise
             self._replace(private=is_read_only(error))
-            outcome = sync_store(self.db, self.root, scan.files, progress)
+            outcome = sync_store(self.db, self.root, scan.stats, progress)
         self.timings.update(outcome.timings)
         self.problems = sorted({*scan.problems, *outcome.unreadable, *self._skipped()})
         return outcome.changed

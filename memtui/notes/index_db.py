@@ -78,13 +78,23 @@ SCHEMA = (
     "CREATE INDEX categories_category ON categories (category)",
     "CREATE TABLE terms (term TEXT PRIMARY KEY, gen INTEGER NOT NULL) WITHOUT ROWID",
     "CREATE INDEX terms_gen ON terms (gen)",
+    "CREATE TABLE dead (doc INTEGER PRIMARY KEY)",
+    f"""CREATE VIRTUAL TABLE fts_file USING fts5 (
+        title, path, meta, content='', columnsize=0, tokenize="{TOKENIZER}"
+    )""",
     f"""CREATE VIRTUAL TABLE fts USING fts5 (
-        title, path, meta, body, content='', columnsize=0, tokenize="{TOKENIZER}"
+        text, content='', columnsize=0, tokenize="{TOKENIZER}"
     )""",
 )
-"""The index's tables. Every note and text file has a `files` row and an `fts` document (its
-`doc`, a new one when it changes); `links` holds each relation with the note it resolves to.
-A note's `alias` is its path without `.md`, lowercased with `_` as `-`."""
+"""The index's tables. Every note and text file has a `files` row, a document number (`doc`, a
+new one whenever the file is read again), an `fts_file` row (rowid `doc`: its title, path and
+frontmatter values) and one `fts` row per body line (rowid `doc << LINE_BITS | line`), so a
+query finds the lines that hold its words together. Document numbers follow the paths' order,
+so SQLite hands matches over in path order; `dead` lists the numbers whose rows the full-text
+tables still hold for files gone or read again. `links` holds each relation with the note it
+resolves to. A note's `alias` is its path without `.md`, lowercased with `_` as `-`."""
+LINE_BITS = 16
+"""Bits of an `fts` rowid that hold the line number (a shown part has at most 20,001 lines)."""
 SECONDARY_INDEXES = (
     "files_title",
     "files_permalink",
@@ -351,8 +361,8 @@ def _create_schema(conn: sqlite3.Connection) -> None:
             "INSERT INTO meta (key, value) VALUES (?, ?)",
             [
                 ("generation", 0),
-                ("next_doc", 1),
-                ("dead_docs", 0),
+                ("top_doc", 0),
+                ("ordered", 1),
                 ("terms_gen", 0),
                 ("terms_stale", 0),
             ],

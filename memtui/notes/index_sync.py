@@ -26,7 +26,7 @@ from memtui.notes.index_write import (
 from memtui.notes.parse_pool import helpers_for, pooled_records, read_record
 from memtui.notes.reading import HeadBytes, read_store_head
 from memtui.notes.records import FileRecord
-from memtui.notes.scan import FileStat, scan_files, stat_file
+from memtui.notes.scan import Stat, scan_files, stat_file
 
 ProgressCallback = Callable[[int, int], None]
 
@@ -53,20 +53,21 @@ def known_stats(db: IndexFile) -> dict[str, tuple[int, int]]:
 
 
 def _differences(
-    known: dict[str, tuple[int, int]], files: Iterable[FileStat]
-) -> tuple[list[FileStat], list[str]]:
+    known: dict[str, tuple[int, int]], files: Iterable[Stat]
+) -> tuple[list[Stat], list[str]]:
     """Files new or changed since the index read them, and paths the index has that are gone."""
-    todo: list[FileStat] = []
+    todo: list[Stat] = []
     seen: set[str] = set()
     for file in files:
-        seen.add(file.relpath)
-        if known.get(file.relpath) != (file.size, file.mtime_ns):
+        relpath, size, mtime_ns = file
+        seen.add(relpath)
+        if known.get(relpath) != (size, mtime_ns):
             todo.append(file)
     return todo, [path for path in known if path not in seen]
 
 
 def sync_store(
-    db: IndexFile, root: Path, files: list[FileStat], progress: ProgressCallback | None = None
+    db: IndexFile, root: Path, files: list[Stat], progress: ProgressCallback | None = None
 ) -> SyncOutcome:
     """Index what changed among `files` (a whole walk of the store); drop what is gone.
 
@@ -99,10 +100,10 @@ def sync_store(
     return outcome
 
 
-def walk_digest(files: list[FileStat]) -> str:
+def walk_digest(files: list[Stat]) -> str:
     """One digest of a whole walk: the path, size and mtime of every file, in walk order (a walk
     in another order only costs a full comparison)."""
-    listing = "\n".join(f"{path}\0{size}\0{mtime_ns}" for path, size, mtime_ns in files)
+    listing = "\n".join(map("%s\0%d\0%d".__mod__, files))
     return hashlib.blake2b(listing.encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
 
 
@@ -114,7 +115,7 @@ def sync_paths(
     outcome = SyncOutcome()
     with db.writing() as conn:
         known, wanted = _expand(conn, root, relpaths)
-        present: list[FileStat] = []
+        present: list[Stat] = []
         for relpath in wanted:
             found, problem = stat_file(root, relpath)
             if found is not None:
@@ -122,7 +123,7 @@ def sync_paths(
             elif problem is not None:
                 outcome.unreadable.append(problem)
         todo, _ = _differences(known, present)
-        names = {file.relpath for file in present}
+        names = {file[0] for file in present}
         gone = [path for path in wanted if path in known and path not in names]
         if todo or gone:
             _apply(conn, root, todo, gone, progress, outcome)
@@ -151,17 +152,17 @@ def _expand(
         folder = root / relpath
         if folder.is_dir() and not folder.is_symlink():
             prefix = relpath + "/"
-            expanded.update(dict.fromkeys(prefix + f.relpath for f in scan_files(folder).files))
+            expanded.update(dict.fromkeys(prefix + f[0] for f in scan_files(folder).stats))
         expanded[relpath] = None
     return known, list(expanded)
 
 
 def _records(
-    root: Path, files: list[FileStat], outcome: SyncOutcome
+    root: Path, files: list[Stat], outcome: SyncOutcome
 ) -> Iterator[tuple[FileRecord | None, int]]:
     """Each file's record (None when it cannot be read now), with the bytes it holds; many files
     are read and parsed by helper processes."""
-    relpaths = [file.relpath for file in files]
+    relpaths = [file[0] for file in files]
     helpers = helpers_for(len(relpaths))
     outcomes = (
         pooled_records(root, relpaths, helpers)
@@ -177,7 +178,7 @@ def _records(
 def _apply(
     conn: sqlite3.Connection,
     root: Path,
-    todo: list[FileStat],
+    todo: list[Stat],
     gone: list[str],
     progress: ProgressCallback | None,
     outcome: SyncOutcome,
@@ -191,6 +192,7 @@ def _apply(
         mode = FRESH if empty else BULK
     if mode == FRESH:
         begin_fresh(conn)
+        todo = sorted(todo, key=lambda file: to_db(file[0]))
     limit = BATCH_FILES * (4 if mode == FRESH else 1)
     batch: list[FileRecord] = []
     size = 0
@@ -202,7 +204,7 @@ def _apply(
             batch.append(record)
             size += nbytes
         else:
-            pending_gone.append(file.relpath)
+            pending_gone.append(file[0])
         if len(batch) >= limit or size >= BATCH_BYTES:
             outcome.changed |= write_batch(conn, batch, pending_gone, mode=mode).paths
             batch, size, pending_gone = [], 0, []
@@ -229,6 +231,6 @@ def _compact(
 
     stale = compact(conn, read)
     if stale:
-        found = [f for f in (stat_file(root, p)[0] for p in stale) if f is not None]
-        names = {f.relpath for f in found}
+        found: list[Stat] = [f for f in (stat_file(root, p)[0] for p in stale) if f is not None]
+        names = {f[0] for f in found}
         _apply(conn, root, found, [p for p in stale if p not in names], progress, outcome)

@@ -11,7 +11,14 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from memtui.notes.file_checks import shown_part
-from memtui.notes.index_db import SCHEMA, SECONDARY_INDEXES, from_db, to_db, transaction
+from memtui.notes.index_db import (
+    LINE_BITS,
+    SCHEMA,
+    SECONDARY_INDEXES,
+    from_db,
+    to_db,
+    transaction,
+)
 from memtui.notes.reading import HeadBytes, normalise_text
 from memtui.notes.records import BINARY, NOTE, FileRecord, after_line
 
@@ -25,6 +32,13 @@ a smaller one adds the words of what it wrote."""
 DEAD_DOCS_MIN = 1000
 """Documents of changed or deleted files stay in the full-text index (it keeps no text to remove
 them with) until there are this many and a quarter of the live ones; then it is rebuilt."""
+DOC_GAP = 1 << 16
+"""Document numbers a build leaves between two files, so a file read again or a new file takes
+a number between its neighbours' and the full-text tables stay in path order."""
+DOC_STEP = 1 << 8
+"""How far past its predecessor a new file's number goes (the rest of the gap stays free for
+files added after it)."""
+MAX_LINE = (1 << LINE_BITS) - 1
 
 RESOLVE = """COALESCE(
     (SELECT id FROM files WHERE permalink = {key} AND kind = 1 ORDER BY path LIMIT 1),
@@ -67,15 +81,21 @@ class Written:
     aliases: set[str] = field(default_factory=set)
     words: set[str] = field(default_factory=set)
     records: int = 0
-    next_doc: int = 0
-    """The next full-text document number (taken from the meta table per transaction)."""
+    docs: DocNumbers | None = None
+    """Where new document numbers come from (set per transaction)."""
     links: list[tuple[object, ...]] = field(default_factory=list)
     tags: list[tuple[int, str]] = field(default_factory=list)
     categories: list[tuple[int, str, int]] = field(default_factory=list)
+    heads: list[tuple[int, str, str, str]] = field(default_factory=list)
+    lines: list[tuple[int, str]] = field(default_factory=list)
     """Rows to insert at the end of the transaction, all at once."""
 
     def flush(self, conn: sqlite3.Connection) -> None:
-        """Insert the collected link, tag and category rows."""
+        """Insert the collected full-text, link, tag and category rows."""
+        conn.executemany(
+            "INSERT INTO fts_file (rowid, title, path, meta) VALUES (?, ?, ?, ?)", self.heads
+        )
+        conn.executemany("INSERT INTO fts (rowid, text) VALUES (?, ?)", self.lines)
         conn.executemany(
             "INSERT INTO links (source, ord, relation_type, target, context, line, target_key, "
             "target_alias) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -85,7 +105,7 @@ class Written:
         conn.executemany(
             "INSERT INTO categories (file, category, count) VALUES (?, ?, ?)", self.categories
         )
-        self.links, self.tags, self.categories = [], [], []
+        self.links, self.tags, self.categories, self.heads, self.lines = [], [], [], [], []
 
     def add_keys(self, path: str, title: str | None, permalink: str | None) -> None:
         """The alias of every key a note answers to (permalink, title, paths): a link whose
@@ -93,6 +113,71 @@ class Written:
         for key in (permalink, title, *_path_keys(path)):
             if key:
                 self.aliases.add(alias_key(key))
+
+
+class DocNumbers:
+    """Hands out document numbers that keep the full-text tables in path order: past the last
+    one in a first build (its files come in path order), else between the file's neighbours.
+    With no number free there, the order is given up until the next compaction."""
+
+    def __init__(self, conn: sqlite3.Connection, *, in_order: bool) -> None:
+        """Numbers for one transaction on `conn`; `in_order`: the files come in path order and
+        after every file indexed so far (a first build)."""
+        self.top = _meta(conn, "top_doc")
+        self.ordered = bool(_meta(conn, "ordered"))
+        self.in_order = in_order
+
+    def new(self, conn: sqlite3.Connection, path: str, old: int | None) -> int:
+        """A number for the file at `path` (as stored), whose previous number was `old`."""
+        if not self.ordered:
+            doc = self.top + 1
+        elif self.in_order:
+            doc = self.top + DOC_GAP
+        else:
+            doc = self._between(conn, path, old)
+        self.top = max(self.top, doc)
+        return doc
+
+    def _between(self, conn: sqlite3.Connection, path: str, old: int | None) -> int:
+        """A free number between those of the files before and after `path`."""
+        before = conn.execute(
+            "SELECT doc FROM files WHERE path < ? AND doc IS NOT NULL ORDER BY path DESC LIMIT 1",
+            (path,),
+        ).fetchone()
+        after = conn.execute(
+            "SELECT doc FROM files WHERE path > ? AND doc IS NOT NULL ORDER BY path LIMIT 1",
+            (path,),
+        ).fetchone()
+        low = before[0] if before is not None else 0
+        if after is None:
+            return max(self.top, low) + DOC_GAP
+        high = after[0]
+        starts = [low + max(1, min(DOC_STEP, (high - low) // 2))]
+        if old is not None and low < old < high:
+            starts.insert(0, old + 1)
+        for doc in starts:
+            while low < doc < high and _is_dead(conn, doc):
+                doc += 1
+            if low < doc < high:
+                return doc
+        self.ordered = False
+        return self.top + 1
+
+
+def _is_dead(conn: sqlite3.Connection, doc: int) -> bool:
+    """Whether a document number was used before (its rows may still be in the full-text tables)."""
+    return conn.execute("SELECT 1 FROM dead WHERE doc = ?", (doc,)).fetchone() is not None
+
+
+def body_lines(doc: int, body: str, first_line: int) -> list[tuple[int, str]]:
+    """The full-text rows of a body starting at 1-based `first_line`: (rowid, line) for every
+    line that is not empty."""
+    base = doc << LINE_BITS
+    return [
+        (base + number, line)
+        for number, line in enumerate(body.split("\n"), first_line)
+        if line and number <= MAX_LINE
+    ]
 
 
 def record_info(record: FileRecord) -> str:
@@ -123,9 +208,9 @@ def _set_meta(conn: sqlite3.Connection, key: str, value: int) -> None:
     conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
 
 
-def _forget(conn: sqlite3.Connection, path: str, written: Written) -> int | None:
+def _forget(conn: sqlite3.Connection, path: str, written: Written) -> tuple[int, int | None] | None:
     """Drop what the index holds about `path` (as the index stores it) except its `files` row;
-    returns its id (None: new)."""
+    returns its id and document number (None: the path is new)."""
     row = conn.execute(
         "SELECT id, doc, kind, title, permalink FROM files WHERE path = ?", (path,)
     ).fetchone()
@@ -135,39 +220,56 @@ def _forget(conn: sqlite3.Connection, path: str, written: Written) -> int | None
     if kind == NOTE:
         written.add_keys(path, title, permalink)
     if doc is not None:
-        conn.execute("UPDATE meta SET value = value + 1 WHERE key = 'dead_docs'")
+        conn.execute("INSERT OR IGNORE INTO dead (doc) VALUES (?)", (doc,))
     conn.execute("DELETE FROM links WHERE source = ?", (file_id,))
     conn.execute("DELETE FROM tags WHERE file = ?", (file_id,))
     conn.execute("DELETE FROM categories WHERE file = ?", (file_id,))
     written.sources.add(file_id)
-    return int(file_id)
+    return int(file_id), doc
 
 
 def remove_file(conn: sqlite3.Connection, path: str, written: Written) -> None:
     """Take a file that is gone out of the index."""
-    file_id = _forget(conn, to_db(path), written)
-    if file_id is not None:
-        conn.execute("DELETE FROM files WHERE id = ?", (file_id,))
-        written.sources.discard(file_id)
+    found = _forget(conn, to_db(path), written)
+    if found is not None:
+        conn.execute("DELETE FROM files WHERE id = ?", (found[0],))
+        written.sources.discard(found[0])
         written.paths.add(path)
 
 
+_COLUMNS = (
+    "kind, size, mtime_ns, doc, title, permalink, note_type, alias, body_line, line_kinds, "
+    "warned, info"
+)
+_INSERT_FILE = f"INSERT INTO files (path, {_COLUMNS}) VALUES (?{', ?' * 12})"
+_UPDATE_FILE = (
+    "UPDATE files SET "
+    + ", ".join(f"{name.strip()} = ?" for name in _COLUMNS.split(","))
+    + " WHERE id = ?"
+)
+
+
 def put_record(
-    conn: sqlite3.Connection, record: FileRecord, written: Written, *, words: bool = True
+    conn: sqlite3.Connection,
+    record: FileRecord,
+    written: Written,
+    *,
+    words: bool = True,
+    new: bool = False,
 ) -> None:
-    """Store one file's record (replacing the one before), with a new full-text document;
-    with `words`, note its words for the vocabulary."""
+    """Store one file's record (replacing the one before), with a new document number and its
+    full-text rows; with `words`, note its words for the vocabulary; `new`: the index holds
+    nothing at this path (a first build)."""
     path, title = to_db(record.path), to_db(record.title)
     permalink = to_db(record.permalink) if record.permalink else None
-    file_id = _forget(conn, path, written)
+    found = None if new else _forget(conn, path, written)
+    file_id, old_doc = found if found is not None else (None, None)
     doc = None
     if record.kind != BINARY:
-        doc = written.next_doc
-        written.next_doc += 1
-        conn.execute(
-            "INSERT INTO fts (rowid, title, path, meta, body) VALUES (?, ?, ?, ?, ?)",
-            (doc, title, path, record.meta_text, record.body),
-        )
+        assert written.docs is not None
+        doc = written.docs.new(conn, path, old_doc)
+        written.heads.append((doc, title, path, record.meta_text))
+        written.lines += body_lines(doc, record.body, record.body_line)
     is_note = record.kind == NOTE
     values = (
         record.kind,
@@ -183,19 +285,10 @@ def put_record(
         1 if record.warnings else 0,
         record_info(record),
     )
-    columns = (
-        "kind, size, mtime_ns, doc, title, permalink, note_type, alias, body_line, line_kinds, "
-        "warned, info"
-    )
     if file_id is None:
-        cursor = conn.execute(
-            f"INSERT INTO files (path, {columns}) VALUES (?{', ?' * len(values)})",
-            (path, *values),
-        )
-        file_id = int(cursor.lastrowid or 0)
+        file_id = int(conn.execute(_INSERT_FILE, (path, *values)).lastrowid or 0)
     else:
-        assignments = ", ".join(f"{name.strip()} = ?" for name in columns.split(","))
-        conn.execute(f"UPDATE files SET {assignments} WHERE id = ?", (*values, file_id))
+        conn.execute(_UPDATE_FILE, (*values, file_id))
     written.paths.add(record.path)
     written.records += 1
     if words and record.kind != BINARY:
@@ -258,10 +351,17 @@ def resolve_links(conn: sqlite3.Connection, condition: str = "1") -> None:
 
 
 def terms_from_index(conn: sqlite3.Connection, generation: int) -> None:
-    """Take the whole vocabulary from the full-text index (its exact tokens)."""
-    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab USING fts5vocab (main, fts, row)")
+    """Take the whole vocabulary from the full-text tables (their exact tokens)."""
     conn.execute("DELETE FROM terms")
-    conn.execute("INSERT INTO terms (term, gen) SELECT term, ? FROM temp.vocab", (generation,))
+    for table in ("fts", "fts_file"):
+        conn.execute(
+            f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab_{table} "
+            f"USING fts5vocab (main, {table}, row)"
+        )
+        conn.execute(
+            f"INSERT OR IGNORE INTO terms (term, gen) SELECT term, ? FROM temp.vocab_{table}",
+            (generation,),
+        )
     _set_meta(conn, "terms_gen", generation)
 
 
@@ -302,13 +402,15 @@ def write_batch(
     with transaction(conn):
         conn.execute("DELETE FROM meta WHERE key = 'walk_digest'")
         generation = _meta(conn, "generation") + 1
-        written.next_doc = _meta(conn, "next_doc")
+        docs = written.docs = DocNumbers(conn, in_order=mode == FRESH)
         for path in gone:
             remove_file(conn, path, written)
-        for record in records:
-            put_record(conn, record, written, words=mode == UPDATE)
+        ordered = records if mode == FRESH else sorted(records, key=lambda r: to_db(r.path))
+        for record in ordered:
+            put_record(conn, record, written, words=mode == UPDATE, new=mode == FRESH)
         written.flush(conn)
-        _set_meta(conn, "next_doc", written.next_doc)
+        _set_meta(conn, "top_doc", docs.top)
+        _set_meta(conn, "ordered", int(docs.ordered))
         if mode != FRESH:
             resolve_affected(conn, written)
         if mode == UPDATE:
@@ -361,41 +463,51 @@ def finish_bulk(conn: sqlite3.Connection) -> None:
 
 
 def needs_compaction(conn: sqlite3.Connection) -> bool:
-    """Whether dead documents fill enough of the full-text index to rebuild it."""
-    dead = _meta(conn, "dead_docs")
+    """Whether dead documents fill enough of the full-text tables to rebuild them, or their
+    document numbers are no longer in path order."""
+    if not _meta(conn, "ordered"):
+        return True
+    dead = conn.execute("SELECT count(*) FROM dead").fetchone()[0]
     live = conn.execute("SELECT count(*) FROM files WHERE doc IS NOT NULL").fetchone()[0]
-    return dead >= max(DEAD_DOCS_MIN, live // 4)
+    return bool(dead >= max(DEAD_DOCS_MIN, live // 4))
 
 
 def compact(conn: sqlite3.Connection, read: Callable[[str], HeadBytes | None]) -> list[str]:
-    """Rebuild the full-text index from the live files (same documents, no dead ones).
+    """Rebuild the full-text tables from the live files (no dead documents), numbering the
+    documents in path order again.
 
     `read` gives a file's head now (None: unreadable); a file whose stat changed since its record
     was written keeps its old text here and is returned, for the caller to index again.
     """
     stale: list[str] = []
     with transaction(conn):
-        conn.execute("INSERT INTO fts (fts) VALUES ('delete-all')")
+        for table in ("fts", "fts_file"):
+            conn.execute(f"INSERT INTO {table} ({table}) VALUES ('delete-all')")
+        conn.execute("DELETE FROM dead")
+        conn.execute("UPDATE files SET doc = -doc WHERE doc IS NOT NULL")
         rows = conn.execute(
-            "SELECT path, doc, size, mtime_ns, title, body_line, info FROM files "
-            "WHERE doc IS NOT NULL"
+            "SELECT id, path, size, mtime_ns, title, body_line, info FROM files "
+            "WHERE doc IS NOT NULL ORDER BY path"
         ).fetchall()
-        for stored, doc, size, mtime_ns, title, body_line, info in rows:
+        written = Written()
+        for number, (file_id, stored, size, mtime_ns, title, body_line, info) in enumerate(rows, 1):
+            doc = number * DOC_GAP
+            conn.execute("UPDATE files SET doc = ? WHERE id = ?", (doc, file_id))
             path = from_db(stored)
             head = read(path)
             if head is None or (head.size, head.mtime_ns) != (size, mtime_ns):
                 stale.append(path)
             meta = json.loads(info).get("meta", [])
             meta_text = " ".join(text.split(":", 1)[1] for _line, text in meta)
-            body = ""
+            written.heads.append((doc, title, stored, meta_text))
             if head is not None:
                 text = shown_part(normalise_text(head.data))
-                body = after_line(text, body_line)
-            conn.execute(
-                "INSERT INTO fts (rowid, title, path, meta, body) VALUES (?, ?, ?, ?, ?)",
-                (doc, title, stored, meta_text, body),
-            )
-        _set_meta(conn, "dead_docs", 0)
+                written.lines += body_lines(doc, after_line(text, body_line), body_line)
+            if len(written.lines) > 50_000:
+                written.flush(conn)
+        written.flush(conn)
+        _set_meta(conn, "top_doc", len(rows) * DOC_GAP)
+        _set_meta(conn, "ordered", 1)
         generation = _meta(conn, "generation") + 1
         terms_from_index(conn, generation)
         _set_meta(conn, "generation", generation)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import subprocess
 import sys
 import threading
@@ -47,27 +48,60 @@ def read_record(root: Path, relpath: str) -> Outcome:
 
 def pooled_records(root: Path, relpaths: Sequence[str], helpers: int) -> Iterator[Outcome]:
     """Each file's outcome in order, read and built by `helpers` processes; a helper that fails
-    leaves its files to this process."""
+    leaves its files to this process.
+
+    A thread takes the helpers' answers off their pipes as they come (up to `AHEAD_CHUNKS`
+    chunks ahead), so the helpers go on while this process writes the index.
+    """
     chunks = [list(relpaths[i : i + CHUNK_FILES]) for i in range(0, len(relpaths), CHUNK_FILES)]
     procs = [_start(root) for _ in range(helpers)]
     feeders = [
         threading.Thread(target=_feed, args=(proc, chunks[n::helpers]), daemon=True)
         for n, proc in enumerate(procs)
     ]
-    for feeder in feeders:
-        feeder.start()
+    answers: queue.Queue[list[Outcome] | None] = queue.Queue(AHEAD_CHUNKS)
+    stop = threading.Event()
+    reader = threading.Thread(
+        target=_collect, args=(procs, [len(chunk) for chunk in chunks], answers, stop), daemon=True
+    )
+    for thread in (*feeders, reader):
+        thread.start()
     try:
-        for number, chunk in enumerate(chunks):
-            proc = procs[number % helpers]
-            answer = _answer(proc, len(chunk))
+        for chunk in chunks:
+            answer = answers.get()
             if answer is None:
                 yield from (read_record(root, relpath) for relpath in chunk)
             else:
                 yield from answer
     finally:
+        stop.set()
         for proc in procs:
             proc.kill()
             proc.wait()
+        reader.join()
+
+
+AHEAD_CHUNKS = 64
+"""Chunks of answers taken off the helpers' pipes before this process uses them."""
+
+
+def _collect(
+    procs: list[subprocess.Popen[bytes]],
+    sizes: list[int],
+    answers: queue.Queue[list[Outcome] | None],
+    stop: threading.Event,
+) -> None:
+    """Take each chunk's answer (None: its helper failed) off the helpers' pipes in order."""
+    for number, size in enumerate(sizes):
+        answer = _answer(procs[number % len(procs)], size)
+        while not stop.is_set():
+            try:
+                answers.put(answer, timeout=0.1)
+                break
+            except queue.Full:
+                continue
+        if stop.is_set():
+            return
 
 
 def _start(root: Path) -> subprocess.Popen[bytes]:

@@ -8,7 +8,8 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from memtui.core.regular import read_regular
+from memtui.core.fd_paths import Location, OutsideStore, StoreRoot
+from memtui.core.regular import read_regular, whole_chars
 from memtui.notes.file_checks import LARGE_NOTE_BYTES
 
 SNIFF_BYTES = 8192
@@ -37,23 +38,15 @@ def read_head(path: str | os.PathLike[str], *, follow_symlinks: bool = False) ->
     A sparse or huge file costs what the cap says; a FIFO or device is refused at once
     (`core.regular`), a final symlink too. Raises OSError.
     """
-    data, info = read_regular(path, follow_symlinks=follow_symlinks, limit=LARGE_NOTE_BYTES + 1)
+    return _capped(*read_regular(path, follow_symlinks=follow_symlinks, limit=LARGE_NOTE_BYTES + 1))
+
+
+def _capped(data: bytes, info: os.stat_result) -> HeadBytes:
+    """The head of a file read up to one byte past the cap."""
     cut = len(data) > LARGE_NOTE_BYTES
     if cut:
         data = whole_chars(data[:LARGE_NOTE_BYTES])
     return HeadBytes(data, info.st_size, info.st_mtime_ns, cut, info.st_mtime)
-
-
-def whole_chars(data: bytes) -> bytes:
-    """`data` without a UTF-8 sequence cut short at its end (what a cut at a byte count leaves)."""
-    for back in range(1, min(4, len(data)) + 1):
-        byte = data[-back]
-        if byte < 0x80:
-            return data
-        if byte >= 0xC0:
-            needed = 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
-            return data if back >= needed else data[:-back]
-    return data
 
 
 def binary_reason(data: bytes) -> str | None:
@@ -84,13 +77,9 @@ def normalise_text(data: bytes) -> str:
     return text
 
 
-def store_file(root: Path, relpath: str) -> tuple[Path, bool]:
-    """The path of a file the index names (its name is not trusted) and whether opening it may
-    follow a final symlink (one that stays inside the store, as the folder walk indexes it).
-
-    Raises OSError for a name that is not a plain relative path, that goes through a linked or
-    hidden folder, or that is a link out of the store.
-    """
+def store_parts(relpath: str) -> list[str]:
+    """The components of a path the index names (its name is not trusted); OSError for one that
+    is not a plain relative path or that goes through a hidden folder."""
     parts = relpath.split("/")
     if (
         not relpath
@@ -99,22 +88,55 @@ def store_file(root: Path, relpath: str) -> tuple[Path, bool]:
         or any(part in ("", ".", "..") or part.startswith(".") for part in parts)
     ):
         raise OSError(errno.EINVAL, "not a path inside the store", relpath)
-    folder = root
-    for part in parts[:-1]:
-        folder = folder / part
-        if stat.S_ISLNK(os.lstat(folder).st_mode):
-            raise OSError(errno.ELOOP, "a linked folder is not followed", str(folder))
-    full = root / relpath
-    if not stat.S_ISLNK(os.lstat(full).st_mode):
-        return full, False
-    real = os.path.realpath(full)
-    base = os.path.realpath(root)
-    if not real.startswith(base.rstrip(os.sep) + os.sep):
-        raise OSError(errno.ELOOP, "a symlink out of the store is not followed", str(full))
-    return full, True
+    return parts
 
 
 def read_store_head(root: Path, relpath: str) -> HeadBytes:
-    """`read_head` of a file of the store by its relative path (see `store_file`)."""
-    full, follow = store_file(root, relpath)
-    return read_head(full, follow_symlinks=follow)
+    """`read_head` of a file of the store by its relative path, read on folder descriptors
+    (`core.fd_paths`): never through a linked folder, a final symlink only to a file inside the
+    store (as the folder walk indexes it), and nothing swapped in between a check and the read.
+
+    Raises OSError (FileNotFoundError when nothing is there).
+    """
+    parts = store_parts(relpath)
+    try:
+        with StoreRoot(root) as store, store.locate(parts[:-1]) as folder:
+            if folder.parts != parts[:-1] or folder.looped:
+                raise OSError(errno.ELOOP, "a linked folder is not followed", relpath)
+            parent = _open_folder(folder)
+            try:
+                return _read_at(store, parent, parts)
+            finally:
+                os.close(parent)
+    except OutsideStore:
+        raise OSError(errno.ELOOP, "a symlink out of the store is not followed", relpath) from None
+
+
+def _open_folder(folder: Location) -> int:
+    """A new descriptor of a located folder, the root included (FileNotFoundError when it is
+    not there)."""
+    try:
+        return folder.open_dir()
+    except NotADirectoryError:
+        raise FileNotFoundError(errno.ENOENT, "no such file", folder.relative) from None
+
+
+def _read_at(store: StoreRoot, parent: int, parts: list[str]) -> HeadBytes:
+    """Read the file `parts[-1]` in the open folder `parent`; a symlink there is followed by
+    locating its target from the root."""
+    name = parts[-1]
+    info = os.stat(name, dir_fd=parent, follow_symlinks=False)
+    if not stat.S_ISLNK(info.st_mode):
+        return _head(name, parent)
+    with store.locate(parts) as target:
+        target_parent = target.parent_fd()
+        if target.looped or target_parent is None:
+            raise OSError(
+                errno.ELOOP, "a broken or looping symlink is not followed", "/".join(parts)
+            )
+        return _head(target.name, target_parent)
+
+
+def _head(name: str, dir_fd: int) -> HeadBytes:
+    """`read_head` of the regular file `name` in the open folder `dir_fd` (never a link)."""
+    return _capped(*read_regular(name, dir_fd=dir_fd, limit=LARGE_NOTE_BYTES + 1))

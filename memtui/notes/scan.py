@@ -23,12 +23,22 @@ class FileStat(NamedTuple):
     mtime_ns: int
 
 
+Stat = tuple[str, int, int]
+"""A FileStat as a plain tuple (relpath, size, mtime_ns): a walk makes 100k of these."""
+
+
 @dataclass
 class ScanResult:
     """The files found under a root, plus a one-line problem per thing that was skipped."""
 
-    files: list[FileStat] = field(default_factory=list)
+    stats: list[Stat] = field(default_factory=list)
+    """(relpath, size, mtime_ns) of every file, as plain tuples (cheaper to make)."""
     problems: list[str] = field(default_factory=list)
+
+    @property
+    def files(self) -> list[FileStat]:
+        """The files as FileStat records."""
+        return [FileStat._make(stat) for stat in self.stats]
 
 
 def _inside(real: str, root_real: str) -> bool:
@@ -92,54 +102,86 @@ def scan_files(
     The files come sorted by path, or (`ordered` False, faster) in the order the folders list
     them, which is the same from one walk to the next while nothing changes. `pace` is called
     now and then (a background walk rests while someone uses the app).
+
+    Each folder is listed on its own descriptor (opened from the root's, never through a link
+    at its end), so every file is stat'ed by name in its folder rather than by a whole path.
     """
     result = ScanResult()
-    files = result.files
-    make = tuple.__new__
     root_real = os.path.realpath(root)
-    stack: list[str] = [""]
-    while stack:
-        rel_dir = stack.pop()
-        full_dir = os.path.join(root, rel_dir) if rel_dir else str(root)
-        try:
-            with os.scandir(full_dir) as it:
-                entries = list(it)
-        except OSError as exc:
-            result.problems.append(f"{rel_dir or '.'}/: cannot list folder ({exc.strerror or exc})")
-            continue
-        prefix = f"{rel_dir}/" if rel_dir else ""
-        for number, entry in enumerate(entries):
-            if pace is not None and not number % PACE_ENTRIES:
-                pace()
-            name = entry.name
-            if name.startswith("."):
-                continue
-            rel = prefix + name
+    root_fd = os.open(root, _DIR_FLAGS)
+    try:
+        stack: list[str] = [""]
+        while stack:
+            rel_dir = stack.pop()
             try:
-                if entry.is_file(follow_symlinks=False):
-                    st = entry.stat(follow_symlinks=False)
-                    files.append(make(FileStat, (rel, st.st_size, st.st_mtime_ns)))
-                    continue
-                is_link = entry.is_symlink()
-                if not is_link and entry.is_dir(follow_symlinks=False):
-                    stack.append(rel)
-                    continue
+                fd = (
+                    os.open(rel_dir, _DIR_FLAGS | os.O_NOFOLLOW, dir_fd=root_fd)
+                    if rel_dir
+                    else root_fd
+                )
             except OSError as exc:
-                result.problems.append(f"{rel}: cannot read ({exc.strerror or exc})")
+                result.problems.append(f"{rel_dir}/: cannot list folder ({exc.strerror or exc})")
                 continue
-            _odd_entry(root, root_real, entry, rel, is_link, result)
+            try:
+                _scan_folder(root, root_real, fd, rel_dir, stack, result, pace)
+            finally:
+                if fd != root_fd:
+                    os.close(fd)
+    finally:
+        os.close(root_fd)
     if ordered:
-        files.sort(key=itemgetter(0))
+        result.stats.sort(key=itemgetter(0))
     result.problems.sort()
     return result
 
 
-def _odd_entry(
-    root: Path, root_real: str, entry: os.DirEntry[str], rel: str, is_link: bool, result: ScanResult
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
+
+
+def _scan_folder(
+    root: Path,
+    root_real: str,
+    fd: int,
+    rel_dir: str,
+    stack: list[str],
+    result: ScanResult,
+    pace: Callable[[], None] | None,
 ) -> None:
+    """List one open folder: its files into `result`, its sub-folders onto `stack`."""
+    try:
+        with os.scandir(fd) as it:
+            entries = list(it)
+    except OSError as exc:
+        result.problems.append(f"{rel_dir or '.'}/: cannot list folder ({exc.strerror or exc})")
+        return
+    prefix = f"{rel_dir}/" if rel_dir else ""
+    append = result.stats.append
+    for start in range(0, len(entries), PACE_ENTRIES):
+        if pace is not None:
+            pace()
+        for entry in entries[start : start + PACE_ENTRIES]:
+            name = entry.name
+            if name[0] == ".":
+                continue
+            try:
+                if entry.is_file(follow_symlinks=False):
+                    st = entry.stat(follow_symlinks=False)
+                    append((prefix + name, st.st_size, st.st_mtime_ns))
+                    continue
+                is_link = entry.is_symlink()
+                if not is_link and entry.is_dir(follow_symlinks=False):
+                    stack.append(prefix + name)
+                    continue
+            except OSError as exc:
+                result.problems.append(f"{prefix + name}: cannot read ({exc.strerror or exc})")
+                continue
+            _odd_entry(root, root_real, prefix + name, is_link, result)
+
+
+def _odd_entry(root: Path, root_real: str, rel: str, is_link: bool, result: ScanResult) -> None:
     """A symlink, a FIFO or another entry that is neither a plain file nor a folder."""
     if is_link:
-        problem = linked_folder_problem(root_real, rel, entry.path)
+        problem = linked_folder_problem(root_real, rel, os.path.join(root, rel))
         if problem is not None:
             result.problems.append(problem)
             return
@@ -147,6 +189,6 @@ def _odd_entry(
     else:
         found, problem = None, f"{rel}: not a regular file, skipped"
     if found is not None:
-        result.files.append(found)
+        result.stats.append(found)
     elif problem is not None:
         result.problems.append(problem)

@@ -2,10 +2,11 @@
 body lines of every text file, with match spans, answered from the on-disk index.
 
 Each query word stands for vocabulary words in tiers (the word itself, longer words it starts,
-words holding it or close spellings); the full-text index gives the documents holding them, per
-column. Documents are visited best upper bound first and in path order within a bound, each
-scored line by line from its file, and the search stops as soon as nothing left can beat the
-k-th best hit. Only visited files are read.
+words holding it or close spellings); the full-text index gives the files whose title, path or
+frontmatter holds them and the body lines that hold them together. Candidates are visited best
+upper bound first and in path order within a bound (SQLite hands them over in that order, so only
+what is visited is fetched), each scored from its file's text, and the search stops as soon as
+nothing left can beat the k-th best hit. Only visited files are read.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from typing import Any
 
 from memtui.notes.file_checks import shown_part
 from memtui.notes.index import NoteIndex
-from memtui.notes.index_db import from_db, to_db
+from memtui.notes.index_db import LINE_BITS, from_db, to_db
 from memtui.notes.query import QueryError, SearchFilters, parse_query
 from memtui.notes.reading import normalise_text, read_store_head
 from memtui.notes.vocabulary import (
@@ -61,12 +62,8 @@ CHUNK = 32
 """Documents visited between two checks of `cancelled()`."""
 TEXTS_KEPT = 4_000_000
 """Characters of recently searched texts kept in memory (twice: as written and lowered)."""
-FIND_WORDS = 8
-"""Up to this many variant words are looked for one by one in a text; more, by reading its words."""
-SPARSE = 2000
-"""A group with at most this many documents is fetched whole and sorted; a bigger one is walked
-in path order by SQLite, so only the documents visited are fetched."""
-FILE_KINDS = "kind IN (1, 2)"
+FILE_KINDS = "f.kind IN (1, 2)"
+LINE_MASK = (1 << LINE_BITS) - 1
 BODY, TITLE, PATH, META = "body", "title", "path", "meta"
 """The full-text index's columns, and what a visit scores."""
 BOOSTS = {BODY: LINE_KIND_BOOST["observation"], TITLE: TITLE_BOOST, PATH: PATH_BOOST, META: 1.0}
@@ -120,7 +117,8 @@ class _Query:
 
 @dataclass(frozen=True)
 class _Group:
-    """Documents whose lines of one column can reach `bound`: an FTS expression over a column."""
+    """Candidates whose lines of one kind can reach `bound`: an FTS expression over the body
+    lines (`what` BODY) or over one column of the files' titles, paths and frontmatter."""
 
     bound: float
     what: str
@@ -179,34 +177,36 @@ def _actor_matches(wanted: str, actor: str) -> bool:
 
 
 class RecentTexts:
-    """The texts of the files searched last, up to a size: the next keystroke's search visits
+    """The lines of the files searched last, up to a size: the next keystroke's search visits
     mostly the same files. Keyed by full-text document, so a file read again is read anew."""
 
     def __init__(self, budget: int = TEXTS_KEPT) -> None:
         """Keep up to `budget` characters of text."""
         self.budget = budget
-        self._texts: OrderedDict[int, tuple[str, str]] = OrderedDict()
+        self._texts: OrderedDict[int, tuple[list[str], list[str]]] = OrderedDict()
+        self._sizes: dict[int, int] = {}
         self._size = 0
         self._lock = threading.Lock()
 
-    def get(self, doc: int) -> tuple[str, str] | None:
-        """The (text, lowered text) of a document, if kept."""
+    def get(self, doc: int) -> tuple[list[str], list[str]] | None:
+        """The (lines, lowered lines) of a document, if kept."""
         with self._lock:
             found = self._texts.get(doc)
             if found is not None:
                 self._texts.move_to_end(doc)
             return found
 
-    def put(self, doc: int, texts: tuple[str, str]) -> None:
-        """Keep a document's texts, forgetting the oldest beyond the budget."""
+    def put(self, doc: int, lines: tuple[list[str], list[str]], size: int) -> None:
+        """Keep a document's lines (`size` characters), forgetting the oldest beyond the budget."""
         with self._lock:
             if doc in self._texts:
                 return
-            self._texts[doc] = texts
-            self._size += len(texts[0])
+            self._texts[doc] = lines
+            self._sizes[doc] = size
+            self._size += size
             while self._size > self.budget and self._texts:
-                _doc, (old, _lowered) = self._texts.popitem(last=False)
-                self._size -= len(old)
+                old, _lines = self._texts.popitem(last=False)
+                self._size -= self._sizes.pop(old)
 
 
 class Searcher:
@@ -224,6 +224,9 @@ class Searcher:
         self.history = history
         self._vocab = Vocabulary()
         self._texts = RecentTexts()
+        self._held: dict[str, bool] = {}
+        """Whether any row matches an FTS expression, at `_held_generation` of the index."""
+        self._held_generation = -1
         if progress is not None:
             progress(1, 1)
 
@@ -267,7 +270,10 @@ class Searcher:
                 words = [w for w in words if len(w) > 1] or words
             if len(query) <= 2 or not words:
                 return self._search_titles(conn, query_lower, limit, where, params)
-            self._vocab.refresh(conn, self.index.generation())
+            generation = self.index.generation()
+            self._vocab.refresh(conn, generation)
+            if generation != self._held_generation:
+                self._held, self._held_generation = {}, generation
             prepared = self._prepare(query_lower, words)
             return self._search_words(conn, prepared, limit, where, params, cancelled)
 
@@ -276,31 +282,31 @@ class Searcher:
     def _filter_sql(
         self, conn: sqlite3.Connection, filters: SearchFilters | None
     ) -> tuple[str, list[object]]:
-        """SQL conditions on `files` for the filters, and their parameters."""
+        """SQL conditions on `files` (as `f`) for the filters, and their parameters."""
         if filters is None:
             return "", []
         conditions: list[str] = []
         params: list[object] = []
         if filters.folder:
             folder = to_db(filters.folder.strip("/"))
-            conditions.append("(path = ? OR (path > ? AND path < ?))")
+            conditions.append("(f.path = ? OR (f.path > ? AND f.path < ?))")
             params += [folder, folder + "/", folder + "0"]
         if filters.note_type is not None:
-            conditions.append("kind = 1 AND note_type = ?")
+            conditions.append("f.kind = 1 AND f.note_type = ?")
             params.append(filters.note_type)
         if filters.tag:
-            conditions.append("id IN (SELECT file FROM tags WHERE tag = ?)")
+            conditions.append("f.id IN (SELECT file FROM tags WHERE tag = ?)")
             params.append(filters.tag.lstrip("#"))
         if filters.category is not None:
-            conditions.append("id IN (SELECT file FROM categories WHERE category = ?)")
+            conditions.append("f.id IN (SELECT file FROM categories WHERE category = ?)")
             params.append(filters.category)
         if filters.max_age_days is not None:
             now = time.time() if filters.now is None else filters.now
-            conditions.append("mtime_ns >= ?")
+            conditions.append("f.mtime_ns >= ?")
             params.append(int((now - filters.max_age_days * 86400) * 1e9))
         if filters.actor:
             self._fill_actor_paths(conn, filters.actor)
-            conditions.append("path IN (SELECT path FROM temp.actor_paths)")
+            conditions.append("f.path IN (SELECT path FROM temp.actor_paths)")
         return " AND " + " AND ".join(conditions), params
 
     def _fill_actor_paths(self, conn: sqlite3.Connection, wanted: str) -> None:
@@ -324,8 +330,8 @@ class Searcher:
     ) -> list[SearchHit]:
         """Filters alone: the notes that pass them, most recently changed first."""
         rows = conn.execute(
-            f"SELECT path, title FROM files WHERE {FILE_KINDS}{where} "
-            "ORDER BY mtime_ns DESC, path LIMIT ?",
+            f"SELECT f.path, f.title FROM files f WHERE {FILE_KINDS}{where} "
+            "ORDER BY f.mtime_ns DESC, f.path LIMIT ?",
             (*params, limit),
         ).fetchall()
         return [
@@ -346,18 +352,20 @@ class Searcher:
         word, at a word's start, inside a word (titles before paths at each), by path."""
         hits: list[SearchHit] = []
         seen: set[tuple[str, str]] = set()
-        for quality, kind, docs in _short_tiers(conn, needle, where, params):
+        ordered = _in_path_order(conn)
+        for quality, kind, docs in _short_tiers(conn, needle, where, params, ordered):
             boost = TITLE_BOOST if kind == "title" else PATH_BOOST
-            for doc in docs:
-                if len(hits) >= limit:
-                    return hits
-                text = doc.title if kind == "title" else doc.path
-                found = _best_occurrence(_lower_same_length(text), needle)
-                if (doc.path, kind) in seen or found is None or found[0] != quality:
-                    continue
-                seen.add((doc.path, kind))
-                span = found[1]
-                hits.append(SearchHit(doc.path, 0, kind, text, 100 * quality + boost, (span,)))
+            with docs:
+                for _line, doc in docs:
+                    if len(hits) >= limit:
+                        return hits
+                    text = doc.title if kind == "title" else doc.path
+                    found = _best_occurrence(_lower_same_length(text), needle)
+                    if (doc.path, kind) in seen or found is None or found[0] != quality:
+                        continue
+                    seen.add((doc.path, kind))
+                    span = found[1]
+                    hits.append(SearchHit(doc.path, 0, kind, text, 100 * quality + boost, (span,)))
         return hits
 
     # ----- word queries ------------------------------------------------------------------------
@@ -376,17 +384,19 @@ class Searcher:
         return _Query(words, by_word, phrase, tokens)
 
     def _groups(self, conn: sqlite3.Connection, prepared: _Query) -> list[_Group]:
-        """Every column's groups of documents by the best tier each query word can reach there,
-        best bound first; tiers no document of the column holds are left out."""
+        """Every kind of line's groups of candidates by the best tier each query word can reach
+        there, best bound first; tiers nothing of that kind holds are left out."""
         n_words = prepared.n_words
         per_word = [_word_tiers(word, i, prepared.by_word) for i, word in enumerate(prepared.words)]
         groups: list[_Group] = []
         for column in (BODY, TITLE, PATH, META):
             groups += self._column_groups(conn, column, per_word, n_words)
-        if prepared.phrase is not None:
+        if prepared.phrase is not None and all(
+            self._vocab.holds(term) for term in prepared.phrase_terms
+        ):
             phrase = " ".join(prepared.phrase_terms).replace('"', '""')
             bound = 100.0 + BOOSTS[BODY] + PHRASE_BONUS
-            groups.append(_Group(bound, BODY, f'{{{BODY}}} : "{phrase}"'))
+            groups.append(_Group(bound, BODY, f'"{phrase}"'))
         groups.sort(key=lambda group: -group.bound)
         return groups
 
@@ -397,13 +407,13 @@ class Searcher:
         per_word: list[list[tuple[float, str]]],
         n_words: int,
     ) -> list[_Group]:
-        """The groups of one column: a tier (or nothing) per word, each tier held by some doc."""
+        """The groups of one kind: a tier (or nothing) per word, each tier held by something."""
         options: list[list[tuple[float, str | None]]] = []
         for tiers in per_word:
             held = [
                 (quality, expression)
                 for quality, expression in tiers
-                if _exists(conn, f"{{{column}}} : {expression}")
+                if self._holds(conn, _match(column, expression))
             ]
             options.append([*held, (0.0, None)])
         groups: list[_Group] = []
@@ -415,8 +425,21 @@ class Searcher:
             bound = 100 * sum(qualities) / n_words + BOOSTS[column]
             if column != BODY and n_words > 1 and min(qualities) > 0:
                 bound += PHRASE_BONUS
-            groups.append(_Group(bound, column, f"{{{column}}} : ({' AND '.join(parts)})"))
+            groups.append(_Group(bound, column, _match(column, f"({' AND '.join(parts)})")))
         return groups
+
+    def _holds(self, conn: sqlite3.Connection, match: str) -> bool:
+        """Whether anything matches an FTS expression (remembered until the index changes)."""
+        held = self._held.get(match)
+        if held is None:
+            table = "fts" if match.startswith("(") or match.startswith('"') else "fts_file"
+            held = self._held[match] = (
+                conn.execute(
+                    f"SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT 1", (match,)
+                ).fetchone()
+                is not None
+            )
+        return held
 
     def _search_words(
         self,
@@ -427,53 +450,60 @@ class Searcher:
         params: list[object],
         cancelled: Callable[[], bool] | None,
     ) -> list[SearchHit]:
-        """Visit documents best bound first (path order within a bound), stopping once the
+        """Visit candidates best bound first (path order within a bound), stopping once the
         limit-th best hit cannot be beaten by anything not yet visited."""
         groups = self._groups(conn, prepared)
-        heap: list[tuple[float, str, int, _Doc]] = []
-        opened: list[Iterator[_Doc]] = []
-        """The members of each group opened so far, by group number."""
-        visited: set[tuple[int, str]] = set()
+        ordered = _in_path_order(conn)
+        heap: list[tuple[float, str, int, int, _Doc]] = []
+        opened: list[_Stream] = []
+        """The candidates of each group opened so far, by group number."""
+        visited: set[tuple[int, str, int]] = set()
         hits: list[SearchHit] = []
-        worst: tuple[float, str] | None = None
+        worst: tuple[float, str, int] | None = None
         next_group = 0
         visits = 0
-        while True:
-            while next_group < len(groups) and (
-                not heap or groups[next_group].bound >= -heap[0][0]
-            ):
-                group = groups[next_group]
-                next_group += 1
-                if worst is not None and round(group.bound, 2) < worst[0]:
-                    next_group = len(groups)
+        try:
+            while True:
+                while next_group < len(groups) and (
+                    not heap or groups[next_group].bound >= -heap[0][0]
+                ):
+                    group = groups[next_group]
+                    next_group += 1
+                    if worst is not None and round(group.bound, 2) < worst[0]:
+                        next_group = len(groups)
+                        break
+                    if cancelled is not None and cancelled():
+                        return []
+                    table = "fts" if group.what == BODY else "fts_file"
+                    opened.append(_members(conn, table, group.match, where, params, ordered))
+                    _push_next(heap, group, len(opened) - 1, opened[-1])
+                if not heap:
                     break
-                if cancelled is not None and cancelled():
+                neg_bound, path, line, group_index, doc = heapq.heappop(heap)
+                bound = round(-neg_bound, 2)
+                if worst is not None and (
+                    bound < worst[0] or (bound == worst[0] and (path, line) > worst[1:])
+                ):
+                    break
+                group = groups[group_index]
+                _push_next(heap, group, group_index, opened[group_index])
+                key = (doc.file_id, group.what, line)
+                if key in visited:
+                    continue
+                visited.add(key)
+                visits += 1
+                if visits % CHUNK == 0 and cancelled is not None and cancelled():
                     return []
-                members = _members(conn, group.match, where, params)
-                opened.append(members)
-                _push_next(heap, group, len(opened) - 1, members)
-            if not heap:
-                break
-            neg_bound, path, group_index, doc = heapq.heappop(heap)
-            bound = round(-neg_bound, 2)
-            if worst is not None and (bound < worst[0] or (bound == worst[0] and path > worst[1])):
-                break
-            group = groups[group_index]
-            _push_next(heap, group, group_index, opened[group_index])
-            key = (doc.file_id, group.what)
-            if key in visited:
-                continue
-            visited.add(key)
-            visits += 1
-            if visits % CHUNK == 0 and cancelled is not None and cancelled():
-                return []
-            floor = worst[0] if worst is not None else -1.0
-            hits.extend(self._visit(conn, doc, group.what, prepared, floor))
-            if len(hits) >= limit * 2 or (len(hits) >= limit and worst is None):
-                hits.sort(key=_hit_order)
-                del hits[limit:]
-                if len(hits) >= limit:
-                    worst = (hits[-1].score, hits[-1].path)
+                floor = worst[0] if worst is not None else -1.0
+                hits.extend(self._visit(conn, doc, line, group.what, prepared, floor))
+                if len(hits) >= limit * 2 or (len(hits) >= limit and worst is None):
+                    hits.sort(key=_hit_order)
+                    del hits[limit:]
+                    if len(hits) >= limit:
+                        worst = (hits[-1].score, hits[-1].path, hits[-1].line)
+        finally:
+            for stream in opened:
+                stream.close()
         if cancelled is not None and cancelled():
             return []
         hits.sort(key=_hit_order)
@@ -485,11 +515,13 @@ class Searcher:
         self,
         conn: sqlite3.Connection,
         doc: _Doc,
+        line: int,
         what: str,
         prepared: _Query,
         floor: float = -1.0,
     ) -> list[SearchHit]:
-        """The hits of one document's lines of one kind (body lines below `floor` left out)."""
+        """The hits of one candidate: a body line (below `floor` left out), or a file's title,
+        path or frontmatter lines."""
         if what == TITLE:
             hit = _score_line(doc.path, 0, "title", doc.title, prepared)
             return [] if hit is None else [hit]
@@ -500,27 +532,44 @@ class Searcher:
             row = conn.execute("SELECT info FROM files WHERE id = ?", (doc.file_id,)).fetchone()
             meta = json.loads(row[0]).get("meta", []) if row is not None else []
             found = (
-                _score_line(doc.path, line, "frontmatter", text, prepared) for line, text in meta
+                _score_line(doc.path, number, "frontmatter", text, prepared)
+                for number, text in meta
             )
             return [hit for hit in found if hit is not None]
-        texts = self._texts.get(doc.doc)
-        if texts is None:
+        lines = self._lines(doc)
+        if lines is None or not 0 < line <= len(lines[0]):
+            return []
+        hit = _line_hit(doc, line, lines[0][line - 1], lines[1][line - 1], prepared, floor)
+        return [] if hit is None else [hit]
+
+    def _lines(self, doc: _Doc) -> tuple[list[str], list[str]] | None:
+        """A file's shown lines and their lowered form, read now or kept from a recent search;
+        None when it cannot be read."""
+        lines = self._texts.get(doc.doc)
+        if lines is None:
             try:
                 head = read_store_head(self.root, doc.path)
             except OSError:
-                return []
+                return None
             text = shown_part(normalise_text(head.data))
-            texts = (text, _lower_same_length(text))
-            self._texts.put(doc.doc, texts)
-        return _body_hits(doc, *texts, prepared, floor)
+            lines = (text.split("\n"), _lower_same_length(text).split("\n"))
+            self._texts.put(doc.doc, lines, len(text))
+        return lines
+
+
+def _match(column: str, expression: str) -> str:
+    """An FTS expression over the body lines (BODY) or over one column of `fts_file`."""
+    return expression if column == BODY else f"{{{column}}} : {expression}"
 
 
 def _word_tiers(
     word: str, index: int, by_word: dict[str, list[Variant]]
 ) -> list[tuple[float, str]]:
     """(best quality, FTS expression) of each tier of one query word, best first: the word
-    itself, words it starts (as one prefix query), and words holding it or spelt close to it."""
-    exact = prefix = False
+    itself, the words it starts, and words holding it or spelt close to it (each tier names its
+    vocabulary words: SQLite then walks only their rows)."""
+    exact = False
+    prefix: list[str] = []
     other: dict[str, float] = {}
     for term, variants in by_word.items():
         for variant in variants:
@@ -529,63 +578,104 @@ def _word_tiers(
             if variant.how == EXACT:
                 exact = True
             elif variant.how == PREFIX:
-                prefix = True
+                prefix.append(term)
             else:
                 other[term] = max(other.get(term, 0.0), variant.quality)
     tiers: list[tuple[float, str]] = []
     if exact:
-        tiers.append((QUALITY[EXACT], _quoted(word)))
+        tiers.append((QUALITY[EXACT], "(" + _quoted(word) + ")"))
     if prefix:
-        tiers.append((QUALITY[PREFIX], _quoted(word) + " *"))
+        tiers.append((QUALITY[PREFIX], _any_of(prefix)))
     if other:
         tiers.append((max(other.values()), _any_of(other)))
     return tiers
 
 
 def _push_next(
-    heap: list[tuple[float, str, int, _Doc]],
+    heap: list[tuple[float, str, int, int, _Doc]],
     group: _Group,
     group_index: int,
-    members: Iterator[_Doc],
+    members: _Stream,
 ) -> None:
-    """Put a group's next document (in path order) on the heap."""
-    doc = next(members, None)
-    if doc is not None:
-        heapq.heappush(heap, (-group.bound, doc.path, group_index, doc))
+    """Put a group's next candidate (in path order) on the heap."""
+    found = next(members, None)
+    if found is not None:
+        line, doc = found
+        heapq.heappush(heap, (-group.bound, doc.path, line, group_index, doc))
 
 
-def _exists(conn: sqlite3.Connection, match: str) -> bool:
-    """Whether any document matches an FTS expression."""
-    return (
-        conn.execute("SELECT 1 FROM fts WHERE fts MATCH ? LIMIT 1", (match,)).fetchone() is not None
-    )
+def _in_path_order(conn: sqlite3.Connection) -> bool:
+    """Whether the full-text tables' document numbers follow the paths' order."""
+    row = conn.execute("SELECT value FROM meta WHERE key = 'ordered'").fetchone()
+    return row is not None and bool(row[0])
 
 
-_DOC_COLUMNS = "id, path, title, body_line, line_kinds, doc"
+_DOC_COLUMNS = "f.id, f.path, f.title, f.body_line, f.line_kinds, f.doc"
+
+
+class _Stream:
+    """Candidates as (line, file) in path and line order, fetched as they are taken from a query
+    whose rows are (line, files columns); close it when done."""
+
+    def __init__(self, cursor: sqlite3.Cursor, ordered: bool) -> None:
+        """Take the rows of `cursor`; `ordered`: they come in path order (else sort them here)."""
+        self._cursor: sqlite3.Cursor | None = cursor
+        self._rows: Iterator[tuple[Any, ...]] = cursor
+        if not ordered:
+            rows = sorted(cursor.fetchall(), key=lambda row: (row[2], row[0]))
+            self.close()
+            self._rows = iter(rows)
+        self._doc: _Doc | None = None
+
+    def __iter__(self) -> _Stream:
+        """The stream itself."""
+        return self
+
+    def __next__(self) -> tuple[int, _Doc]:
+        """The next (line, file): line 0 for a file's title, path or frontmatter."""
+        row = next(self._rows)
+        doc = self._doc
+        if doc is None or doc.doc != row[6]:
+            doc = self._doc = _doc(row[1:])
+        return row[0], doc
+
+    def __enter__(self) -> _Stream:
+        """Use as a context manager: closed on exit."""
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        """Close the query."""
+        self.close()
+
+    def close(self) -> None:
+        """Stop the query (its statement is reset, so the read transaction can end)."""
+        if self._cursor is not None:
+            self._cursor.close()
+            self._cursor = None
+            self._rows = iter(())
 
 
 def _members(
-    conn: sqlite3.Connection, match: str, where: str, params: list[object]
-) -> Iterator[_Doc]:
-    """The live documents matching an FTS expression that pass the filters, in path order."""
-    count = conn.execute(
-        "SELECT count(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ?)", (match, SPARSE + 1)
-    ).fetchone()[0]
-    if not count:
-        return iter(())
-    if count <= SPARSE:
-        rows = conn.execute(
-            f"SELECT {_DOC_COLUMNS} FROM files WHERE doc IN "
-            f"(SELECT rowid FROM fts WHERE fts MATCH ?){where} ORDER BY path",
-            (match, *params),
-        ).fetchall()
-        return (_doc(row) for row in rows)
-    cursor = conn.execute(
-        f"SELECT {_DOC_COLUMNS} FROM files INDEXED BY files_path WHERE "
-        f"+doc IN (SELECT rowid FROM fts WHERE fts MATCH ?){where} ORDER BY path",
-        (match, *params),
-    )
-    return (_doc(row) for row in cursor)
+    conn: sqlite3.Connection,
+    table: str,
+    match: str,
+    where: str,
+    params: list[object],
+    ordered: bool,
+) -> _Stream:
+    """The candidates of an FTS expression over `table` (the body lines' `fts`, or `fts_file`)
+    that pass the filters, in path and line order."""
+    if table == "fts":
+        sql = (
+            f"SELECT t.rowid & {LINE_MASK}, {_DOC_COLUMNS} FROM fts t JOIN files f "
+            f"ON f.doc = t.rowid >> {LINE_BITS} WHERE t.fts MATCH ?{where} ORDER BY t.rowid"
+        )
+    else:
+        sql = (
+            f"SELECT 0, {_DOC_COLUMNS} FROM fts_file t JOIN files f ON f.doc = t.rowid "
+            f"WHERE t.fts_file MATCH ?{where} ORDER BY t.rowid"
+        )
+    return _Stream(conn.execute(sql, (match, *params)), ordered)
 
 
 def _doc(row: tuple[Any, ...]) -> _Doc:
@@ -612,9 +702,9 @@ def _best_occurrence(lowered: str, needle: str) -> tuple[float, tuple[int, int]]
 
 
 def _short_tiers(
-    conn: sqlite3.Connection, needle: str, where: str, params: list[object]
-) -> Iterator[tuple[float, str, Iterator[_Doc]]]:
-    """For a short query: (quality, kind, candidate documents in path order) from the best tier
+    conn: sqlite3.Connection, needle: str, where: str, params: list[object], ordered: bool
+) -> Iterator[tuple[float, str, _Stream]]:
+    """For a short query: (quality, kind, candidate files in path order) from the best tier
     down; candidates may hold the text less well (their own tier says so)."""
     word = WORD_RE.fullmatch(needle) is not None
     for quality, match in (
@@ -623,7 +713,8 @@ def _short_tiers(
     ):
         for kind in ("title", "path"):
             if word:
-                yield quality, kind, _members(conn, f"{{{kind}}} : {match}", where, params)
+                stream = _members(conn, "fts_file", f"{{{kind}}} : {match}", where, params, ordered)
+                yield quality, kind, stream
     for kind in ("title", "path"):
         yield QUALITY[SUBSTRING], kind, _containing(conn, kind, needle, where, params)
     if not word:
@@ -634,18 +725,18 @@ def _short_tiers(
 
 def _containing(
     conn: sqlite3.Connection, column: str, needle: str, where: str, params: list[object]
-) -> Iterator[_Doc]:
+) -> _Stream:
     """Files whose title or path holds `needle` (ignoring ASCII case), in path order."""
     if needle.isascii():
-        condition, first = f"instr(lower({column}), ?) > 0", [to_db(needle)]
+        condition, first = f"instr(lower(f.{column}), ?) > 0", [to_db(needle)]
     else:
         condition, first = "1", []
     cursor = conn.execute(
-        f"SELECT {_DOC_COLUMNS} FROM files INDEXED BY files_path WHERE {FILE_KINDS} "
-        f"AND {condition}{where} ORDER BY path",
+        f"SELECT 0, {_DOC_COLUMNS} FROM files f INDEXED BY files_path WHERE {FILE_KINDS} "
+        f"AND {condition}{where} ORDER BY f.path",
         (*first, *params),
     )
-    return (_doc(row) for row in cursor)
+    return _Stream(cursor, True)
 
 
 def _score_line(
@@ -679,75 +770,37 @@ def _score_line(
     return SearchHit(relpath, line_no, kind, text, round(score, 2), _merge_spans(spans))
 
 
-def _word_places(
-    lowered: str, start: int, words: dict[str, list[Variant]]
-) -> Iterator[tuple[int, str]]:
-    """(offset, word) of each whole-word occurrence of one of `words` in `lowered` from `start`:
-    found word by word when they are few, else by reading the text's words once."""
-    if len(words) > FIND_WORDS:
-        for match in WORD_RE.finditer(lowered, start):
-            word = match.group()
-            if word in words:
-                yield match.start(), word
-        return
-    size = len(lowered)
-    for word in words:
-        pos = lowered.find(word, start)
-        while pos >= 0:
-            end = pos + len(word)
-            if (pos == 0 or not _is_word_char(lowered[pos - 1])) and (
-                end == size or not _is_word_char(lowered[end])
-            ):
-                yield pos, word
-            pos = lowered.find(word, end)
-
-
-def _body_hits(
-    doc: _Doc, text: str, lowered: str, prepared: _Query, floor: float = -1.0
-) -> list[SearchHit]:
-    """Every body line of one file that contains a variant word and scores at least `floor`
-    (what the limit-th best hit so far scores), scored (`lowered` is `text` lowered char for
-    char)."""
-    body_start = 0
-    for _ in range(doc.body_line - 1):
-        body_start = lowered.find("\n", body_start) + 1
-        if body_start == 0:
-            return []
+def _line_hit(
+    doc: _Doc, line_no: int, text: str, lowered: str, prepared: _Query, floor: float = -1.0
+) -> SearchHit | None:
+    """A body line's hit when it holds a variant word and scores at least `floor` (what the
+    limit-th best hit so far scores); `lowered` is `text` lowered char for char."""
     n_words = prepared.n_words
-    lines: dict[int, tuple[list[float], list[tuple[int, int]]]] = {}
-    for pos, word in _word_places(lowered, body_start, prepared.by_word):
-        offset = lowered.rfind("\n", 0, pos) + 1
-        entry = lines.get(offset)
-        if entry is None:
-            entry = lines[offset] = ([0.0] * n_words, [])
-        qualities, spans = entry
-        for variant in prepared.by_word[word]:
+    qualities = [0.0] * n_words
+    spans: list[tuple[int, int]] = []
+    by_word = prepared.by_word
+    for match in WORD_RE.finditer(lowered):
+        variants = by_word.get(match.group())
+        if variants is None:
+            continue
+        pos = match.start()
+        for variant in variants:
             if variant.quality > qualities[variant.word_index]:
                 qualities[variant.word_index] = variant.quality
-            start = pos - offset + variant.offset
+            start = pos + variant.offset
             spans.append((start, start + variant.length))
-    hits: list[SearchHit] = []
-    line_no = 1
-    counted_to = 0
-    for offset in sorted(lines):
-        qualities, spans = lines[offset]
-        line_no += text.count("\n", counted_to, offset)
-        counted_to = offset
-        end = text.find("\n", offset)
-        line_text = text[offset:] if end < 0 else text[offset:end]
-        kind = _line_kind(doc.line_kinds, line_no)
-        score = 100 * sum(qualities) / n_words + LINE_KIND_BOOST.get(kind, 0.0)
-        if prepared.phrase is not None and min(qualities) >= 1.0:
-            found = prepared.phrase.search(lowered, offset, offset + len(line_text))
-            if found is not None:
-                score += PHRASE_BONUS
-                spans.append((found.start() - offset, found.end() - offset))
-        if round(score, 2) < floor:
-            continue
-        hits.append(
-            SearchHit(doc.path, line_no, kind, line_text, round(score, 2), _merge_spans(spans))
-        )
-    return hits
+    if not spans:
+        return None
+    kind = _line_kind(doc.line_kinds, line_no)
+    score = 100 * sum(qualities) / n_words + LINE_KIND_BOOST.get(kind, 0.0)
+    if prepared.phrase is not None and min(qualities) >= 1.0:
+        found = prepared.phrase.search(lowered)
+        if found is not None:
+            score += PHRASE_BONUS
+            spans.append(found.span())
+    if round(score, 2) < floor:
+        return None
+    return SearchHit(doc.path, line_no, kind, text, round(score, 2), _merge_spans(spans))
 
 
 def matching_notes(index: NoteIndex, filters: SearchFilters, history: object | None) -> set[str]:
@@ -755,5 +808,7 @@ def matching_notes(index: NoteIndex, filters: SearchFilters, history: object | N
     searcher = Searcher(index, history)
     with index.db.snapshot() as conn:
         where, params = searcher._filter_sql(conn, filters if filters.any() else None)
-        rows = conn.execute(f"SELECT path FROM files WHERE {FILE_KINDS}{where}", params).fetchall()
+        rows = conn.execute(
+            f"SELECT f.path FROM files f WHERE {FILE_KINDS}{where}", params
+        ).fetchall()
     return {from_db(row[0]) for row in rows}

@@ -382,4 +382,3 @@ def _parser(now: datetime) -> Any:
     return DateDataParser(
         settings={"DATE_ORDER": DATE_ORDER, "RETURN_TIME_AS_PERIOD": True, "RELATIVE_BASE": now}
     )
-

@@ -109,17 +109,17 @@ class Vocabulary:
 
     def _present(self, words: list[str]) -> set[str]:
         """Which of `words` the vocabulary holds already."""
-        present: set[str] = set()
-        for word in words:
-            at = bisect.bisect_left(self.words, word)
-            if at < len(self.words) and self.words[at] == word:
-                present.add(word)
-        return present
+        return {word for word in words if self.holds(word)}
 
     def _index_text(self) -> None:
         """The words as one newline-separated text and each word's offset in it."""
         self.text = "\n" + "\n".join(self.words) + "\n"
         self.starts = list(accumulate((len(word) + 1 for word in self.words), initial=1))[:-1]
+
+    def holds(self, word: str) -> bool:
+        """Whether `word` is one of the index's words."""
+        at = bisect.bisect_left(self.words, word)
+        return at < len(self.words) and self.words[at] == word
 
     def variants(self, words: list[str]) -> list[Variant]:
         """Words that stand in for each query word: exact, prefix, substring, typo (the best way

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 
     from memtui.core.config import Settings
     from memtui.core.history import History, HistoryCorrupt
+    from memtui.core.store import MemoryStore
     from memtui.notes.index import NoteIndex
 
 FIRST_FRAME_ENV = "MEMTUI_FIRST_FRAME_FILE"
@@ -97,15 +98,9 @@ class MemtuiApp(PlainNotifyApp):
     ) -> None:
         """Open the store at `root` as `actor`; `notice` is shown once the screen is up."""
         super().__init__()
-        from memtui.core.store import LockPolicy, MemoryStore
-
         settings = settings if settings is not None else default_settings()
-        store = MemoryStore(root, actor=actor or None, settings=settings, clock=clock)
-        store.lock_policy = LockPolicy(
-            LOCK_TIMEOUT, lambda seconds: self.post_message(LockWaiting(seconds))
-        )
-        self.ctx = AppContext(root=store.root, settings=store.settings, store=store)
-        self.actor = store.actor
+        self.ctx = AppContext.open(root, actor or None, settings, clock, self._set_lock_policy)
+        self.actor = self.ctx.actor
         self.clock = clock
         self.notice = notice
         self.watch_enabled = watch
@@ -377,6 +372,14 @@ class MemtuiApp(PlainNotifyApp):
         if self._badges_timer is not None:
             self._badges_timer.stop()
         self._badges_timer = self.set_timer(BADGES_DELAY, self.compute_badges)
+
+    def _set_lock_policy(self, store: MemoryStore) -> None:
+        """Give the store the app's lock time limit and its waiting notice."""
+        from memtui.core.store import LockPolicy
+
+        store.lock_policy = LockPolicy(
+            LOCK_TIMEOUT, lambda seconds: self.post_message(LockWaiting(seconds))
+        )
 
     def on_lock_waiting(self, message: LockWaiting) -> None:
         """Say that a change waits for another process's lock (the app keeps answering)."""

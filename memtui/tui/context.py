@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import os
+import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,20 +24,90 @@ or a near-duplicate, not read by an agent for 120+ days) or several together, mo
 review's own threshold of proposing a file."""
 
 
-@dataclass
 class AppContext:
     """The open store as the app sees it; `index` and `searcher` are None until indexing finishes."""
 
-    root: Path
-    settings: Settings
-    store: MemoryStore
-    """The core facade with the human actor; every change the app makes goes through it."""
-    index: NoteIndex | None = None
-    searcher: Searcher | None = None
-    problems: list[str] = field(default_factory=list)
-    """Start-up problems to show the user (for example a corrupt history that was set aside)."""
-    changed_while_loading: set[str] = field(default_factory=set)
-    """Paths changed on disk before the index and the searcher were both installed."""
+    def __init__(
+        self,
+        root: Path,
+        settings: Settings,
+        store: MemoryStore | Callable[[], MemoryStore],
+        index: NoteIndex | None = None,
+        searcher: Searcher | None = None,
+        problems: list[str] | None = None,
+        actor: str | None = None,
+    ) -> None:
+        """The context of the store at `root`; `store` is the store or what makes it on first use
+        (then `actor` is the actor it will record as)."""
+        self.root = root
+        self.settings = settings
+        self._store = None if callable(store) else store
+        self._make_store = store if callable(store) else None
+        self._store_lock = threading.Lock()
+        self._actor = actor
+        self.index = index
+        self.searcher = searcher
+        self.problems: list[str] = problems if problems is not None else []
+        """Start-up problems to show the user (for example a corrupt history that was set aside)."""
+        self.changed_while_loading: set[str] = set()
+        """Paths changed on disk before the index and the searcher were both installed."""
+
+    @classmethod
+    def open(
+        cls,
+        root: str | os.PathLike[str],
+        actor: str | None,
+        settings: Settings | None,
+        clock: Callable[[], float],
+        setup: Callable[[MemoryStore], None] | None = None,
+    ) -> AppContext:
+        """The context of the store at `root` as `actor` (None: the configured human).
+
+        `setup` runs on the store as soon as it is made (the app sets its lock policy there).
+
+        The core is imported and the store made on first use (after the first frame: 25 ms of
+        imports), unless something must be checked now: a bad actor raises ActorError here, and
+        missing settings or a missing folder make the store at once (with its own errors).
+        """
+        path = Path(root).expanduser().absolute()
+        if settings is None or not path.is_dir():
+            from memtui.core.store import MemoryStore
+
+            made = MemoryStore(root, actor=actor, settings=settings, clock=clock)
+            if setup is not None:
+                setup(made)
+            return cls(made.root, made.settings, made)
+        from memtui.core.actors import check_actor
+        from memtui.core.config import default_human_actor
+
+        human = check_actor(actor) if actor is not None else default_human_actor(settings)
+
+        def make() -> MemoryStore:
+            from memtui.core.store import MemoryStore
+
+            made = MemoryStore(path, actor=human, settings=settings, clock=clock)
+            if setup is not None:
+                setup(made)
+            return made
+
+        return cls(path, settings, make, actor=human)
+
+    @property
+    def store(self) -> MemoryStore:
+        """The core facade with the human actor; every change the app makes goes through it."""
+        store = self._store
+        if store is None:
+            with self._store_lock:
+                if self._store is None:
+                    assert self._make_store is not None
+                    self._store = self._make_store()
+                store = self._store
+        return store
+
+    @property
+    def actor(self) -> str:
+        """The human actor the app records as."""
+        return self._actor if self._actor is not None else self.store.actor
 
     @property
     def history(self) -> History:

@@ -28,7 +28,10 @@ def run_memtui(*args: str, env: dict[str, str] | None = None) -> subprocess.Comp
 def test_mcp_help_names_the_tools_and_transports() -> None:
     done = run_memtui("mcp", "--help")
     assert done.returncode == 0
-    assert "usage: memtui mcp [-h] [--actor NAME] [--http] [--token TOKEN] [--port N] PATH" in done.stdout
+    assert (
+        "usage: memtui mcp [-h] [--actor NAME] [--http] [--token TOKEN] [--port N] PATH"
+        in done.stdout
+    )
     for text in ("search_memories", "memory_protocol", "http://127.0.0.1:PORT/mcp", "agent:mcp"):
         assert text in done.stdout
 

@@ -8,7 +8,13 @@ import pytest
 
 from memtui.cli import SUBCOMMANDS, main
 
-QUERY_FOR = {"search": ["python"], "undo": ["1"], "edit": ["x.md"], "mv": ["a.md", "b.md"], "rm": ["a.md"]}
+QUERY_FOR = {
+    "search": ["python"],
+    "undo": ["1"],
+    "edit": ["x.md"],
+    "mv": ["a.md", "b.md"],
+    "rm": ["a.md"],
+}
 """Positional arguments after PATH that a subcommand needs."""
 
 

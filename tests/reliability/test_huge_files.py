@@ -27,7 +27,9 @@ PEAK = (
     "            return int(line.split()[1]) / 1024\n"
 )
 """The process's own peak RSS (VmHWM: unlike ru_maxrss, not inherited from a big parent)."""
-PROBE = PEAK + r"""
+PROBE = (
+    PEAK
+    + r"""
 import json, sys, time
 from memtui.core.config import Settings
 from memtui.core.store import MemoryStore
@@ -47,6 +49,7 @@ print(json.dumps({
     "undo": [undo.content, undo.is_error],
 }))
 """
+)
 
 
 def baseline_rss() -> float:

@@ -24,10 +24,10 @@ import memtui.tui
 from memtui.tui.app import MemtuiApp
 from memtui.tui.screens.dialogs import HelpScreen, NewNoteScreen, RenameScreen
 from memtui.tui.screens.editor import EditorScreen
-from memtui.tui.screens.merge import ConflictScreen
 from memtui.tui.screens.graph import GraphScreen
 from memtui.tui.screens.history import HistoryScreen
 from memtui.tui.screens.main import MainScreen
+from memtui.tui.screens.merge import ConflictScreen
 from memtui.tui.screens.review import ReviewScreen
 from memtui.tui.screens.search import SearchScreen
 from memtui.tui.widgets.confirm import ConfirmScreen

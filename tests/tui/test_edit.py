@@ -11,13 +11,13 @@ from textual.widgets import Checkbox, Input, TextArea
 from memtui.notes import parser
 from memtui.notes.links import links_into
 from memtui.notes.model import Note
+from memtui.notes.operations.naming import note_template
 from memtui.notes.parser import parse_note
 from memtui.tui.app import MemtuiApp
-from memtui.notes.operations.naming import note_template
 from memtui.tui.screens.dialogs import RenameScreen
 from memtui.tui.screens.editor import EditorScreen
-from memtui.tui.screens.merge import ConflictScreen
 from memtui.tui.screens.main import MainScreen
+from memtui.tui.screens.merge import ConflictScreen
 from memtui.tui.widgets.confirm import ConfirmScreen
 from tests.tui.conftest import FIXTURE_NOTES, wait_for, wait_idle
 

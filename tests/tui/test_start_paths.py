@@ -205,8 +205,6 @@ async def test_demo_opens_a_temporary_copy_with_history(
     assert root != DEMO_NOTES_DIR.resolve()
 
 
-
-
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 def test_installed_memtui_demo_in_a_real_terminal(tmp_path: Path) -> None:
     """The installed `memtui --demo` opens a temp copy of the demo in tmux, finds a demo note by

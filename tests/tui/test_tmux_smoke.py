@@ -16,7 +16,6 @@ from tests.tui.tmux import MEMTUI, tmux, wait_for_screen
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 
 
-
 def test_search_and_external_editor_in_a_real_terminal(tmp_path: Path) -> None:
     """Type a search, open the hit, edit it with $EDITOR (the app suspends), quit cleanly."""
     root = write_fixture_store(tmp_path / "memories")
