@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, NamedTuple
 from urllib.parse import quote
 
 from memtui.core.viewing import file_view_text
 from memtui.notes.file_checks import name_warnings, nul_warning
+from memtui.notes.records import after_line
 from memtui.notes.shown import FileHead, read_head
 from memtui.notes.titles import FENCE
 from memtui.tui.text_layout import Rows, ShownText, is_markdown, lay_out, lexer_for, shown_text
@@ -27,7 +28,6 @@ MARKDOWN_MAX_BLOCKS = 150
 """Notes with more blank-line separated blocks than this are shown as plain text too."""
 WIKILINK = re.compile(r"(?<!\\)\[\[([^\[\]]+)\]\]")
 HEADING_LEVEL = re.compile(r" {0,3}(#{1,6})(?:[ \t]|$)")
-FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(?:.*?\r?\n)?---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 
 Mode = Literal["rendered", "plain", "raw"]
 
@@ -37,13 +37,19 @@ def estimate_tokens(text: str) -> int:
     return len(text) // 4
 
 
-def split_frontmatter(text: str) -> tuple[int, str]:
-    """The number of lines the frontmatter takes and the body after it."""
-    match = FRONTMATTER.match(text)
-    if match is None:
-        return 0, text
-    head = match.group(0)
-    return head.count("\n"), text[len(head) :]
+class NoteBody(NamedTuple):
+    """A note's text split where its parse says the body starts."""
+
+    lines_before: int
+    """How many lines come before the body (the frontmatter and blank lines)."""
+    body: str
+    has_frontmatter: bool
+
+
+def note_body(note: Note, text: str) -> NoteBody:
+    """The body of `text` (the text `note` was parsed from) as the parser split it."""
+    body = after_line(text, note.body_line)
+    return NoteBody(note.body_line - 1, body, bool(text[: len(text) - len(body)].strip()))
 
 
 def prose_of(body: str, first_line: int, structured: set[int]) -> str:
