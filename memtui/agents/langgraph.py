@@ -36,7 +36,6 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     ) from exc
 
 from memtui.agents.langgraph_names import (
-    VIRTUAL_ROOT,
     item_virtual,
     key_of_file,
     label_of_folder,
@@ -46,6 +45,7 @@ from memtui.agents.langgraph_query import matches_condition, matches_filter, ran
 from memtui.agents.worker import SerialWorker
 from memtui.core.actors import agent_actor
 from memtui.core.config import Settings
+from memtui.core.paths import to_relpath
 from memtui.core.store import MemoryStore, StoreError
 
 __all__ = ["MemtuiStore", "MemtuiStoreError"]
@@ -239,7 +239,7 @@ class MemtuiStore(BaseStore):
         events = self.store.history.events(path=virtual, skip_reads=True)
         changes = [event for event in events if not event.is_error]
         if not changes:
-            real = self.root / virtual[len(VIRTUAL_ROOT) + 1 :]
+            real = self.root / to_relpath(virtual)
             mtime = os.stat(real).st_mtime if real.exists() else 0.0
             return mtime, mtime, (mtime, 0)
         updated = changes[0].time
@@ -308,9 +308,7 @@ class MemtuiStore(BaseStore):
 
     def _real(self, virtual: str) -> Path:
         """The real path of a checked virtual path inside the store."""
-        return (
-            self.root / virtual[len(VIRTUAL_ROOT) + 1 :] if virtual != VIRTUAL_ROOT else self.root
-        )
+        return self.root / to_relpath(virtual)
 
     def _holds_items(self, namespace: tuple[str, ...]) -> bool:
         """Whether a namespace folder holds at least one item file."""

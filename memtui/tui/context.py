@@ -8,6 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from memtui.core.paths import from_relpath, under_root
+
 if TYPE_CHECKING:
     from memtui.core.config import Settings
     from memtui.core.history import History
@@ -117,7 +119,7 @@ class AppContext:
     @staticmethod
     def virtual(relpath: str) -> str:
         """The `/memories/...` path of a note's relative path."""
-        return "/memories/" + relpath if relpath else "/memories"
+        return from_relpath(relpath)
 
 
 def default_settings() -> Settings | None:
@@ -153,28 +155,26 @@ def compute_badges(
     badges: dict[str, set[str]] = {}
     for path in index.notes.warned():
         badges.setdefault(path, set()).add("warning")
-    prefix = "/memories/"
     recent = history.last_change_actors(since=now - AGENT_BADGE_DAYS * DAY)
     for virtual, actor in recent.items():
-        if actor.startswith("agent") and virtual.startswith(prefix):
-            badges.setdefault(virtual[len(prefix) :], set()).add("agent")
+        relpath = under_root(virtual)
+        if actor.startswith("agent") and relpath is not None:
+            badges.setdefault(relpath, set()).add("agent")
     flagged = history.secret_flagged_paths()
     if store is not None:
         flagged |= {
             virtual
             for virtual in history.secret_flagged_event_paths() - flagged
-            if virtual[len(prefix) :] in index.notes and still_holds_a_secret(store, virtual)
+            if (under_root(virtual) or "") in index.notes and still_holds_a_secret(store, virtual)
         }
     for virtual in flagged:
-        if virtual.startswith(prefix):
-            badges.setdefault(virtual[len(prefix) :], set()).add("secret")
-    try:
-        from memtui.notes.stale import review
+        relpath = under_root(virtual)
+        if relpath is not None:
+            badges.setdefault(relpath, set()).add("secret")
+    from memtui.notes.stale import review  # imported on first use: start-up
 
-        for candidate in review(index, history, now=now):
-            if candidate.score < STALE_BADGE_MIN_SCORE:
-                break
-            badges.setdefault(candidate.path, set()).add("stale")
-    except ImportError:
-        pass
+    for candidate in review(index, history, now=now):
+        if candidate.score < STALE_BADGE_MIN_SCORE:
+            break
+        badges.setdefault(candidate.path, set()).add("stale")
     return {path: frozenset(names) for path, names in badges.items()}

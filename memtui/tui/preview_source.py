@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, NamedTuple
 from urllib.parse import quote
 
+from memtui.core.paths import from_relpath
 from memtui.core.viewing import file_view_text
 from memtui.notes.file_checks import name_warnings, nul_warning
 from memtui.notes.records import after_line
@@ -134,7 +135,7 @@ class PreparedView:
 def prepare_view(store: MemoryStore, relpath: str, width: int) -> PreparedView:
     """A file's preview: Markdown rendered when small enough, else plain text (code and data
     files with syntax colours), laid out for `width` cells. Raises StoreError."""
-    head = read_head(store, "/memories/" + relpath)
+    head = read_head(store, from_relpath(relpath))
     if not is_markdown(relpath):
         warnings = (*head.warnings, *name_warnings(relpath), *_nul_warnings(head.text))
         shown = shown_text(head.text, lexer_for(relpath))
@@ -181,7 +182,7 @@ def prepare_raw(store: MemoryStore, relpath: str, width: int, *, record: bool) -
     """What the agent's `view` returns for the file, laid out for `width` cells; recorded as the
     store's actor's `view` when `record`. A file over the cap shows the same numbered lines for
     its head only, read without the rest, and is not recorded. Raises StoreError."""
-    virtual = "/memories/" + relpath
+    virtual = from_relpath(relpath)
     head = read_head(store, virtual)
     event_id = None
     if head.cut:

@@ -20,6 +20,7 @@ from textual.content import Content
 from textual.widgets import DataTable, Footer, Input, Static
 
 from memtui.core.inbox import ChangeQuery, InboxRow, inbox
+from memtui.core.paths import VIRTUAL_ROOT
 from memtui.tui import text_styles as styles
 from memtui.tui.rest_gate import RestGate
 from memtui.tui.screens.base import StoreScreen
@@ -240,7 +241,7 @@ class ChangesScreen(StoreScreen):
     async def _revert(self, row: InboxRow) -> None:
         """Ask, then revert each change through the core, newest first (a conflict asks to
         force); every undone change is marked reviewed by the core with its undo."""
-        name = short_path(row.path) or "/memories"
+        name = short_path(row.path) or VIRTUAL_ROOT
         first = row.events[0]
         confirmed = await self.app.push_screen_wait(
             ConfirmScreen(

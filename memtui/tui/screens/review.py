@@ -13,6 +13,8 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import DataTable, Footer, Static
 
+from memtui.core.paths import from_relpath
+from memtui.notes.operations.moving import archive_path
 from memtui.notes.stale import ARCHIVE_FOLDER, review
 from memtui.tui import text_styles as styles
 from memtui.tui.screens.base import StoreScreen
@@ -28,11 +30,6 @@ PAGE = 200
 """Rows shown at first; reaching the last row shows this many more."""
 QUIET = 0.5
 """Seconds without a change before the queue is computed again."""
-
-
-def archive_path(relpath: str) -> str:
-    """Where a note is archived: `archive/<same relative path>`."""
-    return f"{ARCHIVE_FOLDER}/{relpath}"
 
 
 class ReviewScreen(StoreScreen):
@@ -241,9 +238,9 @@ class ReviewScreen(StoreScreen):
         done: list[str] = []
         failures: list[str] = []
         for path in paths:
-            virtual = "/memories/" + path
+            virtual = from_relpath(path)
             if archive:
-                result = store.rename(virtual, "/memories/" + archive_path(path))
+                result = store.rename(virtual, from_relpath(archive_path(path)))
             else:
                 result = store.delete(virtual)
             if result.is_error:

@@ -17,6 +17,7 @@ from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from memtui.core.display import visible_spans
+from memtui.core.wording import noun_for
 from memtui.notes.query import QueryError, parse_query
 from memtui.tui import text_styles as styles
 
@@ -176,10 +177,10 @@ class SearchScreen(Screen[None]):
         if message.query != self.query_one("#search-input", Input).value:
             return
         self._show(message.query, message.hits, message.prompts)
-        count = len(message.hits)
-        more = "+" if count >= RESULT_LIMIT else ""
+        found = len(message.hits)
+        more = "+" if found >= RESULT_LIMIT else ""
         self.query_one("#search-status", Static).update(
-            f"{count}{more} result{'s' if count != 1 else ''}" if count else "No matches."
+            f"{found}{more} {noun_for(found, 'result')}" if found else "No matches."
         )
 
     def _show(self, query: str, hits: list[SearchHit], prompts: list[Content]) -> None:
