@@ -15,7 +15,7 @@ from typing import Any
 
 from memtui.core.paths import from_relpath
 from memtui.core.wording import count
-from memtui.notes.bulk import Pacer
+from memtui.notes.bulk import Interaction, Pacer
 from memtui.notes.duplicates import near_duplicates
 from memtui.notes.index import NoteIndex
 from memtui.notes.records import NOTE
@@ -110,16 +110,19 @@ def _named(targets: list[str]) -> str:
     )
 
 
-def gather(index: NoteIndex, history: Any | None, now: float) -> StoreFacts:
+def gather(
+    index: NoteIndex, history: Any | None, now: float, pace: Pacer | None = None
+) -> StoreFacts:
     """Read what the review needs from the index (one snapshot) and the history."""
+    pace = pace or Pacer()
     reads = ReadFacts(
         history.last_agent_reads() if history is not None else None,
         history.recording_since() if history is not None else None,
     )
     with index.db.snapshot():
-        facts = all_facts(index)
-        links = link_facts(index, facts)
-        duplicates = near_duplicates(index, facts)
+        facts = all_facts(index, pace)
+        links = link_facts(index, facts, pace)
+        duplicates = near_duplicates(index, facts, pace=pace)
     return StoreFacts(facts, links, duplicates, reads, now)
 
 
@@ -129,12 +132,13 @@ def review(
     *,
     now: float | None = None,
     min_score: float = PROPOSE_SCORE,
+    interaction: Interaction | None = None,
 ) -> list[StaleCandidate]:
     """Every file outside the archive whose reasons reach `min_score`, highest score first (ties
-    by path)."""
-    store = gather(index, history, time.time() if now is None else now)
+    by path); in a thread it rests more while `interaction` says the app is in use."""
+    pace = Pacer(interaction)
+    store = gather(index, history, time.time() if now is None else now, pace)
     candidates: list[StaleCandidate] = []
-    pace = Pacer()
     for relpath, fact in store.facts.items():
         pace()
         reasons = file_reasons(relpath, fact, store)

@@ -151,9 +151,7 @@ class MemtuiApp(PlainNotifyApp):
     async def on_event(self, event: events.Event) -> None:
         """Keys and clicks mark the UI as in use, so background loops yield to it."""
         if isinstance(event, INTERACTIONS):
-            from memtui.notes.bulk import note_interaction
-
-            note_interaction()
+            self.ctx.interaction.note()
         await super().on_event(event)
 
     async def action_quit(self) -> None:
@@ -317,7 +315,9 @@ class MemtuiApp(PlainNotifyApp):
             with self._badges_lock:
                 if get_current_worker().is_cancelled:
                     return
-                badges = compute_badges(self.plain_history(), index, self.clock(), self.ctx.store)
+                badges = compute_badges(
+                    self.plain_history(), index, self.clock(), self.ctx.store, self.ctx.interaction
+                )
         except Exception as error:
             self.log.warning(f"badges not computed: {error}")
             return

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memtui.core.paths import from_relpath, under_root
+from memtui.notes.bulk import Interaction
 
 if TYPE_CHECKING:
     from memtui.core.config import Settings
@@ -53,6 +54,8 @@ class AppContext:
         """Start-up problems to show the user (for example a corrupt history that was set aside)."""
         self.changed_while_loading: set[str] = set()
         """Paths changed on disk before the index and the searcher were both installed."""
+        self.interaction = Interaction()
+        """When someone last used the app: the background work it starts yields more meanwhile."""
 
     @classmethod
     def open(
@@ -145,7 +148,11 @@ def still_holds_a_secret(store: MemoryStore, virtual: str) -> bool:
 
 
 def compute_badges(
-    history: History, index: NoteIndex, now: float, store: MemoryStore | None = None
+    history: History,
+    index: NoteIndex,
+    now: float,
+    store: MemoryStore | None = None,
+    interaction: Interaction | None = None,
 ) -> dict[str, frozenset[str]]:
     """Tree badges per note: stale, recently changed by an agent, secret flagged, parse warnings.
 
@@ -173,7 +180,7 @@ def compute_badges(
             badges.setdefault(relpath, set()).add("secret")
     from memtui.notes.stale import review  # imported on first use: start-up
 
-    for candidate in review(index, history, now=now):
+    for candidate in review(index, history, now=now, interaction=interaction):
         if candidate.score < STALE_BADGE_MIN_SCORE:
             break
         badges.setdefault(candidate.path, set()).add("stale")

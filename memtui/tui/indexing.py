@@ -47,7 +47,7 @@ def load_index(
             with UPDATE_LOCK:
                 ctx.index = index
             ready(index)
-        changed = index.refresh(throttled)
+        changed = index.refresh(throttled, interaction=ctx.interaction)
     except Exception as error:
         return None, f"Could not index {ctx.store.root}: {error}", set()
     with UPDATE_LOCK:

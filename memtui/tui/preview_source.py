@@ -21,6 +21,7 @@ from memtui.tui.text_layout import Rows, ShownText, is_markdown, lay_out, lexer_
 
 if TYPE_CHECKING:
     from memtui.core.store import MemoryStore
+    from memtui.notes.bulk import Interaction
     from memtui.notes.model import Note
 
 MARKDOWN_MAX_BYTES = 8_000
@@ -132,20 +133,26 @@ class PreparedView:
     recorded_event: int | None = None
 
 
-def prepare_view(store: MemoryStore, relpath: str, width: int) -> PreparedView:
+def prepare_view(
+    store: MemoryStore, relpath: str, width: int, *, interaction: Interaction | None = None
+) -> PreparedView:
     """A file's preview: Markdown rendered when small enough, else plain text (code and data
-    files with syntax colours), laid out for `width` cells. Raises StoreError."""
+    files with syntax colours), laid out for `width` cells, yielding more while `interaction`
+    says the app is in use. Raises StoreError."""
     head = read_head(store, from_relpath(relpath))
     if not is_markdown(relpath):
         warnings = (*head.warnings, *name_warnings(relpath), *_nul_warnings(head.text))
-        shown = shown_text(head.text, lexer_for(relpath))
-        return _plain(relpath, head, shown, width, warnings=warnings)
+        shown = shown_text(head.text, lexer_for(relpath), interaction=interaction)
+        return _plain(relpath, head, shown, width, warnings=warnings, interaction=interaction)
     from memtui.notes.parser import parse_note
 
     note = parse_note(head.text, relpath)
     warnings = (*head.warnings, *note.warnings)
     if head.cut or too_big_for_markdown(head.text):
-        return _plain(relpath, head, shown_text(head.text), width, note=note, warnings=warnings)
+        shown = shown_text(head.text, interaction=interaction)
+        return _plain(
+            relpath, head, shown, width, note=note, warnings=warnings, interaction=interaction
+        )
     return PreparedView(relpath, "rendered", head.text, head.size, note=note, warnings=warnings)
 
 
@@ -163,6 +170,7 @@ def _plain(
     *,
     note: Note | None = None,
     warnings: tuple[str, ...] = (),
+    interaction: Interaction | None = None,
 ) -> PreparedView:
     """A plain (or syntax-coloured) view of a file's head, laid out."""
     return PreparedView(
@@ -174,11 +182,18 @@ def _plain(
         note=note,
         warnings=warnings,
         shown=shown,
-        rows=lay_out(shown, width),
+        rows=lay_out(shown, width, interaction=interaction),
     )
 
 
-def prepare_raw(store: MemoryStore, relpath: str, width: int, *, record: bool) -> PreparedView:
+def prepare_raw(
+    store: MemoryStore,
+    relpath: str,
+    width: int,
+    *,
+    record: bool,
+    interaction: Interaction | None = None,
+) -> PreparedView:
     """What the agent's `view` returns for the file, laid out for `width` cells; recorded as the
     store's actor's `view` when `record`. A file over the cap shows the same numbered lines for
     its head only, read without the rest, and is not recorded. Raises StoreError."""
@@ -198,7 +213,7 @@ def prepare_raw(store: MemoryStore, relpath: str, width: int, *, record: bool) -
         else:
             text = store.render_view(virtual)
         header = f"{relpath}  ·  raw view  ·  ≈ {estimate_tokens(text):,} tokens"
-    shown = shown_text(text)
+    shown = shown_text(text, interaction=interaction)
     return PreparedView(
         relpath,
         "raw",
@@ -207,7 +222,7 @@ def prepare_raw(store: MemoryStore, relpath: str, width: int, *, record: bool) -
         cut=head.cut,
         warnings=head.warnings,
         shown=shown,
-        rows=lay_out(shown, width),
+        rows=lay_out(shown, width, interaction=interaction),
         raw_header=header,
         recorded_event=event_id,
     )

@@ -290,11 +290,14 @@ class MainScreen(Screen[None]):
 
         view = None
         error = None
+        interaction = self.ctx.interaction
         try:
             if raw:
-                view = prepare_raw(self.ctx.store, relpath, width, record=record)
+                view = prepare_raw(
+                    self.ctx.store, relpath, width, record=record, interaction=interaction
+                )
             else:
-                view = prepare_view(self.ctx.store, relpath, width)
+                view = prepare_view(self.ctx.store, relpath, width, interaction=interaction)
         except Exception as failure:
             error = f"Cannot read {relpath}: {failure}"
         if not get_current_worker().is_cancelled:

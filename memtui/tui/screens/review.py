@@ -98,7 +98,9 @@ class ReviewScreen(StoreScreen):
         shown = {candidate.path: candidate for candidate in self.candidates}
         return [
             shown[c.path] if shown.get(c.path) == c else c
-            for c in review(index, self.ctx.history, now=self.now())
+            for c in review(
+                index, self.ctx.history, now=self.now(), interaction=self.ctx.interaction
+            )
         ]
 
     def _show_queue(self, candidates: list[StaleCandidate] | None) -> None:
