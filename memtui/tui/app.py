@@ -21,11 +21,13 @@ from memtui.tui.context import AppContext, compute_badges, default_settings
 from memtui.tui.indexing import build_searcher, load_index
 from memtui.tui.messages import (
     BadgesReady,
+    ChangeRecorded,
     HistoryReady,
     IndexProgress,
     IndexReady,
     LockWaiting,
     NotesChanged,
+    OpenNote,
     ReviewCount,
     SearcherReady,
 )
@@ -410,6 +412,14 @@ class MemtuiApp(PlainNotifyApp):
         """Remember an event this app made, so `undo` can revert it."""
         if event_id is not None:
             self.undo_stack.append(event_id)
+
+    def on_open_note(self, message: OpenNote) -> None:
+        """A screen asked for a note on the main screen."""
+        self.open_note(message.relpath, message.line)
+
+    def on_change_recorded(self, message: ChangeRecorded) -> None:
+        """A screen made a change: keep it for undo."""
+        self.remember_event(message.event_id)
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         """Textual's palette commands, without the keys help and quit memtui lists itself."""

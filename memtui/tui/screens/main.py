@@ -8,7 +8,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.screen import Screen
 from textual.widgets import Footer, Static, Tree
 from textual.worker import get_current_worker
 
@@ -17,6 +16,7 @@ from memtui.tui import note_actions
 from memtui.tui.messages import NoteHistoryRead, PreviewPrepared, SettingSaved, TitlesRead
 from memtui.tui.outlink import OutLink
 from memtui.tui.rest_gate import RestGate
+from memtui.tui.screens.base import MemtuiScreen
 from memtui.tui.screens.editor import EditorScreen, edit_in_external_editor, read_for_edit
 from memtui.tui.widgets.note_tree import BADGE_HELP, NoteTree, TreeEntry
 from memtui.tui.widgets.preview import LinkFollowed, Preview
@@ -25,9 +25,7 @@ from memtui.tui.wording import count
 
 if TYPE_CHECKING:
     from memtui.core.history import Event
-    from memtui.tui.app import MemtuiApp
     from memtui.tui.commands import PaletteEntry
-    from memtui.tui.context import AppContext
 
 SIDE_PANEL_MIN_WIDTH = 100
 """Terminals narrower than this hide the side panel by default (`l` shows it)."""
@@ -36,7 +34,7 @@ PREVIEW_DELAY = 0.05
 HISTORY_ROWS = 8
 
 
-class MainScreen(Screen[None]):
+class MainScreen(MemtuiScreen[None]):
     """Browse the store: tree, preview, links and history; every note action starts here."""
 
     HELP = "Tree badges:\n" + BADGE_HELP
@@ -92,16 +90,6 @@ class MainScreen(Screen[None]):
         """The note `show_path` moved the cursor to and the line its highlight shows it at."""
         self._view_wanted: tuple[str, bool] | None = None
         """The file (and whether raw) whose view is being prepared, so an older one is dropped."""
-
-    @property
-    def memtui(self) -> MemtuiApp:
-        """The app, typed."""
-        return self.app  # type: ignore[return-value]
-
-    @property
-    def ctx(self) -> AppContext:
-        """The shared context of the open store."""
-        return self.memtui.ctx
 
     def compose(self) -> ComposeResult:
         """The tree and a status line; the preview, side panel and footer join them once the

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -17,6 +17,7 @@ from memtui.core.paths import from_relpath
 from memtui.notes.operations.moving import archive_path
 from memtui.notes.stale import ARCHIVE_FOLDER, review
 from memtui.tui import text_styles as styles
+from memtui.tui.messages import ChangeRecorded, OpenNote
 from memtui.tui.screens.base import StoreScreen
 from memtui.tui.widgets.review_table import ReviewTable
 from memtui.tui.wording import count
@@ -209,8 +210,7 @@ class ReviewScreen(StoreScreen):
         """Open the note under the cursor in the main screen."""
         path = self.current_path()
         if path is not None:
-            app: Any = self.app
-            app.open_note(path)
+            self.post_message(OpenNote(path))
 
     @work(exclusive=True, group="review-remove")
     async def _remove(self, paths: list[str], *, archive: bool) -> None:
@@ -249,9 +249,7 @@ class ReviewScreen(StoreScreen):
                 failures.append(result.content)
             else:
                 done.append(path)
-                remember = getattr(self.app, "remember_event", None)
-                if remember is not None:
-                    remember(result.event_id)
+                self.post_message(ChangeRecorded(result.event_id))
         changed = set(done) | ({archive_path(p) for p in done} if archive else set())
         if changed:
             from memtui.tui.indexing import update_notes

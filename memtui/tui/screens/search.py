@@ -10,7 +10,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.message import Message
-from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
@@ -20,10 +19,10 @@ from memtui.core.display import visible_spans
 from memtui.core.wording import noun_for
 from memtui.notes.query import QueryError, parse_query
 from memtui.tui import text_styles as styles
+from memtui.tui.screens.base import MemtuiScreen
 
 if TYPE_CHECKING:
     from memtui.notes.search import SearchHit
-    from memtui.tui.app import MemtuiApp
 
 __all__ = ["SearchScreen", "highlight", "hit_prompt", "parse_query"]
 
@@ -73,7 +72,7 @@ class SearchResults(Message):
     prompts: list[Content]
 
 
-class SearchScreen(Screen[None]):
+class SearchScreen(MemtuiScreen[None]):
     """Search every note as you type; Enter opens a result at its line."""
 
     HELP = SEARCH_HELP
@@ -97,11 +96,6 @@ class SearchScreen(Screen[None]):
         self.shown_query: str | None = None
         self._search_timer: Timer | None = None
         self._shown_generation = 0
-
-    @property
-    def memtui(self) -> MemtuiApp:
-        """The app, typed."""
-        return self.app  # type: ignore[return-value]
 
     def compose(self) -> ComposeResult:
         """The query, a status line, the results and the footer."""
