@@ -76,19 +76,19 @@ class AppContext:
         """
         path = Path(root).expanduser().absolute()
         if settings is None or not path.is_dir():
-            from memtui.core.store import MemoryStore
+            from memtui.core.store import MemoryStore  # imported on first use: start-up
 
             made = MemoryStore(root, actor=actor, settings=settings, clock=clock)
             if setup is not None:
                 setup(made)
             return cls(made.root, made.settings, made)
-        from memtui.core.actors import check_actor
-        from memtui.core.config import default_human_actor
+        from memtui.core.actors import check_actor  # imported on first use: start-up
+        from memtui.core.config import default_human_actor  # imported on first use: start-up
 
         human = check_actor(actor) if actor is not None else default_human_actor(settings)
 
         def make() -> MemoryStore:
-            from memtui.core.store import MemoryStore
+            from memtui.core.store import MemoryStore  # imported on first use: start-up
 
             made = MemoryStore(path, actor=human, settings=settings, clock=clock)
             if setup is not None:
@@ -128,7 +128,7 @@ class AppContext:
 def default_settings() -> Settings | None:
     """The user's settings, or None if they cannot be loaded."""
     try:
-        from memtui.core.config import load_settings
+        from memtui.core.config import load_settings  # imported on first use: start-up
 
         return load_settings()
     except Exception:

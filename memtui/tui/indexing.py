@@ -8,8 +8,9 @@ import time
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
+from memtui.notes.index import NoteIndex
+
 if TYPE_CHECKING:
-    from memtui.notes.index import NoteIndex
     from memtui.notes.search import Searcher
     from memtui.tui.context import AppContext
 
@@ -31,8 +32,6 @@ def load_index(
     search works while the files changed since are read; a new index is installed when built.
     Returns the index (or None and an error to show) and the paths the update changed.
     """
-    from memtui.notes.index import NoteIndex
-
     last_report = [0.0]
 
     def throttled(done: int, total: int) -> None:
@@ -60,7 +59,7 @@ def load_index(
 def build_searcher(ctx: AppContext, index: NoteIndex, history: object) -> Searcher:
     """Install a searcher on the index (run in a thread); it reads the index's latest state at
     every search, so nothing is built or re-indexed here."""
-    from memtui.notes.search import Searcher
+    from memtui.notes.search import Searcher  # imported on first use: start-up
 
     searcher = Searcher(index, history)
     with UPDATE_LOCK:

@@ -71,8 +71,8 @@ def is_markdown(relpath: str) -> bool:
 @cache
 def _lexer_for_suffix(name: str) -> Lexer | None:
     """The Pygments lexer for a file name's kind, or None for plain text (cached by suffix)."""
-    from pygments.lexers import get_lexer_for_filename
-    from pygments.util import ClassNotFound
+    from pygments.lexers import get_lexer_for_filename  # imported on first use: start-up
+    from pygments.util import ClassNotFound  # imported on first use: start-up
 
     try:
         lexer = get_lexer_for_filename(name)

@@ -25,6 +25,7 @@ from memtui.tui import text_styles as styles
 from memtui.tui.messages import ChangeRecorded, OpenNote
 from memtui.tui.rest_gate import RestGate
 from memtui.tui.screens.base import StoreScreen
+from memtui.tui.screens.editor import EditorScreen, edit_in_external_editor
 from memtui.tui.undo_flow import revert_with_force
 from memtui.tui.widgets.change_rows import ChangeTable, describe_row
 from memtui.tui.widgets.confirm import ConfirmScreen
@@ -292,8 +293,6 @@ class ChangesScreen(StoreScreen):
     @work(exclusive=True, group="changes-action")
     async def action_edit(self) -> None:
         """Edit the note in the app; saving marks its waiting changes reviewed."""
-        from memtui.tui.screens.editor import EditorScreen
-
         relpath = self._note_to_edit()
         if relpath is None:
             return
@@ -308,8 +307,6 @@ class ChangesScreen(StoreScreen):
     @work(exclusive=True, group="changes-action")
     async def action_external_edit(self) -> None:
         """Edit a copy of the note in $EDITOR; saving marks its waiting changes reviewed."""
-        from memtui.tui.screens.editor import edit_in_external_editor
-
         relpath = self._note_to_edit()
         if relpath is not None and await edit_in_external_editor(self.memtui, relpath):
             await self._saved(relpath)

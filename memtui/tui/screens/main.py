@@ -11,7 +11,9 @@ from textual.containers import Horizontal
 from textual.widgets import Footer, Static, Tree
 from textual.worker import get_current_worker
 
+from memtui.core.config import ConfigError
 from memtui.core.display import visible
+from memtui.notes.titles import read_titles
 from memtui.tui import note_actions
 from memtui.tui.messages import NoteHistoryRead, PreviewPrepared, SettingSaved, TitlesRead
 from memtui.tui.outlink import OutLink
@@ -274,7 +276,7 @@ class MainScreen(MemtuiScreen[None]):
         self, relpath: str, width: int, line: int | None, raw: bool, record: bool, keep: bool
     ) -> None:
         """Read and lay out a view in a thread and post it; a run overtaken posts nothing."""
-        from memtui.tui.preview_source import prepare_raw, prepare_view
+        from memtui.tui.preview_source import prepare_raw, prepare_view  # first use: start-up
 
         view = None
         error = None
@@ -448,7 +450,7 @@ class MainScreen(MemtuiScreen[None]):
 
     def action_search(self) -> None:
         """Open the search screen."""
-        from memtui.tui.screens.search import SearchScreen
+        from memtui.tui.screens.search import SearchScreen  # imported on first use: start-up
 
         self.app.push_screen(SearchScreen())
 
@@ -481,8 +483,7 @@ class MainScreen(MemtuiScreen[None]):
     @work(thread=True, exclusive=True, group="save-labels", exit_on_error=False)
     def save_labels(self, labels: str) -> None:
         """Save the tree's labels in the config file, in a thread."""
-        from memtui.core.config import ConfigError
-        from memtui.core.config_edit import save_setting
+        from memtui.core.config_edit import save_setting  # imported on first use: start-up
 
         summary = f"Tree shows {labels}"
         try:
@@ -506,8 +507,6 @@ class MainScreen(MemtuiScreen[None]):
     @work(thread=True, group="titles", exit_on_error=False)
     def read_titles(self, relpaths: frozenset[str]) -> None:
         """Read files' titles from their first bytes, in a thread."""
-        from memtui.notes.titles import read_titles
-
         self.post_message(TitlesRead(read_titles(self.ctx.store, sorted(relpaths))))
 
     def on_titles_read(self, message: TitlesRead) -> None:
@@ -570,11 +569,8 @@ class MainScreen(MemtuiScreen[None]):
 
     def action_graph(self) -> None:
         """Open the graph around the note."""
-        try:
-            from memtui.tui.screens.graph import GraphScreen
-        except ImportError:
-            self.notify("The graph screen is not available.", severity="warning")
-            return
+        from memtui.tui.screens.graph import GraphScreen  # imported on first use: start-up
+
         relpath = self.selected_note()
         if relpath is not None:
             self.app.push_screen(GraphScreen(relpath))
@@ -590,24 +586,18 @@ class MainScreen(MemtuiScreen[None]):
 
     def _open_history(self, path: str | None) -> None:
         """Open the history screen limited to `path`."""
-        try:
-            from memtui.tui.screens.history import HistoryScreen
-        except ImportError:
-            self.notify("The history screen is not available.", severity="warning")
-            return
+        from memtui.tui.screens.history import HistoryScreen  # imported on first use: start-up
+
         self.app.push_screen(HistoryScreen(path))
 
     def action_changes(self) -> None:
         """Open the inbox of changes waiting for review."""
-        from memtui.tui.screens.changes import ChangesScreen
+        from memtui.tui.screens.changes import ChangesScreen  # imported on first use: start-up
 
         self.app.push_screen(ChangesScreen())
 
     def action_review(self) -> None:
         """Open the stale-note review queue."""
-        try:
-            from memtui.tui.screens.review import ReviewScreen
-        except ImportError:
-            self.notify("The review screen is not available.", severity="warning")
-            return
+        from memtui.tui.screens.review import ReviewScreen  # imported on first use: start-up
+
         self.app.push_screen(ReviewScreen())

@@ -17,8 +17,10 @@ from memtui.core.paths import from_relpath
 from memtui.notes.operations.moving import archive_path
 from memtui.notes.stale import ARCHIVE_FOLDER, review
 from memtui.tui import text_styles as styles
+from memtui.tui.indexing import update_notes
 from memtui.tui.messages import ChangeRecorded, OpenNote
 from memtui.tui.screens.base import StoreScreen
+from memtui.tui.widgets.confirm import ConfirmScreen
 from memtui.tui.widgets.review_table import ReviewTable
 from memtui.tui.wording import count
 
@@ -215,8 +217,6 @@ class ReviewScreen(StoreScreen):
     @work(exclusive=True, group="review-remove")
     async def _remove(self, paths: list[str], *, archive: bool) -> None:
         """Confirm once, then archive or delete each note through the core (each undoable)."""
-        from memtui.tui.widgets.confirm import ConfirmScreen
-
         if not paths:
             self.notify("Nothing selected.", timeout=2)
             return
@@ -252,8 +252,6 @@ class ReviewScreen(StoreScreen):
                 self.post_message(ChangeRecorded(result.event_id))
         changed = set(done) | ({archive_path(p) for p in done} if archive else set())
         if changed:
-            from memtui.tui.indexing import update_notes
-
             await asyncio.to_thread(update_notes, self.ctx, changed)
         self.selected -= set(done)
         past = "Archived" if archive else "Deleted"

@@ -109,7 +109,7 @@ def since_start(words: list[str], now: float) -> tuple[float, int] | None:
     The longest reading wins, so `since:1 month ago`, `since:2 weeks` and
     `since:2026-11-01 09:30` take their following words.
     """
-    from memtui.notes.timeframe import parse_when
+    from memtui.notes.timeframe import parse_when  # imported on first use: start-up
 
     for taken in range(min(SINCE_WORDS, len(words)), 0, -1):
         try:
@@ -125,7 +125,7 @@ def parse_filter(query: str, now: float) -> EventFilter:
     `since:` takes what `memtui log --since` takes (one parser): `45s`, `1.5d`, `12h`,
     `2 weeks`, `1 month`, `1y`, `today`, `yesterday`, an ISO date or date and time.
     """
-    from memtui.notes.timeframe import WHEN_EXAMPLES
+    from memtui.notes.timeframe import WHEN_EXAMPLES  # imported on first use: start-up
 
     result = EventFilter()
     try:

@@ -192,6 +192,7 @@ class Preview(Vertical):
     ) -> None:
         """Render a small Markdown note: its frontmatter, its own text in order (title, intro,
         any other prose), then its observations by category and its relations."""
+        # imported on first use: start-up
         from memtui.tui.preview_source import linkify_wikilinks, note_body, prose_of
 
         self._set_mode("rendered")
@@ -252,9 +253,9 @@ class Preview(Vertical):
 
     async def markdown_body(self) -> Markdown:
         """The Markdown widget, created on first use so start-up does not pay for it."""
-        from textual.widgets import Markdown
+        from textual.widgets import Markdown  # imported on first use: start-up
 
-        from memtui.tui.markdown_parser import preview_parser
+        from memtui.tui.markdown_parser import preview_parser  # imported on first use: start-up
 
         existing = self.query("#preview-body")
         if existing:
