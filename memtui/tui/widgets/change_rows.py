@@ -14,7 +14,7 @@ from memtui.core.paths import VIRTUAL_ROOT
 from memtui.tui import text_styles as styles
 from memtui.tui.widgets.fitted_table import FittedTable
 from memtui.tui.widgets.history_events import format_time, short_path, unified_diff
-from memtui.tui.wording import count
+from memtui.tui.wording import count, shorten_middle
 
 if TYPE_CHECKING:
     from memtui.core.history import Event, History
@@ -71,7 +71,11 @@ class ChangeTable(FittedTable):
         """Append one note's row."""
         actors = [Content.styled(visible(a), styles.actor_style(a)) for a in row.actors]
         self.add_row(
-            styles.plain(short_path(row.path) + ("/" if row.folder else "")),
+            styles.plain(
+                shorten_middle(
+                    short_path(row.path) + ("/" if row.folder else ""), self.widths["note"]
+                )
+            ),
             Text(str(len(row.events)), justify="right"),
             Content.assemble(*_joined(actors)),
             Content(format_time(row.newest.time)),

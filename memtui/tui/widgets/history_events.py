@@ -20,6 +20,7 @@ from memtui.core.paths import VIRTUAL_ROOT, from_relpath, to_relpath, under_root
 from memtui.core.wording import count
 from memtui.tui import text_styles as styles
 from memtui.tui.widgets.fitted_table import FittedTable
+from memtui.tui.wording import shorten_middle
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -252,7 +253,7 @@ class EventTable(FittedTable):
             Content(format_time(event.time)),
             styles.assemble((visible(event.actor), styles.actor_style(event.actor))),
             styles.plain(command),
-            styles.plain(path),
+            styles.plain(shorten_middle(path, self.widths["path"])),
             styles.assemble(
                 (
                     first_line(visible_text(result), max(self.widths["result"], 16)),
