@@ -20,7 +20,7 @@ from textual.content import Content
 from textual.widgets import DataTable, Footer, Input, Static
 
 from memtui.core.inbox import ChangeQuery, InboxRow, inbox
-from memtui.core.paths import VIRTUAL_ROOT
+from memtui.core.paths import VIRTUAL_ROOT, to_relpath
 from memtui.tui import text_styles as styles
 from memtui.tui.messages import ChangeRecorded, OpenNote
 from memtui.tui.rest_gate import RestGate
@@ -269,7 +269,7 @@ class ChangesScreen(StoreScreen):
 
     async def _update_index(self, row: InboxRow) -> None:
         """Tell the index which notes the undo touched, so every screen shows them."""
-        paths = {short_path(p) for event in row.events for p in (event.path, event.new_path) if p}
+        paths = {to_relpath(p) for event in row.events for p in (event.path, event.new_path) if p}
         await self.memtui.apply_changes(frozenset(paths))
 
     def _changed(self) -> None:
@@ -288,7 +288,7 @@ class ChangesScreen(StoreScreen):
         if row.folder:
             self.notify("This is a folder: approve (a) or revert (u) its change.", timeout=4)
             return None
-        return short_path(row.path)
+        return to_relpath(row.path)
 
     @work(exclusive=True, group="changes-action")
     async def action_edit(self) -> None:
@@ -324,4 +324,4 @@ class ChangesScreen(StoreScreen):
         if row.gone:
             self.notify("The note was deleted; revert (u) brings it back.", timeout=4)
             return
-        self.post_message(OpenNote(short_path(row.path)))
+        self.post_message(OpenNote(to_relpath(row.path)))

@@ -15,6 +15,7 @@ from textual.content import Content
 from textual.widgets import Checkbox, DataTable, Footer, Input, Static
 
 from memtui.core.history import BASELINE
+from memtui.core.paths import VIRTUAL_ROOT
 from memtui.notes.operations.undoing import undo_target
 from memtui.tui import text_styles as styles
 from memtui.tui.indexing import update_notes
@@ -212,7 +213,7 @@ class HistoryScreen(StoreScreen):
             table.add_events(page.newer, page.older, page.groups)
         self.total = page.total
         path = page.query.path
-        scope = f" of {short_path(path) or '/memories'}" if path else ""
+        scope = f" of {short_path(path) or VIRTUAL_ROOT}" if path else ""
         shown = len(self.events)
         more = f" · newest {shown} shown, more below" if shown < self.total else ""
         problems = f" · {'; '.join(page.query.problems)}" if page.query.problems else ""
