@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memtui.notes.bulk import Interaction, Pacer
+from memtui.notes.bulk import InteractionSignal, Pacer
 from memtui.notes.file_checks import shown_part
 from memtui.notes.index_db import IndexFile, IndexUnavailable, from_db, to_db
 from memtui.notes.index_sync import sync_paths, sync_store
@@ -127,7 +127,10 @@ class NoteIndex:
         return self._conn().execute("SELECT 1 FROM files LIMIT 1").fetchone() is None
 
     def refresh(
-        self, progress: ProgressCallback | None = None, *, interaction: Interaction | None = None
+        self,
+        progress: ProgressCallback | None = None,
+        *,
+        interaction: InteractionSignal | None = None,
     ) -> set[str]:
         """Walk the store and index what changed since the index last saw it; returns those paths.
         The walk rests more while `interaction` says someone is using the app that asked.

@@ -15,7 +15,7 @@ from typing import Any
 
 from memtui.core.paths import from_relpath
 from memtui.core.wording import count
-from memtui.notes.bulk import Interaction, Pacer
+from memtui.notes.bulk import InteractionSignal, Pacer
 from memtui.notes.duplicates import near_duplicates
 from memtui.notes.index import NoteIndex
 from memtui.notes.records import NOTE
@@ -132,7 +132,7 @@ def review(
     *,
     now: float | None = None,
     min_score: float = PROPOSE_SCORE,
-    interaction: Interaction | None = None,
+    interaction: InteractionSignal | None = None,
 ) -> list[StaleCandidate]:
     """Every file outside the archive whose reasons reach `min_score`, highest score first (ties
     by path); in a thread it rests more while `interaction` says the app is in use."""

@@ -35,8 +35,6 @@ from memtui.tui.messages import (
     SearcherReady,
 )
 from memtui.tui.plain_notify import PlainNotifyApp
-from memtui.tui.screens.dialogs import CorruptHistoryScreen, HelpScreen, unreadable_history
-from memtui.tui.screens.editor import confirm_quit_with_unsaved_edits, unsaved_editors
 from memtui.tui.screens.main import MainScreen
 
 if TYPE_CHECKING:
@@ -167,6 +165,9 @@ class MemtuiApp(PlainNotifyApp):
     @work(exclusive=True, group="quit")
     async def quit_when_confirmed(self) -> None:
         """Ask about unsaved editors (in a worker, since it waits for an answer), then quit."""
+        # imported on first use: start-up
+        from memtui.tui.screens.editor import confirm_quit_with_unsaved_edits
+
         if await confirm_quit_with_unsaved_edits(self):
             self.exit()
 
@@ -183,6 +184,9 @@ class MemtuiApp(PlainNotifyApp):
 
     def after_first_frame(self) -> None:
         """Check the history and start the background work once the first frame is shown."""
+        # imported on first use: start-up
+        from memtui.tui.screens.dialogs import CorruptHistoryScreen, unreadable_history
+
         self.history_problem = unreadable_history(self.ctx.root)
         if self.history_problem is None:
             self.start_background_work()
@@ -198,6 +202,8 @@ class MemtuiApp(PlainNotifyApp):
 
     def fresh_history_chosen(self, confirmed: bool | None) -> None:
         """Set the unreadable history aside and carry on, or quit without touching anything."""
+        from memtui.tui.screens.dialogs import CorruptHistoryScreen  # first use: start-up
+
         error = self.history_problem
         if error is None:
             return
@@ -387,6 +393,8 @@ class MemtuiApp(PlainNotifyApp):
     def open_note(self, relpath: str, line: int | None = None) -> None:
         """Switch to the main screen showing `relpath`, scrolled to `line` (an editor holding
         unsaved text is never closed for it)."""
+        from memtui.tui.screens.editor import unsaved_editors  # imported on first use: start-up
+
         if unsaved_editors(self):
             self.notify("Save or close the editor first: it holds unsaved changes.")
             return
@@ -417,5 +425,7 @@ class MemtuiApp(PlainNotifyApp):
 
     def action_help(self) -> None:
         """Show the keys of the focused widget and its screen."""
+        from memtui.tui.screens.dialogs import HelpScreen  # imported on first use: start-up
+
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.screen))

@@ -9,12 +9,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memtui.core.paths import from_relpath, under_root
-from memtui.notes.bulk import Interaction
+from memtui.tui.interaction import Interaction
 
 if TYPE_CHECKING:
     from memtui.core.config import Settings
     from memtui.core.history import History
     from memtui.core.store import MemoryStore
+    from memtui.notes.bulk import InteractionSignal
     from memtui.notes.index import NoteIndex
     from memtui.notes.search import Searcher
 
@@ -152,7 +153,7 @@ def compute_badges(
     index: NoteIndex,
     now: float,
     store: MemoryStore | None = None,
-    interaction: Interaction | None = None,
+    interaction: InteractionSignal | None = None,
 ) -> dict[str, frozenset[str]]:
     """Tree badges per note: stale, recently changed by an agent, secret flagged, parse warnings.
 

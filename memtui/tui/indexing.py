@@ -8,9 +8,8 @@ import time
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from memtui.notes.index import NoteIndex
-
 if TYPE_CHECKING:
+    from memtui.notes.index import NoteIndex
     from memtui.notes.search import Searcher
     from memtui.tui.context import AppContext
 
@@ -39,6 +38,8 @@ def load_index(
         if done == total or now - last_report[0] > PROGRESS_EVERY:
             last_report[0] = now
             progress(done, total)
+
+    from memtui.notes.index import NoteIndex  # imported on first use: start-up
 
     try:
         index = NoteIndex.open(ctx.store.root)

@@ -21,7 +21,7 @@ from memtui.tui.text_layout import Rows, ShownText, is_markdown, lay_out, lexer_
 
 if TYPE_CHECKING:
     from memtui.core.store import MemoryStore
-    from memtui.notes.bulk import Interaction
+    from memtui.notes.bulk import InteractionSignal
     from memtui.notes.model import Note
 
 MARKDOWN_MAX_BYTES = 8_000
@@ -134,7 +134,7 @@ class PreparedView:
 
 
 def prepare_view(
-    store: MemoryStore, relpath: str, width: int, *, interaction: Interaction | None = None
+    store: MemoryStore, relpath: str, width: int, *, interaction: InteractionSignal | None = None
 ) -> PreparedView:
     """A file's preview: Markdown rendered when small enough, else plain text (code and data
     files with syntax colours), laid out for `width` cells, yielding more while `interaction`
@@ -170,7 +170,7 @@ def _plain(
     *,
     note: Note | None = None,
     warnings: tuple[str, ...] = (),
-    interaction: Interaction | None = None,
+    interaction: InteractionSignal | None = None,
 ) -> PreparedView:
     """A plain (or syntax-coloured) view of a file's head, laid out."""
     return PreparedView(
@@ -192,7 +192,7 @@ def prepare_raw(
     width: int,
     *,
     record: bool,
-    interaction: Interaction | None = None,
+    interaction: InteractionSignal | None = None,
 ) -> PreparedView:
     """What the agent's `view` returns for the file, laid out for `width` cells; recorded as the
     store's actor's `view` when `record`. A file over the cap shows the same numbered lines for

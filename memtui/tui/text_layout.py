@@ -17,11 +17,12 @@ from typing import TYPE_CHECKING
 from rich.cells import get_character_cell_size
 
 from memtui.core.display import visible_text
-from memtui.notes.bulk import Interaction, Pacer
 from memtui.tui.text_styles import syntax_style
 
 if TYPE_CHECKING:
     from pygments.lexer import Lexer
+
+    from memtui.notes.bulk import InteractionSignal, Pacer
 
 TAB_SIZE = 8
 HIGHLIGHT_MAX_BYTES = 256 * 1024
@@ -91,11 +92,13 @@ def lexer_for(relpath: str) -> Lexer | None:
 
 
 def shown_text(
-    text: str, lexer: Lexer | None = None, *, interaction: Interaction | None = None
+    text: str, lexer: Lexer | None = None, *, interaction: InteractionSignal | None = None
 ) -> ShownText:
     """`text` as display-safe lines (control characters as symbols, CRLF ends dropped, tabs
     expanded), styled by `lexer` when it is given and the text is not too big for it; in a
     thread it rests now and then, more while `interaction` says the app is in use."""
+    from memtui.notes.bulk import Pacer  # imported on first use: start-up
+
     pace = Pacer(interaction)
     lines = _safe_in_pieces(text.replace("\r\n", "\n"), pace).split("\n")
     if "\t" in text:
@@ -124,6 +127,8 @@ def syntax_spans(
     starts = [0]
     for line in lines:
         starts.append(starts[-1] + len(line) + 1)
+    from memtui.notes.bulk import Pacer  # imported on first use: start-up
+
     pace = pace or Pacer()
     spans: dict[int, list[Span]] = {}
     for index, token_type, value in lexer.get_tokens_unprocessed("\n".join(lines)):
@@ -149,10 +154,12 @@ def _add_token(
         line += 1
 
 
-def lay_out(shown: ShownText, width: int, *, interaction: Interaction | None = None) -> Rows:
+def lay_out(shown: ShownText, width: int, *, interaction: InteractionSignal | None = None) -> Rows:
     """The rows of `shown` wrapped at `width` cells (words kept whole where they fit); in a
     thread it rests now and then so the UI thread answers keys meanwhile (more while
     `interaction` says the app is in use)."""
+    from memtui.notes.bulk import Pacer  # imported on first use: start-up
+
     rows: list[tuple[int, int, int]] = []
     first_row: list[int] = []
     pace = Pacer(interaction)
