@@ -188,7 +188,7 @@ async def test_enter_on_a_hit_scrolls_the_rendered_note_to_its_line(store_root: 
         assert preview.mode == "rendered"
         scroller = preview.query_one("#preview-rendered", VerticalScroll)
         blocks = list(preview.query_one("#preview-body").children)
-        body_line = line - 1 - 3  # the frontmatter takes three lines
+        body_line = line - 1 - 4  # the frontmatter and the blank line after it take four lines
         (target,) = [
             block
             for block in blocks

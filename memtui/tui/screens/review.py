@@ -242,9 +242,10 @@ class ReviewScreen(StoreScreen):
         for path in paths:
             virtual = from_relpath(path)
             if archive:
-                result = store.rename(virtual, from_relpath(archive_path(path)))
+                target = from_relpath(archive_path(path))
+                result = await asyncio.to_thread(store.rename, virtual, target)
             else:
-                result = store.delete(virtual)
+                result = await asyncio.to_thread(store.delete, virtual)
             if result.is_error:
                 failures.append(result.content)
             else:
