@@ -13,11 +13,9 @@ from textual.widgets import Footer, Static, Tree
 from textual.worker import get_current_worker
 
 from memtui.core.display import visible
-from memtui.tui import note_actions
 from memtui.tui.messages import NoteHistoryRead, PreviewPrepared, SettingSaved, TitlesRead
 from memtui.tui.outlink import OutLink
 from memtui.tui.rest_gate import RestGate
-from memtui.tui.screens.editor import EditorScreen, edit_in_external_editor, read_for_edit
 from memtui.tui.widgets.note_tree import BADGE_HELP, NoteTree, TreeEntry
 from memtui.tui.widgets.preview import LinkFollowed, Preview
 from memtui.tui.widgets.side_panel import SideItemChosen, SidePanel
@@ -537,6 +535,8 @@ class MainScreen(Screen[None]):
 
     async def edit_note(self, relpath: str, cursor: tuple[int, int] = (0, 0)) -> None:
         """Open `relpath` in the in-app editor, the cursor at (row, column); show it once saved."""
+        from memtui.tui.screens.editor import EditorScreen, read_for_edit  # first use: start-up
+
         loaded = await read_for_edit(self.memtui, relpath)
         if loaded is None:
             return
@@ -548,6 +548,8 @@ class MainScreen(Screen[None]):
     @work(exclusive=True, group="main-action")
     async def action_external_edit(self) -> None:
         """Edit a copy of the note in $EDITOR and save it through the store."""
+        from memtui.tui.screens.editor import edit_in_external_editor  # first use: start-up
+
         relpath = self.selected_note()
         if relpath is not None and await edit_in_external_editor(self.memtui, relpath):
             await self.changed({relpath}, show=relpath)
@@ -555,22 +557,30 @@ class MainScreen(Screen[None]):
     @work(exclusive=True, group="main-action")
     async def action_new_note(self) -> None:
         """Create a note from the template in a folder the user names, then edit it."""
+        from memtui.tui import note_actions  # imported on first use: start-up
+
         await note_actions.new_note(self)
 
     @work(exclusive=True, group="main-action")
     async def action_rename(self) -> None:
         """Rename or move the note or folder, optionally rewriting links to it (one operation)."""
+        from memtui.tui import note_actions  # imported on first use: start-up
+
         await note_actions.rename(self)
 
     @work(exclusive=True, group="main-action")
     async def action_delete(self) -> None:
         """Delete the note or folder under the cursor after confirmation naming the links it
         breaks (undo with u)."""
+        from memtui.tui import note_actions  # imported on first use: start-up
+
         await note_actions.delete_entry(self)
 
     @work(exclusive=True, group="main-action")
     async def action_undo(self) -> None:
         """Undo the last change made in this app, after naming it."""
+        from memtui.tui import note_actions  # imported on first use: start-up
+
         await note_actions.undo_last(self)
 
     def _current_relpath(self) -> str:
