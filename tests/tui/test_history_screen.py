@@ -312,7 +312,7 @@ async def test_brackets_in_recorded_text_are_shown_as_they_are(tmp_path: Path) -
         assert not (root / "[/x]").exists()
         await pilot.pause(0.1)
         toasts = [str(toast.render()) for toast in app.screen.query(Toast)]
-        assert toasts == ["Undid #4 create [/x]."]
+        assert toasts == ["Undid #4 create [/x] by agent:a[/b]."]
     scoped = ScreenHarness(
         demo_context(root), lambda: HistoryScreen("/memories/[red]note.md", clock=demo_clock)
     )
