@@ -17,8 +17,6 @@ from textual.signal import Signal
 from textual.timer import Timer
 from textual.worker import get_current_worker
 
-from memtui.core.history import History
-from memtui.core.store import LockPolicy
 from memtui.tui import indexing
 from memtui.tui.context import AppContext, compute_badges, default_settings
 from memtui.tui.indexing import build_searcher, load_index
@@ -43,7 +41,7 @@ if TYPE_CHECKING:
     from textual.screen import Screen
 
     from memtui.core.config import Settings
-    from memtui.core.history import HistoryCorrupt
+    from memtui.core.history import History, HistoryCorrupt
     from memtui.core.store import MemoryStore
     from memtui.notes.index import NoteIndex
 
@@ -202,6 +200,7 @@ class MemtuiApp(PlainNotifyApp):
 
     def fresh_history_chosen(self, confirmed: bool | None) -> None:
         """Set the unreadable history aside and carry on, or quit without touching anything."""
+        from memtui.core.history import History  # imported on first use: start-up
         from memtui.tui.screens.dialogs import CorruptHistoryScreen  # first use: start-up
 
         error = self.history_problem
@@ -234,6 +233,8 @@ class MemtuiApp(PlainNotifyApp):
     def plain_history(self) -> History:
         """The history for background readers: never runs start-up recovery itself."""
         if self._plain_history is None:
+            from memtui.core.history import History  # imported on first use: start-up
+
             self._plain_history = History(self.ctx.root)
         return self._plain_history
 
@@ -376,6 +377,8 @@ class MemtuiApp(PlainNotifyApp):
 
     def _set_lock_policy(self, store: MemoryStore) -> None:
         """Give the store the app's lock time limit and its waiting notice."""
+        from memtui.core.store import LockPolicy  # imported on first use: start-up
+
         store.lock_policy = LockPolicy(
             LOCK_TIMEOUT, lambda seconds: self.post_message(LockWaiting(seconds))
         )

@@ -8,7 +8,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memtui.core.paths import from_relpath, under_root
 from memtui.tui.interaction import Interaction
 
 if TYPE_CHECKING:
@@ -123,6 +122,8 @@ class AppContext:
     @staticmethod
     def virtual(relpath: str) -> str:
         """The `/memories/...` path of a note's relative path."""
+        from memtui.core.paths import from_relpath  # imported on first use: start-up
+
         return from_relpath(relpath)
 
 
@@ -160,6 +161,8 @@ def compute_badges(
     A note is marked secret while it holds exactly what a flagged agent write left, or, when it
     was flagged once and edited since, while its text still holds a likely secret.
     """
+    from memtui.core.paths import under_root  # imported on first use: start-up
+
     badges: dict[str, set[str]] = {}
     for path in index.notes.warned():
         badges.setdefault(path, set()).add("warning")

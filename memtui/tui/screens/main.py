@@ -11,7 +11,6 @@ from textual.containers import Horizontal
 from textual.widgets import Footer, Static, Tree
 from textual.worker import get_current_worker
 
-from memtui.core.config import ConfigError
 from memtui.core.display import visible
 from memtui.tui.messages import NoteHistoryRead, PreviewPrepared, SettingSaved, TitlesRead
 from memtui.tui.outlink import OutLink
@@ -480,6 +479,7 @@ class MainScreen(MemtuiScreen[None]):
     @work(thread=True, exclusive=True, group="save-labels", exit_on_error=False)
     def save_labels(self, labels: str) -> None:
         """Save the tree's labels in the config file, in a thread."""
+        from memtui.core.config import ConfigError  # imported on first use: start-up
         from memtui.core.config_edit import save_setting  # imported on first use: start-up
 
         summary = f"Tree shows {labels}"
