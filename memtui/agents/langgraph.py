@@ -191,7 +191,7 @@ class MemtuiStore(BaseStore):
             result = self.store.write(virtual, text, self.store.revision(virtual))
             if not result.is_error:
                 return
-            if not result.content.startswith("Conflict:"):
+            if not result.conflict:
                 break
         raise MemtuiStoreError(result.content)
 

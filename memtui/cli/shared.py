@@ -50,13 +50,6 @@ SINCE_HELP = (
 )
 
 
-def virtual_path(path: str) -> str:
-    """A `/memories/...` path from a virtual or folder-relative path."""
-    if path == "/memories" or path.startswith("/memories/"):
-        return path.rstrip("/") or "/memories"
-    return "/memories/" + path.strip("/") if path.strip("/") else "/memories"
-
-
 ACTOR_HELP = (
     'who is acting, recorded as "human:NAME" (default: MEMTUI_ACTOR, else the config\'s '
     "actor, else your login name)"

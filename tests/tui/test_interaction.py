@@ -4,24 +4,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
-from memtui.notes import bulk
 from memtui.tui.app import MemtuiApp
 from tests.tui.conftest import wait_idle
 
 
-async def test_a_key_or_a_click_marks_the_app_in_use(
-    store_root: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_a_key_or_a_click_marks_the_app_in_use(store_root: Path) -> None:
     app = MemtuiApp(store_root, actor="human:tester", watch=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
-        monkeypatch.setattr(bulk, "_last_interaction", float("-inf"))
+        interaction = app.ctx.interaction
+        interaction.last = float("-inf")
         await pilot.pause()
-        assert not bulk.interactive()
+        assert not interaction.recent()
         await pilot.press("down")
-        assert bulk.interactive()
-        monkeypatch.setattr(bulk, "_last_interaction", float("-inf"))
+        assert interaction.recent()
+        interaction.last = float("-inf")
         await pilot.click("#tree")
-        assert bulk.interactive()
+        assert interaction.recent()

@@ -319,7 +319,11 @@ async def test_a_badge_run_overtaken_by_a_newer_one_does_not_win(
     runs: list[str] = []
 
     def fake_badges(
-        history: object, index: object, now: float, store: object = None
+        history: object,
+        index: object,
+        now: float,
+        store: object = None,
+        interaction: object = None,
     ) -> dict[str, frozenset[str]]:
         runs.append("run")
         if len(runs) == 1:
