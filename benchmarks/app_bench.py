@@ -245,7 +245,7 @@ def shown(screen: Any, relpath: str, text: str) -> bool:
     return bool(preview.mode == "rendered")
 
 
-async def in_app(root: Path, runs: int) -> dict[str, list[float]]:
+async def in_app(root: Path, runs: int) -> dict[str, list[float]]:  # noqa: C901
     """Key echo while indexing and searching, opening a 10 KB note, outside write to screen."""
     from textual.widgets import Input, Static
 

@@ -109,7 +109,7 @@ def announce(port: int, token: str, source: str) -> None:
     )
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:  # noqa: C901
     """Run `memtui mcp`."""
     root = Path(args.path).expanduser()
     if root.exists() and not root.is_dir():

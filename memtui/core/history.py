@@ -377,7 +377,7 @@ def _lower(text: str | None) -> str | None:
     return None if text is None else text.lower()
 
 
-def _filter_sql(
+def _filter_sql(  # noqa: C901
     *,
     path: str | None = None,
     actor: str | None = None,

@@ -342,7 +342,7 @@ def fast_blocks(body: str) -> list[InlineBlock] | None:
     ]
 
 
-def _observation(
+def _observation(  # noqa: C901
     content: str, kind: str, in_list: bool, line: int, warnings: list[str]
 ) -> Observation | None:
     """`parse_observation` for a block outside block quotes, with its helpers inlined."""

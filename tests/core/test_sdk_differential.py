@@ -134,7 +134,7 @@ def line_count(text: str | None) -> int:
     return len(lines) - 1 if lines[-1] == "" else len(lines)
 
 
-def draw_command(data: st.DataObject, sdk_root: Path) -> dict[str, Any]:
+def draw_command(data: st.DataObject, sdk_root: Path) -> dict[str, Any]:  # noqa: C901
     """One tool input whose arguments fit what is on disk now."""
     command = data.draw(
         st.sampled_from(
