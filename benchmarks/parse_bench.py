@@ -1,7 +1,7 @@
 """Time the note parser: reading bytes vs the markdown-it reference path vs the fast path.
 
-Usage: python benchmarks/parse_bench.py [--notes 2000] [--runs 5] [--corpus DIR ...] [--index DIR ...]
-       [--index-only] [--no-shared]
+Usage: python benchmarks/parse_bench.py [--notes 2000] [--runs 5] [--corpus DIR ...]
+       [--index DIR ...] [--index-only] [--no-shared]
 
 Generates a Basic Memory-style corpus with benchmarks/gen_corpus.py into a temporary folder,
 adds the shared corpus when it is present, and prints for each: the median of `--runs` runs of
@@ -108,7 +108,8 @@ def bench_folder(label: str, root: Path, runs: int) -> None:
     print(_row("block scan only, reference", scan_ref, read))
     print(_row("block scan only, fast path", scan_fast_time, read))
     print(
-        f"  fast path fallback rate     {fallbacks}/{len(bodies)} = {fallbacks / max(1, len(bodies)):.1%}"
+        f"  fast path fallback rate     {fallbacks}/{len(bodies)} = "
+        f"{fallbacks / max(1, len(bodies)):.1%}"
     )
 
 

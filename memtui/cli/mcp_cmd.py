@@ -1,4 +1,5 @@
-"""`memtui mcp PATH`: serve a memory folder to MCP clients (stdio, or streamable HTTP on localhost)."""
+"""`memtui mcp PATH`: serve a memory folder to MCP clients (stdio, or streamable HTTP on
+localhost)."""
 
 from __future__ import annotations
 

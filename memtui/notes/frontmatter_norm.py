@@ -176,7 +176,8 @@ def _simple_fenced_block(text: str) -> str | None:
 
 
 def bm_frontmatter_block(text: str, *, fast: bool = True) -> str | None:
-    """The YAML between Basic Memory's fences (first non-blank line `---` to the next `---`), if any."""
+    """The YAML between Basic Memory's fences (first non-blank line `---` to the next `---`), if
+    any."""
     if fast and text.startswith("---\n"):
         block = _simple_fenced_block(text)
         if block is not None:
@@ -243,7 +244,8 @@ def parse_tags(tags: Any) -> list[str]:
 
 
 def _block_state(text: str, fast: bool) -> tuple[str, str | None, str, Any]:
-    """Basic Memory's classification ("absent" | "present" | "malformed"), why, the block, its data."""
+    """Basic Memory's classification ("absent" | "present" | "malformed"), why, the block,
+    its data."""
     block = bm_frontmatter_block(text, fast=fast)
     if block is None:
         return "absent", None, "", None
@@ -263,7 +265,8 @@ def _block_state(text: str, fast: bool) -> tuple[str, str | None, str, Any]:
 
 
 def _split_present(text: str) -> tuple[str | None, str, int]:
-    """python-frontmatter's split of a `present` block: (yaml or None, stripped body, body start)."""
+    """python-frontmatter's split of a `present` block: (yaml or None, stripped body, body
+    start)."""
     stripped = text.strip()
     lead = len(text) - len(text.lstrip())
     if not _PF_BOUNDARY.match(stripped):

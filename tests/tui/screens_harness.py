@@ -1,4 +1,5 @@
-"""Shared fixtures for the graph, history, review and demo tests: a demo store copy and a small app."""
+"""Shared fixtures for the graph, history, review and demo tests: a demo store copy and a
+small app."""
 
 from __future__ import annotations
 

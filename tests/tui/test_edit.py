@@ -1,4 +1,5 @@
-"""Editing through the app: save, conflicts both ways, discard, new, rename with links, delete and undo."""
+"""Editing through the app: save, conflicts both ways, discard, new, rename with links, delete and
+undo."""
 
 from __future__ import annotations
 

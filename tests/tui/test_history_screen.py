@@ -281,7 +281,8 @@ def test_a_since_that_is_not_a_time_is_a_problem_and_filters_nothing() -> None:
 
 
 async def test_brackets_in_recorded_text_are_shown_as_they_are(tmp_path: Path) -> None:
-    """Paths, actors, commands and results are plain text, never markup, in rows, title and notes."""
+    """Paths, actors, commands and results are plain text, never markup, in rows, title and
+    notes."""
     from memtui.core.config import Settings
     from memtui.core.store import MemoryStore
 

@@ -1,4 +1,5 @@
-"""SVG snapshots of the main screen, the raw view, search results and the help (fixed size and clock)."""
+"""SVG snapshots of the main screen, the raw view, search results and the help (fixed size and
+clock)."""
 
 from __future__ import annotations
 

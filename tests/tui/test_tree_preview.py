@@ -310,7 +310,8 @@ async def test_the_secret_badge_follows_the_current_content(store_root: Path) ->
 async def test_a_badge_run_overtaken_by_a_newer_one_does_not_win(
     store_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Badges computed from an older state never replace those of a newer run that finished first."""
+    """Badges computed from an older state never replace those of a newer run that finished
+    first."""
     import threading
 
     import memtui.tui.app as app_module
@@ -363,7 +364,8 @@ async def test_one_key_previews_at_once_and_a_held_key_only_where_it_stops(
             await original(line)
 
         async def settle() -> None:
-            """Wait until no load has started for 0.3 s (earlier requests are done), then forget them."""
+            """Wait until no load has started for 0.3 s (earlier requests are done), then forget
+            them."""
             while True:
                 count = len(loaded)
                 await pilot.pause(0.3)
