@@ -18,6 +18,7 @@ from memtui.tui.messages import NoteHistoryRead, PreviewPrepared, SettingSaved, 
 from memtui.tui.outlink import OutLink
 from memtui.tui.rest_gate import RestGate
 from memtui.tui.screens.editor import EditorScreen, edit_in_external_editor, read_for_edit
+from memtui.tui.timers import SYSTEM_TIMERS
 from memtui.tui.widgets.note_tree import BADGE_HELP, NoteTree, TreeEntry
 from memtui.tui.widgets.preview import LinkFollowed, Preview
 from memtui.tui.widgets.side_panel import SideItemChosen, SidePanel
@@ -84,7 +85,7 @@ class MainScreen(Screen[None]):
     def __init__(self) -> None:
         """Create the screen; content arrives on mount."""
         super().__init__()
-        self._preview_gate = RestGate(self, PREVIEW_DELAY)
+        self._preview_gate = RestGate(self, PREVIEW_DELAY, SYSTEM_TIMERS)  # moves at message times
         self.raw = False
         self.first_frame_shown = False
         self._history_rows: dict[str, list[Event]] = {}
