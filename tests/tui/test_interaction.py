@@ -7,14 +7,13 @@ from pathlib import Path
 import pytest
 
 from memtui.notes import bulk
-from memtui.tui.app import MemtuiApp
-from tests.tui.conftest import wait_idle
+from tests.tui.conftest import AppFactory, wait_idle
 
 
 async def test_a_key_or_a_click_marks_the_app_in_use(
-    store_root: Path, monkeypatch: pytest.MonkeyPatch
+    store_root: Path, monkeypatch: pytest.MonkeyPatch, make_app: AppFactory
 ) -> None:
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         monkeypatch.setattr(bulk, "_last_interaction", float("-inf"))

@@ -8,18 +8,17 @@ import pytest
 from textual.widgets import Static
 
 from memtui.core.store import MemoryStore
-from memtui.tui.app import MemtuiApp
 from memtui.tui.screens.history import HistoryScreen
 from memtui.tui.widgets.history_events import EventTable, describe_event
-from tests.tui.conftest import wait_idle
+from tests.tui.conftest import AppFactory, wait_idle
 from tests.tui.screens_harness import ScreenHarness, demo_clock, demo_context, demo_copy
 
 
-async def test_the_status_line_says_1_note(store_root: Path) -> None:
+async def test_the_status_line_says_1_note(store_root: Path, make_app: AppFactory) -> None:
     """A store with one note is "1 note", not "1 notes"."""
     for relpath in ("tools/textual.md", "user/preferences.md"):
         (store_root / relpath).unlink()
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         status = str(app.screen.query_one("#status", Static).render())
@@ -57,11 +56,11 @@ async def test_history_columns_grow_with_the_terminal(
         assert used <= max(width, 120)
 
 
-async def test_every_notification_is_plain_text(store_root: Path) -> None:
+async def test_every_notification_is_plain_text(store_root: Path, make_app: AppFactory) -> None:
     """A notification from any widget shows brackets as they are, never as markup."""
     from textual.widgets._toast import Toast
 
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
         await wait_idle(pilot)
         app.screen.notify("Cannot open [/x] or [b]y[/b]")

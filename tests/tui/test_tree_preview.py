@@ -17,7 +17,7 @@ from memtui.tui.preview_source import estimate_tokens
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.widgets.note_tree import NoteTree
 from memtui.tui.widgets.text_view import TextView
-from tests.tui.conftest import wait_for, wait_idle
+from tests.tui.conftest import AppFactory, wait_for, wait_idle
 
 
 def rendered(widget: Static) -> str:
@@ -25,14 +25,11 @@ def rendered(widget: Static) -> str:
     return str(widget.render())
 
 
-async def open_app(store_root: Path) -> MemtuiApp:
-    """An app on the fixture store without the watcher."""
-    return MemtuiApp(store_root, actor="human:tester", watch=False)
-
-
-async def test_preview_shows_frontmatter_observations_and_links(store_root: Path) -> None:
+async def test_preview_shows_frontmatter_observations_and_links(
+    store_root: Path, make_app: AppFactory
+) -> None:
     """Selecting a note shows its frontmatter, observations by category and relations."""
-    app = await open_app(store_root)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         screen = app.screen
@@ -66,9 +63,9 @@ async def test_preview_shows_frontmatter_observations_and_links(store_root: Path
         ]
 
 
-async def test_following_a_relation_opens_its_note(store_root: Path) -> None:
+async def test_following_a_relation_opens_its_note(store_root: Path, make_app: AppFactory) -> None:
     """Enter on a relation in the preview moves the tree and preview to the target."""
-    app = await open_app(store_root)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         screen = app.screen
@@ -84,7 +81,9 @@ async def test_following_a_relation_opens_its_note(store_root: Path) -> None:
         assert screen.note_tree.cursor_relpath == "tools/textual.md"
 
 
-async def test_the_relation_list_starts_on_its_first_link_when_focused(store_root: Path) -> None:
+async def test_the_relation_list_starts_on_its_first_link_when_focused(
+    store_root: Path, make_app: AppFactory
+) -> None:
     """Tab from the tree into the preview's relations: the first is highlighted, Down then Enter
     follows the second."""
     (store_root / "tools" / "rich.md").write_text("---\ntitle: Rich\n---\n# Rich\n")
@@ -92,7 +91,7 @@ async def test_the_relation_list_starts_on_its_first_link_when_focused(store_roo
     (store_root / "projects" / "memtui.md").write_text(
         note.replace("- uses [[Textual]]\n", "- uses [[Textual]]\n- uses [[Rich]]\n")
     )
-    app = await open_app(store_root)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         screen = app.screen
@@ -114,9 +113,11 @@ async def test_the_relation_list_starts_on_its_first_link_when_focused(store_roo
         assert await wait_for(pilot, lambda: screen.preview.relpath == "tools/rich.md")
 
 
-async def test_raw_view_is_the_agent_view_and_records_one_human_view(store_root: Path) -> None:
+async def test_raw_view_is_the_agent_view_and_records_one_human_view(
+    store_root: Path, make_app: AppFactory
+) -> None:
     """`v` shows exactly `view`'s output with its token estimate; browsing records nothing."""
-    app = await open_app(store_root)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         screen = app.screen
@@ -147,11 +148,11 @@ async def test_raw_view_is_the_agent_view_and_records_one_human_view(store_root:
         assert screen.preview.mode == "rendered"
 
 
-async def test_a_big_note_is_shown_as_plain_text(store_root: Path) -> None:
+async def test_a_big_note_is_shown_as_plain_text(store_root: Path, make_app: AppFactory) -> None:
     """Notes over the Markdown limit go to the read-only text area, not the Markdown widget."""
     big = "---\ntitle: Big\n---\n\n" + "".join(f"- [fact] line {n} #bulk\n" for n in range(600))
     (store_root / "tools" / "big.md").write_text(big, encoding="utf-8")
-    app = await open_app(store_root)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         screen = app.screen
@@ -165,9 +166,11 @@ async def test_a_big_note_is_shown_as_plain_text(store_root: Path) -> None:
         assert not screen.query("#preview-body")
 
 
-async def test_tree_keeps_cursor_and_expansion_across_changes(store_root: Path) -> None:
+async def test_tree_keeps_cursor_and_expansion_across_changes(
+    store_root: Path, make_app: AppFactory
+) -> None:
     """Adding a note above the cursor keeps the cursor on the same note and folders open."""
-    app = await open_app(store_root)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         screen = app.screen
@@ -186,7 +189,9 @@ async def test_tree_keeps_cursor_and_expansion_across_changes(store_root: Path) 
         assert tree.node_for("tools") is not None and tree.node_for("tools").is_expanded  # type: ignore[union-attr]
 
 
-async def test_only_strong_stale_candidates_get_the_badge(store_root: Path) -> None:
+async def test_only_strong_stale_candidates_get_the_badge(
+    store_root: Path, make_app: AppFactory
+) -> None:
     """An expired note is badged stale; a merely never-read note (70 days on) stays in review
     but unbadged."""
     import time
@@ -200,7 +205,7 @@ async def test_only_strong_stale_candidates_get_the_badge(store_root: Path) -> N
     for note in store_root.rglob("*.md"):
         os.utime(note, (long_ago, long_ago))
     assert MemoryStore(store_root, actor="human:tester", clock=lambda: long_ago).recovery
-    app = await open_app(store_root)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         assert await wait_for(pilot, lambda: bool(app.badges))
@@ -218,9 +223,10 @@ async def test_only_strong_stale_candidates_get_the_badge(store_root: Path) -> N
 
 async def test_the_side_panel_reads_history_off_the_ui_thread_and_skips_unchanged_redraws(
     store_root: Path,
+    make_app: AppFactory,
 ) -> None:
     """Re-showing a note keeps the same side-panel options; its history arrives from a worker."""
-    app = MemtuiApp(store_root, actor="human:tester", watch=False, clock=lambda: 1_790_000_000.0)
+    app = make_app(clock=lambda: 1_790_000_000.0)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         screen = app.screen
@@ -251,7 +257,9 @@ def tree_label(app: MemtuiApp, relpath: str) -> str:
     return tree.render_label(node, Style(), Style()).plain
 
 
-async def test_the_agent_badge_marks_only_recent_agent_changes(store_root: Path) -> None:
+async def test_the_agent_badge_marks_only_recent_agent_changes(
+    store_root: Path, make_app: AppFactory
+) -> None:
     """An agent edit two days ago is badged; one eight days ago (by the app's clock) is not."""
     for days_ago, relpath, old, new in (
         (8, "tools/textual.md", "A TUI framework", "A Python TUI framework"),
@@ -262,7 +270,7 @@ async def test_the_agent_badge_marks_only_recent_agent_changes(store_root: Path)
         )
         assert not agent.str_replace("/memories/" + relpath, old, new).is_error
         agent.history.close()
-    app = MemtuiApp(store_root, actor="human:tester", watch=False, clock=lambda: NOW)
+    app = make_app(clock=lambda: NOW)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         assert await wait_for(pilot, lambda: bool(app.badges))
@@ -272,11 +280,13 @@ async def test_the_agent_badge_marks_only_recent_agent_changes(store_root: Path)
         assert tree_label(app, "tools/textual.md") == "textual"
 
 
-async def test_the_secret_badge_follows_the_current_content(store_root: Path) -> None:
+async def test_the_secret_badge_follows_the_current_content(
+    store_root: Path, make_app: AppFactory
+) -> None:
     """An agent writing an AWS key badges the note; a human edit elsewhere keeps the badge; a human
     removing the key clears it."""
     note = "/memories/tools/textual.md"
-    app = MemtuiApp(store_root, actor="human:tester", watch=False, clock=lambda: NOW)
+    app = make_app(clock=lambda: NOW)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         agent = app.ctx.store.with_actor("agent:claude")
@@ -308,7 +318,7 @@ async def test_the_secret_badge_follows_the_current_content(store_root: Path) ->
 
 
 async def test_a_badge_run_overtaken_by_a_newer_one_does_not_win(
-    store_root: Path, monkeypatch: pytest.MonkeyPatch
+    store_root: Path, monkeypatch: pytest.MonkeyPatch, make_app: AppFactory
 ) -> None:
     """Badges computed from an older state never replace those of a newer run that finished
     first."""
@@ -328,7 +338,7 @@ async def test_a_badge_run_overtaken_by_a_newer_one_does_not_win(
             return {"tools/textual.md": frozenset({"secret"})}
         return {"tools/textual.md": frozenset({"agent"})}
 
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         monkeypatch.setattr(app_module, "compute_badges", fake_badges)
@@ -345,11 +355,11 @@ async def test_a_badge_run_overtaken_by_a_newer_one_does_not_win(
 
 
 async def test_one_key_previews_at_once_and_a_held_key_only_where_it_stops(
-    store_root: Path, monkeypatch: pytest.MonkeyPatch
+    store_root: Path, monkeypatch: pytest.MonkeyPatch, make_app: AppFactory
 ) -> None:
     """After a rest, one cursor move loads the preview without waiting for a timer; a burst of
     moves loads at most the first and the last note."""
-    app = await open_app(store_root)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         screen = app.screen
@@ -389,7 +399,9 @@ async def test_one_key_previews_at_once_and_a_held_key_only_where_it_stops(
         assert loaded[-1] == last and len(loaded) <= 2, loaded
 
 
-async def test_brackets_in_file_names_and_titles_are_plain_text(store_root: Path) -> None:
+async def test_brackets_in_file_names_and_titles_are_plain_text(
+    store_root: Path, make_app: AppFactory
+) -> None:
     """Tree labels, the delete question and notice, and palette hits show names as they are."""
     from textual.command import CommandPalette
     from textual.widgets import Input, Label
@@ -398,7 +410,7 @@ async def test_brackets_in_file_names_and_titles_are_plain_text(store_root: Path
     (store_root / "[red]note.md").write_text("---\ntitle: '[b]T[/b] [/t]'\n---\n# t\n")
     (store_root / "[").mkdir()
     (store_root / "[" / "x].md").write_text("# x\n")
-    app = await open_app(store_root)
+    app = make_app()
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
         await wait_idle(pilot)
         assert tree_label(app, "[red]note.md") == "[red]note"
