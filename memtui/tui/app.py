@@ -14,6 +14,7 @@ from textual import events, work
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.signal import Signal
+from textual.widgets import Input, TextArea
 from textual.worker import get_current_worker
 
 from memtui.tui.context import AppContext, compute_badges, default_settings
@@ -96,15 +97,18 @@ class MemtuiApp(PlainNotifyApp):
         watch: bool = True,
         clock: Callable[[], float] = time.time,
         timers: Timers = SYSTEM_TIMERS,
+        cursor_blink: bool = True,
     ) -> None:
         """Open the store at `root` as `actor`; `notice` is shown once the screen is up.
-        `clock` is the wall clock of notes' ages; `timers` the clock and timers of debounces."""
+        `clock` is the wall clock of notes' ages; `timers` the clock and timers of debounces;
+        `cursor_blink=False` keeps text cursors steady (screenshots, tests)."""
         super().__init__()
         settings = settings if settings is not None else default_settings()
         self.ctx = AppContext.open(root, actor or None, settings, clock, self._set_lock_policy)
         self.actor = self.ctx.actor
         self.clock = clock
         self.timers = timers
+        self.cursor_blink = cursor_blink
         self.notice = notice
         self.watch_enabled = watch
         self.index_progress: tuple[int, int] | None = None
@@ -127,6 +131,11 @@ class MemtuiApp(PlainNotifyApp):
         self.review_count: int | None = None
         """How many agent and outside changes wait for review (None until counted)."""
         self.review_count_signal: Signal[int] = Signal(self, "review-count")
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """A text field taking focus blinks its cursor as the app was told."""
+        if isinstance(event.widget, Input | TextArea):
+            event.widget.cursor_blink = self.cursor_blink
 
     def on_mount(self) -> None:
         """Show the main screen at once, then index and watch in the background."""

@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Input, TextArea
 from textual.worker import WorkerCancelled
 
 from memtui.tui.app import MemtuiApp
@@ -116,32 +115,27 @@ def store_root(
         yield write_fixture_store(folder / "memories")
 
 
-@pytest.fixture(autouse=True)
-def no_cursor_blink(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Cursors never blink in app tests, so screenshots are deterministic."""
-    monkeypatch.setattr(Input, "_toggle_cursor", lambda self: None, raising=False)
-    monkeypatch.setattr(TextArea, "_toggle_cursor_blink_visible", lambda self: None, raising=False)
-
-
 AppFactory = Callable[..., MemtuiApp]
 """`make_app(root=None, *, actor="human:tester", watch=False, **options)`: see `make_app`."""
 
 
 @pytest.fixture
 def make_app(request: pytest.FixtureRequest) -> AppFactory:
-    """Build the app as app tests do: as `human:tester`, without the file watcher, on the
-    fixture store (`store_root`) unless given another root; other options pass through."""
+    """Build the app as app tests do: as `human:tester`, without the file watcher, cursors
+    steady (screenshots are deterministic), on the fixture store (`store_root`) unless given
+    another root; other options pass through."""
 
     def make(
         root: Path | None = None,
         *,
         actor: str | None = "human:tester",
         watch: bool = False,
+        cursor_blink: bool = False,
         **options: Any,
     ) -> MemtuiApp:
         """A new app on `root` (the fixture store by default)."""
         where = root if root is not None else request.getfixturevalue("store_root")
-        return MemtuiApp(where, actor=actor, watch=watch, **options)
+        return MemtuiApp(where, actor=actor, watch=watch, cursor_blink=cursor_blink, **options)
 
     return make
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from textual.widgets import Static
+from textual.widgets import Input, Static, TextArea
 
 from memtui.core.store import MemoryStore
 from memtui.tui.screens.history import HistoryScreen
 from memtui.tui.widgets.history_events import EventTable, describe_event
-from tests.tui.conftest import AppFactory, wait_idle
+from tests.tui.conftest import AppFactory, wait_for, wait_idle
 from tests.tui.screens_harness import ScreenHarness, demo_clock, demo_context, demo_copy
+from tests.tui.test_snapshots_edit import edit
 
 
 async def test_the_status_line_says_1_note(store_root: Path, make_app: AppFactory) -> None:
@@ -68,3 +69,23 @@ async def test_every_notification_is_plain_text(store_root: Path, make_app: AppF
         await pilot.pause()
         shown = sorted(str(toast.render()) for toast in app.screen.query(Toast))
         assert shown == ["Cannot open [/x] or [b]y[/b]", "history: [red]broken"]
+
+
+@pytest.mark.parametrize("blink", [False, True])
+async def test_text_cursors_blink_as_the_app_was_told(make_app: AppFactory, blink: bool) -> None:
+    """`cursor_blink=False` keeps the search field's and the editor's cursors steady (frames
+    do not change while nothing happens); the default blinks them."""
+    app = make_app(cursor_blink=blink)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_idle(pilot)
+        await pilot.press("slash")
+        field = app.screen.query_one("#search-input", Input)
+        await wait_for(pilot, lambda: field.has_focus)
+        await pilot.pause()
+        assert field.cursor_blink is blink
+        await pilot.press("escape")
+        await edit(pilot)
+        area = app.screen.query_one(TextArea)
+        await wait_for(pilot, lambda: area.has_focus)
+        await pilot.pause()
+        assert area.cursor_blink is blink
