@@ -6,6 +6,7 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
+from textual.message import Message
 from textual.message_pump import MessagePump
 
 
@@ -23,6 +24,10 @@ class Timers:
     def now(self) -> float:
         """Monotonic seconds."""
         return time.monotonic()
+
+    def sent_at(self, message: Message) -> float:
+        """When `message` was sent, on this clock (a burst of moves handled late stays a burst)."""
+        return message.time
 
     def later(self, owner: MessagePump, delay: float, action: Callable[[], object]) -> Stoppable:
         """Run `action` on `owner`'s thread after `delay` seconds, unless stopped before."""

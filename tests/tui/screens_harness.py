@@ -14,6 +14,7 @@ from memtui.demo import DEMO_NOTES_DIR, DEMO_NOW, create_demo_store
 from memtui.notes.index import NoteIndex
 from memtui.tui.context import AppContext, default_settings
 from memtui.tui.plain_notify import PlainNotifyApp
+from memtui.tui.timers import SYSTEM_TIMERS, Timers
 
 HUMAN = "human:tester"
 _TEMPLATE: dict[str, Path] = {}
@@ -49,9 +50,15 @@ class ScreenHarness(PlainNotifyApp):
 
     CSS_PATH = Path(memtui.tui.__file__).parent / "memtui.tcss"
 
-    def __init__(self, ctx: AppContext, make_screen: Callable[[], Screen[None]]) -> None:
+    def __init__(
+        self,
+        ctx: AppContext,
+        make_screen: Callable[[], Screen[None]],
+        timers: Timers = SYSTEM_TIMERS,
+    ) -> None:
         super().__init__()
         self.ctx = ctx
+        self.timers = timers
         self.make_screen = make_screen
         self.opened: list[str] = []
 

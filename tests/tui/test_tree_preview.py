@@ -14,10 +14,11 @@ from textual.worker import WorkerCancelled
 from memtui.core.store import MemoryStore
 from memtui.tui.app import MemtuiApp
 from memtui.tui.preview_source import estimate_tokens
-from memtui.tui.screens.main import MainScreen
+from memtui.tui.screens.main import PREVIEW_DELAY, MainScreen
 from memtui.tui.widgets.note_tree import NoteTree
 from memtui.tui.widgets.text_view import TextView
 from tests.tui.conftest import AppFactory, wait_for, wait_idle
+from tests.tui.manual_timers import ManualTimers
 
 
 def rendered(widget: Static) -> str:
@@ -357,15 +358,22 @@ async def test_a_badge_run_overtaken_by_a_newer_one_does_not_win(
 async def test_one_key_previews_at_once_and_a_held_key_only_where_it_stops(
     store_root: Path, monkeypatch: pytest.MonkeyPatch, make_app: AppFactory
 ) -> None:
-    """After a rest, one cursor move loads the preview without waiting for a timer; a burst of
-    moves loads at most the first and the last note."""
-    app = make_app()
+    """After a rest, one cursor move loads the preview without waiting for a timer; of a burst
+    of moves only the first (after a rest) and the last, once the cursor rests, are loaded."""
+    for n in range(1, 7):
+        (store_root / "projects" / f"note-{n}.md").write_text(f"# Note {n}\n", encoding="utf-8")
+    timers = ManualTimers()
+    app = make_app(timers=timers)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         screen = app.screen
         assert isinstance(screen, MainScreen)
+        rest = PREVIEW_DELAY * 2
+        timers.advance(rest)
         screen.show_path("projects/memtui.md")
         assert await wait_for(pilot, lambda: screen.preview.relpath == "projects/memtui.md")
+        timers.advance(rest)
+        await wait_idle(pilot)
         loaded: list[str | None] = []
         original = screen.load_preview
 
@@ -373,30 +381,22 @@ async def test_one_key_previews_at_once_and_a_held_key_only_where_it_stops(
             loaded.append(screen.note_tree.cursor_relpath)
             await original(line)
 
-        async def settle() -> None:
-            """Wait until no load has started for 0.3 s (earlier requests are done), then forget
-            them."""
-            while True:
-                count = len(loaded)
-                await pilot.pause(0.3)
-                if len(loaded) == count:
-                    loaded.clear()
-                    return
-
         monkeypatch.setattr(screen, "load_preview", counting_load)
-        await settle()
-        screen._last_preview_request = 0.0
+        timers.advance(rest)
         await pilot.press("down")
         await pilot.pause()
         first = screen.note_tree.cursor_relpath
         assert loaded == [first]
-        await settle()
-        screen._last_preview_request = 0.0
-        for _ in range(4):
-            screen.note_tree.action_cursor_down()
-        await pilot.pause(0.3)
+        await wait_idle(pilot)
+        timers.advance(rest)
+        await pilot.press("down", "down", "down", "down")
+        await wait_idle(pilot)
+        burst_start = loaded[1]
+        assert loaded == [first, burst_start] and timers.pending
+        assert timers.advance(rest) == 1
+        await wait_idle(pilot)
         last = screen.note_tree.cursor_relpath
-        assert loaded[-1] == last and len(loaded) <= 2, loaded
+        assert loaded == [first, burst_start, last] and last != burst_start
 
 
 async def test_brackets_in_file_names_and_titles_are_plain_text(

@@ -18,7 +18,6 @@ from memtui.tui.messages import NoteHistoryRead, PreviewPrepared, SettingSaved, 
 from memtui.tui.outlink import OutLink
 from memtui.tui.rest_gate import RestGate
 from memtui.tui.screens.editor import EditorScreen, edit_in_external_editor, read_for_edit
-from memtui.tui.timers import SYSTEM_TIMERS
 from memtui.tui.widgets.note_tree import BADGE_HELP, NoteTree, TreeEntry
 from memtui.tui.widgets.preview import LinkFollowed, Preview
 from memtui.tui.widgets.side_panel import SideItemChosen, SidePanel
@@ -85,7 +84,7 @@ class MainScreen(Screen[None]):
     def __init__(self) -> None:
         """Create the screen; content arrives on mount."""
         super().__init__()
-        self._preview_gate = RestGate(self, PREVIEW_DELAY, SYSTEM_TIMERS)  # moves at message times
+        self._preview_gate = RestGate(self, PREVIEW_DELAY)
         self.raw = False
         self.first_frame_shown = False
         self._history_rows: dict[str, list[Event]] = {}
@@ -209,7 +208,7 @@ class MainScreen(Screen[None]):
         wanted, self._line_wanted = self._line_wanted, None
         line = wanted[1] if wanted is not None and wanted[0] == relpath else None
         self.raw = False
-        self.schedule_preview(line, requested_at=event.time)
+        self.schedule_preview(line, requested_at=self._preview_gate.timers.sent_at(event))
 
     @on(Tree.NodeSelected, "#tree")
     def _node_selected(self, event: Tree.NodeSelected[TreeEntry]) -> None:
