@@ -19,7 +19,7 @@ from memtui.tui.app import MemtuiApp
 @pytest.fixture(autouse=True)
 def a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     """`memtui` opens the app only on a terminal; under pytest stdin and stdout are none, so
-    app tests that start it through the CLI run as if they were (tests/test_cli_conventions.py
+    app tests that start it through the CLI run as if they were (tests/cli/test_cli_conventions.py
     checks the refusal itself)."""
     from memtui.cli import app_cmd
 

@@ -17,7 +17,7 @@ from memtui.tui.app import MemtuiApp
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.widgets.note_tree import NoteTree, list_folder
 from memtui.tui.widgets.text_view import TextView
-from tests.tui.conftest import AppFactory, wait_idle
+from tests.tui.conftest import AppFactory, wait_for, wait_idle
 
 
 def test_a_file_as_path_exits_2_with_one_line(tmp_path: Path, capsys: object) -> None:
@@ -129,7 +129,7 @@ async def test_the_plain_view_is_created_only_when_a_big_note_is_shown(
         assert list(screen.query("#preview-plain")) == []
         await wait_idle(pilot)
         screen.show_path("tools/big.md")
-        await pilot.pause(0.2)
+        assert await wait_for(pilot, lambda: screen.preview.relpath == "tools/big.md")
         await wait_idle(pilot)
         assert screen.preview.mode == "plain"
         assert screen.query_one("#preview-plain", TextView).text == big

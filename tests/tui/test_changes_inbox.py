@@ -335,7 +335,7 @@ async def test_the_inbox_is_in_the_palette_f1_and_remappable(
         assert await wait_for(pilot, lambda: isinstance(app.screen, MainScreen))
         app.set_keymap({"main.changes": "ctrl+g"})
         await pilot.press("c")
-        await pilot.pause(0.2)
+        await wait_idle(pilot)
         assert isinstance(app.screen, MainScreen)
         await pilot.press("ctrl+g")
         assert await wait_for(pilot, lambda: isinstance(app.screen, ChangesScreen))

@@ -31,9 +31,10 @@ async def start_editing(app: MemtuiApp, pilot: object, relpath: str = NOTE) -> E
     screen = app.screen
     assert isinstance(screen, MainScreen)
     screen.show_path(relpath)
-    await pilot.pause(0.1)  # type: ignore[attr-defined]
+    assert await wait_for(pilot, lambda: screen.preview.relpath == relpath)  # type: ignore[arg-type]
     await pilot.press("e")  # type: ignore[attr-defined]
-    await pilot.pause(0.2)  # type: ignore[attr-defined]
+    assert await wait_for(pilot, lambda: isinstance(app.screen, EditorScreen))  # type: ignore[arg-type]
+    await wait_idle(pilot)  # type: ignore[arg-type]
     assert isinstance(app.screen, EditorScreen)
     return app.screen
 
@@ -137,9 +138,9 @@ async def test_new_note_from_the_template(store_root: Path, make_app: AppFactory
         screen = app.screen
         assert isinstance(screen, MainScreen)
         screen.show_path(NOTE)
-        await pilot.pause(0.1)
+        assert await wait_for(pilot, lambda: screen.preview.relpath == NOTE)
         await pilot.press("n")
-        await pilot.pause(0.1)
+        assert await wait_for(pilot, lambda: bool(app.screen.query("#new-folder")))
         assert app.screen.query_one("#new-folder", Input).value == "tools"
         await pilot.press(*"Rich Text", "enter")
         assert await wait_for(pilot, lambda: (store_root / "tools" / "rich-text.md").exists())
@@ -329,7 +330,7 @@ async def test_a_folder_rename_dialog_counts_off_the_ui_thread_without_parsing_n
         assert await wait_for(pilot, lambda: isinstance(app.screen, RenameScreen))
         dialog = app.screen
         assert isinstance(dialog, RenameScreen)
-        await pilot.pause(0.1)
+        await wait_idle(pilot)
         parses: list[str] = []
         original = parser.parse_note
 
@@ -339,9 +340,8 @@ async def test_a_folder_rename_dialog_counts_off_the_ui_thread_without_parsing_n
 
         monkeypatch.setattr(parser, "parse_note", counting_parse)
         await pilot.press(*["backspace"] * 4, *"moved")
-        await pilot.pause(0.3)
-        assert parses == []
         assert await wait_for(pilot, lambda: dialog.counted == "moved")
+        assert parses == []
         label = str(dialog.query_one("#rename-links", Checkbox).label)
         assert label == f"Rewrite links in {notes // 2} notes the move would break"
         await pilot.press("enter")
@@ -365,7 +365,7 @@ async def test_delete_then_undo_restores_the_note(store_root: Path, make_app: Ap
         screen = app.screen
         assert isinstance(screen, MainScreen)
         screen.show_path(NOTE)
-        await pilot.pause(0.1)
+        assert await wait_for(pilot, lambda: screen.preview.relpath == NOTE)
         await pilot.press("d")
         assert await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("y")
@@ -387,7 +387,7 @@ async def test_delete_a_folder(store_root: Path, make_app: AppFactory) -> None:
         screen = app.screen
         assert isinstance(screen, MainScreen)
         screen.show_path("user")
-        await pilot.pause(0.1)
+        assert await wait_for(pilot, lambda: screen.note_tree.cursor_relpath == "user")
         await pilot.press("d")
         assert await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("y")

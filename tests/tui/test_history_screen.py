@@ -15,6 +15,7 @@ from memtui.tui.screens.history import CURSOR_REST, HistoryScreen
 from memtui.tui.timers import SYSTEM_TIMERS, Timers
 from memtui.tui.widgets.confirm import ConfirmScreen
 from memtui.tui.widgets.history_events import DiffView, EventTable, parse_filter
+from tests.tui.conftest import wait_for
 from tests.tui.manual_timers import ManualTimers
 from tests.tui.screens_harness import ScreenHarness, demo_clock, demo_context, demo_copy
 
@@ -319,7 +320,7 @@ async def test_brackets_in_recorded_text_are_shown_as_they_are(tmp_path: Path) -
         await pilot.press("y")
         await settle(pilot)
         assert not (root / "[/x]").exists()
-        await pilot.pause(0.1)
+        assert await wait_for(pilot, lambda: bool(app.screen.query(Toast)))
         toasts = [str(toast.render()) for toast in app.screen.query(Toast)]
         assert toasts == ["Undid #4 create [/x]."]
     scoped = ScreenHarness(

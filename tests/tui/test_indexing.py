@@ -97,9 +97,9 @@ async def test_the_ui_answers_keys_while_the_search_index_builds(
         assert isinstance(screen, SearchScreen)
         assert screen.query_one("#search-input", Input).value == "textual"
         status = screen.query_one("#search-status", Static)
-        await pilot.pause(0.3)
+        building = "Building the search index… results appear when it is done."
+        assert await wait_for(pilot, lambda: str(status.render()) == building)
         assert app.ctx.searcher is None
-        assert str(status.render()) == "Building the search index… results appear when it is done."
         release.set()
         await wait_idle(pilot)
         assert await wait_for(pilot, lambda: screen.hits != [])

@@ -82,12 +82,12 @@ async def test_graph_history_and_review_keys_open_their_screens(
         screen = app.screen
         assert isinstance(screen, MainScreen)
         screen.show_path("tools/textual.md")
-        await pilot.pause(0.1)
+        assert await wait_for(pilot, lambda: screen.preview.relpath == "tools/textual.md")
         for key, expected in (("g", GraphScreen), ("h", HistoryScreen), ("r", ReviewScreen)):
             await pilot.press(key)
             assert await wait_for(pilot, lambda expected=expected: isinstance(app.screen, expected))
             app.pop_screen()
-            await pilot.pause(0.1)
+            assert await wait_for(pilot, lambda: app.screen is screen)
         await pilot.press("H")
         assert await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
         assert app.screen.scope == "/memories/tools/textual.md"  # type: ignore[attr-defined]
@@ -104,7 +104,7 @@ async def palette_prompts(pilot: Pilot[None], query: str) -> list[str]:
         palette.remove_class("-ready")
         palette.query_one(Input).value = query
         assert await wait_for(pilot, lambda: palette.has_class("-ready"))
-    await pilot.pause(0.2)
+    await wait_idle(pilot)
     options = palette.query_one("CommandList").options  # type: ignore[attr-defined]
     return [str(option.prompt) for option in options]
 

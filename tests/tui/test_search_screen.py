@@ -62,7 +62,13 @@ async def test_results_update_as_you_type_and_enter_opens_the_line(
         first = str(screen.query_one("#search-results", OptionList).get_option_at_index(0).prompt)
         assert first.startswith("tools/textual.md:12")
         await pilot.press("enter")
-        await pilot.pause(0.3)
+        assert await wait_for(
+            pilot,
+            lambda: (
+                isinstance(app.screen, MainScreen)
+                and app.screen.preview.relpath == "tools/textual.md"
+            ),
+        )
         assert isinstance(app.screen, MainScreen)
         assert app.screen.note_tree.cursor_relpath == "tools/textual.md"
         assert app.screen.preview.relpath == "tools/textual.md"
@@ -93,8 +99,8 @@ async def test_opening_a_hit_reads_the_note_once(
         await pilot.press("slash", *"widgets")
         assert await wait_for_results(pilot, "widgets")
         await pilot.press("enter")
+        assert await wait_for(pilot, lambda: main.preview.relpath == "tools/textual.md")
         await wait_idle(pilot)
-        await pilot.pause(0.3)
         assert app.screen is main
         assert main.preview.relpath == "tools/textual.md"
         assert reads == ["/memories/tools/textual.md"]
@@ -165,14 +171,14 @@ async def test_a_long_result_list_arrives_whole_and_a_newer_query_replaces_it(
         pelican_hits = list(screen.hits)
         await pilot.press("ctrl+l", *"heron")
         assert await wait_for_results(pilot, "heron")
-        await pilot.pause(0.2)
+        assert await wait_for(pilot, lambda: results.option_count == len(screen.hits))
         prompts = [str(results.get_option_at_index(n).prompt) for n in range(results.option_count)]
         assert prompts and all("heron" in text for text in prompts)
         assert results.option_count == len(screen.hits)
         heron_hits = list(screen.hits)
         screen._show("pelican", pelican_hits, [hit_prompt(hit) for hit in pelican_hits])
         screen._show("heron", heron_hits, [hit_prompt(hit) for hit in heron_hits])
-        await pilot.pause(0.3)
+        await wait_idle(pilot)
         assert results.option_count == len(heron_hits) == 3
 
 

@@ -49,8 +49,9 @@ async def test_history_columns_grow_with_the_terminal(
     root = demo_copy(tmp_path, tmp_path_factory.getbasetemp())
     app = ScreenHarness(demo_context(root), lambda: HistoryScreen(None, clock=demo_clock))
     async with app.run_test(size=(width, 40)) as pilot:
-        await pilot.pause(0.3)
+        assert await wait_for(pilot, lambda: bool(app.screen.query(EventTable)))
         table = app.screen.query_one(EventTable)
+        assert await wait_for(pilot, lambda: table.row_count > 0)
         widths = {str(key.value): column.width for key, column in table.columns.items()}
         assert widths["actor"] >= actor and widths["result"] >= result
         used = sum(column.get_render_width(table) for column in table.columns.values())

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Input
 
 from memtui.tui.screens.changes import ChangesScreen
@@ -17,7 +17,7 @@ from memtui.tui.screens.graph import GraphScreen
 from memtui.tui.screens.history import HistoryScreen
 from memtui.tui.screens.review import ReviewScreen
 from memtui.tui.widgets.history_events import EventTable
-from tests.tui.conftest import AppFactory, fixed_folder, wait_idle
+from tests.tui.conftest import AppFactory, fixed_folder, wait_for, wait_idle
 from tests.tui.screens_harness import demo_clock, demo_copy
 
 SIZE = (120, 40)
@@ -55,7 +55,7 @@ def showing(screen: Screen[None], *keys: str, then: Any = None, modal: bool = Fa
             then(pilot.app.screen)
         await pilot.press(*keys)
         if modal:
-            await pilot.pause(0.2)
+            assert await wait_for(pilot, lambda: isinstance(pilot.app.screen, ModalScreen))
             await pilot.pause()
         else:
             await wait_idle(pilot)

@@ -37,7 +37,7 @@ async def test_preview_shows_frontmatter_observations_and_links(
         assert isinstance(screen, MainScreen)
         screen.show_path("projects/memtui.md")
         await wait_for(pilot, lambda: screen.preview.relpath == "projects/memtui.md")
-        await pilot.pause(0.2)
+        await wait_idle(pilot)
         frontmatter = rendered(screen.query_one("#preview-frontmatter", Static))
         assert frontmatter.splitlines()[:2] == ["    title  memtui", "     type  project"]
         observations = rendered(screen.query_one("#preview-observations", Static))
@@ -126,12 +126,13 @@ async def test_raw_view_is_the_agent_view_and_records_one_human_view(
         screen.show_path("tools/textual.md")
         await wait_for(pilot, lambda: screen.preview.relpath == "tools/textual.md")
         await pilot.press("down", "up", "down")
-        await pilot.pause(0.2)
+        await wait_idle(pilot)
         assert app.ctx.history.events(command="view") == []
         screen.show_path("tools/textual.md")
-        await pilot.pause(0.2)
+        assert await wait_for(pilot, lambda: screen.preview.relpath == "tools/textual.md")
+        await wait_idle(pilot)
         await pilot.press("v")
-        await pilot.pause(0.1)
+        assert await wait_for(pilot, lambda: screen.preview.mode == "raw")
         expected = (
             app.ctx.store.with_actor("agent:probe").view("/memories/tools/textual.md").content
         )
@@ -145,8 +146,7 @@ async def test_raw_view_is_the_agent_view_and_records_one_human_view(
             ("human:tester", "/memories/tools/textual.md")
         ]
         await pilot.press("v")
-        await pilot.pause(0.2)
-        assert screen.preview.mode == "rendered"
+        assert await wait_for(pilot, lambda: screen.preview.mode == "rendered")
 
 
 async def test_a_big_note_is_shown_as_plain_text(store_root: Path, make_app: AppFactory) -> None:
@@ -159,9 +159,8 @@ async def test_a_big_note_is_shown_as_plain_text(store_root: Path, make_app: App
         screen = app.screen
         assert isinstance(screen, MainScreen)
         screen.show_path("tools/big.md")
-        await wait_for(pilot, lambda: screen.preview.relpath == "tools/big.md")
-        await pilot.pause(0.1)
-        assert screen.preview.mode == "plain"
+        assert await wait_for(pilot, lambda: screen.preview.mode == "plain")
+        assert screen.preview.relpath == "tools/big.md"
         assert screen.query_one("#preview-plain", TextView).text == big
         assert screen.query_one("#preview-rendered").display is False
         assert not screen.query("#preview-body")
@@ -179,10 +178,11 @@ async def test_tree_keeps_cursor_and_expansion_across_changes(
         tree = screen.query_one(NoteTree)
         screen.show_path("projects/memtui.md")
         screen.show_path("tools/textual.md")
-        await pilot.pause(0.1)
+        assert await wait_for(pilot, lambda: tree.cursor_relpath == "tools/textual.md")
         (store_root / "projects" / "alpha.md").write_text("# Alpha\n", encoding="utf-8")
         tree.refresh_paths(frozenset({"projects/alpha.md"}))
-        await pilot.pause(0.1)
+        assert await wait_for(pilot, lambda: tree.node_for("projects/alpha.md") is not None)
+        await pilot.pause()
         assert tree.cursor_relpath == "tools/textual.md"
         projects = tree.node_for("projects")
         assert projects is not None

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_cli_conventions import run_on_pty
+from tests.cli.test_cli_conventions import run_on_pty
 
 MEMTUI = str(Path(sys.executable).with_name("memtui"))
 LINES = "".join(f"line {n}\n" for n in range(1, 25))
