@@ -25,6 +25,7 @@ from memtui.tui.screens.search import SearchScreen
 from memtui.tui.widgets.note_tree import NoteTree
 from memtui.tui.widgets.text_view import TextView
 from tests.tui.conftest import AppFactory, wait_for, wait_for_results, wait_idle
+from tests.tui.manual_timers import ManualTimers
 
 
 def status_text(app: MemtuiApp) -> str:
@@ -104,8 +105,8 @@ async def test_the_next_key_cancels_a_running_search_whose_result_never_shows(
 
     monkeypatch.setattr(Searcher, "search", gated_search)
     monkeypatch.setattr(SearchScreen, "run_worker", tracked_run_worker)
-    typing_pause = search_screen_module.TYPING_PAUSE
-    app = make_app()
+    timers = ManualTimers()
+    app = make_app(timers=timers)
     try:
         async with app.run_test(size=(120, 40)) as pilot:
             await wait_idle(pilot)
@@ -113,19 +114,19 @@ async def test_the_next_key_cancels_a_running_search_whose_result_never_shows(
             screen = app.screen
             assert isinstance(screen, SearchScreen)
             await pilot.press(*"textual")
+            timers.advance(search_screen_module.TYPING_PAUSE)
             assert await wait_for(pilot, entered.is_set)
             ((_query, first_cancelled),) = [call for call in calls if call[0] == "textual"]
             assert first_cancelled is not None and not first_cancelled()
             searches = len(calls)
 
-            # The key alone cancels it: no newer search starts (its typing pause is long).
-            monkeypatch.setattr(search_screen_module, "TYPING_PAUSE", 60.0)
+            # The key alone cancels it: no newer search starts before the typing pause ends.
             await pilot.press("backspace")
             assert await wait_for(pilot, first_cancelled)
             assert len(calls) == searches
 
-            monkeypatch.setattr(search_screen_module, "TYPING_PAUSE", typing_pause)
             await pilot.press(*["backspace"] * 6, *"style")
+            timers.advance(search_screen_module.TYPING_PAUSE)
             assert await wait_for_results(pilot, "style")
             assert [hit.path for hit in screen.hits] == ["user/preferences.md"]
 
