@@ -6,7 +6,8 @@ Usage: python benchmarks/parse_bench.py [--notes 2000] [--runs 5] [--corpus DIR 
 Generates a Basic Memory-style corpus with benchmarks/gen_corpus.py into a temporary folder,
 adds the shared corpus when it is present, and prints for each: the median of `--runs` runs of
 (a) reading every file's bytes, (b) read + parse_note on the reference path, (c) read +
-parse_note with the fast path, (d)/(e) the block scan alone on each path; plus the fast path's
+parse_note with the fast path, (d)/(e) the block scan alone on each path, (f)/(g) the
+frontmatter alone through PyYAML and through the simple-YAML shortcut; plus the fast path's
 fallback rate. With `--index DIR` it also times a cold `NoteIndex.load(DIR, use_cache=False)`
 against walking DIR and reading every note's bytes, alternating the two in one process, and
 prints the medians, their ratio and the index's own phase timings. Uses only time.perf_counter,
@@ -65,7 +66,7 @@ def _row(label: str, timing: tuple[float, float], base: tuple[float, float]) -> 
     )
 
 
-def bench_folder(label: str, root: Path, runs: int) -> None:
+def bench_folder(label: str, root: Path, runs: int) -> None:  # noqa: C901
     """Print the timings for every .md file under root."""
     paths = sorted(root.rglob("*.md"))
     relpaths = [path.relative_to(root).as_posix() for path in paths]
@@ -78,12 +79,13 @@ def bench_folder(label: str, root: Path, runs: int) -> None:
         for path, relpath in zip(paths, relpaths, strict=True):
             parse_note(path.read_bytes(), relpath, use_fast_path=fast)
 
-    bodies = []
+    texts: list[tuple[str, str]] = []
     for path in paths:
         try:
-            bodies.append(read_frontmatter(path.read_bytes().decode("utf-8"), path.stem).body)
+            texts.append((path.read_bytes().decode("utf-8"), path.stem))
         except UnicodeDecodeError:
             continue
+    bodies = [read_frontmatter(text, stem).body for text, stem in texts]
     fallbacks = sum(fast_blocks(body) is None for body in bodies)
 
     def scan_reference() -> None:
@@ -95,7 +97,13 @@ def bench_folder(label: str, root: Path, runs: int) -> None:
             if fast_blocks(body) is None:
                 reference_blocks(body)
 
+    def frontmatter_all(fast: bool) -> None:
+        for text, stem in texts:
+            read_frontmatter(text, stem, fast=fast)
+
     read = _median_seconds(read_all, runs)
+    front_yaml = _median_seconds(lambda: frontmatter_all(False), runs)
+    front_fast = _median_seconds(lambda: frontmatter_all(True), runs)
     reference = _median_seconds(lambda: parse_all(False), runs)
     fast = _median_seconds(lambda: parse_all(True), runs)
     scan_ref = _median_seconds(scan_reference, runs)
@@ -107,6 +115,8 @@ def bench_folder(label: str, root: Path, runs: int) -> None:
     print(_row("read + parse (fast path)", fast, read))
     print(_row("block scan only, reference", scan_ref, read))
     print(_row("block scan only, fast path", scan_fast_time, read))
+    print(_row("frontmatter only, PyYAML", front_yaml, read))
+    print(_row("frontmatter only, simple YAML", front_fast, read))
     print(
         f"  fast path fallback rate     {fallbacks}/{len(bodies)} = "
         f"{fallbacks / max(1, len(bodies)):.1%}"

@@ -12,7 +12,7 @@ import logging
 import os
 import stat
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -36,7 +36,6 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     ) from exc
 
 from memtui.agents.langgraph_names import (
-    VIRTUAL_ROOT,
     item_virtual,
     key_of_file,
     label_of_folder,
@@ -46,6 +45,8 @@ from memtui.agents.langgraph_query import matches_condition, matches_filter, ran
 from memtui.agents.worker import SerialWorker
 from memtui.core.actors import agent_actor
 from memtui.core.config import Settings
+from memtui.core.fd_paths import OutsideStore, StoreRoot, close_quietly, entries, entry_lstat
+from memtui.core.paths import to_relpath
 from memtui.core.store import MemoryStore, StoreError
 
 __all__ = ["MemtuiStore", "MemtuiStoreError"]
@@ -190,7 +191,7 @@ class MemtuiStore(BaseStore):
             result = self.store.write(virtual, text, self.store.revision(virtual))
             if not result.is_error:
                 return
-            if not result.content.startswith("Conflict:"):
+            if not result.conflict:
                 break
         raise MemtuiStoreError(result.content)
 
@@ -239,8 +240,7 @@ class MemtuiStore(BaseStore):
         events = self.store.history.events(path=virtual, skip_reads=True)
         changes = [event for event in events if not event.is_error]
         if not changes:
-            real = self.root / virtual[len(VIRTUAL_ROOT) + 1 :]
-            mtime = os.stat(real).st_mtime if real.exists() else 0.0
+            mtime = _mtime(self.root, to_relpath(virtual))
             return mtime, mtime, (mtime, 0)
         updated = changes[0].time
         creation = changes[-1]
@@ -255,9 +255,8 @@ class MemtuiStore(BaseStore):
 
     def _namespace_items(self, namespace: tuple[str, ...]) -> list[_Stored]:
         """The items directly in one namespace, in the order they were first put."""
-        folder = self._real(namespace_virtual(namespace))
         found = []
-        for name in _file_names(folder):
+        for name in self._names_in(namespace, stat.S_IFREG):
             key = key_of_file(name)
             if key is None:
                 continue
@@ -306,16 +305,16 @@ class MemtuiStore(BaseStore):
 
     # The folder tree.
 
-    def _real(self, virtual: str) -> Path:
-        """The real path of a checked virtual path inside the store."""
-        return (
-            self.root / virtual[len(VIRTUAL_ROOT) + 1 :] if virtual != VIRTUAL_ROOT else self.root
-        )
+    def _names_in(self, namespace: tuple[str, ...], wanted: int) -> list[str]:
+        """Names of the files (S_IFREG) or folders (S_IFDIR) directly in a namespace folder."""
+        relative = to_relpath(namespace_virtual(namespace)) if namespace else ""
+        return _entry_names(self.root, relative, wanted)
 
     def _holds_items(self, namespace: tuple[str, ...]) -> bool:
         """Whether a namespace folder holds at least one item file."""
-        folder = self._real(namespace_virtual(namespace))
-        return any(key_of_file(name) is not None for name in _file_names(folder))
+        return any(
+            key_of_file(name) is not None for name in self._names_in(namespace, stat.S_IFREG)
+        )
 
     def _namespaces_below(self, prefix: tuple[str, ...]) -> list[tuple[str, ...]]:
         """The prefix (if not empty) and every namespace folder below it, sorted."""
@@ -325,46 +324,44 @@ class MemtuiStore(BaseStore):
             namespace = stack.pop()
             if namespace:
                 found.append(namespace)
-            folder = self._real(namespace_virtual(namespace)) if namespace else self.root
-            for name in _folder_names(folder):
+            for name in self._names_in(namespace, stat.S_IFDIR):
                 label = label_of_folder(name)
                 if label is not None:
                     stack.append((*namespace, label))
         return sorted(found)
 
 
-def _entries(folder: Path) -> Iterator[os.DirEntry[str]]:
-    """The entries of a real folder that is no symlink; nothing if it is missing or unreadable."""
+def _entry_names(root: Path, relative: str, wanted: int) -> list[str]:
+    """Names of the entries of type `wanted` (stat.S_IFDIR or S_IFREG, never a link) in a folder.
+
+    The folder is reached from the store's root on descriptors (core.fd_paths), so a folder
+    swapped for a link to outside the store lists nothing; missing or unreadable: nothing.
+    """
     try:
-        info = os.lstat(folder)
-        if not stat.S_ISDIR(info.st_mode):
-            return
-        with os.scandir(folder) as entries:
-            yield from list(entries)
-    except OSError:
-        return
+        with StoreRoot(root) as store_root:
+            with store_root.locate(relative.split("/") if relative else []) as location:
+                folder = location.open_dir()
+            try:
+                return [
+                    name
+                    for name in entries(folder)
+                    if (info := entry_lstat(folder, name)) is not None
+                    and stat.S_IFMT(info.st_mode) == wanted
+                ]
+            finally:
+                close_quietly(folder)
+    except (OSError, OutsideStore):
+        return []
 
 
-def _folder_names(folder: Path) -> list[str]:
-    """Names of the real sub-folders (not symlinks) of `folder`."""
-    return _names(folder, lambda entry: entry.is_dir(follow_symlinks=False))
-
-
-def _file_names(folder: Path) -> list[str]:
-    """Names of the regular files (not symlinks) in `folder`."""
-    return _names(folder, lambda entry: entry.is_file(follow_symlinks=False))
-
-
-def _names(folder: Path, wanted: Callable[[os.DirEntry[str]], bool]) -> list[str]:
-    """Names of the entries of `folder` that are `wanted` (unreadable entries are skipped)."""
-    names = []
-    for entry in _entries(folder):
-        try:
-            if wanted(entry):
-                names.append(entry.name)
-        except OSError:
-            continue
-    return names
+def _mtime(root: Path, relative: str) -> float:
+    """The mtime of a file in the store, found on descriptors (0.0 if missing or outside)."""
+    try:
+        with StoreRoot(root) as store_root, store_root.locate(relative.split("/")) as location:
+            info = location.lstat()
+    except (OSError, OutsideStore):
+        return 0.0
+    return info.st_mtime if info is not None else 0.0
 
 
 def _check(op: object) -> None:

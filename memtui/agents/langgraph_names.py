@@ -13,11 +13,12 @@ import re
 
 from langgraph.store.base import InvalidNamespaceError
 
+from memtui.core.paths import virtual_of
+
 ESCAPE = "~"
 ITEM_SUFFIX = ".json"
 MAX_NAME_BYTES = 255
 """The longest file name most file systems (ext4, APFS, NTFS) accept, in bytes."""
-VIRTUAL_ROOT = "/memories"
 _UNSAFE = frozenset("/\\%~")
 _ESCAPED_BYTE = re.compile(r"~([0-9A-F]{2})")
 
@@ -91,7 +92,7 @@ def check_label(label: object, namespace: tuple[object, ...]) -> str:
 def namespace_virtual(namespace: tuple[str, ...]) -> str:
     """The `/memories/...` folder of a namespace (labels checked)."""
     labels = [encode_name(check_label(label, namespace)) for label in namespace]
-    return "/".join([VIRTUAL_ROOT, *labels])
+    return virtual_of(labels)
 
 
 def item_virtual(namespace: tuple[str, ...], key: str) -> str:

@@ -11,8 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from memtui.core.paths import VIRTUAL_ROOT, from_relpath, under_root
 from memtui.core.store import MemoryStore
 from memtui.core.watcher import StoreWatcher
+from memtui.core.wording import count
 from memtui.notes.context import build_context, recent_activity
 from memtui.notes.index import NoteIndex
 from memtui.notes.search import Searcher, SearchFilters, SearchHit
@@ -29,9 +31,12 @@ class NotesError(ValueError):
 
 def relpath_of(virtual: object) -> str | None:
     """The root-relative path a `/memories/...` string names, or None if it names none."""
-    if not isinstance(virtual, str) or not virtual.startswith("/memories"):
+    if not isinstance(virtual, str):
         return None
-    rest = virtual[len("/memories") :].lstrip("/")
+    rest = "" if virtual == VIRTUAL_ROOT else under_root(virtual)
+    if rest is None:
+        return None
+    rest = rest.lstrip("/")
     if not rest:
         return ""
     normal = posixpath.normpath(rest)
@@ -93,13 +98,6 @@ def parse_filters(filters: object) -> SearchFilters | None:
     return SearchFilters(**values) if values else None
 
 
-def _plural(count: int, word: str) -> str:
-    """`1 match`, `2 matches`, `1 note`, `3 notes`."""
-    if count == 1:
-        return f"1 {word}"
-    return f"{count} {word}es" if word.endswith("ch") else f"{count} {word}s"
-
-
 COUNT_CAP = 1000
 """When `limit` cuts the list, notes matching in all are counted over at most this many hits."""
 
@@ -124,7 +122,9 @@ def format_hits(
     by_path: dict[str, list[SearchHit]] = {}
     for hit in hits:
         by_path.setdefault(hit.path, []).append(hit)
-    header = f'{_plural(len(hits), "match")} in {_plural(len(by_path), "note")} for "{query}"'
+    header = (
+        f'{count(len(hits), "match", "matches")} in {count(len(by_path), "note")} for "{query}"'
+    )
     if total_notes is not None:
         header += f" (the best {len(hits)}; {total_notes} notes match in all, raise limit for more)"
     lines = [header + ":"]
@@ -132,7 +132,7 @@ def format_hits(
         entry = index.entry(path)
         title = entry.title if entry is not None else posixpath.basename(path)
         lines.append("")
-        lines.append(f"/memories/{path} ({title})")
+        lines.append(f"{from_relpath(path)} ({title})")
         lines.extend(hit_line(hit) for hit in note_hits)
     return "\n".join(lines)
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from memtui.cli.shared import has_history, whole_number
 from memtui.cli.terminal import visible
 from memtui.core.reporting import fail
-from memtui.core.wording import count
+from memtui.core.wording import count, noun_for
 
 if TYPE_CHECKING:
     from memtui.core.history import Event, NotReviewable, Review
@@ -52,7 +52,7 @@ def _refusal(error: NotReviewable, path: str) -> str:
     """The one line saying which ids cannot be approved."""
     if error.unknown:
         ids = ", ".join(str(event_id) for event_id in error.unknown)
-        noun = "event" if len(error.unknown) == 1 else "events"
+        noun = noun_for(len(error.unknown), "event")
         return f"no {noun} {ids} in {path}'s history (see memtui changes); nothing approved"
     shown = ", ".join(
         f"{event.id} ({'the baseline' if event.command == 'baseline' else _what(event)})"

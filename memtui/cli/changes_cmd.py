@@ -8,9 +8,10 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from memtui.cli.events import event_record, lines_cell, path_cell, review_fields
-from memtui.cli.shared import SINCE_HELP, history_to_list, parse_when, virtual_path
+from memtui.cli.shared import SINCE_HELP, history_to_list, parse_when
 from memtui.cli.table import Layout, output_width, print_table, time_format
 from memtui.cli.terminal import visible
+from memtui.core.paths import as_virtual
 
 if TYPE_CHECKING:
     from memtui.core.history import Event, History, Review
@@ -95,7 +96,7 @@ def _list(history: History, args: argparse.Namespace) -> tuple[list[Event], dict
     from memtui.core.inbox import ChangeQuery, changes
 
     query = ChangeQuery(
-        path=virtual_path(args.file) if args.file else None,
+        path=as_virtual(args.file) if args.file else None,
         actor=args.actor,
         since=args.since,
         include_reviewed=args.all,

@@ -8,8 +8,9 @@ import sys
 import time
 from typing import Any
 
-from memtui.cli.shared import add_actor_option, human_store, virtual_path
+from memtui.cli.shared import add_actor_option, human_store
 from memtui.cli.terminal import visible
+from memtui.core.paths import as_virtual, to_relpath
 from memtui.core.reporting import fail
 from memtui.core.wording import count
 
@@ -47,7 +48,6 @@ def when(seconds: float) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Run `memtui edit`: 0 saved (or nothing to save), 1 not saved."""
-    from memtui.core.paths import to_relpath
     from memtui.core.store import StoreError
     from memtui.notes.operations.external import (
         EditCopy,
@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     store = human_store("edit", args.path, args.actor)
     if isinstance(store, int):
         return store
-    virtual = virtual_path(args.note)
+    virtual = as_virtual(args.note)
     try:
         text, revision = store.read(virtual)
         command = editor_command()

@@ -12,12 +12,12 @@ from memtui.cli.shared import (
     SINCE_HELP,
     history_to_list,
     parse_when,
-    virtual_path,
     whole_number,
 )
 from memtui.cli.table import Layout, output_width, print_table, time_format
 from memtui.cli.terminal import visible
 from memtui.core.operations import Entry, listed_entries
+from memtui.core.paths import as_virtual
 
 if TYPE_CHECKING:
     from memtui.core.history import Event, Review
@@ -162,7 +162,7 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(history, int):
         return history
     events = history.events(
-        path=virtual_path(args.file) if args.file else None,
+        path=as_virtual(args.file) if args.file else None,
         follow=True,
         actor=args.actor,
         command=args.command,

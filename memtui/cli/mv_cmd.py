@@ -7,8 +7,9 @@ import argparse
 import shlex
 from typing import Any
 
-from memtui.cli.shared import add_actor_option, human_store, progress_printer, virtual_path
+from memtui.cli.shared import add_actor_option, human_store, progress_printer
 from memtui.cli.terminal import visible
+from memtui.core.paths import as_virtual, to_relpath
 from memtui.core.reporting import fail
 
 _DESCRIPTION = """\
@@ -41,14 +42,13 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run `memtui mv`: 0 moved, 1 not moved."""
-    from memtui.core.paths import to_relpath
     from memtui.notes.index import NoteIndex
     from memtui.notes.operations.moving import move
 
     store = human_store("mv", args.path, args.actor)
     if isinstance(store, int):
         return store
-    old, new = to_relpath(virtual_path(args.old)), to_relpath(virtual_path(args.new))
+    old, new = to_relpath(as_virtual(args.old)), to_relpath(as_virtual(args.new))
     if not old or not new:
         return fail("mv", "the store's root folder cannot be moved, nor anything moved onto it")
     try:

@@ -6,8 +6,9 @@ import argparse
 import shlex
 from typing import Any
 
-from memtui.cli.shared import add_actor_option, ask, human_store, progress_printer, virtual_path
+from memtui.cli.shared import add_actor_option, ask, human_store, progress_printer
 from memtui.cli.terminal import visible
+from memtui.core.paths import as_virtual, to_relpath
 from memtui.core.reporting import fail
 
 _DESCRIPTION = """\
@@ -34,14 +35,13 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run `memtui rm`: 0 deleted, 1 not deleted, 2 not asked (no terminal, no --yes)."""
-    from memtui.core.paths import to_relpath
     from memtui.notes.index import NoteIndex
     from memtui.notes.operations.deleting import delete, plan_delete
 
     store = human_store("rm", args.path, args.actor)
     if isinstance(store, int):
         return store
-    virtual = virtual_path(args.target)
+    virtual = as_virtual(args.target)
     relpath = to_relpath(virtual)
     if not relpath:
         return fail("rm", "the store's root folder cannot be deleted")

@@ -50,13 +50,6 @@ SINCE_HELP = (
 )
 
 
-def virtual_path(path: str) -> str:
-    """A `/memories/...` path from a virtual or folder-relative path."""
-    if path == "/memories" or path.startswith("/memories/"):
-        return path.rstrip("/") or "/memories"
-    return "/memories/" + path.strip("/") if path.strip("/") else "/memories"
-
-
 ACTOR_HELP = (
     'who is acting, recorded as "human:NAME" (default: MEMTUI_ACTOR, else the config\'s '
     "actor, else your login name)"
@@ -82,7 +75,9 @@ def human_store(command: str, path: str, actor: str | None) -> Any:
     try:
         settings = load_settings()
         who = default_human_actor(settings) if actor is None else human_actor(actor)
-        return MemoryStore(root, actor=who, settings=settings)
+        store = MemoryStore(root, actor=who, settings=settings)
+        store.ensure_recovered()  # here, so a store that cannot open is reported in one line
+        return store
     except ActorError as error:
         return fail(command, f"{'login name' if actor is None else '--actor'}: {error}")
     except (ConfigError, HistoryCorrupt) as error:

@@ -90,6 +90,21 @@ def to_relpath(virtual: str) -> str:
     return virtual.strip("/")
 
 
+def under_root(virtual: str) -> str | None:
+    """The part after `/memories/` of a virtual path written below the root, as written; None
+    for the root itself and for any path outside it (nothing is resolved)."""
+    prefix = VIRTUAL_ROOT + "/"
+    return virtual[len(prefix) :] if virtual.startswith(prefix) else None
+
+
+def as_virtual(path: str) -> str:
+    """A virtual path from one a person typed: `/memories/...` kept (less a trailing `/`), a
+    path relative to the root made virtual (`a.md` -> `/memories/a.md`)."""
+    if path == VIRTUAL_ROOT or path.startswith(VIRTUAL_ROOT + "/"):
+        return path.rstrip("/") or VIRTUAL_ROOT
+    return from_relpath(path)
+
+
 def resolve_parts(root: Path, relative: str) -> tuple[str, ...]:
     """`relative` resolved below `root` on descriptors (links followed); OutsideStore if it leaves.
 

@@ -151,10 +151,10 @@ class MemoryStore:
     def history(self) -> History:
         """The audit history shared by every copy of this store; recovered on first use."""
         history = self._shared.history
-        self._ensure_recovered()
+        self.ensure_recovered()
         return history
 
-    def _ensure_recovered(self) -> None:
+    def ensure_recovered(self) -> None:
         """Run start-up recovery once per process, before this store's first change or query."""
         if not self._shared.recovered:
             self._shared.recovered = True
@@ -165,7 +165,7 @@ class MemoryStore:
     @property
     def recovery(self) -> RecoveryReport | None:
         """What this process's start-up recovery did (running it first if it has not run)."""
-        self._ensure_recovered()
+        self.ensure_recovered()
         return self._shared.recovery
 
     @property
@@ -241,7 +241,7 @@ class MemoryStore:
 
     def execute(self, tool_input: object) -> CommandResult:
         """Run one raw memory-tool input (any object) and record it."""
-        self._ensure_recovered()
+        self.ensure_recovered()
         parsed = parse_command(self.root, tool_input)
         scanner = Scanner()
         if isinstance(parsed, CommandOutcome):
@@ -706,7 +706,7 @@ class MemoryStore:
 
     def write(self, path: str, text: str, expected_revision: str | None) -> CommandResult:
         """Replace a whole file if it is still at `expected_revision` (None: must not exist)."""
-        self._ensure_recovered()
+        self.ensure_recovered()
         args: dict[str, Any] = {"path": path, "expected_revision": expected_revision}
         checked = check_path(self.root, path)
         if isinstance(checked, PathRefusal):
@@ -812,7 +812,7 @@ class MemoryStore:
         """Undo one event by restoring its before-state; refused on conflict unless forced."""
         from memtui.core.reverting import revert
 
-        self._ensure_recovered()
+        self.ensure_recovered()
         return revert(self, event_id, force)
 
     def revert_group(self, group_id: int, force: bool = False) -> CommandResult:
@@ -820,7 +820,7 @@ class MemoryStore:
         undone) when a part changed since, unless forced."""
         from memtui.core.group_reverting import revert_group
 
-        self._ensure_recovered()
+        self.ensure_recovered()
         return revert_group(self, group_id, force)
 
     # Outside changes.

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from memtui.core.paths import from_relpath
+
 if TYPE_CHECKING:
     from memtui.demo.script import _Replay
 
@@ -63,7 +65,7 @@ def _append(relpath: str, number: int) -> Callable[[_Replay], None]:
 
 def _view(relpath: str) -> Callable[[_Replay], None]:
     """A step where the agent reads a file (or the folder) back."""
-    return lambda run: run.view(f"/memories/{relpath}")
+    return lambda run: run.view(from_relpath(relpath))
 
 
 def memory_tool_steps() -> list[Step]:

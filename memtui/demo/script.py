@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memtui.core.history import REVIEWED_KINDS
+from memtui.core.paths import from_relpath
 from memtui.demo.memory_tool import Step, memory_tool_steps
 
 if TYPE_CHECKING:
@@ -76,11 +77,6 @@ def _without(text: str, line: str) -> str:
     if line not in text:
         raise ValueError(f"demo note is missing the line {line!r}")
     return text.replace(line, "", 1)
-
-
-def _virtual(relpath: str) -> str:
-    """The `/memories/...` path of a relative path."""
-    return "/memories/" + relpath
 
 
 def _when(days_ago: float, hours: float = 0.0) -> float:
@@ -143,19 +139,19 @@ class _Replay:
     def create(self, relpath: str, text: str | None = None, actor: str = AGENT) -> None:
         """Create a note (with its bundled text unless another version is given)."""
         body = _final_text(relpath) if text is None else text
-        result = self.stores[actor].create(_virtual(relpath), body)
+        result = self.stores[actor].create(from_relpath(relpath), body)
         self._check(result.is_error, result.content, False)
         self._touch(relpath)
 
     def replace(self, relpath: str, old: str, new: str, actor: str = AGENT) -> None:
         """Replace one unique piece of text in a note."""
-        result = self.stores[actor].str_replace(_virtual(relpath), old, new)
+        result = self.stores[actor].str_replace(from_relpath(relpath), old, new)
         self._check(result.is_error, result.content, False)
         self._touch(relpath)
 
     def insert(self, relpath: str, line: int, text: str, actor: str = AGENT) -> None:
         """Insert text after a line of a note."""
-        result = self.stores[actor].insert(_virtual(relpath), line, text)
+        result = self.stores[actor].insert(from_relpath(relpath), line, text)
         self._check(result.is_error, result.content, False)
         self._touch(relpath)
 
@@ -166,19 +162,19 @@ class _Replay:
 
     def fail_replace(self, relpath: str, old: str, actor: str = AGENT) -> None:
         """An edit that the core refuses because the text is not in the note."""
-        result = self.stores[actor].str_replace(_virtual(relpath), old, "")
+        result = self.stores[actor].str_replace(from_relpath(relpath), old, "")
         self._check(result.is_error, result.content, True)
 
     def rename(self, old: str, new: str, actor: str = AGENT) -> None:
         """Rename a note."""
-        result = self.stores[actor].rename(_virtual(old), _virtual(new))
+        result = self.stores[actor].rename(from_relpath(old), from_relpath(new))
         self._check(result.is_error, result.content, False)
         self.changed_at.pop(old, None)
         self._touch(new)
 
     def delete(self, relpath: str, actor: str = AGENT) -> None:
         """Delete a note or a folder."""
-        result = self.stores[actor].delete(_virtual(relpath))
+        result = self.stores[actor].delete(from_relpath(relpath))
         self._check(result.is_error, result.content, False)
         for known in list(self.changed_at):
             if known == relpath or known.startswith(relpath + "/"):
@@ -187,7 +183,7 @@ class _Replay:
     def human_write(self, relpath: str, text: str) -> None:
         """A human edit of a whole note through the editor path (revision-checked write)."""
         store = self.stores[HUMAN]
-        result = store.write(_virtual(relpath), text, store.revision(_virtual(relpath)))
+        result = store.write(from_relpath(relpath), text, store.revision(from_relpath(relpath)))
         self._check(result.is_error, result.content, False)
         self._touch(relpath)
 

@@ -18,41 +18,33 @@ from dataclasses import dataclass, field
 
 from memtui.notes._md_reference import (
     _BLOCK_PARSER,
-    _CATEGORY_LINE,
-    _CLOCK_CATEGORY,
-    _EMPTY_CATEGORY_LINE,
-    _TASK_PREFIXES,
-    _WHOLE_MD_LINK,
-    _WHOLE_WIKILINK,
     Extraction,
     InlineBlock,
     _explicit_relation,
     _inline_relations,
-    _tags_of,
     block_relations,
     markdown_link_target,
     parse_observation,
 )
 from memtui.notes.model import Observation, Relation
-from memtui.notes.temporal import scan_qualifier
 
 BlockTuple = tuple[str, int, str, bool, bool]
 """An inline block as the scanner records it: content, 0-based line, kind, in_list, BM's flag."""
 
-_LIST_MARKER = re.compile(r"([-*+]|\d{1,9}[.)])( *)")
+_MARKER = r"[-*+]|\d{1,9}[.)]"
+"""A bullet or ordered list marker, as CommonMark reads one."""
+_LIST_MARKER = re.compile(rf"({_MARKER})( *)")
 _HEADING = re.compile(r"#{1,6}(?: |$)")
 _THEMATIC_BREAK = re.compile(r"(?:\*[ ]*){3,}$|(?:-[ ]*){3,}$|(?:_[ ]*){3,}$")
 _FENCE_OPEN = re.compile(r"(`{3,}|~{3,})(.*)$")
 _QUOTE_OR_HTML_FIRST = re.compile(r" *[<>]")
 _QUOTE_OR_HTML_LATER = re.compile(r"\n *[<>]")
 _UNDERLINE_AFTER_LINE = re.compile(r"\n *(?:=+|-+) *(?=\n|\Z)")
-_TAG_AFTER_SPACE = re.compile(r"(?<!\S)#(\S*)")
-"""What `_md_reference._TAG_WORD` finds: a `#` at the start or after whitespace, and its word."""
-_LEADING_MARKERS = re.compile(r"(?: *(?:[-*+]|\d{1,9}[.)]) +)*")
+_LEADING_MARKERS = re.compile(rf"(?: *(?:{_MARKER}) +)*")
 
 
 _BLOCK_STARTERS = frozenset("#*-_`~+0123456789 ")
-_ITEM_TEXT_STARTERS = frozenset("#*-_`~+0123456789 ") | {""}
+_ITEM_TEXT_STARTERS = _BLOCK_STARTERS | {""}
 
 
 class Unsupported(Exception):
@@ -342,72 +334,6 @@ def fast_blocks(body: str) -> list[InlineBlock] | None:
     ]
 
 
-def _observation(  # noqa: C901
-    content: str, kind: str, in_list: bool, line: int, warnings: list[str]
-) -> Observation | None:
-    """`parse_observation` for a block outside block quotes, with its helpers inlined."""
-    if "#bm:links_to" in content:
-        block = InlineBlock(content, 0, kind, in_list, False, False)
-        return parse_observation(block, line, warnings)
-    text = content.strip()
-    if not text:
-        return None
-    match = None
-    if text[0] == "[":
-        if text.startswith(_TASK_PREFIXES):
-            return None
-        last = text[-1]
-        if (last == ")" and "](" in text and _WHOLE_MD_LINK.match(text)) or (
-            last == "]" and text.startswith("[[") and _WHOLE_WIKILINK.match(text)
-        ):
-            return None
-        match = _CATEGORY_LINE.match(text)
-        if match is not None:
-            category = match.group(1).strip()
-            if (category[:1].isdecimal() and _CLOCK_CATEGORY.match(category)) or (
-                len(category) == 1 and (category in "xX" or not category.isalnum())
-            ):
-                match = None
-    if match is None:
-        if "#" not in text or _TAG_AFTER_SPACE.search(text) is None:
-            return None
-        category = None
-        empty = _EMPTY_CATEGORY_LINE.match(text) if text.startswith("[]") else None
-        body = empty.group(1).strip() if empty else text
-    else:
-        body = match.group(2).strip()
-    problem = None
-    if body[:1] == "@":
-        qualifier = scan_qualifier(body)
-        body, problem = qualifier.content, qualifier.problem
-    context: str | None = None
-    if body[-1:] == ")":
-        start = body.rfind("(")
-        if start != -1:
-            context = body[start + 1 : -1].strip()
-            body = body[:start].strip()
-    if not body:
-        return None
-    tags = _TAG_AFTER_SPACE.findall(body) if "#" in body else []
-    if tags and body.count("#") != len(tags):
-        tags = _tags_of(body)
-    if match is not None and "\n" in text[match.start(2) :]:
-        warnings.append(
-            f"line {line}: observation [{category}] keeps only its first line; "
-            "the wrapped lines after it (and their tags) are dropped"
-        )
-    if category is None and not in_list:
-        warnings.append(
-            f"line {line}: this {kind} became an observation without a category "
-            "only because it contains a #word"
-        )
-    if "" in tags:
-        warnings.append(f"line {line}: an observation has an empty tag (a lone '#')")
-    if problem is not None:
-        warnings.append(f"line {line}: {problem}")
-    return Observation(category, body, tags or None, context, line)
-
-
 def _wikilink_relations(content: str, bm_flag: bool, line: int) -> list[Relation]:
     """`block_relations` for a block, skipping the masking when it has no code or directive."""
     if "`" in content or "#bm:links_to" in content:
@@ -435,7 +361,7 @@ def fast_extract(body: str, line_offset: int) -> Extraction | None:
                 if target is not None:
                     relations.append(Relation("links_to", target, None, line))
         if "#" in content or "[" in content:
-            observation = _observation(content, kind, in_list, line, warnings)
+            observation = parse_observation(content, kind, in_list, line, warnings)
             if observation is not None:
                 observations.append(observation)
             if "[[" in content:

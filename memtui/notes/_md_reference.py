@@ -123,44 +123,51 @@ def _strip_directive(content: str) -> str:
     return content if match is None else content[: match.start()].rstrip()
 
 
-def _category_match(content: str) -> re.Match[str] | None:
-    """`[category] text`, unless the bracket is a clock value or a task-box shape."""
-    match = _CATEGORY_LINE.match(content)
-    if match is None:
-        return None
-    category = match.group(1).strip()
-    if category[:1].isdecimal() and _CLOCK_CATEGORY.match(category):
-        return None
-    if len(category) == 1 and (category in "xX" or not category.isalnum()):
-        return None
-    return match
-
-
 def _observation_text(content: str) -> tuple[str, re.Match[str] | None] | None:
     """The stripped text and category match when a block is an observation, else None."""
     if "#" not in content and "[" not in content:
         return None
-    text = _strip_directive(content.strip())
+    text = content.strip()
+    if "#bm:links_to" in text:
+        text = _strip_directive(text)
     if not text:
         return None
     match = None
     if text[0] == "[":
-        if text.startswith(_TASK_PREFIXES):
+        if text.startswith(_TASK_PREFIXES) or _whole_link(text):
             return None
-        if _WHOLE_MD_LINK.match(text) or _WHOLE_WIKILINK.match(text):
-            return None
-        match = _category_match(text)
-    if match is None and not _HASH_WORD.search(text):
+        match = _CATEGORY_LINE.match(text)
+        if match is not None and _not_a_category(match.group(1).strip()):
+            match = None
+    if match is None and ("#" not in text or not _HASH_WORD.search(text)):
         return None
     return text, match
+
+
+def _not_a_category(category: str) -> bool:
+    """Whether a `[category]` bracket holds a clock value or a task-box shape instead."""
+    return (category[:1].isdecimal() and _CLOCK_CATEGORY.match(category) is not None) or (
+        len(category) == 1 and (category in "xX" or not category.isalnum())
+    )
+
+
+def _whole_link(text: str) -> bool:
+    """Whether the text is one Markdown link or one wikilink and nothing else."""
+    last = text[-1]
+    return (last == ")" and "](" in text and _WHOLE_MD_LINK.match(text) is not None) or (
+        last == "]" and text.startswith("[[") and _WHOLE_WIKILINK.match(text) is not None
+    )
 
 
 def _tags_of(content: str) -> list[str]:
     """Every `#word` of the content, `#a#b` giving `a` and `b`."""
     if "#" not in content:
         return []
+    words = _TAG_WORD.findall(content)
+    if content.count("#") == len(words):
+        return words
     tags: list[str] = []
-    for word in _TAG_WORD.findall(content):
+    for word in words:
         if "#" in word:
             tags.extend(piece for piece in word.split("#") if piece)
         else:
@@ -168,9 +175,12 @@ def _tags_of(content: str) -> list[str]:
     return tags
 
 
-def parse_observation(block: InlineBlock, line: int, warnings: list[str]) -> Observation | None:
-    """The observation a block holds (Basic Memory's rules), or None; warns about lossy shapes."""
-    found = _observation_text(block.content)
+def parse_observation(
+    content: str, kind: str, in_list: bool, line: int, warnings: list[str]
+) -> Observation | None:
+    """The observation a block (its content, kind and whether it is in a list) holds, by Basic
+    Memory's rules, or None; warns about lossy shapes."""
+    found = _observation_text(content)
     if found is None:
         return None
     text, match = found
@@ -179,10 +189,12 @@ def parse_observation(block: InlineBlock, line: int, warnings: list[str]) -> Obs
         category = match.group(1).strip()
         content = match.group(2).strip()
     else:
-        empty = _EMPTY_CATEGORY_LINE.match(text)
+        empty = _EMPTY_CATEGORY_LINE.match(text) if text.startswith("[]") else None
         content = empty.group(1).strip() if empty else text
-    qualifier = scan_qualifier(content)
-    content = qualifier.content
+    problem = None
+    if content[:1] == "@":
+        qualifier = scan_qualifier(content)
+        content, problem = qualifier.content, qualifier.problem
     context: str | None = None
     if content.endswith(")"):
         start = content.rfind("(")
@@ -197,15 +209,15 @@ def parse_observation(block: InlineBlock, line: int, warnings: list[str]) -> Obs
             f"line {line}: observation [{category}] keeps only its first line; "
             "the wrapped lines after it (and their tags) are dropped"
         )
-    if category is None and not block.in_list:
+    if category is None and not in_list:
         warnings.append(
-            f"line {line}: this {block.kind} became an observation without a category "
+            f"line {line}: this {kind} became an observation without a category "
             "only because it contains a #word"
         )
     if "" in tags:
         warnings.append(f"line {line}: an observation has an empty tag (a lone '#')")
-    if qualifier.problem is not None:
-        warnings.append(f"line {line}: {qualifier.problem}")
+    if problem is not None:
+        warnings.append(f"line {line}: {problem}")
     return Observation(category, content, tags or None, context, line)
 
 
@@ -384,7 +396,9 @@ def extract(blocks: list[InlineBlock], line_offset: int) -> Extraction:
             if target is not None:
                 result.relations.append(Relation("links_to", target, None, line))
         if not block.in_blockquote:
-            observation = parse_observation(block, line, result.warnings)
+            observation = parse_observation(
+                block.content, block.kind, block.in_list, line, result.warnings
+            )
             if observation is not None:
                 result.observations.append(observation)
         result.relations.extend(block_relations(block, line))

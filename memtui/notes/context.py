@@ -8,11 +8,11 @@ from datetime import datetime
 from typing import Any
 
 from memtui.core.history import Event, is_reviewable
+from memtui.core.paths import from_relpath, under_root
 from memtui.notes.index import NoteIndex
 from memtui.notes.model import Observation
 from memtui.notes.timeframe import parse_timeframe
 
-VIRTUAL_PREFIX = "/memories/"
 MEMORY_URL = "memory://"
 
 
@@ -58,7 +58,7 @@ class NoteContext:
     def to_text(self) -> str:
         """Concise plain text for an agent's context window."""
         lines = [
-            f"# {self.title} ({VIRTUAL_PREFIX}{self.path})",
+            f"# {self.title} ({from_relpath(self.path)})",
             f"permalink: {self.permalink} | type: {self.note_type} | changed: {_when(self.mtime)}",
         ]
         if self.observations:
@@ -75,9 +75,9 @@ class NoteContext:
             arrow = "->" if rel.direction == "outgoing" else "<-"
             lines.append(
                 f"- {rel.via} {arrow} {rel.relation_type} {arrow} {rel.title} "
-                f"({VIRTUAL_PREFIX}{rel.path})"
+                f"({from_relpath(rel.path)})"
                 if rel.depth > 1
-                else f"- {rel.relation_type} {arrow} {rel.title} ({VIRTUAL_PREFIX}{rel.path})"
+                else f"- {rel.relation_type} {arrow} {rel.title} ({from_relpath(rel.path)})"
             )
         if self.hidden:
             lines.append(
@@ -96,8 +96,9 @@ def _resolve_target(index: NoteIndex, target: str) -> str | None:
     target = target.strip()
     if target.startswith(MEMORY_URL):
         target = target[len(MEMORY_URL) :]
-    if target.startswith(VIRTUAL_PREFIX):
-        target = target[len(VIRTUAL_PREFIX) :]
+    relpath = under_root(target)
+    if relpath is not None:
+        target = relpath
     found = index.resolve(target)
     if found is None and index.entry(target) is not None:
         return target
@@ -216,8 +217,7 @@ class RecentActivity:
             what = item.actor if item.command == item.actor else f"{item.actor} {item.command}"
             title = f" {item.title}" if item.title else " (no longer there)"
             lines.append(
-                f"- {_when(item.when)} {what}{title} ({VIRTUAL_PREFIX}{item.path})"
-                f"{item.review_text}"
+                f"- {_when(item.when)} {what}{title} ({from_relpath(item.path)}){item.review_text}"
             )
         return "\n".join(lines) + "\n"
 
@@ -238,8 +238,9 @@ def recent_activity(
         newest: dict[str, Event] = {}
         for event in history.events(since=since, newest_first=True, changes_only=True):
             virtual = event.new_path or event.path
-            if virtual and virtual.startswith(VIRTUAL_PREFIX):
-                newest.setdefault(virtual[len(VIRTUAL_PREFIX) :], event)
+            relpath = under_root(virtual) if virtual else None
+            if relpath is not None:
+                newest.setdefault(relpath, event)
         reviews = history.reviews(event.id for event in newest.values())
         for relpath, event in newest.items():
             entry = index.entry(relpath)

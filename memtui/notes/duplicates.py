@@ -24,7 +24,7 @@ _TITLE_WORD = re.compile(r"[^\W\d_]{3,}")
 
 
 def near_duplicates(
-    index: NoteIndex, facts: dict[str, NoteFacts] | None = None
+    index: NoteIndex, facts: dict[str, NoteFacts] | None = None, *, pace: Pacer | None = None
 ) -> dict[str, list[tuple[str, str]]]:
     """relpath -> [(other relpath, why)] for files with the same body, or near-identical bodies
     that open the same way or have near-identical titles.
@@ -33,17 +33,18 @@ def near_duplicates(
     same opening, or a shared uncommon title word), so the work grows with the number of files,
     not its square; a body is read from its file only when a pair is compared.
     """
-    facts = all_facts(index) if facts is None else facts
-    by_hash, by_lead, by_word = _blocks(facts)
+    pace = pace or Pacer()
+    facts = all_facts(index, pace) if facts is None else facts
+    by_hash, by_lead, by_word = _blocks(facts, pace)
     found: dict[str, dict[str, str]] = defaultdict(dict)
     for group in by_hash.values():
         for a, b in _pairs(group):
             _pair(found, a, b, SAME_CONTENT)
     compare = _Comparer(index)
-    for a, b in _block_pairs(by_lead.values()):
+    for a, b in _block_pairs(by_lead.values(), pace):
         if b not in found[a] and (ratio := compare(a, b)):
             _pair(found, a, b, f"{ratio}% similar content")
-    for a, b in _block_pairs(by_word.values()):
+    for a, b in _block_pairs(by_word.values(), pace):
         if b in found[a] or not fuzz.token_sort_ratio(
             facts[a].title, facts[b].title, score_cutoff=DUPLICATE_TITLE_RATIO
         ):
@@ -66,9 +67,8 @@ def _pairs(group: list[str]) -> Iterator[tuple[str, str]]:
             yield a, b
 
 
-def _block_pairs(groups: Iterable[list[str]]) -> Iterator[tuple[str, str]]:
+def _block_pairs(groups: Iterable[list[str]], pace: Pacer) -> Iterator[tuple[str, str]]:
     """Each pair of every block small enough to compare, once."""
-    pace = Pacer()
     seen: set[tuple[str, str]] = set()
     for group in groups:
         if len(group) < 2 or len(group) > MAX_BLOCK:
@@ -81,10 +81,9 @@ def _block_pairs(groups: Iterable[list[str]]) -> Iterator[tuple[str, str]]:
 
 
 def _blocks(
-    facts: dict[str, NoteFacts],
+    facts: dict[str, NoteFacts], pace: Pacer
 ) -> tuple[dict[str, list[str]], dict[str, list[str]], dict[str, list[str]]]:
     """Files by body hash, by the hash of their opening, and by each word of their titles."""
-    pace = Pacer()
     by_hash: dict[str, list[str]] = defaultdict(list)
     by_lead: dict[str, list[str]] = defaultdict(list)
     by_word: dict[str, list[str]] = defaultdict(list)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import re
 
+from memtui.core.wording import noun_for
+
 MIB = 1024 * 1024
 LARGE_NOTE_BYTES = MIB
 """Notes bigger than this get a warning; the app shows only their first part."""
@@ -53,7 +55,7 @@ def nul_warning(text: str) -> str | None:
     count = text.count("\x00")
     if not count:
         return None
-    return f"contains {count} NUL byte{'' if count == 1 else 's'}; they are left out"
+    return f"contains {count} {noun_for(count, 'NUL byte')}; they are left out"
 
 
 def note_head(text: str) -> str | None:

@@ -10,6 +10,7 @@ from functools import lru_cache
 from typing import Any
 
 import yaml
+from frontmatter.default_handlers import YAMLHandler
 
 try:
     from yaml import CSafeLoader as _FastSafeLoader
@@ -20,7 +21,8 @@ MAX_YAML_NODES = 10_000
 """Most YAML nodes a frontmatter block may expand to once aliases are followed."""
 
 _BM_FENCE = re.compile(r"^---[ \t]*$")
-_PF_BOUNDARY = re.compile(r"^-{3,}\s*$", re.MULTILINE)
+_MAY_HAVE_FENCE = re.compile(r"\s*---")
+_YAML_HANDLER = YAMLHandler()
 _OTHER_LINE_BREAK = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 """Line breaks `str.splitlines` knows besides `\\n`."""
 
@@ -178,6 +180,8 @@ def _simple_fenced_block(text: str) -> str | None:
 def bm_frontmatter_block(text: str, *, fast: bool = True) -> str | None:
     """The YAML between Basic Memory's fences (first non-blank line `---` to the next `---`), if
     any."""
+    if not _MAY_HAVE_FENCE.match(text):
+        return None
     if fast and text.startswith("---\n"):
         block = _simple_fenced_block(text)
         if block is not None:
@@ -264,22 +268,32 @@ def _block_state(text: str, fast: bool) -> tuple[str, str | None, str, Any]:
     return "malformed", f"frontmatter is a YAML {kind}, not a mapping", block, None
 
 
-def _split_present(text: str) -> tuple[str | None, str, int]:
-    """python-frontmatter's split of a `present` block: (yaml or None, stripped body, body
-    start)."""
+@dataclass(frozen=True, slots=True)
+class FrontmatterSplit:
+    """A note's text split into its YAML and its body."""
+
+    yaml: str | None
+    """The text between the first two boundaries, None when there are not two."""
+    body: str
+    """The body, stripped."""
+    body_start: int
+    """Index in the text where `body` begins."""
+
+
+def split_frontmatter(text: str) -> FrontmatterSplit:
+    """python-frontmatter's split (its YAML handler's, the one Basic Memory splits with) of the
+    stripped text, with where the body starts in `text`: every reader that splits goes here."""
     stripped = text.strip()
     lead = len(text) - len(text.lstrip())
-    if not _PF_BOUNDARY.match(stripped):
-        return None, stripped, lead
-    matches = _PF_BOUNDARY.finditer(stripped)
-    first = next(matches)
-    second = next(matches, None)
-    if second is None:
-        return None, stripped, lead
-    content = stripped[second.end() :]
+    if not _YAML_HANDLER.detect(stripped):
+        return FrontmatterSplit(None, stripped, lead)
+    try:
+        yaml_text, content = _YAML_HANDLER.split(stripped)
+    except ValueError:  # one boundary only: python-frontmatter reads it all as body
+        return FrontmatterSplit(None, stripped, lead)
     body = content.strip()
-    body_start = lead + second.end() + (len(content) - len(content.lstrip()))
-    return stripped[first.end() : second.start()], body, body_start
+    body_start = lead + len(stripped) - len(content.lstrip())
+    return FrontmatterSplit(yaml_text, body, body_start)
 
 
 def _fill_defaults(metadata: dict[str, Any], stem: str) -> None:
@@ -307,7 +321,8 @@ def read_frontmatter(text: str, stem: str, *, fast: bool = True) -> Frontmatter:
     if state == "malformed":
         warnings.append(f"line 1: {reason}: the whole file is read as body")
     elif state == "present":
-        yaml_text, body, body_start = _split_present(text)
+        split = split_frontmatter(text)
+        yaml_text, body, body_start = split.yaml, split.body, split.body_start
         if yaml_text is not None:
             try:
                 same = yaml_text.lstrip("\r\n") == block.lstrip("\r\n")
@@ -336,3 +351,8 @@ def read_frontmatter(text: str, stem: str, *, fast: bool = True) -> Frontmatter:
         }
     _fill_defaults(metadata, stem)
     return Frontmatter(metadata, body, body_start, warnings, index_error, raw.get("source"))
+
+
+def body_start(text: str) -> int:
+    """Where the parser reads the body of a note's `text` as starting (0 with no frontmatter)."""
+    return read_frontmatter(text, "").body_start

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memtui.notes.bulk import Pacer
+from memtui.notes.bulk import InteractionSignal, Pacer
 from memtui.notes.file_checks import shown_part
 from memtui.notes.index_db import IndexFile, IndexUnavailable, from_db, to_db
 from memtui.notes.index_sync import sync_paths, sync_store
@@ -126,14 +126,20 @@ class NoteIndex:
         """Whether the index holds no file yet (never built, or the store is empty)."""
         return self._conn().execute("SELECT 1 FROM files LIMIT 1").fetchone() is None
 
-    def refresh(self, progress: ProgressCallback | None = None) -> set[str]:
+    def refresh(
+        self,
+        progress: ProgressCallback | None = None,
+        *,
+        interaction: InteractionSignal | None = None,
+    ) -> set[str]:
         """Walk the store and index what changed since the index last saw it; returns those paths.
+        The walk rests more while `interaction` says someone is using the app that asked.
 
         A damaged index file is replaced and rebuilt; one this process may not write is replaced
         by a private index.
         """
         started = time.perf_counter()
-        scan = scan_files(self.root, ordered=False, pace=Pacer())
+        scan = scan_files(self.root, ordered=False, pace=Pacer(interaction))
         self.timings = {"scan": time.perf_counter() - started}
         try:
             outcome = sync_store(self.db, self.root, scan.stats, progress)

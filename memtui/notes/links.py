@@ -7,7 +7,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from memtui.notes.frontmatter_norm import read_frontmatter
+from memtui.notes.frontmatter_norm import body_start
 
 if TYPE_CHECKING:
     from memtui.notes.index import NoteIndex
@@ -37,11 +37,6 @@ class Wikilink:
         return [whole] if base in ("", whole) else [whole, base]
 
 
-def _body_start(text: str) -> int:
-    """Where the note's body starts (links in frontmatter are not links)."""
-    return read_frontmatter(text, "note").body_start if text.startswith("---") else 0
-
-
 def _masked(line: str) -> str:
     """The line with inline code spans blanked out, so positions still match."""
     return _CODE_SPAN.sub(lambda match: " " * len(match.group(0)), line)
@@ -49,7 +44,7 @@ def _masked(line: str) -> str:
 
 def wikilinks(text: str) -> Iterator[Wikilink]:
     """Every wikilink in the body, skipping frontmatter, fenced code, code spans and `\\[[`."""
-    offset = _body_start(text)
+    offset = body_start(text)
     fence: str | None = None
     for line in text[offset:].splitlines(keepends=True):
         opening = _FENCE.match(line)

@@ -170,10 +170,9 @@ def line_kinds(observation_lines: Iterable[int], relation_lines: Iterable[int]) 
 
 def body_sample(text: str) -> str:
     """The start of a note's body, whitespace-collapsed and lowercased, for duplicate checks."""
-    if text.startswith("---"):
-        close = text.find("\n---", 3)
-        if close >= 0:
-            text = text[close + 4 :]
+    from memtui.notes.frontmatter_norm import body_start  # imported on first use: start-up
+
+    text = text[body_start(text) :]
     return " ".join(text[: SAMPLE_CHARS * 2].split()).lower()[:SAMPLE_CHARS]
 
 

@@ -70,15 +70,15 @@ class NoteFacts:
     """When the note was last verified, and the frontmatter text that says so."""
 
 
-def all_facts(index: NoteIndex) -> dict[str, NoteFacts]:
+def all_facts(index: NoteIndex, pace: Pacer | None = None) -> dict[str, NoteFacts]:
     """Facts of every reviewed file (every note and text file outside the archive), by path."""
+    pace = pace or Pacer()
     rows = index.db.connection().execute(
         "SELECT path, kind, mtime_ns, size, title, info FROM files WHERE kind IN (1, 2) "
         "AND NOT (path > ? AND path < ?) ORDER BY path",
         (ARCHIVE_FOLDER + "/", ARCHIVE_FOLDER + "0"),
     )
     facts: dict[str, NoteFacts] = {}
-    pace = Pacer()
     for path, kind, mtime_ns, size, title, info in rows:
         pace()
         extras = json.loads(info)
@@ -109,8 +109,11 @@ class LinkFacts:
     """relpath -> distinct path links (`./x.md`, `folder/note`) with no file or folder there."""
 
 
-def link_facts(index: NoteIndex, facts: dict[str, NoteFacts]) -> LinkFacts:
+def link_facts(
+    index: NoteIndex, facts: dict[str, NoteFacts], pace: Pacer | None = None
+) -> LinkFacts:
     """Who is linked, and every unresolved link split into missing names and broken paths."""
+    pace = pace or Pacer()
     linked = index.linked()
     notes = [path for path, fact in facts.items() if fact.kind == NOTE]
     share = sum(1 for path in notes if path in linked) / len(notes) if notes else 0.0
@@ -121,7 +124,6 @@ def link_facts(index: NoteIndex, facts: dict[str, NoteFacts]) -> LinkFacts:
         "SELECT s.path, l.target, l.target_key FROM links l JOIN files s ON s.id = l.source "
         "WHERE l.resolved IS NULL ORDER BY s.path, l.ord"
     ).fetchall()
-    pace = Pacer()
     for source, target, key in rows:
         pace()
         relpath = from_db(source)

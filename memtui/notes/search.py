@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from memtui.core.paths import under_root
 from memtui.notes.file_checks import shown_part
 from memtui.notes.index import NoteIndex
 from memtui.notes.index_db import LINE_BITS, from_db, to_db
@@ -315,13 +316,12 @@ class Searcher:
         actors: dict[str, str] = getter() if getter is not None else {}
         conn.execute("CREATE TEMP TABLE IF NOT EXISTS actor_paths (path TEXT PRIMARY KEY)")
         conn.execute("DELETE FROM temp.actor_paths")
-        prefix = "/memories/"
         conn.executemany(
             "INSERT OR IGNORE INTO temp.actor_paths VALUES (?)",
             (
-                (to_db(virtual[len(prefix) :]),)
+                (to_db(relpath),)
                 for virtual, actor in actors.items()
-                if virtual.startswith(prefix) and _actor_matches(wanted, actor)
+                if (relpath := under_root(virtual)) is not None and _actor_matches(wanted, actor)
             ),
         )
 

@@ -13,7 +13,9 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from memtui.notes.bulk import Pacer
+from memtui.core.paths import from_relpath
+from memtui.core.wording import count
+from memtui.notes.bulk import InteractionSignal, Pacer
 from memtui.notes.duplicates import near_duplicates
 from memtui.notes.index import NoteIndex
 from memtui.notes.records import NOTE
@@ -101,11 +103,6 @@ def _days(seconds: float) -> int:
     return int(seconds // DAY)
 
 
-def _plural(count: int, word: str) -> str:
-    """`1 day`, `2 days`."""
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
-
-
 def _named(targets: list[str]) -> str:
     """The first few link targets, comma separated, `...` when there are more."""
     return ", ".join(targets[:MAX_LINKS_NAMED]) + (
@@ -113,16 +110,19 @@ def _named(targets: list[str]) -> str:
     )
 
 
-def gather(index: NoteIndex, history: Any | None, now: float) -> StoreFacts:
+def gather(
+    index: NoteIndex, history: Any | None, now: float, pace: Pacer | None = None
+) -> StoreFacts:
     """Read what the review needs from the index (one snapshot) and the history."""
+    pace = pace or Pacer()
     reads = ReadFacts(
         history.last_agent_reads() if history is not None else None,
         history.recording_since() if history is not None else None,
     )
     with index.db.snapshot():
-        facts = all_facts(index)
-        links = link_facts(index, facts)
-        duplicates = near_duplicates(index, facts)
+        facts = all_facts(index, pace)
+        links = link_facts(index, facts, pace)
+        duplicates = near_duplicates(index, facts, pace=pace)
     return StoreFacts(facts, links, duplicates, reads, now)
 
 
@@ -132,12 +132,13 @@ def review(
     *,
     now: float | None = None,
     min_score: float = PROPOSE_SCORE,
+    interaction: InteractionSignal | None = None,
 ) -> list[StaleCandidate]:
     """Every file outside the archive whose reasons reach `min_score`, highest score first (ties
-    by path)."""
-    store = gather(index, history, time.time() if now is None else now)
+    by path); in a thread it rests more while `interaction` says the app is in use."""
+    pace = Pacer(interaction)
+    store = gather(index, history, time.time() if now is None else now, pace)
     candidates: list[StaleCandidate] = []
-    pace = Pacer()
     for relpath, fact in store.facts.items():
         pace()
         reasons = file_reasons(relpath, fact, store)
@@ -176,24 +177,24 @@ def _read_reasons(relpath: str, fact: NoteFacts, reads: ReadFacts, now: float) -
     """Whether agents read the file back since it last changed, or at all lately."""
     if reads.reads is None:
         return []
-    last_read = reads.reads.get("/memories/" + relpath)
+    last_read = reads.reads.get(from_relpath(relpath))
     if last_read is not None and last_read >= fact.mtime:
         days = _days(now - last_read)
         if days < UNREAD_AFTER_DAYS:
             return []
-        text = f"not read by an agent for {_plural(days, 'day')}"
+        text = f"not read by an agent for {count(days, 'day')}"
         return [StaleReason("unread", text, _unread_weight(days))]
     recorded_from = reads.recorded_from if reads.recorded_from is not None else now
     days = _days(now - max(recorded_from, fact.mtime))
     if days < UNREAD_AFTER_DAYS:
         return []
     if last_read is not None:
-        text = f"changed {_plural(days, 'day')} ago, not read back by an agent since"
+        text = f"changed {count(days, 'day')} ago, not read back by an agent since"
         return [StaleReason("unread", text, _unread_weight(days))]
     if fact.mtime >= recorded_from:
-        text = f"written {_plural(days, 'day')} ago, never read back by an agent"
+        text = f"written {count(days, 'day')} ago, never read back by an agent"
     else:
-        text = f"never read by an agent in {_plural(days, 'day')} of history"
+        text = f"never read by an agent in {count(days, 'day')} of history"
     return [StaleReason("never-read", text, _unread_weight(days))]
 
 
@@ -202,7 +203,7 @@ def _date_reasons(fact: NoteFacts, now: float) -> list[StaleReason]:
     reasons: list[StaleReason] = []
     if fact.mtime and (days := _days(now - fact.mtime)) >= UNCHANGED_AFTER_DAYS:
         reasons.append(
-            StaleReason("unchanged", f"unchanged for {_plural(days, 'day')}", min(2.0, days / 180))
+            StaleReason("unchanged", f"unchanged for {count(days, 'day')}", min(2.0, days / 180))
         )
     if fact.expires is not None and fact.expires[0] < now:
         reasons.append(StaleReason("expired", f"expired on {fact.expires[1]}", 3.0))
@@ -213,7 +214,7 @@ def _date_reasons(fact: NoteFacts, now: float) -> list[StaleReason]:
         reasons.append(
             StaleReason(
                 "unverified",
-                f"last verified {_plural(days, 'day')} ago ({fact.verified[1]})",
+                f"last verified {count(days, 'day')} ago ({fact.verified[1]})",
                 min(2.5, 1.0 + days / 365),
             )
         )
@@ -227,7 +228,7 @@ def _duplicate_reasons(relpath: str, fact: NoteFacts, store: StoreFacts) -> list
         later = store.facts[other].mtime - fact.mtime
         if later > SUPERSEDED_AFTER_SECONDS:
             newer = _days(later)
-            when = f"changed {_plural(newer, 'day')} later" if newer else "changed later"
+            when = f"changed {count(newer, 'day')} later" if newer else "changed later"
             text = f"superseded by {other}, {when} ({why})"
             reasons.append(StaleReason("superseded", text, 2.0))
         elif later >= -SUPERSEDED_AFTER_SECONDS:
@@ -242,11 +243,11 @@ def _link_reasons(relpath: str, fact: NoteFacts, links: LinkFacts) -> list[Stale
     reasons: list[StaleReason] = []
     broken = links.broken.get(relpath, [])
     if broken:
-        text = f"{_plural(len(broken), 'broken link')} (nothing at that path): {_named(broken)}"
+        text = f"{count(len(broken), 'broken link')} (nothing at that path): {_named(broken)}"
         reasons.append(StaleReason("broken-link", text, min(2.0, 1.0 * len(broken))))
     missing = links.missing.get(relpath, [])
     if missing:
-        text = f"links to {_plural(len(missing), 'note')} not written yet: {_named(missing)}"
+        text = f"links to {count(len(missing), 'note')} not written yet: {_named(missing)}"
         reasons.append(StaleReason("unresolved", text, min(0.5, 0.25 * len(missing))))
     if (
         fact.kind == NOTE

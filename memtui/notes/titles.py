@@ -7,6 +7,8 @@ from collections.abc import Iterable
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
+from memtui.core.paths import from_relpath
+
 if TYPE_CHECKING:
     from memtui.core.store import MemoryStore
 
@@ -56,7 +58,7 @@ def read_titles(store: MemoryStore, relpaths: Iterable[str]) -> dict[str, str | 
     titles: dict[str, str | None] = {}
     for relpath in relpaths:
         try:
-            head, _size = store.read_head("/memories/" + relpath, TITLE_HEAD_BYTES)
+            head, _size = store.read_head(from_relpath(relpath), TITLE_HEAD_BYTES)
         except StoreError:
             continue
         titles[relpath] = display_title(relpath, head)

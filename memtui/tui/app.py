@@ -17,19 +17,23 @@ from textual.signal import Signal
 from textual.widgets import Input, TextArea
 from textual.worker import get_current_worker
 
+from memtui.tui import indexing
 from memtui.tui.context import AppContext, compute_badges, default_settings
 from memtui.tui.indexing import build_searcher, load_index
 from memtui.tui.messages import (
     BadgesReady,
+    ChangeRecorded,
     HistoryReady,
     IndexProgress,
     IndexReady,
     LockWaiting,
     NotesChanged,
+    OpenNote,
     ReviewCount,
     SearcherReady,
 )
 from memtui.tui.plain_notify import PlainNotifyApp
+from memtui.tui.screens.main import MainScreen
 from memtui.tui.timers import SYSTEM_TIMERS, Stoppable, Timers
 
 if TYPE_CHECKING:
@@ -139,8 +143,6 @@ class MemtuiApp(PlainNotifyApp):
 
     def on_mount(self) -> None:
         """Show the main screen at once, then index and watch in the background."""
-        from memtui.tui.screens.main import MainScreen
-
         theme = getattr(self.ctx.settings, "theme", None)
         theme_problem = self.theme_problem()
         if theme_problem is not None:
@@ -163,9 +165,7 @@ class MemtuiApp(PlainNotifyApp):
     async def on_event(self, event: events.Event) -> None:
         """Keys and clicks mark the UI as in use, so background loops yield to it."""
         if isinstance(event, INTERACTIONS):
-            from memtui.notes.bulk import note_interaction
-
-            note_interaction()
+            self.ctx.interaction.note()
         await super().on_event(event)
 
     async def action_quit(self) -> None:
@@ -175,6 +175,7 @@ class MemtuiApp(PlainNotifyApp):
     @work(exclusive=True, group="quit")
     async def quit_when_confirmed(self) -> None:
         """Ask about unsaved editors (in a worker, since it waits for an answer), then quit."""
+        # imported on first use: start-up
         from memtui.tui.screens.editor import confirm_quit_with_unsaved_edits
 
         if await confirm_quit_with_unsaved_edits(self):
@@ -193,6 +194,7 @@ class MemtuiApp(PlainNotifyApp):
 
     def after_first_frame(self) -> None:
         """Check the history and start the background work once the first frame is shown."""
+        # imported on first use: start-up
         from memtui.tui.screens.dialogs import CorruptHistoryScreen, unreadable_history
 
         self.history_problem = unreadable_history(self.ctx.root)
@@ -210,8 +212,8 @@ class MemtuiApp(PlainNotifyApp):
 
     def fresh_history_chosen(self, confirmed: bool | None) -> None:
         """Set the unreadable history aside and carry on, or quit without touching anything."""
-        from memtui.core.history import History
-        from memtui.tui.screens.dialogs import CorruptHistoryScreen
+        from memtui.core.history import History  # imported on first use: start-up
+        from memtui.tui.screens.dialogs import CorruptHistoryScreen  # first use: start-up
 
         error = self.history_problem
         if error is None:
@@ -242,9 +244,9 @@ class MemtuiApp(PlainNotifyApp):
 
     def plain_history(self) -> History:
         """The history for background readers: never runs start-up recovery itself."""
-        from memtui.core.history import History
-
         if self._plain_history is None:
+            from memtui.core.history import History  # imported on first use: start-up
+
             self._plain_history = History(self.ctx.root)
         return self._plain_history
 
@@ -329,7 +331,9 @@ class MemtuiApp(PlainNotifyApp):
             with self._badges_lock:
                 if get_current_worker().is_cancelled:
                     return
-                badges = compute_badges(self.plain_history(), index, self.clock(), self.ctx.store)
+                badges = compute_badges(
+                    self.plain_history(), index, self.clock(), self.ctx.store, self.ctx.interaction
+                )
         except Exception as error:
             self.log.warning(f"badges not computed: {error}")
             return
@@ -361,18 +365,16 @@ class MemtuiApp(PlainNotifyApp):
     @work(exclusive=True, group="watch", exit_on_error=False)
     async def watch_files(self) -> None:
         """Watch the store for changes until the app exits."""
-        from memtui.core.watcher import watch_store
+        from memtui.core.watcher import watch_store  # imported on first use: start-up
 
         await watch_store(self.ctx.root, self.apply_changes)
 
     async def apply_changes(self, paths: frozenset[str]) -> None:
         """Update the index in a thread and post `NotesChanged`; then search index and history."""
-        from memtui.tui.indexing import after_changes, apply_changes
-
         self.files_changed_signal.publish(paths)
-        changed = await asyncio.to_thread(apply_changes, self.ctx, paths)
+        changed = await asyncio.to_thread(indexing.apply_changes, self.ctx, paths)
         self.post_message(NotesChanged(paths))
-        await asyncio.to_thread(after_changes, self.ctx, paths, changed)
+        await asyncio.to_thread(indexing.after_changes, self.ctx, paths, changed)
         self.post_message(NotesChanged(frozenset()))
 
     def on_notes_changed(self, message: NotesChanged) -> None:
@@ -387,7 +389,7 @@ class MemtuiApp(PlainNotifyApp):
 
     def _set_lock_policy(self, store: MemoryStore) -> None:
         """Give the store the app's lock time limit and its waiting notice."""
-        from memtui.core.store import LockPolicy
+        from memtui.core.store import LockPolicy  # imported on first use: start-up
 
         store.lock_policy = LockPolicy(
             LOCK_TIMEOUT, lambda seconds: self.post_message(LockWaiting(seconds))
@@ -406,8 +408,7 @@ class MemtuiApp(PlainNotifyApp):
     def open_note(self, relpath: str, line: int | None = None) -> None:
         """Switch to the main screen showing `relpath`, scrolled to `line` (an editor holding
         unsaved text is never closed for it)."""
-        from memtui.tui.screens.editor import unsaved_editors
-        from memtui.tui.screens.main import MainScreen
+        from memtui.tui.screens.editor import unsaved_editors  # imported on first use: start-up
 
         if unsaved_editors(self):
             self.notify("Save or close the editor first: it holds unsaved changes.")
@@ -423,15 +424,23 @@ class MemtuiApp(PlainNotifyApp):
         if event_id is not None:
             self.undo_stack.append(event_id)
 
+    def on_open_note(self, message: OpenNote) -> None:
+        """A screen asked for a note on the main screen."""
+        self.open_note(message.relpath, message.line)
+
+    def on_change_recorded(self, message: ChangeRecorded) -> None:
+        """A screen made a change: keep it for undo."""
+        self.remember_event(message.event_id)
+
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         """Textual's palette commands, without the keys help and quit memtui lists itself."""
-        from memtui.tui.commands import without_textual_duplicates
+        from memtui.tui.commands import without_textual_duplicates  # first use: start-up
 
         return without_textual_duplicates(super().get_system_commands(screen))
 
     def action_help(self) -> None:
         """Show the keys of the focused widget and its screen."""
-        from memtui.tui.screens.dialogs import HelpScreen
+        from memtui.tui.screens.dialogs import HelpScreen  # imported on first use: start-up
 
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.screen))

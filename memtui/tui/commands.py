@@ -14,6 +14,7 @@ from textual.fuzzy import Matcher
 from textual.markup import escape
 
 from memtui.core.display import visible
+from memtui.tui.typed_app import memtui_app
 
 if TYPE_CHECKING:
     from textual.app import SystemCommand
@@ -136,7 +137,7 @@ class NoteProvider(Provider):
     @property
     def memtui(self) -> MemtuiApp:
         """The app, typed."""
-        return self.app  # type: ignore[return-value]
+        return memtui_app(self)
 
     def _choices(self) -> dict[str, str]:
         """Relative path -> "title  path" for every indexed note."""

@@ -8,10 +8,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from memtui.tui.interaction import Interaction
+
 if TYPE_CHECKING:
     from memtui.core.config import Settings
     from memtui.core.history import History
     from memtui.core.store import MemoryStore
+    from memtui.notes.bulk import InteractionSignal
     from memtui.notes.index import NoteIndex
     from memtui.notes.search import Searcher
 
@@ -52,6 +55,8 @@ class AppContext:
         """Start-up problems to show the user (for example a corrupt history that was set aside)."""
         self.changed_while_loading: set[str] = set()
         """Paths changed on disk before the index and the searcher were both installed."""
+        self.interaction = Interaction()
+        """When someone last used the app: the background work it starts yields more meanwhile."""
 
     @classmethod
     def open(
@@ -72,19 +77,19 @@ class AppContext:
         """
         path = Path(root).expanduser().absolute()
         if settings is None or not path.is_dir():
-            from memtui.core.store import MemoryStore
+            from memtui.core.store import MemoryStore  # imported on first use: start-up
 
             made = MemoryStore(root, actor=actor, settings=settings, clock=clock)
             if setup is not None:
                 setup(made)
             return cls(made.root, made.settings, made)
-        from memtui.core.actors import check_actor
-        from memtui.core.config import default_human_actor
+        from memtui.core.actors import check_actor  # imported on first use: start-up
+        from memtui.core.config import default_human_actor  # imported on first use: start-up
 
         human = check_actor(actor) if actor is not None else default_human_actor(settings)
 
         def make() -> MemoryStore:
-            from memtui.core.store import MemoryStore
+            from memtui.core.store import MemoryStore  # imported on first use: start-up
 
             made = MemoryStore(path, actor=human, settings=settings, clock=clock)
             if setup is not None:
@@ -118,13 +123,15 @@ class AppContext:
     @staticmethod
     def virtual(relpath: str) -> str:
         """The `/memories/...` path of a note's relative path."""
-        return "/memories/" + relpath if relpath else "/memories"
+        from memtui.core.paths import from_relpath  # imported on first use: start-up
+
+        return from_relpath(relpath)
 
 
 def default_settings() -> Settings | None:
     """The user's settings, or None if they cannot be loaded."""
     try:
-        from memtui.core.config import load_settings
+        from memtui.core.config import load_settings  # imported on first use: start-up
 
         return load_settings()
     except Exception:
@@ -144,38 +151,42 @@ def still_holds_a_secret(store: MemoryStore, virtual: str) -> bool:
 
 
 def compute_badges(
-    history: History, index: NoteIndex, now: float, store: MemoryStore | None = None
+    history: History,
+    index: NoteIndex,
+    now: float,
+    store: MemoryStore | None = None,
+    interaction: InteractionSignal | None = None,
 ) -> dict[str, frozenset[str]]:
     """Tree badges per note: stale, recently changed by an agent, secret flagged, parse warnings.
 
     A note is marked secret while it holds exactly what a flagged agent write left, or, when it
     was flagged once and edited since, while its text still holds a likely secret.
     """
+    from memtui.core.paths import under_root  # imported on first use: start-up
+
     badges: dict[str, set[str]] = {}
     for path in index.notes.warned():
         badges.setdefault(path, set()).add("warning")
-    prefix = "/memories/"
     recent = history.last_change_actors(since=now - AGENT_BADGE_DAYS * DAY)
     for virtual, actor in recent.items():
-        if actor.startswith("agent") and virtual.startswith(prefix):
-            badges.setdefault(virtual[len(prefix) :], set()).add("agent")
+        relpath = under_root(virtual)
+        if actor.startswith("agent") and relpath is not None:
+            badges.setdefault(relpath, set()).add("agent")
     flagged = history.secret_flagged_paths()
     if store is not None:
         flagged |= {
             virtual
             for virtual in history.secret_flagged_event_paths() - flagged
-            if virtual[len(prefix) :] in index.notes and still_holds_a_secret(store, virtual)
+            if (under_root(virtual) or "") in index.notes and still_holds_a_secret(store, virtual)
         }
     for virtual in flagged:
-        if virtual.startswith(prefix):
-            badges.setdefault(virtual[len(prefix) :], set()).add("secret")
-    try:
-        from memtui.notes.stale import review
+        relpath = under_root(virtual)
+        if relpath is not None:
+            badges.setdefault(relpath, set()).add("secret")
+    from memtui.notes.stale import review  # imported on first use: start-up
 
-        for candidate in review(index, history, now=now):
-            if candidate.score < STALE_BADGE_MIN_SCORE:
-                break
-            badges.setdefault(candidate.path, set()).add("stale")
-    except ImportError:
-        pass
+    for candidate in review(index, history, now=now, interaction=interaction):
+        if candidate.score < STALE_BADGE_MIN_SCORE:
+            break
+        badges.setdefault(candidate.path, set()).add("stale")
     return {path: frozenset(names) for path, names in badges.items()}

@@ -31,8 +31,6 @@ def load_index(
     search works while the files changed since are read; a new index is installed when built.
     Returns the index (or None and an error to show) and the paths the update changed.
     """
-    from memtui.notes.index import NoteIndex
-
     last_report = [0.0]
 
     def throttled(done: int, total: int) -> None:
@@ -41,13 +39,15 @@ def load_index(
             last_report[0] = now
             progress(done, total)
 
+    from memtui.notes.index import NoteIndex  # imported on first use: start-up
+
     try:
         index = NoteIndex.open(ctx.store.root)
         if ready is not None and not index.is_empty():
             with UPDATE_LOCK:
                 ctx.index = index
             ready(index)
-        changed = index.refresh(throttled)
+        changed = index.refresh(throttled, interaction=ctx.interaction)
     except Exception as error:
         return None, f"Could not index {ctx.store.root}: {error}", set()
     with UPDATE_LOCK:
@@ -60,7 +60,7 @@ def load_index(
 def build_searcher(ctx: AppContext, index: NoteIndex, history: object) -> Searcher:
     """Install a searcher on the index (run in a thread); it reads the index's latest state at
     every search, so nothing is built or re-indexed here."""
-    from memtui.notes.search import Searcher
+    from memtui.notes.search import Searcher  # imported on first use: start-up
 
     searcher = Searcher(index, history)
     with UPDATE_LOCK:

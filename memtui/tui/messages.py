@@ -117,3 +117,18 @@ class LockWaiting(Message):
     """A change made in the app has waited `seconds` for the lock another process holds."""
 
     seconds: float
+
+
+@dataclass
+class OpenNote(Message):
+    """A screen asks for a note on the main screen (at a 1-based line): bubbles to the app."""
+
+    relpath: str
+    line: int | None = None
+
+
+@dataclass
+class ChangeRecorded(Message):
+    """A screen made a change the history recorded: bubbles to the app, which keeps it for undo."""
+
+    event_id: int | None

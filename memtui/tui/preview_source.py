@@ -8,17 +8,20 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, NamedTuple
 from urllib.parse import quote
 
+from memtui.core.paths import from_relpath
 from memtui.core.viewing import file_view_text
 from memtui.notes.file_checks import name_warnings, nul_warning
+from memtui.notes.records import after_line
 from memtui.notes.shown import FileHead, read_head
 from memtui.notes.titles import FENCE
 from memtui.tui.text_layout import Rows, ShownText, is_markdown, lay_out, lexer_for, shown_text
 
 if TYPE_CHECKING:
     from memtui.core.store import MemoryStore
+    from memtui.notes.bulk import InteractionSignal
     from memtui.notes.model import Note
 
 MARKDOWN_MAX_BYTES = 8_000
@@ -27,7 +30,6 @@ MARKDOWN_MAX_BLOCKS = 150
 """Notes with more blank-line separated blocks than this are shown as plain text too."""
 WIKILINK = re.compile(r"(?<!\\)\[\[([^\[\]]+)\]\]")
 HEADING_LEVEL = re.compile(r" {0,3}(#{1,6})(?:[ \t]|$)")
-FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(?:.*?\r?\n)?---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 
 Mode = Literal["rendered", "plain", "raw"]
 
@@ -37,13 +39,19 @@ def estimate_tokens(text: str) -> int:
     return len(text) // 4
 
 
-def split_frontmatter(text: str) -> tuple[int, str]:
-    """The number of lines the frontmatter takes and the body after it."""
-    match = FRONTMATTER.match(text)
-    if match is None:
-        return 0, text
-    head = match.group(0)
-    return head.count("\n"), text[len(head) :]
+class NoteBody(NamedTuple):
+    """A note's text split where its parse says the body starts."""
+
+    lines_before: int
+    """How many lines come before the body (the frontmatter and blank lines)."""
+    body: str
+    has_frontmatter: bool
+
+
+def note_body(note: Note, text: str) -> NoteBody:
+    """The body of `text` (the text `note` was parsed from) as the parser split it."""
+    body = after_line(text, note.body_line)
+    return NoteBody(note.body_line - 1, body, bool(text[: len(text) - len(body)].strip()))
 
 
 def prose_of(body: str, first_line: int, structured: set[int]) -> str:
@@ -125,20 +133,26 @@ class PreparedView:
     recorded_event: int | None = None
 
 
-def prepare_view(store: MemoryStore, relpath: str, width: int) -> PreparedView:
+def prepare_view(
+    store: MemoryStore, relpath: str, width: int, *, interaction: InteractionSignal | None = None
+) -> PreparedView:
     """A file's preview: Markdown rendered when small enough, else plain text (code and data
-    files with syntax colours), laid out for `width` cells. Raises StoreError."""
-    head = read_head(store, "/memories/" + relpath)
+    files with syntax colours), laid out for `width` cells, yielding more while `interaction`
+    says the app is in use. Raises StoreError."""
+    head = read_head(store, from_relpath(relpath))
     if not is_markdown(relpath):
         warnings = (*head.warnings, *name_warnings(relpath), *_nul_warnings(head.text))
-        shown = shown_text(head.text, lexer_for(relpath))
-        return _plain(relpath, head, shown, width, warnings=warnings)
+        shown = shown_text(head.text, lexer_for(relpath), interaction=interaction)
+        return _plain(relpath, head, shown, width, warnings=warnings, interaction=interaction)
     from memtui.notes.parser import parse_note
 
     note = parse_note(head.text, relpath)
     warnings = (*head.warnings, *note.warnings)
     if head.cut or too_big_for_markdown(head.text):
-        return _plain(relpath, head, shown_text(head.text), width, note=note, warnings=warnings)
+        shown = shown_text(head.text, interaction=interaction)
+        return _plain(
+            relpath, head, shown, width, note=note, warnings=warnings, interaction=interaction
+        )
     return PreparedView(relpath, "rendered", head.text, head.size, note=note, warnings=warnings)
 
 
@@ -156,6 +170,7 @@ def _plain(
     *,
     note: Note | None = None,
     warnings: tuple[str, ...] = (),
+    interaction: InteractionSignal | None = None,
 ) -> PreparedView:
     """A plain (or syntax-coloured) view of a file's head, laid out."""
     return PreparedView(
@@ -167,15 +182,22 @@ def _plain(
         note=note,
         warnings=warnings,
         shown=shown,
-        rows=lay_out(shown, width),
+        rows=lay_out(shown, width, interaction=interaction),
     )
 
 
-def prepare_raw(store: MemoryStore, relpath: str, width: int, *, record: bool) -> PreparedView:
+def prepare_raw(
+    store: MemoryStore,
+    relpath: str,
+    width: int,
+    *,
+    record: bool,
+    interaction: InteractionSignal | None = None,
+) -> PreparedView:
     """What the agent's `view` returns for the file, laid out for `width` cells; recorded as the
     store's actor's `view` when `record`. A file over the cap shows the same numbered lines for
     its head only, read without the rest, and is not recorded. Raises StoreError."""
-    virtual = "/memories/" + relpath
+    virtual = from_relpath(relpath)
     head = read_head(store, virtual)
     event_id = None
     if head.cut:
@@ -191,7 +213,7 @@ def prepare_raw(store: MemoryStore, relpath: str, width: int, *, record: bool) -
         else:
             text = store.render_view(virtual)
         header = f"{relpath}  ·  raw view  ·  ≈ {estimate_tokens(text):,} tokens"
-    shown = shown_text(text)
+    shown = shown_text(text, interaction=interaction)
     return PreparedView(
         relpath,
         "raw",
@@ -200,7 +222,7 @@ def prepare_raw(store: MemoryStore, relpath: str, width: int, *, record: bool) -
         cut=head.cut,
         warnings=head.warnings,
         shown=shown,
-        rows=lay_out(shown, width),
+        rows=lay_out(shown, width, interaction=interaction),
         raw_header=header,
         recorded_event=event_id,
     )

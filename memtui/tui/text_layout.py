@@ -22,6 +22,8 @@ from memtui.tui.text_styles import syntax_style
 if TYPE_CHECKING:
     from pygments.lexer import Lexer
 
+    from memtui.notes.bulk import InteractionSignal, Pacer
+
 TAB_SIZE = 8
 HIGHLIGHT_MAX_BYTES = 256 * 1024
 """Files bigger than this are shown without syntax colours (lexing a MiB takes up to a second)."""
@@ -70,8 +72,8 @@ def is_markdown(relpath: str) -> bool:
 @cache
 def _lexer_for_suffix(name: str) -> Lexer | None:
     """The Pygments lexer for a file name's kind, or None for plain text (cached by suffix)."""
-    from pygments.lexers import get_lexer_for_filename
-    from pygments.util import ClassNotFound
+    from pygments.lexers import get_lexer_for_filename  # imported on first use: start-up
+    from pygments.util import ClassNotFound  # imported on first use: start-up
 
     try:
         lexer = get_lexer_for_filename(name)
@@ -89,25 +91,28 @@ def lexer_for(relpath: str) -> Lexer | None:
     return _lexer_for_suffix(f"file{suffix}")
 
 
-def shown_text(text: str, lexer: Lexer | None = None) -> ShownText:
+def shown_text(
+    text: str, lexer: Lexer | None = None, *, interaction: InteractionSignal | None = None
+) -> ShownText:
     """`text` as display-safe lines (control characters as symbols, CRLF ends dropped, tabs
-    expanded), styled by `lexer` when it is given and the text is not too big for it."""
-    lines = _safe_in_pieces(text.replace("\r\n", "\n")).split("\n")
+    expanded), styled by `lexer` when it is given and the text is not too big for it; in a
+    thread it rests now and then, more while `interaction` says the app is in use."""
+    from memtui.notes.bulk import Pacer  # imported on first use: start-up
+
+    pace = Pacer(interaction)
+    lines = _safe_in_pieces(text.replace("\r\n", "\n"), pace).split("\n")
     if "\t" in text:
         lines = [line.expandtabs(TAB_SIZE) if "\t" in line else line for line in lines]
     if lexer is None or len(text) > HIGHLIGHT_MAX_BYTES:
         return ShownText(text, lines)
-    return ShownText(text, lines, syntax_spans(lines, lexer))
+    return ShownText(text, lines, syntax_spans(lines, lexer, pace))
 
 
-def _safe_in_pieces(text: str) -> str:
+def _safe_in_pieces(text: str, pace: Pacer) -> str:
     """`visible_text(text)`, a piece at a time with rests between (in a thread), so a MiB of
     control characters never holds the interpreter for long in one call."""
-    from memtui.notes.bulk import Pacer
-
     if len(text) <= SAFE_PIECE:
         return visible_text(text)
-    pace = Pacer()
     pieces = []
     for start in range(0, len(text), SAFE_PIECE):
         pieces.append(visible_text(text[start : start + SAFE_PIECE]))
@@ -115,15 +120,17 @@ def _safe_in_pieces(text: str) -> str:
     return "".join(pieces)
 
 
-def syntax_spans(lines: list[str], lexer: Lexer) -> dict[int, tuple[Span, ...]]:
+def syntax_spans(
+    lines: list[str], lexer: Lexer, pace: Pacer | None = None
+) -> dict[int, tuple[Span, ...]]:
     """The style spans of each line, from `lexer`'s tokens over the joined lines."""
     starts = [0]
     for line in lines:
         starts.append(starts[-1] + len(line) + 1)
-    from memtui.notes.bulk import Pacer
+    from memtui.notes.bulk import Pacer  # imported on first use: start-up
 
+    pace = pace or Pacer()
     spans: dict[int, list[Span]] = {}
-    pace = Pacer()
     for index, token_type, value in lexer.get_tokens_unprocessed("\n".join(lines)):
         style = syntax_style(token_type)
         if style and value:
@@ -147,14 +154,15 @@ def _add_token(
         line += 1
 
 
-def lay_out(shown: ShownText, width: int) -> Rows:
+def lay_out(shown: ShownText, width: int, *, interaction: InteractionSignal | None = None) -> Rows:
     """The rows of `shown` wrapped at `width` cells (words kept whole where they fit); in a
-    thread it rests now and then so the UI thread answers keys meanwhile."""
-    from memtui.notes.bulk import Pacer
+    thread it rests now and then so the UI thread answers keys meanwhile (more while
+    `interaction` says the app is in use)."""
+    from memtui.notes.bulk import Pacer  # imported on first use: start-up
 
     rows: list[tuple[int, int, int]] = []
     first_row: list[int] = []
-    pace = Pacer()
+    pace = Pacer(interaction)
     for number, line in enumerate(shown.lines):
         first_row.append(len(rows))
         if len(line) <= width and line.isascii():

@@ -208,3 +208,29 @@ def test_values_round_trip_through_the_file(tmp_path: Path) -> None:
     store.put(NS, "k", value)
     assert json.loads((tmp_path / "users/ana/memories/k.json").read_text("utf-8")) == value
     assert store.get(NS, "k").value == value  # type: ignore[union-attr]
+
+
+def test_a_namespace_folder_linked_outside_lists_nothing_from_outside(tmp_path: Path) -> None:
+    root, outside = tmp_path / "store", tmp_path / "outside"
+    root.mkdir()
+    (outside / "ana" / "memories").mkdir(parents=True)
+    (outside / "ana" / "memories" / "canary.json").write_text('{"text": "CANARY"}\n')
+    (outside / "ana" / "elsewhere").mkdir()
+    (outside / "ana" / "elsewhere" / "k.json").write_text("{}\n")
+    store = open_store(root)
+    store.put(("team",), "k", {"text": "inside"})
+    (root / "users").symlink_to(outside, target_is_directory=True)
+
+    assert store.list_namespaces() == [("team",)]
+    assert store.search(NS) == []
+    assert store.search(()) != [] and all(item.namespace == ("team",) for item in store.search(()))
+    assert sorted(p.name for p in (outside / "ana" / "memories").iterdir()) == ["canary.json"]
+    seen = [(e.command, e.path) for e in store.store.history.events()]
+    assert not any("canary" in (path or "") for _, path in seen), seen
+
+
+def test_a_namespace_folder_linked_inside_the_store_is_not_a_namespace(tmp_path: Path) -> None:
+    store = open_store(tmp_path)
+    store.put(NS, "k", {"text": "real"})
+    (tmp_path / "alias").symlink_to(tmp_path / "users", target_is_directory=True)
+    assert store.list_namespaces() == [NS]

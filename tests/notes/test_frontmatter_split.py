@@ -9,7 +9,7 @@ import frontmatter
 import pytest
 import yaml
 
-from memtui.notes.frontmatter_norm import _split_present
+from memtui.notes.frontmatter_norm import split_frontmatter
 
 FIXTURES = Path(__file__).parent / "fixtures" / "notes"
 CORPUS = Path(__file__).parents[2].parent / "shared" / "corpus" / "basic-memory-notes"
@@ -42,7 +42,8 @@ def _texts() -> list[str]:
 
 @pytest.mark.parametrize("text", _texts())
 def test_split_matches_python_frontmatter(text: str) -> None:
-    yaml_text, body, body_start = _split_present(text)
+    split = split_frontmatter(text)
+    yaml_text, body, body_start = split.yaml, split.body, split.body_start
     try:
         metadata, content = frontmatter.parse(text)
     except yaml.YAMLError:

@@ -4,15 +4,18 @@ small app."""
 from __future__ import annotations
 
 import shutil
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 from textual.screen import Screen
+from textual.signal import Signal
 
 import memtui.tui
 from memtui.demo import DEMO_NOTES_DIR, DEMO_NOW, create_demo_store
 from memtui.notes.index import NoteIndex
 from memtui.tui.context import AppContext, default_settings
+from memtui.tui.messages import OpenNote
 from memtui.tui.plain_notify import PlainNotifyApp
 from memtui.tui.timers import SYSTEM_TIMERS, Timers
 
@@ -46,7 +49,8 @@ def demo_context(root: Path) -> AppContext:
 
 
 class ScreenHarness(PlainNotifyApp):
-    """A minimal app that holds a context and shows one screen, recording `open_note` calls."""
+    """A minimal app that holds a context and shows one screen: the part of the app's contract
+    the store screens use (context, clock, signals), recording the notes they ask to open."""
 
     CSS_PATH = Path(memtui.tui.__file__).parent / "memtui.tcss"
 
@@ -61,14 +65,18 @@ class ScreenHarness(PlainNotifyApp):
         self.timers = timers
         self.make_screen = make_screen
         self.opened: list[str] = []
+        self.clock = time.time
+        self.notes_changed_signal: Signal[frozenset[str]] = Signal(self, "notes-changed")
+        self.index_ready_signal: Signal[None] = Signal(self, "index-ready")
+        self.review_count_signal: Signal[int] = Signal(self, "review-count")
 
     def on_mount(self) -> None:
         """Show the screen under test."""
         self.push_screen(self.make_screen())
 
-    def open_note(self, relpath: str, line: int | None = None) -> None:
+    def on_open_note(self, message: OpenNote) -> None:
         """Record which note the screen asked to open."""
-        self.opened.append(relpath)
+        self.opened.append(message.relpath)
 
 
 def demo_clock() -> float:

@@ -11,6 +11,7 @@ from textual.pilot import Pilot
 from textual.widgets import Checkbox, Input, Static
 from textual.widgets._toast import Toast
 
+from memtui.core.store import MemoryStore
 from memtui.tui.screens.history import CURSOR_REST, HistoryScreen
 from memtui.tui.timers import SYSTEM_TIMERS, Timers
 from memtui.tui.widgets.confirm import ConfirmScreen
@@ -322,10 +323,25 @@ async def test_brackets_in_recorded_text_are_shown_as_they_are(tmp_path: Path) -
         assert not (root / "[/x]").exists()
         assert await wait_for(pilot, lambda: bool(app.screen.query(Toast)))
         toasts = [str(toast.render()) for toast in app.screen.query(Toast)]
-        assert toasts == ["Undid #4 create [/x]."]
+        assert toasts == ["Undid #4 create [/x] by agent:a[/b]."]
     scoped = ScreenHarness(
         demo_context(root), lambda: HistoryScreen("/memories/[red]note.md", clock=demo_clock)
     )
     async with scoped.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert title(scoped) == "History of [red]note.md · 2 events, newest first"
+
+
+async def test_a_long_path_is_shortened_in_the_middle_keeping_its_file_name(
+    store_root: Path,
+) -> None:
+    deep = "projects/" + "very-long-folder-name/" * 4 + "the-decision.md"
+    MemoryStore(store_root, actor="agent:claude").create(f"/memories/{deep}", "text\n")
+    app = history_app(store_root)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one(EventTable)
+        newest = shown_ids(app)[0]
+        path_cell = str(table.get_row(str(newest))[4])
+        assert path_cell.startswith("projects/") and path_cell.endswith("/the-decision.md")
+        assert "…" in path_cell and len(path_cell) == table.widths["path"]

@@ -123,9 +123,9 @@ async def test_a_built_index_is_searchable_at_once_and_catches_up_after(
     read: list[str] = []
     real_read = parse_pool.read_store_head
 
-    def gated_refresh(self: NoteIndex, progress: object = None) -> set[str]:
+    def gated_refresh(self: NoteIndex, progress: object = None, **kwargs: object) -> set[str]:
         release.wait(10)
-        return real_refresh(self, progress)  # type: ignore[arg-type]
+        return real_refresh(self, progress, **kwargs)  # type: ignore[arg-type]
 
     def counting_read(root: Path, relpath: str) -> object:
         read.append(relpath)

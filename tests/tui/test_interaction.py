@@ -4,23 +4,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
-from memtui.notes import bulk
 from tests.tui.conftest import AppFactory, wait_idle
 
 
 async def test_a_key_or_a_click_marks_the_app_in_use(
-    store_root: Path, monkeypatch: pytest.MonkeyPatch, make_app: AppFactory
+    store_root: Path, make_app: AppFactory
 ) -> None:
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
-        monkeypatch.setattr(bulk, "_last_interaction", float("-inf"))
+        interaction = app.ctx.interaction
+        interaction.last = float("-inf")
         await pilot.pause()
-        assert not bulk.interactive()
+        assert not interaction.recent()
         await pilot.press("down")
-        assert bulk.interactive()
-        monkeypatch.setattr(bulk, "_last_interaction", float("-inf"))
+        assert interaction.recent()
+        interaction.last = float("-inf")
         await pilot.click("#tree")
-        assert bulk.interactive()
+        assert interaction.recent()

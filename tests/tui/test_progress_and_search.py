@@ -41,12 +41,12 @@ async def test_indexing_progress_is_shown_then_replaced_by_the_note_count(
     release = threading.Event()
     real_refresh = NoteIndex.refresh
 
-    def gated_refresh(self: NoteIndex, progress: Any = None) -> set[str]:
+    def gated_refresh(self: NoteIndex, progress: Any = None, **kwargs: Any) -> set[str]:
         if progress is not None:
             progress(1, 3)
         reported.set()
         release.wait(10)
-        return real_refresh(self, progress)
+        return real_refresh(self, progress, **kwargs)
 
     monkeypatch.setattr(NoteIndex, "refresh", gated_refresh)
     app = make_app()
@@ -191,7 +191,7 @@ async def test_enter_on_a_hit_scrolls_the_rendered_note_to_its_line(
         assert preview.mode == "rendered"
         scroller = preview.query_one("#preview-rendered", VerticalScroll)
         blocks = list(preview.query_one("#preview-body").children)
-        body_line = line - 1 - 3  # the frontmatter takes three lines
+        body_line = line - 1 - 4  # the frontmatter and the blank line after it take four lines
         (target,) = [
             block
             for block in blocks

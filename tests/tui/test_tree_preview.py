@@ -331,7 +331,11 @@ async def test_a_badge_run_overtaken_by_a_newer_one_does_not_win(
     runs: list[str] = []
 
     def fake_badges(
-        history: object, index: object, now: float, store: object = None
+        history: object,
+        index: object,
+        now: float,
+        store: object = None,
+        interaction: object = None,
     ) -> dict[str, frozenset[str]]:
         runs.append("run")
         if len(runs) == 1:
@@ -404,8 +408,10 @@ async def test_brackets_in_file_names_and_titles_are_plain_text(
 ) -> None:
     """Tree labels, the delete question and notice, and palette hits show names as they are."""
     from textual.command import CommandPalette
-    from textual.widgets import Input, Label
+    from textual.widgets import Input, Label, Static
     from textual.widgets._toast import Toast
+
+    from memtui.tui.widgets.confirm import ConfirmScreen
 
     (store_root / "[red]note.md").write_text("---\ntitle: '[b]T[/b] [/t]'\n---\n# t\n")
     (store_root / "[").mkdir()
@@ -420,7 +426,7 @@ async def test_brackets_in_file_names_and_titles_are_plain_text(
         await pilot.press("y")
         await wait_idle(pilot)
         assert [str(toast.render()) for toast in app.screen.query(Toast)] == [
-            "Deleted [red]note.md (u to undo)"
+            "Deleted the note [red]note.md (u to undo)"
         ]
         tree = app.screen.query_one(NoteTree)
         tree.select_path("[/x].md")
@@ -430,7 +436,11 @@ async def test_brackets_in_file_names_and_titles_are_plain_text(
         await pilot.press("escape")
         await pilot.pause()
         await pilot.press("u")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        assert "[red]note.md" in str(app.screen.query_one(".confirm-body", Static).render())
+        await pilot.press("y")
         await wait_idle(pilot)
+        assert (store_root / "[red]note.md").exists()
         await pilot.press("ctrl+p")
         assert await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette))
         palette = app.screen

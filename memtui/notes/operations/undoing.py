@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from memtui.core.group_reverting import changed_parts
 from memtui.core.history import Event, Group
-from memtui.core.paths import to_relpath
+from memtui.core.paths import VIRTUAL_ROOT, to_relpath
 from memtui.core.result import CommandResult
 from memtui.core.store import MemoryStore
 from memtui.core.wording import count
@@ -38,7 +38,7 @@ class UndoTarget:
     def describe(self) -> str:
         """`rename a.md → b.md by human:ana, and the links it rewrote in 2 notes`."""
         event = self.primary
-        where = to_relpath(event.path or "") or "/memories"
+        where = to_relpath(event.path or "") or VIRTUAL_ROOT
         if event.new_path:
             where += f" → {to_relpath(event.new_path)}"
         text = f"{event.command} {where} by {event.actor}"

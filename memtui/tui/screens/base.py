@@ -2,44 +2,51 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from textual.screen import Screen
 
 from memtui.tui.background import Computed, Refresher
+from memtui.tui.typed_app import memtui_app
 
 if TYPE_CHECKING:
+    from memtui.tui.app import MemtuiApp
     from memtui.tui.context import AppContext
 
 T = TypeVar("T")
+ResultT = TypeVar("ResultT")
 
 
-class StoreScreen(Screen[None]):
+class MemtuiScreen(Screen[ResultT]):
+    """A screen of memtui's app: the app and its shared context, typed."""
+
+    @property
+    def memtui(self) -> MemtuiApp:
+        """The app, typed."""
+        return memtui_app(self)
+
+    @property
+    def ctx(self) -> AppContext:
+        """The shared context of the open store."""
+        return self.memtui.ctx
+
+
+class StoreScreen(MemtuiScreen[None]):
     """A screen over the open store that `escape` (the `close` action) leaves."""
 
     _clock: Callable[[], float] | None = None
     _refreshers: list[Refresher[Any]] | None = None
 
-    @property
-    def ctx(self) -> AppContext:
-        """The app's shared context."""
-        app: Any = self.app
-        return app.ctx
-
     def now(self) -> float:
-        """The current time: the given clock, else the app's clock, else the wall clock."""
-        clock = self._clock or getattr(self.app, "clock", None) or time.time
+        """The current time: the given clock, else the app's clock."""
+        clock = self._clock or self.memtui.clock
         return float(clock())
 
     def follow_index(self, callback: Callable[..., None]) -> None:
         """Call `callback` when the index has loaded and whenever notes change."""
-        app: Any = self.app
-        for name in ("index_ready_signal", "notes_changed_signal"):
-            signal = getattr(app, name, None)
-            if signal is not None:
-                signal.subscribe(self, callback)
+        self.memtui.index_ready_signal.subscribe(self, callback)
+        self.memtui.notes_changed_signal.subscribe(self, callback)
 
     def refresher(
         self, name: str, compute: Callable[[], T], apply: Callable[[T], None], *, quiet: float = 0.0

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -20,9 +20,12 @@ from textual.content import Content
 from textual.widgets import DataTable, Footer, Input, Static
 
 from memtui.core.inbox import ChangeQuery, InboxRow, inbox
+from memtui.core.paths import VIRTUAL_ROOT, to_relpath
 from memtui.tui import text_styles as styles
+from memtui.tui.messages import ChangeRecorded, OpenNote
 from memtui.tui.rest_gate import RestGate
 from memtui.tui.screens.base import StoreScreen
+from memtui.tui.screens.editor import EditorScreen, edit_in_external_editor
 from memtui.tui.undo_flow import revert_with_force
 from memtui.tui.widgets.change_rows import ChangeTable, describe_row
 from memtui.tui.widgets.confirm import ConfirmScreen
@@ -94,11 +97,8 @@ class ChangesScreen(StoreScreen):
         """Query in the background and follow every change to the store and to the marks."""
         self._loader = self.refresher("changes-query", self._fetch, self._show_page, quiet=QUIET)
         self._describer = self.refresher("changes-detail", self._describe, self._show_detail)
-        app: Any = self.app
-        for name in ("notes_changed_signal", "review_count_signal"):
-            signal = getattr(app, name, None)
-            if signal is not None:
-                signal.subscribe(self, lambda _value: self._loader.request())
+        self.memtui.notes_changed_signal.subscribe(self, lambda _paths: self._loader.request())
+        self.memtui.review_count_signal.subscribe(self, lambda _count: self._loader.request())
         self.query_one("#changes-title", Static).update("Changes to review · loading…")
         self._loader.request(now=True)
         self.table.focus()
@@ -240,7 +240,7 @@ class ChangesScreen(StoreScreen):
     async def _revert(self, row: InboxRow) -> None:
         """Ask, then revert each change through the core, newest first (a conflict asks to
         force); every undone change is marked reviewed by the core with its undo."""
-        name = short_path(row.path) or "/memories"
+        name = short_path(row.path) or VIRTUAL_ROOT
         first = row.events[0]
         confirmed = await self.app.push_screen_wait(
             ConfirmScreen(
@@ -261,9 +261,7 @@ class ChangesScreen(StoreScreen):
                     self.notify(result.content, severity="error", timeout=6)
                 break
             undone += 1
-            remember = getattr(self.app, "remember_event", None)
-            if remember is not None:
-                remember(result.event_id)
+            self.post_message(ChangeRecorded(result.event_id))
         if undone:
             self.notify(f"Reverted {count(undone, 'change')} to {name}.", timeout=3)
         await self._update_index(row)
@@ -271,17 +269,13 @@ class ChangesScreen(StoreScreen):
 
     async def _update_index(self, row: InboxRow) -> None:
         """Tell the index which notes the undo touched, so every screen shows them."""
-        paths = {short_path(p) for event in row.events for p in (event.path, event.new_path) if p}
-        apply = getattr(self.app, "apply_changes", None)
-        if apply is not None:
-            await apply(frozenset(paths))
+        paths = {to_relpath(p) for event in row.events for p in (event.path, event.new_path) if p}
+        await self.memtui.apply_changes(frozenset(paths))
 
     def _changed(self) -> None:
         """Marks or notes changed here: query again and recount the status line."""
         self._loader.request(now=True)
-        recount = getattr(self.app, "count_reviews", None)
-        if recount is not None:
-            recount()
+        self.memtui.count_reviews()
 
     def _note_to_edit(self) -> str | None:
         """The relative path of the selected note, if it still exists."""
@@ -294,13 +288,11 @@ class ChangesScreen(StoreScreen):
         if row.folder:
             self.notify("This is a folder: approve (a) or revert (u) its change.", timeout=4)
             return None
-        return short_path(row.path)
+        return to_relpath(row.path)
 
     @work(exclusive=True, group="changes-action")
     async def action_edit(self) -> None:
         """Edit the note in the app; saving marks its waiting changes reviewed."""
-        from memtui.tui.screens.editor import EditorScreen
-
         relpath = self._note_to_edit()
         if relpath is None:
             return
@@ -315,26 +307,21 @@ class ChangesScreen(StoreScreen):
     @work(exclusive=True, group="changes-action")
     async def action_external_edit(self) -> None:
         """Edit a copy of the note in $EDITOR; saving marks its waiting changes reviewed."""
-        from memtui.tui.screens.editor import edit_in_external_editor
-
         relpath = self._note_to_edit()
-        if relpath is not None and await edit_in_external_editor(self.app, relpath):  # type: ignore[arg-type]
+        if relpath is not None and await edit_in_external_editor(self.memtui, relpath):
             await self._saved(relpath)
 
     async def _saved(self, relpath: str) -> None:
         """After a save: update the index, query again and recount."""
-        apply = getattr(self.app, "apply_changes", None)
-        if apply is not None:
-            await apply(frozenset({relpath}))
+        await self.memtui.apply_changes(frozenset({relpath}))
         self._changed()
 
     def action_open(self) -> None:
         """Show the selected note (or folder) on the main screen."""
         row = self._selected()
-        opener = getattr(self.app, "open_note", None)
-        if row is None or opener is None:
+        if row is None:
             return
         if row.gone:
             self.notify("The note was deleted; revert (u) brings it back.", timeout=4)
             return
-        opener(short_path(row.path))
+        self.post_message(OpenNote(to_relpath(row.path)))

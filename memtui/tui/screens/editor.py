@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, ClassVar
 from textual import work
 from textual.app import ComposeResult, SuspendNotSupported
 from textual.binding import Binding, BindingType
-from textual.screen import Screen
 from textual.widgets import Footer, Static, TextArea
 
 from memtui.core.display import visible
@@ -17,6 +16,7 @@ from memtui.core.hashing import digest
 from memtui.notes.operations.external import EditCopy, EditorProblem, editor_command, run_editor
 from memtui.notes.shown import read_head
 from memtui.tui.save_flow import save_note
+from memtui.tui.screens.base import MemtuiScreen
 from memtui.tui.widgets.confirm import ConfirmScreen
 from memtui.tui.widgets.safe_text_area import SafeTextArea
 
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 EDIT_HERE = "press e to edit in memtui"
 
 
-class EditorScreen(Screen[bool]):
+class EditorScreen(MemtuiScreen[bool]):
     """Edit a note in a markdown TextArea; ctrl+s saves through the store with the loaded
     revision (merging with changes saved meanwhile); dismisses with whether anything was saved."""
 
@@ -102,7 +102,7 @@ class EditorScreen(Screen[bool]):
     async def action_save(self) -> None:
         """Save; when the note changed meanwhile, show the merge and follow the choice. Text
         typed while the save was under way stays in the editor, unsaved."""
-        app: MemtuiApp = self.app  # type: ignore[assignment]
+        app = self.memtui
         text = self.text
         report = await save_note(app, self.relpath, text, self.revision, self.loaded)
         if report.outcome == "theirs":

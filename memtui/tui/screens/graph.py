@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -15,6 +15,7 @@ from textual.widgets.option_list import Option
 
 from memtui.core.display import visible, visible_text
 from memtui.tui.layout_graph import UNRESOLVED_PREFIX, GraphLayout, layout_neighbourhood
+from memtui.tui.messages import OpenNote
 from memtui.tui.screens.base import StoreScreen
 from memtui.tui.widgets.cursor_list import CursorList
 from memtui.tui.widgets.graph_view import GraphView
@@ -336,5 +337,4 @@ class GraphScreen(StoreScreen):
         if key is None or index is None or key not in index.notes:
             self.notify("Only existing notes can be opened.", severity="warning", timeout=3)
             return
-        app: Any = self.app
-        app.open_note(key)
+        self.post_message(OpenNote(key))

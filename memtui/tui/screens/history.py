@@ -15,9 +15,11 @@ from textual.content import Content
 from textual.widgets import Checkbox, DataTable, Footer, Input, Static
 
 from memtui.core.history import BASELINE
+from memtui.core.paths import VIRTUAL_ROOT
 from memtui.notes.operations.undoing import undo_target
 from memtui.tui import text_styles as styles
 from memtui.tui.indexing import update_notes
+from memtui.tui.messages import ChangeRecorded
 from memtui.tui.rest_gate import RestGate
 from memtui.tui.screens.base import StoreScreen
 from memtui.tui.undo_flow import undo_with_force
@@ -150,10 +152,7 @@ class HistoryScreen(StoreScreen):
         """Query the events in the background and follow changes to the store."""
         self._loader = self.refresher("history-query", self._fetch, self._show_page, quiet=QUIET)
         self._differ = self.refresher("history-diff", self._describe, self._show_diff)
-        app: Any = self.app
-        signal = getattr(app, "notes_changed_signal", None)
-        if signal is not None:
-            signal.subscribe(self, lambda _paths: self._loader.request())
+        self.memtui.notes_changed_signal.subscribe(self, lambda _paths: self._loader.request())
         self.query_one("#history-title", Static).update("History · loading…")
         self.reload()
         self.query_one(EventTable).focus()
@@ -215,7 +214,7 @@ class HistoryScreen(StoreScreen):
             table.add_events(page.newer, page.older, page.groups)
         self.total = page.total
         path = page.query.path
-        scope = f" of {short_path(path) or '/memories'}" if path else ""
+        scope = f" of {short_path(path) or VIRTUAL_ROOT}" if path else ""
         shown = len(self.events)
         more = f" · newest {shown} shown, more below" if shown < self.total else ""
         problems = f" · {'; '.join(page.query.problems)}" if page.query.problems else ""
@@ -351,9 +350,7 @@ class HistoryScreen(StoreScreen):
             self.notify(result.content, severity="error", timeout=6)
         else:
             self.notify(f"Undid {what}.", timeout=3)
-            remember = getattr(self.app, "remember_event", None)
-            if remember is not None:
-                remember(result.event_id)
+            self.post_message(ChangeRecorded(result.event_id))
             await asyncio.to_thread(update_notes, self.ctx, target.paths())
         self._reload_wanted = True
         self.reload()

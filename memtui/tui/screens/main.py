@@ -8,16 +8,14 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.screen import Screen
 from textual.widgets import Footer, Static, Tree
 from textual.worker import get_current_worker
 
 from memtui.core.display import visible
-from memtui.tui import note_actions
 from memtui.tui.messages import NoteHistoryRead, PreviewPrepared, SettingSaved, TitlesRead
 from memtui.tui.outlink import OutLink
 from memtui.tui.rest_gate import RestGate
-from memtui.tui.screens.editor import EditorScreen, edit_in_external_editor, read_for_edit
+from memtui.tui.screens.base import MemtuiScreen
 from memtui.tui.widgets.note_tree import BADGE_HELP, NoteTree, TreeEntry
 from memtui.tui.widgets.preview import LinkFollowed, Preview
 from memtui.tui.widgets.side_panel import SideItemChosen, SidePanel
@@ -25,9 +23,7 @@ from memtui.tui.wording import count
 
 if TYPE_CHECKING:
     from memtui.core.history import Event
-    from memtui.tui.app import MemtuiApp
     from memtui.tui.commands import PaletteEntry
-    from memtui.tui.context import AppContext
 
 SIDE_PANEL_MIN_WIDTH = 100
 """Terminals narrower than this hide the side panel by default (`l` shows it)."""
@@ -36,7 +32,7 @@ PREVIEW_DELAY = 0.05
 HISTORY_ROWS = 8
 
 
-class MainScreen(Screen[None]):
+class MainScreen(MemtuiScreen[None]):
     """Browse the store: tree, preview, links and history; every note action starts here."""
 
     HELP = "Tree badges:\n" + BADGE_HELP
@@ -92,16 +88,6 @@ class MainScreen(Screen[None]):
         """The note `show_path` moved the cursor to and the line its highlight shows it at."""
         self._view_wanted: tuple[str, bool] | None = None
         """The file (and whether raw) whose view is being prepared, so an older one is dropped."""
-
-    @property
-    def memtui(self) -> MemtuiApp:
-        """The app, typed."""
-        return self.app  # type: ignore[return-value]
-
-    @property
-    def ctx(self) -> AppContext:
-        """The shared context of the open store."""
-        return self.memtui.ctx
 
     def compose(self) -> ComposeResult:
         """The tree and a status line; the preview, side panel and footer join them once the
@@ -286,15 +272,18 @@ class MainScreen(Screen[None]):
         self, relpath: str, width: int, line: int | None, raw: bool, record: bool, keep: bool
     ) -> None:
         """Read and lay out a view in a thread and post it; a run overtaken posts nothing."""
-        from memtui.tui.preview_source import prepare_raw, prepare_view
+        from memtui.tui.preview_source import prepare_raw, prepare_view  # first use: start-up
 
         view = None
         error = None
+        interaction = self.ctx.interaction
         try:
             if raw:
-                view = prepare_raw(self.ctx.store, relpath, width, record=record)
+                view = prepare_raw(
+                    self.ctx.store, relpath, width, record=record, interaction=interaction
+                )
             else:
-                view = prepare_view(self.ctx.store, relpath, width)
+                view = prepare_view(self.ctx.store, relpath, width, interaction=interaction)
         except Exception as failure:
             error = f"Cannot read {relpath}: {failure}"
         if not get_current_worker().is_cancelled:
@@ -457,7 +446,7 @@ class MainScreen(Screen[None]):
 
     def action_search(self) -> None:
         """Open the search screen."""
-        from memtui.tui.screens.search import SearchScreen
+        from memtui.tui.screens.search import SearchScreen  # imported on first use: start-up
 
         self.app.push_screen(SearchScreen())
 
@@ -490,8 +479,8 @@ class MainScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="save-labels", exit_on_error=False)
     def save_labels(self, labels: str) -> None:
         """Save the tree's labels in the config file, in a thread."""
-        from memtui.core.config import ConfigError
-        from memtui.core.config_edit import save_setting
+        from memtui.core.config import ConfigError  # imported on first use: start-up
+        from memtui.core.config_edit import save_setting  # imported on first use: start-up
 
         summary = f"Tree shows {labels}"
         try:
@@ -515,7 +504,7 @@ class MainScreen(Screen[None]):
     @work(thread=True, group="titles", exit_on_error=False)
     def read_titles(self, relpaths: frozenset[str]) -> None:
         """Read files' titles from their first bytes, in a thread."""
-        from memtui.notes.titles import read_titles
+        from memtui.notes.titles import read_titles  # imported on first use: start-up
 
         self.post_message(TitlesRead(read_titles(self.ctx.store, sorted(relpaths))))
 
@@ -537,6 +526,8 @@ class MainScreen(Screen[None]):
 
     async def edit_note(self, relpath: str, cursor: tuple[int, int] = (0, 0)) -> None:
         """Open `relpath` in the in-app editor, the cursor at (row, column); show it once saved."""
+        from memtui.tui.screens.editor import EditorScreen, read_for_edit  # first use: start-up
+
         loaded = await read_for_edit(self.memtui, relpath)
         if loaded is None:
             return
@@ -548,6 +539,8 @@ class MainScreen(Screen[None]):
     @work(exclusive=True, group="main-action")
     async def action_external_edit(self) -> None:
         """Edit a copy of the note in $EDITOR and save it through the store."""
+        from memtui.tui.screens.editor import edit_in_external_editor  # first use: start-up
+
         relpath = self.selected_note()
         if relpath is not None and await edit_in_external_editor(self.memtui, relpath):
             await self.changed({relpath}, show=relpath)
@@ -555,22 +548,30 @@ class MainScreen(Screen[None]):
     @work(exclusive=True, group="main-action")
     async def action_new_note(self) -> None:
         """Create a note from the template in a folder the user names, then edit it."""
+        from memtui.tui import note_actions  # imported on first use: start-up
+
         await note_actions.new_note(self)
 
     @work(exclusive=True, group="main-action")
     async def action_rename(self) -> None:
         """Rename or move the note or folder, optionally rewriting links to it (one operation)."""
+        from memtui.tui import note_actions  # imported on first use: start-up
+
         await note_actions.rename(self)
 
     @work(exclusive=True, group="main-action")
     async def action_delete(self) -> None:
         """Delete the note or folder under the cursor after confirmation naming the links it
         breaks (undo with u)."""
+        from memtui.tui import note_actions  # imported on first use: start-up
+
         await note_actions.delete_entry(self)
 
     @work(exclusive=True, group="main-action")
     async def action_undo(self) -> None:
         """Undo the last change made in this app, after naming it."""
+        from memtui.tui import note_actions  # imported on first use: start-up
+
         await note_actions.undo_last(self)
 
     def _current_relpath(self) -> str:
@@ -579,11 +580,8 @@ class MainScreen(Screen[None]):
 
     def action_graph(self) -> None:
         """Open the graph around the note."""
-        try:
-            from memtui.tui.screens.graph import GraphScreen
-        except ImportError:
-            self.notify("The graph screen is not available.", severity="warning")
-            return
+        from memtui.tui.screens.graph import GraphScreen  # imported on first use: start-up
+
         relpath = self.selected_note()
         if relpath is not None:
             self.app.push_screen(GraphScreen(relpath))
@@ -599,24 +597,18 @@ class MainScreen(Screen[None]):
 
     def _open_history(self, path: str | None) -> None:
         """Open the history screen limited to `path`."""
-        try:
-            from memtui.tui.screens.history import HistoryScreen
-        except ImportError:
-            self.notify("The history screen is not available.", severity="warning")
-            return
+        from memtui.tui.screens.history import HistoryScreen  # imported on first use: start-up
+
         self.app.push_screen(HistoryScreen(path))
 
     def action_changes(self) -> None:
         """Open the inbox of changes waiting for review."""
-        from memtui.tui.screens.changes import ChangesScreen
+        from memtui.tui.screens.changes import ChangesScreen  # imported on first use: start-up
 
         self.app.push_screen(ChangesScreen())
 
     def action_review(self) -> None:
         """Open the stale-note review queue."""
-        try:
-            from memtui.tui.screens.review import ReviewScreen
-        except ImportError:
-            self.notify("The review screen is not available.", severity="warning")
-            return
+        from memtui.tui.screens.review import ReviewScreen  # imported on first use: start-up
+
         self.app.push_screen(ReviewScreen())

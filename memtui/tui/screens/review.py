@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -13,9 +13,14 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import DataTable, Footer, Static
 
+from memtui.core.paths import from_relpath
+from memtui.notes.operations.moving import archive_path
 from memtui.notes.stale import ARCHIVE_FOLDER, review
 from memtui.tui import text_styles as styles
+from memtui.tui.indexing import update_notes
+from memtui.tui.messages import ChangeRecorded, OpenNote
 from memtui.tui.screens.base import StoreScreen
+from memtui.tui.widgets.confirm import ConfirmScreen
 from memtui.tui.widgets.review_table import ReviewTable
 from memtui.tui.wording import count
 
@@ -28,11 +33,6 @@ PAGE = 200
 """Rows shown at first; reaching the last row shows this many more."""
 QUIET = 0.5
 """Seconds without a change before the queue is computed again."""
-
-
-def archive_path(relpath: str) -> str:
-    """Where a note is archived: `archive/<same relative path>`."""
-    return f"{ARCHIVE_FOLDER}/{relpath}"
 
 
 class ReviewScreen(StoreScreen):
@@ -101,7 +101,9 @@ class ReviewScreen(StoreScreen):
         shown = {candidate.path: candidate for candidate in self.candidates}
         return [
             shown[c.path] if shown.get(c.path) == c else c
-            for c in review(index, self.ctx.history, now=self.now())
+            for c in review(
+                index, self.ctx.history, now=self.now(), interaction=self.ctx.interaction
+            )
         ]
 
     def _show_queue(self, candidates: list[StaleCandidate] | None) -> None:
@@ -210,14 +212,11 @@ class ReviewScreen(StoreScreen):
         """Open the note under the cursor in the main screen."""
         path = self.current_path()
         if path is not None:
-            app: Any = self.app
-            app.open_note(path)
+            self.post_message(OpenNote(path))
 
     @work(exclusive=True, group="review-remove")
     async def _remove(self, paths: list[str], *, archive: bool) -> None:
         """Confirm once, then archive or delete each note through the core (each undoable)."""
-        from memtui.tui.widgets.confirm import ConfirmScreen
-
         if not paths:
             self.notify("Nothing selected.", timeout=2)
             return
@@ -241,22 +240,19 @@ class ReviewScreen(StoreScreen):
         done: list[str] = []
         failures: list[str] = []
         for path in paths:
-            virtual = "/memories/" + path
+            virtual = from_relpath(path)
             if archive:
-                result = store.rename(virtual, "/memories/" + archive_path(path))
+                target = from_relpath(archive_path(path))
+                result = await asyncio.to_thread(store.rename, virtual, target)
             else:
-                result = store.delete(virtual)
+                result = await asyncio.to_thread(store.delete, virtual)
             if result.is_error:
                 failures.append(result.content)
             else:
                 done.append(path)
-                remember = getattr(self.app, "remember_event", None)
-                if remember is not None:
-                    remember(result.event_id)
+                self.post_message(ChangeRecorded(result.event_id))
         changed = set(done) | ({archive_path(p) for p in done} if archive else set())
         if changed:
-            from memtui.tui.indexing import update_notes
-
             await asyncio.to_thread(update_notes, self.ctx, changed)
         self.selected -= set(done)
         past = "Archived" if archive else "Deleted"

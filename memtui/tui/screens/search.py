@@ -10,19 +10,19 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from memtui.core.display import visible_spans
+from memtui.core.wording import noun_for
 from memtui.notes.query import QueryError, parse_query
 from memtui.tui import text_styles as styles
+from memtui.tui.screens.base import MemtuiScreen
 from memtui.tui.timers import Stoppable, timers_of
 
 if TYPE_CHECKING:
     from memtui.notes.search import SearchHit
-    from memtui.tui.app import MemtuiApp
 
 __all__ = ["SearchScreen", "highlight", "hit_prompt", "parse_query"]
 
@@ -72,7 +72,7 @@ class SearchResults(Message):
     prompts: list[Content]
 
 
-class SearchScreen(Screen[None]):
+class SearchScreen(MemtuiScreen[None]):
     """Search every note as you type; Enter opens a result at its line."""
 
     HELP = SEARCH_HELP
@@ -96,11 +96,6 @@ class SearchScreen(Screen[None]):
         self.shown_query: str | None = None
         self._search_timer: Stoppable | None = None
         self._shown_generation = 0
-
-    @property
-    def memtui(self) -> MemtuiApp:
-        """The app, typed."""
-        return self.app  # type: ignore[return-value]
 
     def compose(self) -> ComposeResult:
         """The query, a status line, the results and the footer."""
@@ -176,10 +171,10 @@ class SearchScreen(Screen[None]):
         if message.query != self.query_one("#search-input", Input).value:
             return
         self._show(message.query, message.hits, message.prompts)
-        count = len(message.hits)
-        more = "+" if count >= RESULT_LIMIT else ""
+        found = len(message.hits)
+        more = "+" if found >= RESULT_LIMIT else ""
         self.query_one("#search-status", Static).update(
-            f"{count}{more} result{'s' if count != 1 else ''}" if count else "No matches."
+            f"{found}{more} {noun_for(found, 'result')}" if found else "No matches."
         )
 
     def _show(self, query: str, hits: list[SearchHit], prompts: list[Content]) -> None:

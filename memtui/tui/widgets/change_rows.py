@@ -10,10 +10,11 @@ from textual.content import Content
 
 from memtui.core.display import visible, visible_text
 from memtui.core.inbox import InboxRow, event_line_changes, row_texts
+from memtui.core.paths import VIRTUAL_ROOT
 from memtui.tui import text_styles as styles
 from memtui.tui.widgets.fitted_table import FittedTable
 from memtui.tui.widgets.history_events import format_time, short_path, unified_diff
-from memtui.tui.wording import count
+from memtui.tui.wording import count, shorten_middle
 
 if TYPE_CHECKING:
     from memtui.core.history import Event, History
@@ -70,7 +71,11 @@ class ChangeTable(FittedTable):
         """Append one note's row."""
         actors = [Content.styled(visible(a), styles.actor_style(a)) for a in row.actors]
         self.add_row(
-            styles.plain(short_path(row.path) + ("/" if row.folder else "")),
+            styles.plain(
+                shorten_middle(
+                    short_path(row.path) + ("/" if row.folder else ""), self.widths["note"]
+                )
+            ),
             Text(str(len(row.events)), justify="right"),
             Content.assemble(*_joined(actors)),
             Content(format_time(row.newest.time)),
@@ -115,7 +120,7 @@ def describe_row(history: History, row: InboxRow) -> Content:
     when, then the combined diff from before its first waiting change to now."""
     before, after = row_texts(history, row)
     added_removed = [event_line_changes(history, event) for event in row.events]
-    name = short_path(row.path) or "/memories"
+    name = short_path(row.path) or VIRTUAL_ROOT
     state = "deleted" if row.gone else "waiting for review"
     heading = f"{visible(name)} · {count(len(row.events), 'change')} {state}\n"
     parts: list[styles.Part] = [(heading, styles.HEADING)]

@@ -16,16 +16,17 @@ from textual.widgets import Static
 from memtui.core.display import visible, visible_text
 from memtui.core.history import BASELINE, actor_kind
 from memtui.core.operations import Entry, entries
+from memtui.core.paths import VIRTUAL_ROOT, from_relpath, to_relpath, under_root
 from memtui.core.wording import count
 from memtui.tui import text_styles as styles
 from memtui.tui.widgets.fitted_table import FittedTable
+from memtui.tui.wording import shorten_middle
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from memtui.core.history import Event, Group
 
-VIRTUAL_PREFIX = "/memories/"
 SINCE_WORDS = 3
 """Most words a `since:` timeframe spans in the filter row (`since:3 weeks ago`)."""
 _COMMAND_ALIASES = {"edit": "str_replace", "replace": "str_replace", "read": "view"}
@@ -40,7 +41,8 @@ def short_path(path: str | None) -> str:
     """A virtual path without the `/memories/` prefix (the root stays `/memories`)."""
     if path is None:
         return ""
-    return path[len(VIRTUAL_PREFIX) :] if path.startswith(VIRTUAL_PREFIX) else path
+    relpath = under_root(path)
+    return path if relpath is None else relpath
 
 
 def event_path_text(event: Event) -> str:
@@ -108,7 +110,7 @@ def since_start(words: list[str], now: float) -> tuple[float, int] | None:
     The longest reading wins, so `since:1 month ago`, `since:2 weeks` and
     `since:2026-11-01 09:30` take their following words.
     """
-    from memtui.notes.timeframe import parse_when
+    from memtui.notes.timeframe import parse_when  # imported on first use: start-up
 
     for taken in range(min(SINCE_WORDS, len(words)), 0, -1):
         try:
@@ -124,7 +126,7 @@ def parse_filter(query: str, now: float) -> EventFilter:
     `since:` takes what `memtui log --since` takes (one parser): `45s`, `1.5d`, `12h`,
     `2 weeks`, `1 month`, `1y`, `today`, `yesterday`, an ISO date or date and time.
     """
-    from memtui.notes.timeframe import WHEN_EXAMPLES
+    from memtui.notes.timeframe import WHEN_EXAMPLES  # imported on first use: start-up
 
     result = EventFilter()
     try:
@@ -144,10 +146,7 @@ def parse_filter(query: str, now: float) -> EventFilter:
         elif key in {"cmd", "command"}:
             result.command = _COMMAND_ALIASES.get(value, value)
         elif key == "path":
-            cleaned = value.strip("/")
-            if cleaned.startswith("memories"):
-                cleaned = cleaned[len("memories") :].strip("/")
-            result.path = (VIRTUAL_PREFIX + cleaned).rstrip("/") if cleaned else "/memories"
+            result.path = from_relpath(to_relpath("/" + value.strip("/")))
         else:
             found = since_start([value, *words[position:]], now)
             if found is None:
@@ -254,7 +253,7 @@ class EventTable(FittedTable):
             Content(format_time(event.time)),
             styles.assemble((visible(event.actor), styles.actor_style(event.actor))),
             styles.plain(command),
-            styles.plain(path),
+            styles.plain(shorten_middle(path, self.widths["path"])),
             styles.assemble(
                 (
                     first_line(visible_text(result), max(self.widths["result"], 16)),
@@ -329,7 +328,7 @@ def describe_operation(
 
 def describe_event(event: Event, before: str | None, after: str | None) -> Content:
     """What changed in an event: a diff, the content read, a folder manifest or the error."""
-    name = event_path_text(event) or "/memories"
+    name = event_path_text(event) or VIRTUAL_ROOT
     title = (
         visible(f"#{event.id} {format_time(event.time)} {event.actor} {event.command} {name}")
         + "\n",

@@ -192,13 +192,14 @@ class Preview(Vertical):
     ) -> None:
         """Render a small Markdown note: its frontmatter, its own text in order (title, intro,
         any other prose), then its observations by category and its relations."""
-        from memtui.tui.preview_source import linkify_wikilinks, prose_of, split_frontmatter
+        # imported on first use: start-up
+        from memtui.tui.preview_source import linkify_wikilinks, note_body, prose_of
 
         self._set_mode("rendered")
-        self._frontmatter_lines, body = split_frontmatter(text)
+        self._frontmatter_lines, body, has_frontmatter = note_body(note, text)
         frontmatter = self.query_one("#preview-frontmatter", Static)
-        frontmatter.display = self._frontmatter_lines > 0
-        frontmatter.update(frontmatter_text(note) if self._frontmatter_lines else "")
+        frontmatter.display = has_frontmatter
+        frontmatter.update(frontmatter_text(note) if has_frontmatter else "")
         observations = self.query_one("#preview-observations", Static)
         observations.display = bool(note.observations)
         observations.update(observations_text(note) if note.observations else "")
@@ -253,9 +254,9 @@ class Preview(Vertical):
 
     async def markdown_body(self) -> Markdown:
         """The Markdown widget, created on first use so start-up does not pay for it."""
-        from textual.widgets import Markdown
+        from textual.widgets import Markdown  # imported on first use: start-up
 
-        from memtui.tui.markdown_parser import preview_parser
+        from memtui.tui.markdown_parser import preview_parser  # imported on first use: start-up
 
         existing = self.query("#preview-body")
         if existing:

@@ -16,6 +16,7 @@ from textual.strip import Strip
 from textual.worker import get_current_worker
 
 from memtui.tui.text_layout import Rows, ShownText, lay_out
+from memtui.tui.typed_app import memtui_app
 
 
 @dataclass(frozen=True)
@@ -159,7 +160,7 @@ class TextView(ScrollView, can_focus=True):
         shown, width = self.shown, self.wrap_width
         if shown is None:
             return
-        rows = lay_out(shown, width)
+        rows = lay_out(shown, width, interaction=memtui_app(self).ctx.interaction)
         if not get_current_worker().is_cancelled:
             self.post_message(self.LaidOut(shown, rows))
 
