@@ -34,7 +34,7 @@ async def start_editing(app: MemtuiApp, pilot: object, relpath: str = NOTE) -> E
     assert await wait_for(pilot, lambda: screen.preview.relpath == relpath)  # type: ignore[arg-type]
     await pilot.press("e")  # type: ignore[attr-defined]
     assert await wait_for(pilot, lambda: isinstance(app.screen, EditorScreen))  # type: ignore[arg-type]
-    await wait_idle(pilot)  # type: ignore[arg-type]
+    await pilot.pause()  # type: ignore[attr-defined]
     assert isinstance(app.screen, EditorScreen)
     return app.screen
 
@@ -330,7 +330,7 @@ async def test_a_folder_rename_dialog_counts_off_the_ui_thread_without_parsing_n
         assert await wait_for(pilot, lambda: isinstance(app.screen, RenameScreen))
         dialog = app.screen
         assert isinstance(dialog, RenameScreen)
-        await wait_idle(pilot)
+        await pilot.pause(0.1)
         parses: list[str] = []
         original = parser.parse_note
 
