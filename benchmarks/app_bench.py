@@ -245,7 +245,7 @@ def shown(screen: Any, relpath: str, text: str) -> bool:
     return bool(preview.mode == "rendered")
 
 
-async def in_app(root: Path, runs: int) -> dict[str, list[float]]:
+async def in_app(root: Path, runs: int) -> dict[str, list[float]]:  # noqa: C901
     """Key echo while indexing and searching, opening a 10 KB note, outside write to screen."""
     from textual.widgets import Input, Static
 
@@ -826,14 +826,17 @@ def main() -> None:
                 continue
             print(
                 f"{size:>6} notes, key echo {key[5:]}: p95 {p95(values) * 1000:.1f} ms, "
-                f"median {statistics.median(values) * 1000:.1f} ms ({len(values)} keys, goal p95 <= {goal} ms)"
+                f"median {statistics.median(values) * 1000:.1f} ms ({len(values)} keys, goal "
+                f"p95 <= {goal} ms)"
             )
         print(
-            f"{size:>6} notes, open a 10 KB note: median {statistics.median(measured['open']) * 1000:.1f} ms"
+            f"{size:>6} notes, open a 10 KB note: median "
+            f"{statistics.median(measured['open']) * 1000:.1f} ms"
             " (goal <= 50 ms)"
         )
         print(
-            f"{size:>6} notes, outside write to screen: p50 {statistics.median(measured['live']) * 1000:.0f} ms"
+            f"{size:>6} notes, outside write to screen: p50 "
+            f"{statistics.median(measured['live']) * 1000:.0f} ms"
             " (goal <= 150 ms)"
         )
         report_screens(size, asyncio.run(screens_in_app(fresh_copy(source, work), args.runs)))

@@ -1,13 +1,13 @@
 """Time the note parser: reading bytes vs the markdown-it reference path vs the fast path.
 
-Usage: python benchmarks/parse_bench.py [--notes 2000] [--runs 5] [--corpus DIR ...] [--index DIR ...]
-       [--index-only] [--no-shared]
+Usage: python benchmarks/parse_bench.py [--notes 2000] [--runs 5] [--corpus DIR ...]
+       [--index DIR ...] [--index-only] [--no-shared]
 
 Generates a Basic Memory-style corpus with benchmarks/gen_corpus.py into a temporary folder,
 adds the shared corpus when it is present, and prints for each: the median of `--runs` runs of
 (a) reading every file's bytes, (b) read + parse_note on the reference path, (c) read +
-parse_note with the fast path, (d)/(e) the block scan alone on each path, (f)/(g) the frontmatter alone through PyYAML and
-through the simple-YAML shortcut; plus the fast path's
+parse_note with the fast path, (d)/(e) the block scan alone on each path, (f)/(g) the
+frontmatter alone through PyYAML and through the simple-YAML shortcut; plus the fast path's
 fallback rate. With `--index DIR` it also times a cold `NoteIndex.load(DIR, use_cache=False)`
 against walking DIR and reading every note's bytes, alternating the two in one process, and
 prints the medians, their ratio and the index's own phase timings. Uses only time.perf_counter,
@@ -66,7 +66,7 @@ def _row(label: str, timing: tuple[float, float], base: tuple[float, float]) -> 
     )
 
 
-def bench_folder(label: str, root: Path, runs: int) -> None:
+def bench_folder(label: str, root: Path, runs: int) -> None:  # noqa: C901
     """Print the timings for every .md file under root."""
     paths = sorted(root.rglob("*.md"))
     relpaths = [path.relative_to(root).as_posix() for path in paths]
@@ -118,7 +118,8 @@ def bench_folder(label: str, root: Path, runs: int) -> None:
     print(_row("frontmatter only, PyYAML", front_yaml, read))
     print(_row("frontmatter only, simple YAML", front_fast, read))
     print(
-        f"  fast path fallback rate     {fallbacks}/{len(bodies)} = {fallbacks / max(1, len(bodies)):.1%}"
+        f"  fast path fallback rate     {fallbacks}/{len(bodies)} = "
+        f"{fallbacks / max(1, len(bodies)):.1%}"
     )
 
 

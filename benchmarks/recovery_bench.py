@@ -3,8 +3,9 @@
 Usage: python benchmarks/recovery_bench.py [--sizes 1000,10000] [--runs 5] [--views 50000]
 
 For each size a store of N small notes (40 observation lines each, 100 folders) is written to a
-temporary folder. It prints the median wall and CPU time of `--runs` fresh processes for: the first open (the
-history records one baseline event listing every existing note, with its content), with the
+temporary folder. It prints the median wall and CPU time of `--runs` fresh processes for: the
+first open (the history records one baseline event listing every existing note, with its content),
+with the
 events it recorded and the size of `history.db` after a checkpoint, a reopen with nothing changed
 (temp-file sweep and a stat of every file compared with file_state), the same reopen after
 `--views` more agent `view` events were added to the history (the history's length must not

@@ -1,4 +1,5 @@
-"""Fixtures for every test: `$XDG_CACHE_HOME` is a temporary folder, so no test writes in the real home."""
+"""Fixtures for every test: `$XDG_CACHE_HOME` is a temporary folder, so no test writes in the real
+home."""
 
 from __future__ import annotations
 

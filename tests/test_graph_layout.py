@@ -1,4 +1,5 @@
-"""Tests for the pure graph layout: deterministic placement, labelled edges, overflow, navigation."""
+"""Tests for the pure graph layout: deterministic placement, labelled edges, overflow,
+navigation."""
 
 from __future__ import annotations
 

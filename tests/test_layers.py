@@ -1,4 +1,8 @@
-"""The layering rule: core, notes and agents never import textual; core imports no other layer."""
+"""The layering rule at run time: what importing core, notes and agents really loads.
+
+The import-linter contracts in pyproject.toml (run by `.ci/lint`) check the import graph of
+memtui's own modules; these tests also catch textual arriving through a third-party package.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Anthropic SDK memory tools backed by memtui's command core, for `client.beta.messages.tool_runner`."""
+"""Anthropic SDK memory tools backed by memtui's command core, for
+`client.beta.messages.tool_runner`."""
 
 from __future__ import annotations
 
@@ -65,7 +66,8 @@ def open_agent_store(root: PathArg, actor: str, session: str | None) -> MemorySt
 
 
 def run_command(store: MemoryStore, tool_input: object) -> str:
-    """Run one raw tool input through the core: its content, or ToolError with the core's message."""
+    """Run one raw tool input through the core: its content, or ToolError with the core's
+    message."""
     try:
         result: CommandResult = store.execute(tool_input)
     except Exception as exc:

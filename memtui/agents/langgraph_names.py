@@ -67,7 +67,8 @@ def _fits(name: str) -> bool:
 
 
 def check_label(label: object, namespace: tuple[object, ...]) -> str:
-    """A namespace label LangGraph accepts and a file system can hold; else InvalidNamespaceError."""
+    """A namespace label LangGraph accepts and a file system can hold; else
+    InvalidNamespaceError."""
     if not isinstance(label, str):
         raise InvalidNamespaceError(
             f"Invalid namespace label {label!r} found in {namespace}: labels must be strings, "

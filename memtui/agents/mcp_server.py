@@ -54,7 +54,9 @@ MEMORY_TOOL_SCHEMA: dict[str, Any] = {
             "items": {"type": "integer"},
             "minItems": 2,
             "maxItems": 2,
-            "description": "view: optional [start, end] line numbers, 1-based, end -1 = to the end.",
+            "description": (
+                "view: optional [start, end] line numbers, 1-based, end -1 = to the end."
+            ),
         },
         "old_str": {
             "type": "string",
@@ -98,8 +100,8 @@ note_type, actor (who last changed the note, e.g. "agent" or "human:ana"), max_a
 BUILD_CONTEXT_DESCRIPTION = """\
 Load a note and its neighbourhood: its observations and the notes it links to or that link \
 to it, up to `depth` hops. `target` is a path (projects/memtui.md), a permalink or a title. \
-`timeframe` (e.g. "7d", "2 weeks", "1 month") limits related notes to recently changed ones; without it \
-related notes of any age are listed."""
+`timeframe` (e.g. "7d", "2 weeks", "1 month") limits related notes to recently changed ones; \
+without it related notes of any age are listed."""
 
 RECENT_ACTIVITY_DESCRIPTION = """\
 What changed in /memories recently, newest first: which notes, when and by whom, and for a \

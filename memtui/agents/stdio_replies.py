@@ -14,7 +14,7 @@ from mcp.types import PARSE_ERROR, ErrorData, JSONRPCError
 from pydantic import ValidationError
 
 
-def top_level_members(text: str) -> dict[str, Any] | None:
+def top_level_members(text: str) -> dict[str, Any] | None:  # noqa: C901
     """A JSON object's top-level members with nested arrays and objects read as null.
 
     Scans without recursion, so it works on a line too deeply nested to parse; None if

@@ -1,4 +1,5 @@
-"""Runs blocking store calls from async code on one dedicated thread, so the event loop stays free."""
+"""Runs blocking store calls from async code on one dedicated thread, so the event loop
+stays free."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The `memtui` command: opens the app, or runs a subcommand (tool, log, undo, export, search, ...)."""
+"""The `memtui` command: opens the app, or runs a subcommand (tool, log, undo, export,
+search, ...)."""
 
 from __future__ import annotations
 
@@ -56,7 +57,8 @@ def parse_subcommand(args_list: Sequence[str]) -> argparse.Namespace:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point: `memtui [PATH] [--demo]` opens the app; `memtui COMMAND ...` runs a subcommand."""
+    """Entry point: `memtui [PATH] [--demo]` opens the app; `memtui COMMAND ...` runs a
+    subcommand."""
     args_list = list(sys.argv[1:] if argv is None else argv)
     if args_list and args_list[0] in SUBCOMMANDS:
         args = parse_subcommand(args_list)

@@ -1,4 +1,5 @@
-"""`memtui mcp PATH`: serve a memory folder to MCP clients (stdio, or streamable HTTP on localhost)."""
+"""`memtui mcp PATH`: serve a memory folder to MCP clients (stdio, or streamable HTTP on
+localhost)."""
 
 from __future__ import annotations
 
@@ -109,7 +110,7 @@ def announce(port: int, token: str, source: str) -> None:
     )
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:  # noqa: C901
     """Run `memtui mcp`."""
     root = Path(args.path).expanduser()
     if root.exists() and not root.is_dir():

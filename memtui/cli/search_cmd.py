@@ -125,7 +125,8 @@ def hit_json(hit: SearchHit) -> str:
 
 
 def print_hits(hits: list[SearchHit]) -> None:
-    """Hits as `path:line  kind  text`, the matches highlighted on a terminal, control chars visible."""
+    """Hits as `path:line  kind  text`, the matches highlighted on a terminal, control chars
+    visible."""
     from rich.text import Text
 
     out = console(highlight=False, soft_wrap=True)

@@ -31,7 +31,8 @@ def json_safe(line: str) -> str:
 
 
 def console(**options: Any) -> Any:
-    """A Rich `Console` that raises `BrokenPipeError` when the reader has gone (Rich exits with 1)."""
+    """A Rich `Console` that raises `BrokenPipeError` when the reader has gone (Rich exits
+    with 1)."""
     from rich.console import Console
 
     class _PipeConsole(Console):

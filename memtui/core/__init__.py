@@ -1,4 +1,5 @@
-"""The command core: the one validated place that changes a memory directory (never imports textual)."""
+"""The command core: the one validated place that changes a memory directory (never imports
+textual)."""
 
 from memtui.core.result import CommandResult
 

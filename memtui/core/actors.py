@@ -50,7 +50,8 @@ def human_actor(name: str) -> str:
 
 
 def check_actor(actor: str) -> str:
-    """`actor` if it is a complete, safe actor (`agent:x`, `human:x` or `external`), else ActorError."""
+    """`actor` if it is a complete, safe actor (`agent:x`, `human:x` or `external`), else
+    ActorError."""
     if actor == EXTERNAL:
         return actor
     kind = actor.partition(":")[0]

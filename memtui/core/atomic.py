@@ -168,7 +168,8 @@ class TempArea:
 
 
 def replace_at(temps: TempArea, dir_fd: int, name: str, data: bytes, mode: int = FILE_MODE) -> None:
-    """Replace `name` in `dir_fd` with `data` so readers see the old bytes or the new, never a mix."""
+    """Replace `name` in `dir_fd` with `data` so readers see the old bytes or the new,
+    never a mix."""
 
     def put(temp_fd: int, temp: str) -> None:
         os.replace(temp, name, src_dir_fd=temp_fd, dst_dir_fd=dir_fd)

@@ -64,7 +64,8 @@ def well_formed(text: str) -> str:
 
 
 def shown(value: object) -> str:
-    """`str(value)` (cut as messages echo it), or a short description of a value nested too deeply."""
+    """`str(value)` (cut as messages echo it), or a short description of a value nested too
+    deeply."""
     try:
         return echo(str(value))
     except RecursionError:

@@ -15,7 +15,8 @@ from collections.abc import Callable
 _UNSAFE = re.compile(
     "[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
 )
-"""Control characters, line separators, bidirectional overrides and lone surrogates (bad name bytes)."""
+"""Control characters, line separators, bidirectional overrides and lone surrogates (bad name
+bytes)."""
 _UNSAFE_IN_TEXT = re.compile(
     "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
 )
@@ -28,7 +29,8 @@ _CONTROL_PICTURES = 0x2400
 
 
 def _symbol(char: str) -> str:
-    """The visible stand-in of one unsafe character: ␛ for ESC, \\x9b for CSI, \\xff for a bad byte."""
+    """The visible stand-in of one unsafe character: ␛ for ESC, \\x9b for CSI, \\xff for a
+    bad byte."""
     code = ord(char)
     if code < 0x20:
         return chr(_CONTROL_PICTURES + code)

@@ -14,7 +14,8 @@ arguments (M5) fits whole, so the history holds exactly what the caller was told
 
 
 def echo(text: str) -> str:
-    """`text` for a message: whole up to 4,096 characters, else its head and `… (N more characters)`."""
+    """`text` for a message: whole up to 4,096 characters, else its head and `… (N more
+    characters)`."""
     if len(text) <= ECHO_LIMIT:
         return text
     return f"{text[:ECHO_LIMIT]}… ({len(text) - ECHO_LIMIT} more characters)"

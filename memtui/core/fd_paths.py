@@ -77,7 +77,8 @@ class StoreRoot:
             self.fd = -1
 
     def locate(self, components: Iterable[str]) -> Location:
-        """Resolve components (names, `.`, `..`, as in a path) from the root; OutsideStore if out."""
+        """Resolve components (names, `.`, `..`, as in a path) from the root; OutsideStore
+        if out."""
         location = Location(self)
         try:
             location.walk(components)
@@ -194,7 +195,8 @@ class Location:
         return True
 
     def _step_above(self, above: list[str], name: str) -> list[str] | None:
-        """One component while outside the root by name; None once the names are back at the root."""
+        """One component while outside the root by name; None once the names are back at
+        the root."""
         above = above[:-1] if name == ".." else [*above, name]
         if self.root.is_root_names(above):
             self._reset()
@@ -216,7 +218,8 @@ class Location:
             self.stopped = None
 
     def _enter(self, depth: int) -> bool:
-        """Open the folders `parts[:depth]` not opened yet; False if one cannot be (see `stopped`)."""
+        """Open the folders `parts[:depth]` not opened yet; False if one cannot be (see
+        `stopped`)."""
         while len(self.fds) <= depth:
             if self.stopped is not None:
                 return False
@@ -340,7 +343,8 @@ def open_child_dir(dir_fd: int, name: str) -> int:
 
 @contextlib.contextmanager
 def listing_fd(dir_fd: int) -> Iterator[int]:
-    """A readable descriptor of the folder `dir_fd` (which may be an O_PATH handle), closed after."""
+    """A readable descriptor of the folder `dir_fd` (which may be an O_PATH handle), closed
+    after."""
     fd = os.open(".", LIST_FLAGS, dir_fd=dir_fd)
     try:
         yield fd

@@ -351,7 +351,8 @@ class Review:
 
 
 class NotReviewable(Exception):
-    """Some event ids asked to be marked reviewed are not in the history or are no change to review."""
+    """Some event ids asked to be marked reviewed are not in the history or are no change
+    to review."""
 
     def __init__(self, unknown: Sequence[int], not_changes: Sequence[Event]) -> None:
         """Keep the unknown ids and the events that are not agent or outside changes."""
@@ -377,7 +378,7 @@ def _lower(text: str | None) -> str | None:
     return None if text is None else text.lower()
 
 
-def _filter_sql(
+def _filter_sql(  # noqa: C901
     *,
     path: str | None = None,
     actor: str | None = None,
@@ -672,7 +673,8 @@ class History:
 
     @staticmethod
     def set_aside(root: Path) -> Path:
-        """Rename a bad `history.db` (and its -wal/-shm) to `history.db.corrupt-<time>`; deletes nothing.
+        """Rename a bad `history.db` (and its -wal/-shm) to `history.db.corrupt-<time>`; deletes
+        nothing.
 
         Raises OSError (nothing renamed) when `.memtui` is a symlink or not a folder.
         """
@@ -843,8 +845,9 @@ class History:
         In one write transaction: `prepared` (the event as intended; its review marks wait for
         the final event) is stored first, so a history that cannot be written refuses before
         anything changes; then `apply()` changes the disk and returns the event as it turned out
-        (a refusal if the disk no longer allowed it), which replaces the prepared row. If that cannot be committed (disk full,
-        an I/O error), `undo(event)` puts the disk back before RecordFailed is raised.
+        (a refusal if the disk no longer allowed it), which replaces the prepared row. If that
+        cannot be committed (disk full, an I/O error), `undo(event)` puts the disk back before
+        RecordFailed is raised.
         """
         conn = self._connection()
         stored: list[str] = []
@@ -1138,7 +1141,8 @@ class History:
         return trace(self._connection(), path, self._baseline_listing)
 
     def moves(self, after_id: int) -> list[tuple[int, str, str]]:
-        """(id, from, to) of every successful rename (and undone rename) after `after_id`, oldest first."""
+        """(id, from, to) of every successful rename (and undone rename) after `after_id`, oldest
+        first."""
         rows = self._connection().execute(
             "SELECT id, path, new_path FROM events WHERE new_path IS NOT NULL AND is_error = 0"
             " AND command != 'view' AND id > ? ORDER BY id",
@@ -1147,7 +1151,8 @@ class History:
         return [(int(event_id), source, target) for event_id, source, target in rows]
 
     def baseline(self) -> Event | None:
-        """The baseline event (what the folder held when memtui first opened it), if there is one."""
+        """The baseline event (what the folder held when memtui first opened it), if there
+        is one."""
         row = (
             self._connection()
             .execute(f"SELECT {_COLUMNS} FROM events WHERE command = ? LIMIT 1", (BASELINE,))
@@ -1267,7 +1272,8 @@ class History:
         return conn.execute("SELECT 1 FROM meta WHERE key = ?", (SEEN,)).fetchone() is not None
 
     def mark_seen(self) -> None:
-        """Remember that memtui opened this (empty) folder, so files that appear later are changes."""
+        """Remember that memtui opened this (empty) folder, so files that appear later are
+        changes."""
         conn = self._connection()
         try:
             conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, '1')", (SEEN,))
@@ -1339,7 +1345,8 @@ class History:
         return reads
 
     def last_change_actors(self, since: float | None = None) -> dict[str, str]:
-        """Virtual path -> actor of the last change that left something there (at `since` or later)."""
+        """Virtual path -> actor of the last change that left something there (at `since`
+        or later)."""
         window = "" if since is None else " AND time >= ?"
         rows = self._connection().execute(
             "SELECT path, new_path, actor, before_kind, after_kind FROM events"

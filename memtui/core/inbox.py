@@ -23,7 +23,8 @@ from memtui.core.history import (
 
 @dataclass(frozen=True)
 class InboxRow:
-    """One note's waiting changes: where the note is now (or was last) and its events, oldest first."""
+    """One note's waiting changes: where the note is now (or was last) and its events,
+    oldest first."""
 
     path: str
     events: tuple[Event, ...]

@@ -135,7 +135,8 @@ def remove_stale_temp_files(
 
 
 def _remove_marked_temp(store_root: StoreRoot, area: int, marker: str) -> list[str]:
-    """Remove the temp file a marker names (in the store folder it records), if it is still there."""
+    """Remove the temp file a marker names (in the store folder it records), if it is still
+    there."""
     try:
         with open_regular(marker, dir_fd=area) as (handle, _info):
             folder = os.fsdecode(handle.read(4096))
@@ -182,7 +183,8 @@ def _place(
 
 
 def known_files(history: History) -> dict[str, str]:
-    """Virtual path -> sha256 of every file the history says exists now, by replaying its changes."""
+    """Virtual path -> sha256 of every file the history says exists now, by replaying its
+    changes."""
     state: dict[str, str] = {}
     for event in history.events(newest_first=False):
         if not event.changed or not event.path:

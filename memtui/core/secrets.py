@@ -121,7 +121,8 @@ _REFERENCE = re.compile(
     r"(?i)^(?:see|use|ask|stored|kept|saved|in|on|from|get|read|set|the|a|an|same|not|no|none"
     r"|your|my|our|their|check|look|found|provided|given|managed|rotated)\b"
 )
-"""First words of a quoted phrase that points at a secret instead of being one (`"see the vault"`)."""
+"""First words of a quoted phrase that points at a secret instead of being one (`"see the
+vault"`)."""
 
 
 def _non_trivial(value: str, quoted: bool) -> bool:

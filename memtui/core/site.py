@@ -1,4 +1,5 @@
-"""Where a command acts: the open store root, its temp folder, and each path resolved on descriptors."""
+"""Where a command acts: the open store root, its temp folder, and each path resolved on
+descriptors."""
 
 from __future__ import annotations
 

@@ -101,8 +101,8 @@ def capture(location: Location, keep: int = DEFAULT_MAX_FILE_SIZE) -> State:
     """The current state of `location`, with the blobs to restore it (files up to `keep` bytes).
 
     A file that cannot be read raises OSError whose `filename` is its path below `location`
-    (None for the location itself). Each file's stat is taken before its bytes are read, so a change racing the read shows up
-    later as a stat that differs from the recorded one.
+    (None for the location itself). Each file's stat is taken before its bytes are read, so a
+    change racing the read shows up later as a stat that differs from the recorded one.
     """
     checked = time.time_ns()
     try:

@@ -1,4 +1,5 @@
-"""MemoryStore: the facade every caller uses; validation, lock, atomic writes and history in one place.
+"""MemoryStore: the facade every caller uses; validation, lock, atomic writes and history in one
+place.
 
 A change and its event are one unit (`History.change`): the event is stored first inside a write
 transaction, the disk is changed, and the event is committed; a history that cannot be written
@@ -114,7 +115,8 @@ def _clean(value: object) -> str | None:
 
 
 class MemoryStore:
-    """A memory directory as commands: every call is validated, locked if it writes, and recorded."""
+    """A memory directory as commands: every call is validated, locked if it writes, and
+    recorded."""
 
     def __init__(
         self,
@@ -383,7 +385,8 @@ class MemoryStore:
         return CommandResult(outcome.content, outcome.is_error, event_id, outcome.kind)
 
     def _unreadable_message(self, parsed: ParsedCommand, problem: OSError) -> str:
-        """`Cannot <verb> <path>: ...` for a before-state that could not be read, in virtual paths."""
+        """`Cannot <verb> <path>: ...` for a before-state that could not be read, in
+        virtual paths."""
         message = failure_message(parsed, problem)
         inside = problem.filename if isinstance(problem.filename, str) else ""
         if inside:
@@ -973,7 +976,8 @@ def _write_conflict(path: str, current: str | None, expected: str | None) -> str
     if current == expected:
         return None
     if expected is None:
-        return f"Conflict: {path} already exists (revision {current[:12] if current else ''}); reload it before saving."
+        revision = current[:12] if current else ""
+        return f"Conflict: {path} already exists (revision {revision}); reload it before saving."
     if current is None:
         return f"Conflict: {path} was deleted since revision {expected[:12]} was loaded."
     return (

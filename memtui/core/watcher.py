@@ -33,7 +33,8 @@ TIMEOUT_MS = 200
 
 
 def is_ignored(relpath: str) -> bool:
-    """The one ignore rule: a hidden name anywhere (memtui's `.memtui`, temp files) or node_modules."""
+    """The one ignore rule: a hidden name anywhere (memtui's `.memtui`, temp files) or
+    node_modules."""
     return any(part.startswith(".") or part in IGNORED_NAMES for part in relpath.split("/"))
 
 
@@ -171,7 +172,8 @@ class StoreWatcher:
         return False
 
     def _rearm(self, old: RustNotify) -> RustNotify:
-        """Watch the folders found now, then report what the old watch saw and what new folders hold."""
+        """Watch the folders found now, then report what the old watch saw and what new folders
+        hold."""
         before = set(self.folders)
         new = self._notifier()
         leftover = old.watch(1, 1, 1, None)

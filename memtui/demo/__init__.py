@@ -1,4 +1,5 @@
-"""The bundled demo store: realistic notes plus a backdated history, for `memtui --demo` and tests."""
+"""The bundled demo store: realistic notes plus a backdated history, for `memtui --demo`
+and tests."""
 
 from __future__ import annotations
 

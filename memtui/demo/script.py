@@ -1,4 +1,5 @@
-"""Writes the demo store through the core, replaying a fixed, backdated history of agent and human work.
+"""Writes the demo store through the core, replaying a fixed, backdated history of agent and human
+work.
 
 Every event time is `DEMO_NOW` minus a fixed offset, so the store, its history and its file
 times are identical on every run (screenshots and snapshot tests rely on that). Screens that

@@ -1,4 +1,5 @@
-"""Reference extraction: markdown-it's CommonMark blocks plus Basic Memory's observation/relation rules."""
+"""Reference extraction: markdown-it's CommonMark blocks plus Basic Memory's observation/relation
+rules."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The `source` block of a `schema/document-extraction` note, validated as Basic Memory 0.24.1 does."""
+"""The `source` block of a `schema/document-extraction` note, validated as Basic Memory
+0.24.1 does."""
 
 from __future__ import annotations
 
@@ -32,7 +33,8 @@ _UNICODE_WHITESPACE = (
     "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
     "\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 )
-"""Characters with the Unicode White_Space property (what pydantic strips; `str.strip` takes more)."""
+"""Characters with the Unicode White_Space property (what pydantic strips; `str.strip`
+takes more)."""
 _WINDOWS_INVALID_CHARS = frozenset('<>:"|?*')
 _WINDOWS_RESERVED_NAMES = frozenset(
     {"CON", "PRN", "AUX", "NUL"}
@@ -46,7 +48,8 @@ class InvalidSource(ValueError):
 
 
 def _uuid_text(value: str) -> str:
-    """The canonical form of a UUID written the ways pydantic accepts (simple, hyphenated, braced, URN)."""
+    """The canonical form of a UUID written the ways pydantic accepts (simple, hyphenated, braced,
+    URN)."""
     if len(value) == 38 and value[0] == "{" and value[-1] == "}":
         value = value[1:-1]
     elif len(value) == 45 and value.startswith("urn:uuid:"):

@@ -178,7 +178,8 @@ def _simple_fenced_block(text: str) -> str | None:
 
 
 def bm_frontmatter_block(text: str, *, fast: bool = True) -> str | None:
-    """The YAML between Basic Memory's fences (first non-blank line `---` to the next `---`), if any."""
+    """The YAML between Basic Memory's fences (first non-blank line `---` to the next `---`), if
+    any."""
     if not _MAY_HAVE_FENCE.match(text):
         return None
     if fast and text.startswith("---\n"):
@@ -247,7 +248,8 @@ def parse_tags(tags: Any) -> list[str]:
 
 
 def _block_state(text: str, fast: bool) -> tuple[str, str | None, str, Any]:
-    """Basic Memory's classification ("absent" | "present" | "malformed"), why, the block, its data."""
+    """Basic Memory's classification ("absent" | "present" | "malformed"), why, the block,
+    its data."""
     block = bm_frontmatter_block(text, fast=fast)
     if block is None:
         return "absent", None, "", None

@@ -286,7 +286,8 @@ class NoteIndex:
         return {} if row is None else dict(json.loads(row[0]))
 
     def read_text(self, relpath: str) -> str | None:
-        """A file's searchable text read now (its shown part, `\\n` line ends), None if unreadable."""
+        """A file's searchable text read now (its shown part, `\\n` line ends), None if
+        unreadable."""
         try:
             head = read_store_head(self.root, relpath)
         except OSError:
@@ -326,7 +327,8 @@ class NoteIndex:
     target_key = staticmethod(target_key)
 
     def resolve(self, target: str, source: str | None = None) -> str | None:
-        """The relpath a link target points at, or None; `./x.md` targets are relative to `source`."""
+        """The relpath a link target points at, or None; `./x.md` targets are relative to
+        `source`."""
         key = to_db(target_key(target, source))
         row = (
             self._conn()
@@ -506,7 +508,8 @@ class NoteIndex:
             self._conn()
             .execute(
                 "SELECT f.path FROM files f WHERE f.id IN (SELECT source FROM links "
-                "WHERE resolved IS NOT NULL AND resolved != source UNION SELECT resolved FROM links "
+                "WHERE resolved IS NOT NULL AND resolved != source "
+                "UNION SELECT resolved FROM links "
                 "WHERE resolved IS NOT NULL AND resolved != source)"
             )
             .fetchall()
@@ -525,7 +528,8 @@ class NoteIndex:
             .execute(
                 "WITH pairs AS (SELECT source AS a, resolved AS b FROM links "
                 "WHERE resolved IS NOT NULL AND resolved != source UNION "
-                "SELECT resolved, source FROM links WHERE resolved IS NOT NULL AND resolved != source) "
+                "SELECT resolved, source FROM links "
+                "WHERE resolved IS NOT NULL AND resolved != source) "
                 "SELECT f.path, count(*) AS degree FROM pairs JOIN files f ON f.id = pairs.a "
                 "GROUP BY pairs.a ORDER BY degree DESC, f.path LIMIT ?",
                 (limit,),

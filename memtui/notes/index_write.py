@@ -59,7 +59,8 @@ def alias_key(path: str) -> str:
 
 
 def target_key(target: str, source: str | None) -> str:
-    """The lookup key of a relation target: markdown-style `./x.md` targets are made root-relative."""
+    """The lookup key of a relation target: markdown-style `./x.md` targets are made
+    root-relative."""
     target = target.strip()
     if source is not None and (target.startswith("./") or target.startswith("../")):
         return posixpath.normpath(posixpath.join(posixpath.dirname(source), target))

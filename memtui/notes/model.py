@@ -1,4 +1,5 @@
-"""The parsed shape of a note: what Basic Memory extracts, plus what memtui adds (lines, warnings)."""
+"""The parsed shape of a note: what Basic Memory extracts, plus what memtui adds (lines,
+warnings)."""
 
 from __future__ import annotations
 
@@ -47,6 +48,7 @@ class Note:
     note_type: str = "note"
     tags: list[str] = field(default_factory=list)
     index_error: str | None = None
-    """Why Basic Memory would refuse to index this file (undecodable bytes, a non-string key), if so."""
+    """Why Basic Memory would refuse to index this file (undecodable bytes, a non-string key), if
+    so."""
     body_line: int = 1
     """1-based line where the body starts (the first line after the frontmatter block)."""

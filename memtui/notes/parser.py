@@ -62,7 +62,8 @@ def parse_note(
     use_fast_path: bool = True,
     size: int | None = None,
 ) -> Note:
-    """Parse a note's bytes (or text) exactly as Basic Memory 0.24.1 would, adding lines and warnings.
+    """Parse a note's bytes (or text) exactly as Basic Memory 0.24.1 would, adding lines and
+    warnings.
 
     `size` is the whole file's size when `data` is only its first part (a file over the cap):
     then that part is parsed and the size warning names the whole file.

@@ -53,7 +53,8 @@ def _slug_ascii(base: str) -> str:
 
 
 def generate_permalink(path: str) -> str:
-    """The permalink Basic Memory derives from a relative POSIX path (`Specs/My Note.md` -> `specs/my-note`)."""
+    """The permalink Basic Memory derives from a relative POSIX path (`Specs/My Note.md` ->
+    `specs/my-note`)."""
     path_str = unicodedata.normalize("NFC", _SURROGATE.sub("", PurePosixPath(path).as_posix()))
     mime_type, _ = mimetypes.guess_type(path_str)
     base = os.path.splitext(path_str)[0] if mime_type is not None else path_str

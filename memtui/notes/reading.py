@@ -50,7 +50,8 @@ def _capped(data: bytes, info: os.stat_result) -> HeadBytes:
 
 
 def binary_reason(data: bytes) -> str | None:
-    """Why a file is not text (a NUL byte or bytes that are not UTF-8 in its first block), or None."""
+    """Why a file is not text (a NUL byte or bytes that are not UTF-8 in its first block),
+    or None."""
     sniff = data[:SNIFF_BYTES]
     nul = sniff.find(b"\0")
     if nul >= 0:

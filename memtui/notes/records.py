@@ -1,4 +1,5 @@
-"""What the index keeps of one file: a note's parse or a text file's title, and the searchable text."""
+"""What the index keeps of one file: a note's parse or a text file's title, and the
+searchable text."""
 
 from __future__ import annotations
 

@@ -26,7 +26,8 @@ ARCHIVE_FOLDER = "archive"
 
 
 def parse_date(value: Any) -> float | None:
-    """Unix seconds of an ISO date or datetime string (dates are midnight UTC); None if not a date."""
+    """Unix seconds of an ISO date or datetime string (dates are midnight UTC); None if not
+    a date."""
     if not isinstance(value, str) or not value.strip():
         return None
     try:

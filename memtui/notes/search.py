@@ -441,7 +441,7 @@ class Searcher:
             )
         return held
 
-    def _search_words(
+    def _search_words(  # noqa: C901
         self,
         conn: sqlite3.Connection,
         prepared: _Query,

@@ -34,7 +34,8 @@ WHEN_EXAMPLES = (
 
 
 def _months_back(moment: datetime, months: int) -> datetime:
-    """The same local time `months` calendar months earlier (the 31st becomes a shorter month's end)."""
+    """The same local time `months` calendar months earlier (the 31st becomes a shorter month's
+    end)."""
     total = moment.year * 12 + moment.month - 1 - months
     year, month = divmod(total, 12)
     if year < 1:

@@ -160,7 +160,8 @@ class Vocabulary:
                     yield Variant(candidate, i, FUZZY, quality, 0, len(candidate))
 
     def containing(self, word: str) -> list[str]:
-        """Up to MAX_VARIANTS vocabulary words, in order, holding `word` but not starting with it."""
+        """Up to MAX_VARIANTS vocabulary words, in order, holding `word` but not starting
+        with it."""
         vocab, starts, blob = self.words, self.starts, self.text
         found: list[str] = []
         pos = blob.find(word, 1)

@@ -14,7 +14,7 @@ from textual import events, work
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.signal import Signal
-from textual.timer import Timer
+from textual.widgets import Input, TextArea
 from textual.worker import get_current_worker
 
 from memtui.tui import indexing
@@ -34,6 +34,7 @@ from memtui.tui.messages import (
 )
 from memtui.tui.plain_notify import PlainNotifyApp
 from memtui.tui.screens.main import MainScreen
+from memtui.tui.timers import SYSTEM_TIMERS, Stoppable, Timers
 
 if TYPE_CHECKING:
     from textual.app import SystemCommand
@@ -99,20 +100,26 @@ class MemtuiApp(PlainNotifyApp):
         notice: str | None = None,
         watch: bool = True,
         clock: Callable[[], float] = time.time,
+        timers: Timers = SYSTEM_TIMERS,
+        cursor_blink: bool = True,
     ) -> None:
-        """Open the store at `root` as `actor`; `notice` is shown once the screen is up."""
+        """Open the store at `root` as `actor`; `notice` is shown once the screen is up.
+        `clock` is the wall clock of notes' ages; `timers` the clock and timers of debounces;
+        `cursor_blink=False` keeps text cursors steady (screenshots, tests)."""
         super().__init__()
         settings = settings if settings is not None else default_settings()
         self.ctx = AppContext.open(root, actor or None, settings, clock, self._set_lock_policy)
         self.actor = self.ctx.actor
         self.clock = clock
+        self.timers = timers
+        self.cursor_blink = cursor_blink
         self.notice = notice
         self.watch_enabled = watch
         self.index_progress: tuple[int, int] | None = None
         self.index_current = False
         """Whether the installed index has been checked against the files since launch."""
         self.badges: dict[str, frozenset[str]] = {}
-        self._badges_timer: Timer | None = None
+        self._badges_timer: Stoppable | None = None
         self._badges_lock = threading.Lock()
         self.undo_stack: list[int] = []
         self.history_ready = False
@@ -128,6 +135,11 @@ class MemtuiApp(PlainNotifyApp):
         self.review_count: int | None = None
         """How many agent and outside changes wait for review (None until counted)."""
         self.review_count_signal: Signal[int] = Signal(self, "review-count")
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """A text field taking focus blinks its cursor as the app was told."""
+        if isinstance(event.widget, Input | TextArea):
+            event.widget.cursor_blink = self.cursor_blink
 
     def on_mount(self) -> None:
         """Show the main screen at once, then index and watch in the background."""
@@ -373,7 +385,7 @@ class MemtuiApp(PlainNotifyApp):
             self.count_reviews()
         if self._badges_timer is not None:
             self._badges_timer.stop()
-        self._badges_timer = self.set_timer(BADGES_DELAY, self.compute_badges)
+        self._badges_timer = self.timers.later(self, BADGES_DELAY, self.compute_badges)
 
     def _set_lock_policy(self, store: MemoryStore) -> None:
         """Give the store the app's lock time limit and its waiting notice."""

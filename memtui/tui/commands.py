@@ -99,7 +99,8 @@ def plain_highlight(matcher: Matcher, text: str) -> Content:
 
 
 class ActionProvider(Provider):
-    """Every action of the current screen as a verb: "note: edit", "view: toggle raw", "go: graph"."""
+    """Every action of the current screen as a verb: "note: edit", "view: toggle raw", "go:
+    graph"."""
 
     def _entries(self) -> Iterator[tuple[str, str, str]]:
         """The verbs available on the screen the palette was opened from."""

@@ -28,7 +28,8 @@ review's own threshold of proposing a file."""
 
 
 class AppContext:
-    """The open store as the app sees it; `index` and `searcher` are None until indexing finishes."""
+    """The open store as the app sees it; `index` and `searcher` are None until indexing
+    finishes."""
 
     def __init__(
         self,

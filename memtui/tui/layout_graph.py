@@ -188,7 +188,7 @@ def _spanning_tree(
     return children, labels
 
 
-def layout_neighbourhood(
+def layout_neighbourhood(  # noqa: C901
     centre: str,
     nodes: Iterable[str],
     edges: Iterable[tuple[str, str, str]],

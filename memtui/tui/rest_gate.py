@@ -2,37 +2,45 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from memtui.tui.timers import Stoppable, Timers, timers_of
+
 if TYPE_CHECKING:
     from textual.message_pump import MessagePump
-    from textual.timer import Timer
 
 
 class RestGate:
     """Runs the action for a cursor move at once when the cursor had rested `rest` seconds,
     else once it stays put that long: a key held down acts only where it stops."""
 
-    def __init__(self, owner: MessagePump, rest: float) -> None:
-        """Gate moves of a cursor in `owner` (whose timers run the late actions)."""
+    def __init__(self, owner: MessagePump, rest: float, timers: Timers | None = None) -> None:
+        """Gate moves of a cursor in `owner` (whose timers run the late actions); time and
+        timers come from `timers`, by default the app's."""
         self.owner = owner
         self.rest = rest
-        self._timer: Timer | None = None
+        self._timers = timers
+        self._timer: Stoppable | None = None
         self._moved_at = float("-inf")
 
+    @property
+    def timers(self) -> Timers:
+        """The clock and timers the gate waits on."""
+        return self._timers if self._timers is not None else timers_of(self.owner)
+
     def moved(self, action: Callable[[], object], *, at: float | None = None) -> None:
-        """The cursor moved (at monotonic time `at`, default now): run `action` now after a
-        rest, else when no further move comes within `rest` seconds."""
+        """The cursor moved (at time `at` on the gate's clock, default now): run `action` now
+        after a rest, else when no further move comes within `rest` seconds."""
         self.cancel()
-        now = time.monotonic() if at is None else at
+        timers = self.timers
+        now = timers.now() if at is None else at
         rested = now - self._moved_at >= self.rest
         self._moved_at = now
         if rested:
             action()
         else:
-            self._timer = self.owner.set_timer(self.rest, lambda: self._fire(action))
+            self._timer = timers.later(self.owner, self.rest, lambda: self._fire(action))
 
     def cancel(self) -> None:
         """Drop a late action that has not run yet."""

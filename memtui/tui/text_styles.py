@@ -1,4 +1,5 @@
-"""Styles of text built in Python, named by role; colours are theme variables, resolved when drawn."""
+"""Styles of text built in Python, named by role; colours are theme variables, resolved
+when drawn."""
 
 from __future__ import annotations
 

@@ -15,7 +15,10 @@ if TYPE_CHECKING:
     from memtui.core.result import CommandResult
     from memtui.core.store import MemoryStore
 
-FORCE_QUESTION = "Force the undo anyway? The current content stays in the history and can be restored from there."
+FORCE_QUESTION = (
+    "Force the undo anyway? "
+    "The current content stays in the history and can be restored from there."
+)
 
 
 async def revert_with_force(

@@ -66,12 +66,14 @@ async def test_server_info_titles_and_search_output(tmp_path: Path) -> None:
     jsonschema.validate({"folder": "birds"}, filters_schema)
 
     assert result_text(by_title) == (
-        '1 match in 1 note for "kestrel":\n\n/memories/projects/memtui.md (Kestrel)\n  title: Kestrel'
+        '1 match in 1 note for "kestrel":\n\n/memories/projects/memtui.md (Kestrel)\n  title: '
+        "Kestrel"
     )
     assert result_text(null_filters) == result_text(by_title)
     text = result_text(cut)
     assert text.splitlines()[0] == (
-        '3 matches in 2 notes for "falcon" (the best 3; 12 notes match in all, raise limit for more):'
+        '3 matches in 2 notes for "falcon" (the best 3; 12 notes match in all, raise limit for '
+        "more):"
     )
     shown = [line for line in text.splitlines() if line.startswith("  ")]
     assert len(shown) == 3 and all("falcon" in line for line in shown)

@@ -1,4 +1,5 @@
-"""MemtuiMemoryTool(base_path=X) is a drop-in for the SDK's BetaLocalFilesystemMemoryTool(base_path=X).
+"""MemtuiMemoryTool(base_path=X) is a drop-in for the SDK's
+BetaLocalFilesystemMemoryTool(base_path=X).
 
 The SDK's own tool runner runs one scripted conversation against a local fake API twice, once
 with each class, each on its own base_path. Every tool result must be identical, except the

@@ -1,1 +1,1 @@
-"""Tests of the command core: the six commands, paths, history, store, config and CLI."""
+"""Tests of the command core: the six commands, paths, history, store and config."""

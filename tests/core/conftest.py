@@ -28,7 +28,8 @@ STORE_FILES = frozenset(
         )
     }
 )
-"""The history, lock and temp folder the store keeps in `<root>/.memtui` (anything else there is compared)."""
+"""The history, lock and temp folder the store keeps in `<root>/.memtui` (anything else there is
+compared)."""
 
 
 def snapshot_tree(root: Path) -> dict[str, object]:

@@ -1,4 +1,5 @@
-"""Actor names: agents are `agent:<name>`, people `human:<name>`; other kinds and empty names refused."""
+"""Actor names: agents are `agent:<name>`, people `human:<name>`; other kinds and empty names
+refused."""
 
 from __future__ import annotations
 

@@ -377,7 +377,8 @@ def test_outcome_text_has_no_lone_surrogates(cmd_root: Path, cmd_run: Run) -> No
         {"command": "str_replace", "path": "/memories/f.txt", "old_str": "\ud800x", "new_str": ""}
     )
     assert outcome == CommandOutcome(
-        "No replacement was performed, old_str `\ufffdx` did not appear verbatim in /memories/f.txt.",
+        "No replacement was performed, old_str `\ufffdx` did not appear verbatim in "
+        "/memories/f.txt.",
         True,
     )
 

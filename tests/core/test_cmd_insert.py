@@ -64,7 +64,8 @@ def test_i2_d7_bad_line(
 ) -> None:
     (cmd_root / "f.txt").write_bytes(before)
     assert insert(cmd_run, "/memories/f.txt", line, "x") == (
-        f"Error: Invalid `insert_line` parameter: {line}. It should be within the range of lines of the file: [0, {n_lines}]",
+        f"Error: Invalid `insert_line` parameter: {line}. It should be within the range of "
+        f"lines of the file: [0, {n_lines}]",
         True,
     )
     assert (cmd_root / "f.txt").read_bytes() == before
@@ -94,7 +95,8 @@ def test_i5_crlf_without_final_newline(cmd_root: Path, cmd_run: Run) -> None:
 def test_i6_empty_file_has_zero_lines(cmd_root: Path, cmd_run: Run) -> None:
     (cmd_root / "e.txt").write_bytes(b"")
     assert insert(cmd_run, "/memories/e.txt", 1, "x") == (
-        "Error: Invalid `insert_line` parameter: 1. It should be within the range of lines of the file: [0, 0]",
+        "Error: Invalid `insert_line` parameter: 1. It should be within the range of lines of "
+        "the file: [0, 0]",
         True,
     )
     assert insert(cmd_run, "/memories/e.txt", 0, "first") == (

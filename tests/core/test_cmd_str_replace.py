@@ -66,7 +66,8 @@ def test_s1_window_does_not_grow_with_multiline_new_str(cmd_root: Path, cmd_run:
 def test_s2_not_found(cmd_root: Path, cmd_run: Run) -> None:
     (cmd_root / "f.txt").write_bytes(b"abc\n")
     assert replace(cmd_run, "/memories/f.txt", "x`y\nz", "q") == (
-        "No replacement was performed, old_str `x`y\nz` did not appear verbatim in /memories/f.txt.",
+        "No replacement was performed, old_str `x`y\nz` did not appear verbatim in "
+        "/memories/f.txt.",
         True,
     )
     assert (cmd_root / "f.txt").read_bytes() == b"abc\n"
@@ -75,7 +76,8 @@ def test_s2_not_found(cmd_root: Path, cmd_run: Run) -> None:
 def test_s3_multiple_occurrences_one_entry_per_match(cmd_root: Path, cmd_run: Run) -> None:
     (cmd_root / "f.txt").write_bytes(b"ab ab\nx\nab\ny\nab\n")
     assert replace(cmd_run, "/memories/f.txt", "ab", "Q") == (
-        "No replacement was performed. Multiple occurrences of old_str `ab` in lines: 1, 1, 3, 5. Please ensure it is unique",
+        "No replacement was performed. Multiple occurrences of old_str `ab` in lines: 1, 1, 3, "
+        "5. Please ensure it is unique",
         True,
     )
     assert (cmd_root / "f.txt").read_bytes() == b"ab ab\nx\nab\ny\nab\n"
@@ -117,7 +119,8 @@ def test_s6_empty_old_str_on_empty_file(cmd_root: Path, cmd_run: Run) -> None:
 def test_s6_empty_old_str_on_non_empty_file(cmd_root: Path, cmd_run: Run) -> None:
     (cmd_root / "f.txt").write_bytes(b"ab\nc")
     assert replace(cmd_run, "/memories/f.txt", "", "x") == (
-        "No replacement was performed. Multiple occurrences of old_str `` in lines: 1, 1, 1, 2, 2. Please ensure it is unique",
+        "No replacement was performed. Multiple occurrences of old_str `` in lines: 1, 1, 1, 2, "
+        "2. Please ensure it is unique",
         True,
     )
 
@@ -170,7 +173,8 @@ def test_s10_overlap_counting(cmd_root: Path, cmd_run: Run) -> None:
     assert (cmd_root / "a.txt").read_bytes() == b"Za"
     (cmd_root / "b.txt").write_bytes(b"aaaa\nxaaa\n")
     assert replace(cmd_run, "/memories/b.txt", "aa", "Z") == (
-        "No replacement was performed. Multiple occurrences of old_str `aa` in lines: 1, 1, 1, 2, 2. Please ensure it is unique",
+        "No replacement was performed. Multiple occurrences of old_str `aa` in lines: 1, 1, 1, "
+        "2, 2. Please ensure it is unique",
         True,
     )
 

@@ -9,7 +9,10 @@ from typing import Any
 
 import pytest
 
-HEADER = "Here're the files and directories up to 2 levels deep in {path}, excluding hidden items and node_modules:\n"
+HEADER = (
+    "Here're the files and directories up to 2 levels deep in {path}, "
+    "excluding hidden items and node_modules:\n"
+)
 FILE_HEADER = "Here's the content of {path} with line numbers:\n"
 
 Run = Callable[..., Any]

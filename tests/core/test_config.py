@@ -84,7 +84,8 @@ def test_environment_overrides_file(tmp_path: Path) -> None:
         ("max_file_size = -3\n", 'key "max_file_size" must be a positive number of bytes, got -3'),
         (
             'max_file_size = "lots"\n',
-            'key "max_file_size" must be a number of bytes (like 10485760 or "10MiB"), got \'lots\'',
+            'key "max_file_size" must be a number of bytes (like 10485760 or "10MiB"), got '
+            "'lots'",
         ),
         ("actor = 3\n", 'key "actor" must be a non-empty string, got 3'),
         ("keymap = 1\n", 'key "keymap" must be a table of binding id = "keys" strings'),
@@ -162,11 +163,13 @@ def test_a_config_file_named_but_missing_is_an_error(tmp_path: Path) -> None:
         ),
         (
             '"main.search" = "ctrl+nosuchkey"',
-            '[keymap] "main.search": "ctrl+nosuchkey" is not a key name (like escape, f5, slash, a or ctrl+s)',
+            '[keymap] "main.search": "ctrl+nosuchkey" is not a key name (like escape, f5, '
+            "slash, a or ctrl+s)",
         ),
         (
             '"main.search" = "cmd+f"',
-            '[keymap] "main.search": "cmd+f" has a modifier memtui does not know (use ctrl, shift, alt or meta)',
+            '[keymap] "main.search": "cmd+f" has a modifier memtui does not know (use ctrl, '
+            "shift, alt or meta)",
         ),
         ('"main.search" = "ctrl+"', '[keymap] "main.search": "ctrl+" names no key'),
         (

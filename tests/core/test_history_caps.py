@@ -1,4 +1,5 @@
-"""The history cannot be used to fill the disk: refused and failed calls keep a few KiB (rule M5)."""
+"""The history cannot be used to fill the disk: refused and failed calls keep a few KiB
+(rule M5)."""
 
 from __future__ import annotations
 

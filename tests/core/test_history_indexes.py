@@ -1,4 +1,5 @@
-"""The history's query plans: the last agent read of a path is one index seek, also after an upgrade."""
+"""The history's query plans: the last agent read of a path is one index seek, also after an
+upgrade."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Several processes editing the same files at once: no lost update, whole files, one event per call."""
+"""Several processes editing the same files at once: no lost update, whole files, one event per
+call."""
 
 from __future__ import annotations
 
@@ -21,7 +22,9 @@ from memtui.core.store import MemoryStore
 root, number, edits = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 store = MemoryStore(root, actor=f"agent:p{number}", settings=Settings())
 for edit in range(edits):
-    replaced = store.str_replace("/memories/shared.md", f"p{number}-slot{edit}\\n", f"p{number}-done{edit}\\n")
+    replaced = store.str_replace(
+        "/memories/shared.md", f"p{number}-slot{edit}\\n", f"p{number}-done{edit}\\n"
+    )
     inserted = store.insert("/memories/log.md", 0, f"p{number}-line{edit}")
     assert not replaced.is_error, replaced.content
     assert not inserted.is_error, inserted.content

@@ -1,4 +1,5 @@
-"""Reverting every kind of event restores the exact bytes on disk, refuses conflicts, and is undoable."""
+"""Reverting every kind of event restores the exact bytes on disk, refuses conflicts, and is
+undoable."""
 
 from __future__ import annotations
 

@@ -3,8 +3,9 @@
 Each sequence starts by creating a few files (some of 1 KiB or more, so listings show sizes
 like `1.2K`), then draws 10-30 commands whose arguments come from what is on disk at that
 moment: old_str is a (mostly unique) substring of the target's current text, insert_line is
-near its line count, paths come from a small pool that mostly exists. The SDK's result is mapped by D1-D11 and M1-M4; the trees must stay byte-identical
-apart from `.memtui/`, and every call is one history event.
+near its line count, paths come from a small pool that mostly exists. The SDK's result is mapped
+by D1-D11 and M1-M4; the trees must stay byte-identical apart from `.memtui/`, and every call is
+one history event.
 """
 
 from __future__ import annotations
@@ -134,7 +135,7 @@ def line_count(text: str | None) -> int:
     return len(lines) - 1 if lines[-1] == "" else len(lines)
 
 
-def draw_command(data: st.DataObject, sdk_root: Path) -> dict[str, Any]:
+def draw_command(data: st.DataObject, sdk_root: Path) -> dict[str, Any]:  # noqa: C901
     """One tool input whose arguments fit what is on disk now."""
     command = data.draw(
         st.sampled_from(
@@ -281,7 +282,8 @@ def map_sdk(
         return f"Error: The path {path} does not exist", True
     if command == "insert" and (
         match := re.fullmatch(
-            r"Invalid `insert_line` parameter: (-?\d+)\. It should be within the range \[0, (\d+)\]\.",
+            r"Invalid `insert_line` parameter: (-?\d+)\. It should be within the range \[0, "
+            r"(\d+)\]\.",
             content,
         )
     ):
@@ -345,7 +347,8 @@ def expected_outcome(
 
 
 def run_sequence(data: st.DataObject) -> None:
-    """Seed a few files, then run 10-30 drawn commands through the store and the SDK side by side."""
+    """Seed a few files, then run 10-30 drawn commands through the store and the SDK side
+    by side."""
     from anthropic.tools import BetaLocalFilesystemMemoryTool
 
     with tempfile.TemporaryDirectory() as temp, mock.patch("os.fsync"):

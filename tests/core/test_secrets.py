@@ -12,7 +12,8 @@ from memtui.core.secrets import redact, scan
 from memtui.core.store import MemoryStore
 
 FAKE_PEM = (
-    "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA1c7+9z5Pad7OejecsQ0bu3aozN3tihPmljnnudb9G3HECdnH\n"
+    "-----BEGIN RSA PRIVATE KEY-----\n"
+    "MIIEowIBAAKCAQEA1c7+9z5Pad7OejecsQ0bu3aozN3tihPmljnnudb9G3HECdnH\n"
     "-----END RSA PRIVATE KEY-----\n"
 )
 JWT = (

@@ -1,4 +1,5 @@
-"""MemoryStore: every call recorded with actor, session and clock; listings unchanged; outside edits."""
+"""MemoryStore: every call recorded with actor, session and clock; listings unchanged; outside
+edits."""
 
 from __future__ import annotations
 
@@ -56,7 +57,8 @@ def test_every_call_is_one_event_with_its_result(tmp_path: Path) -> None:
     assert events[1].before_hash is None and events[1].after_hash is None
     assert events[8].args == {"input": "'not a dict'"}
     assert results[7].content == (
-        "Unknown command: explode. Expected one of: view, create, str_replace, insert, delete, rename"
+        "Unknown command: explode. Expected one of: view, create, str_replace, insert, delete, "
+        "rename"
     )
 
 

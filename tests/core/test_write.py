@@ -72,7 +72,8 @@ def test_write_conflict_when_new_file_already_exists(tmp_path: Path) -> None:
     result = store.write("/memories/a.md", "mine", None)
     assert result.is_error is True
     assert result.content == (
-        f"Conflict: /memories/a.md already exists (revision {sha(b'x')[:12]}); reload it before saving."
+        f"Conflict: /memories/a.md already exists (revision {sha(b'x')[:12]}); reload it before "
+        "saving."
     )
     assert (tmp_path / "a.md").read_bytes() == b"x"
 

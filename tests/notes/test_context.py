@@ -31,7 +31,8 @@ def store(tmp_path: Path) -> Path:
         tmp_path,
         "projects/memtui.md",
         "---\ntitle: Memtui\npermalink: proj/memtui\n---\n\n"
-        "- [decision] Use Textual #ui (chosen in May)\n- depends_on [[Textual]]\n- uses [[Ghost]]\n",
+        "- [decision] Use Textual #ui (chosen in May)\n- depends_on [[Textual]]\n- uses "
+        "[[Ghost]]\n",
     )
     write(tmp_path, "tech/textual.md", "---\ntitle: Textual\n---\n\n- built_on [[Rich]]\n", 2)
     write(tmp_path, "tech/rich.md", "---\ntitle: Rich\n---\n\nTerminal rendering.\n", 3)

@@ -1,4 +1,5 @@
-"""The `source` block of a document extraction, accepted and refused as Basic Memory's model does."""
+"""The `source` block of a document extraction, accepted and refused as Basic Memory's
+model does."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Every reader splits frontmatter the parser's way: parser, links, samples and python-frontmatter."""
+"""Every reader splits frontmatter the parser's way: parser, links, samples and
+python-frontmatter."""
 
 from __future__ import annotations
 

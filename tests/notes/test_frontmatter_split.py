@@ -1,4 +1,5 @@
-"""memtui's frontmatter split (which also yields the body offset) agrees with python-frontmatter's."""
+"""memtui's frontmatter split (which also yields the body offset) agrees with
+python-frontmatter's."""
 
 from __future__ import annotations
 

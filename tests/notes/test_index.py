@@ -153,7 +153,8 @@ def test_counts(tmp_path: Path) -> None:
     write(
         tmp_path,
         "a.md",
-        "---\ntitle: A\ntype: person\ntags: [x, y]\n---\n\n- [fact] one #y #z\n- [fact] two\n- [idea] three\n",
+        "---\ntitle: A\ntype: person\ntags: [x, y]\n---\n\n- [fact] one #y #z\n- [fact] two\n- "
+        "[idea] three\n",
     )
     write(tmp_path, "b.md", "---\ntitle: B\ntags: [x]\n---\n\n- [idea] four\n")
     index = NoteIndex.load(tmp_path)

@@ -1,4 +1,5 @@
-"""Permalinks match Basic Memory 0.24.1's generate_permalink (recorded), without a project prefix."""
+"""Permalinks match Basic Memory 0.24.1's generate_permalink (recorded), without a project
+prefix."""
 
 from __future__ import annotations
 

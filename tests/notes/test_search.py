@@ -88,7 +88,8 @@ def test_kinds_and_lines_and_frontmatter_is_not_searched(tmp_path: Path) -> None
         tmp_path,
         "k.md",
         "---\ntitle: Kinds\nsecret_key: zebra\n---\n\n"
-        "- [fact] the zebra is striped #animal\n- relates_to [[Zebra facts]]\n\nA zebra in prose.\n",
+        "- [fact] the zebra is striped #animal\n- relates_to [[Zebra facts]]\n\nA zebra in "
+        "prose.\n",
     )
     hits = searcher_for(tmp_path).search("zebra")
     assert brief(hits) == [
@@ -204,7 +205,8 @@ def test_a_second_process_searches_the_index_without_reading_unchanged_files(
 
 
 def phrase_corpus(root: Path) -> None:
-    """Notes with the three words on one line (a*), the phrase in other casing (z*), neither (m*)."""
+    """Notes with the three words on one line (a*), the phrase in other casing (z*),
+    neither (m*)."""
     for i in range(6):
         write(root, f"a{i}.md", f"---\ntitle: A{i}\n---\n\n- [fact] render the api, the database\n")
     for i in range(3):

@@ -1,4 +1,5 @@
-"""Limited results are the first hits of the full ranking (ties by path, line), after any updates."""
+"""Limited results are the first hits of the full ranking (ties by path, line), after any
+updates."""
 
 from __future__ import annotations
 

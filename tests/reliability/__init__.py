@@ -1,1 +1,2 @@
-"""Reliability and security proofs: crash safety, concurrency, hostile stores, traversal, bad input."""
+"""Reliability and security proofs: crash safety, concurrency, hostile stores, traversal,
+bad input."""

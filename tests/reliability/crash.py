@@ -222,7 +222,8 @@ def print_figures(figures: CrashFigures) -> None:
         f"torn files {len(figures.torn_files)}, "
         f"temp files left by kills {figures.temp_files_left} plus {figures.temp_files_planted} "
         f"planted as a killed writer's (all removed on reopen, "
-        f"{len(figures.temp_files_visible)} shown by a view before recovery), external events recorded "
+        f"{len(figures.temp_files_visible)} shown by a view before recovery), external events "
+        "recorded "
         f"{figures.external_events}, history/disk disagreements {len(figures.disagreements)}, "
         f"reopen+recovery median {median * 1000:.1f} ms"
     )

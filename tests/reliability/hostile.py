@@ -163,7 +163,8 @@ def _entry_state(path: bytes, lst: os.stat_result) -> tuple[object, ...]:
 def snapshot(
     root: Path, *, skip: tuple[bytes, ...] = (b".memtui",)
 ) -> dict[bytes, tuple[object, ...]]:
-    """Every entry below `root` (links not followed, `skip` top-level names left out) -> its state."""
+    """Every entry below `root` (links not followed, `skip` top-level names left out) ->
+    its state."""
     result: dict[bytes, tuple[object, ...]] = {}
     base = bytes(root)
     for directory, dirnames, filenames in os.walk(base):

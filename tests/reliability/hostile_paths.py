@@ -80,7 +80,8 @@ PREFIXES = (
     "/memories/.memtui/",
     "/memories/inner/../.memtui/",
 )
-"""How a hostile path starts: the real prefix, lookalikes, symlinked folders, the reserved folder."""
+"""How a hostile path starts: the real prefix, lookalikes, symlinked folders, the reserved
+folder."""
 
 TARGETS = (
     "etc/passwd",

@@ -86,7 +86,8 @@ class RaceFigures:
 
     @property
     def outside_effects(self) -> int:
-        """Files created, deleted or changed outside, plus outputs and history rows with the canary."""
+        """Files created, deleted or changed outside, plus outputs and history rows with
+        the canary."""
         return (
             len(self.outside_created)
             + len(self.outside_deleted)
@@ -129,7 +130,8 @@ def listing(folder: Path) -> dict[str, tuple[str, bytes, int]]:
 
 
 def prepare(base: Path, canary: str) -> tuple[Path, Path]:
-    """A store with folder `d` and link `l`, and the outside folder `l` points to; (root, outside)."""
+    """A store with folder `d` and link `l`, and the outside folder `l` points to; (root,
+    outside)."""
     root = base / "store"
     outside = base / "outside"
     for folder, text in ((root / "d", "inside"), (outside, canary)):

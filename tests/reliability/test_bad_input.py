@@ -1,4 +1,5 @@
-"""Bad input everywhere: malformed JSON, wrong argument types, a corrupt history, a broken config."""
+"""Bad input everywhere: malformed JSON, wrong argument types, a corrupt history, a broken
+config."""
 
 from __future__ import annotations
 
@@ -379,7 +380,8 @@ def test_tool_runs_and_records_a_command_with_a_deep_extra_argument(store: Path)
     assert process.returncode == 0, process.stderr
     assert json.loads(process.stdout) == {
         "is_error": False,
-        "content": "Here's the content of /memories/a.md with line numbers:\n     1\tkeep me\n     2\t",
+        "content": "Here's the content of /memories/a.md with line numbers:\n"
+        "     1\tkeep me\n     2\t",
     }
     assert event_count(store) == events + 1
 

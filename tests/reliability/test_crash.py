@@ -1,4 +1,5 @@
-"""Crash safety: SIGKILL a writer mid-write; files stay whole and the history agrees after reopen."""
+"""Crash safety: SIGKILL a writer mid-write; files stay whole and the history agrees after
+reopen."""
 
 from __future__ import annotations
 

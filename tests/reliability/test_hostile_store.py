@@ -1,4 +1,5 @@
-"""Hostile files in a store: every entry point opens it in bounded time, changes nothing, leaks nothing."""
+"""Hostile files in a store: every entry point opens it in bounded time, changes nothing, leaks
+nothing."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""A store's `.memtui` can arrive by git, sync or zip: links in it never make memtui write outside."""
+"""A store's `.memtui` can arrive by git, sync or zip: links in it never make memtui write
+outside."""
 
 from __future__ import annotations
 

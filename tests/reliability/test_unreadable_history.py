@@ -1,4 +1,5 @@
-"""An unreadable history (a folder in its place, a permission error): one clear line, nothing lost."""
+"""An unreadable history (a folder in its place, a permission error): one clear line,
+nothing lost."""
 
 from __future__ import annotations
 

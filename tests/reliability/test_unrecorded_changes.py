@@ -134,7 +134,8 @@ def test_a_read_only_history_refuses_a_view_and_records_nothing(tmp_path: Path) 
         refused = store.view("/etc/passwd")
         store.history.close()
     assert (result.content, result.is_error) == (
-        f"Cannot view /memories/a.md: memtui could not record the call in its history ({READ_ONLY})",
+        "Cannot view /memories/a.md: memtui could not record the call in its history "
+        f"({READ_ONLY})",
         True,
     )
     assert refused.content == (

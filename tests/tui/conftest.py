@@ -5,20 +5,21 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Input, TextArea
 from textual.worker import WorkerCancelled
+
+from memtui.tui.app import MemtuiApp
 
 
 @pytest.fixture(autouse=True)
 def a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     """`memtui` opens the app only on a terminal; under pytest stdin and stdout are none, so
-    app tests that start it through the CLI run as if they were (tests/test_cli_conventions.py
+    app tests that start it through the CLI run as if they were (tests/cli/test_cli_conventions.py
     checks the refusal itself)."""
     from memtui.cli import app_cmd
 
@@ -114,11 +115,29 @@ def store_root(
         yield write_fixture_store(folder / "memories")
 
 
-@pytest.fixture(autouse=True)
-def no_cursor_blink(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Cursors never blink in app tests, so screenshots are deterministic."""
-    monkeypatch.setattr(Input, "_toggle_cursor", lambda self: None, raising=False)
-    monkeypatch.setattr(TextArea, "_toggle_cursor_blink_visible", lambda self: None, raising=False)
+AppFactory = Callable[..., MemtuiApp]
+"""`make_app(root=None, *, actor="human:tester", watch=False, **options)`: see `make_app`."""
+
+
+@pytest.fixture
+def make_app(request: pytest.FixtureRequest) -> AppFactory:
+    """Build the app as app tests do: as `human:tester`, without the file watcher, cursors
+    steady (screenshots are deterministic), on the fixture store (`store_root`) unless given
+    another root; other options pass through."""
+
+    def make(
+        root: Path | None = None,
+        *,
+        actor: str | None = "human:tester",
+        watch: bool = False,
+        cursor_blink: bool = False,
+        **options: Any,
+    ) -> MemtuiApp:
+        """A new app on `root` (the fixture store by default)."""
+        where = root if root is not None else request.getfixturevalue("store_root")
+        return MemtuiApp(where, actor=actor, watch=watch, cursor_blink=cursor_blink, **options)
+
+    return make
 
 
 async def wait_idle(pilot: Pilot[None]) -> None:

@@ -1,4 +1,5 @@
-"""Shared fixtures for the graph, history, review and demo tests: a demo store copy and a small app."""
+"""Shared fixtures for the graph, history, review and demo tests: a demo store copy and a
+small app."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from memtui.notes.index import NoteIndex
 from memtui.tui.context import AppContext, default_settings
 from memtui.tui.messages import OpenNote
 from memtui.tui.plain_notify import PlainNotifyApp
+from memtui.tui.timers import SYSTEM_TIMERS, Timers
 
 HUMAN = "human:tester"
 _TEMPLATE: dict[str, Path] = {}
@@ -52,9 +54,15 @@ class ScreenHarness(PlainNotifyApp):
 
     CSS_PATH = Path(memtui.tui.__file__).parent / "memtui.tcss"
 
-    def __init__(self, ctx: AppContext, make_screen: Callable[[], Screen[None]]) -> None:
+    def __init__(
+        self,
+        ctx: AppContext,
+        make_screen: Callable[[], Screen[None]],
+        timers: Timers = SYSTEM_TIMERS,
+    ) -> None:
         super().__init__()
         self.ctx = ctx
+        self.timers = timers
         self.make_screen = make_screen
         self.opened: list[str] = []
         self.clock = time.time

@@ -7,18 +7,19 @@ from pathlib import Path
 import pytest
 
 from memtui.tui.app import MemtuiApp
+from tests.tui.conftest import AppFactory
 
 
 def test_the_app_uses_the_configured_actor(
-    store_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    store_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, make_app: AppFactory
 ) -> None:
     config = tmp_path / "config" / "memtui" / "config.toml"
     config.parent.mkdir(parents=True)
     config.write_text('actor = "alice"\n', encoding="utf-8")
-    assert MemtuiApp(store_root, watch=False).actor == "human:alice"
-    assert MemtuiApp(store_root, actor="human:bob", watch=False).actor == "human:bob"
+    assert make_app(actor=None).actor == "human:alice"
+    assert make_app(actor="human:bob").actor == "human:bob"
     monkeypatch.setenv("MEMTUI_ACTOR", "carol")
-    assert MemtuiApp(store_root, watch=False).actor == "human:carol"
+    assert make_app(actor=None).actor == "human:carol"
 
 
 def actor_of_cli_app(monkeypatch: pytest.MonkeyPatch, argv: list[str]) -> str:

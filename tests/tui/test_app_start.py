@@ -17,7 +17,7 @@ from memtui.tui.app import MemtuiApp
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.widgets.note_tree import NoteTree, list_folder
 from memtui.tui.widgets.text_view import TextView
-from tests.tui.conftest import wait_idle
+from tests.tui.conftest import AppFactory, wait_for, wait_idle
 
 
 def test_a_file_as_path_exits_2_with_one_line(tmp_path: Path, capsys: object) -> None:
@@ -87,9 +87,11 @@ def test_folder_listing_hides_state_and_temp_files(store_root: Path) -> None:
     assert [e.relpath for e in list_folder(store_root, "projects")] == ["projects/memtui.md"]
 
 
-async def test_first_frame_shows_the_tree_then_the_index_fills_in(store_root: Path) -> None:
+async def test_first_frame_shows_the_tree_then_the_index_fills_in(
+    store_root: Path, make_app: AppFactory
+) -> None:
     """The tree is there from the walk; the status line counts the notes once indexed."""
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         tree = app.screen.query_one(NoteTree)
         assert isinstance(app.screen, MainScreen)
@@ -114,18 +116,20 @@ def test_the_first_frame_needs_no_notes_layer_fuzzy_matcher_or_watcher() -> None
     assert out == "[]\n"
 
 
-async def test_the_plain_view_is_created_only_when_a_big_note_is_shown(store_root: Path) -> None:
+async def test_the_plain_view_is_created_only_when_a_big_note_is_shown(
+    store_root: Path, make_app: AppFactory
+) -> None:
     """Start-up mounts no text area; showing a note too big for Markdown creates one."""
     big = "---\ntitle: Big\n---\n" + "".join(f"- [fact] line {n}\n" for n in range(800))
     (store_root / "tools" / "big.md").write_text(big, encoding="utf-8")
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         screen = app.screen
         assert isinstance(screen, MainScreen)
         assert list(screen.query("#preview-plain")) == []
         await wait_idle(pilot)
         screen.show_path("tools/big.md")
-        await pilot.pause(0.2)
+        assert await wait_for(pilot, lambda: screen.preview.relpath == "tools/big.md")
         await wait_idle(pilot)
         assert screen.preview.mode == "plain"
         assert screen.query_one("#preview-plain", TextView).text == big
@@ -201,11 +205,13 @@ def test_the_demo_runs_on_a_clock_that_starts_at_its_scripted_present(
     assert root.is_relative_to(tmp_path) and (root / "user" / "profile.md").is_file()
 
 
-async def test_an_unknown_theme_is_reported_on_screen(store_root: Path, tmp_path: Path) -> None:
+async def test_an_unknown_theme_is_reported_on_screen(
+    store_root: Path, tmp_path: Path, make_app: AppFactory
+) -> None:
     """An app given a bad theme says so in an error notification and keeps the default theme."""
     config = tmp_path / "config.toml"
     settings = Settings(theme="no-such-theme", source=config)
-    app = MemtuiApp(store_root, actor="human:tester", settings=settings, watch=False)
+    app = make_app(settings=settings)
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
         await wait_idle(pilot)
         toasts = [str(toast.render()) for toast in app.screen.query(Toast)]
@@ -215,9 +221,9 @@ async def test_an_unknown_theme_is_reported_on_screen(store_root: Path, tmp_path
         assert app.theme == "textual-dark"
 
 
-async def test_a_known_theme_is_applied(store_root: Path) -> None:
+async def test_a_known_theme_is_applied(store_root: Path, make_app: AppFactory) -> None:
     """A valid theme name in the settings becomes the app's theme, with no error shown."""
-    app = MemtuiApp(store_root, actor="human:tester", settings=Settings(theme="nord"), watch=False)
+    app = make_app(settings=Settings(theme="nord"))
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         assert app.theme == "nord"

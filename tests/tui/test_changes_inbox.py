@@ -22,7 +22,7 @@ from memtui.tui.screens.editor import EditorScreen
 from memtui.tui.screens.history import HistoryScreen
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.widgets.confirm import ConfirmScreen
-from tests.tui.conftest import FIXTURE_NOTES, wait_for, wait_idle
+from tests.tui.conftest import FIXTURE_NOTES, AppFactory, wait_for, wait_idle
 
 MEMTUI = str(Path(sys.executable).with_name("memtui"))
 SIZE = (120, 40)
@@ -78,8 +78,10 @@ def listed(screen: ChangesScreen) -> list[tuple[str, tuple[int, ...]]]:
     return [(row.path, row.ids) for row in screen.page.rows]
 
 
-async def test_the_count_follows_an_agent_writing_while_the_app_is_open(store_root: Path) -> None:
-    app = MemtuiApp(store_root, actor="human:tester")
+async def test_the_count_follows_an_agent_writing_while_the_app_is_open(
+    store_root: Path, make_app: AppFactory
+) -> None:
+    app = make_app(watch=True)
     async with app.run_test(size=SIZE) as pilot:
         await wait_idle(pilot)
         assert app.review_count == 0 and "to review" not in status(app)
@@ -107,13 +109,15 @@ async def test_the_count_follows_an_agent_writing_while_the_app_is_open(store_ro
         assert await wait_for(pilot, lambda: app.review_count == 3)
 
 
-async def test_approve_clears_a_note_and_the_marks_survive_a_restart(store_root: Path) -> None:
+async def test_approve_clears_a_note_and_the_marks_survive_a_restart(
+    store_root: Path, make_app: AppFactory
+) -> None:
     agent(
         store_root,
         edit("#workers\n", "#workers\n- [fact] One more #agent\n"),
         {"command": "create", "path": "/memories/tools/rich.md", "file_text": "# Rich\n"},
     )
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await wait_idle(pilot)
         screen = await open_inbox(pilot, 2)
@@ -123,7 +127,7 @@ async def test_approve_clears_a_note_and_the_marks_survive_a_restart(store_root:
         assert await wait_for(pilot, lambda: app.review_count == 1)
     assert reviews(store_root) == [(3, "human:tester")]
 
-    again = MemtuiApp(store_root, actor="human:other", watch=False)
+    again = make_app(actor="human:other")
     async with again.run_test(size=SIZE) as pilot:
         await wait_idle(pilot)
         assert await wait_for(pilot, lambda: "1 change to review (c)" in status(again))
@@ -131,13 +135,15 @@ async def test_approve_clears_a_note_and_the_marks_survive_a_restart(store_root:
         assert listed(screen) == [(TEXTUAL, (2,))]
 
 
-async def test_approve_all_shown_takes_only_what_the_filter_shows(store_root: Path) -> None:
+async def test_approve_all_shown_takes_only_what_the_filter_shows(
+    store_root: Path, make_app: AppFactory
+) -> None:
     agent(store_root, edit("#workers\n", "#workers!\n"))
     agent(store_root, edit("#style\n", "#style!\n", "/memories/user/preferences.md"), name="cursor")
     agent(
         store_root, edit("#memory\n", "#memory!\n", "/memories/projects/memtui.md"), name="cursor"
     )
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await wait_idle(pilot)
         screen = await open_inbox(pilot, 3)
@@ -163,13 +169,15 @@ async def test_approve_all_shown_takes_only_what_the_filter_shows(store_root: Pa
         assert detail.startswith("Nothing waits for review")
 
 
-async def test_revert_undoes_a_notes_changes_newest_first(store_root: Path) -> None:
+async def test_revert_undoes_a_notes_changes_newest_first(
+    store_root: Path, make_app: AppFactory
+) -> None:
     agent(
         store_root,
         edit("#workers\n", "#workers\n- [fact] First #agent\n"),
         edit("First", "Second"),
     )
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await wait_idle(pilot)
         screen = await open_inbox(pilot, 1)
@@ -188,14 +196,16 @@ async def test_revert_undoes_a_notes_changes_newest_first(store_root: Path) -> N
     ]
 
 
-async def test_revert_asks_before_forcing_over_a_later_reviewed_change(store_root: Path) -> None:
+async def test_revert_asks_before_forcing_over_a_later_reviewed_change(
+    store_root: Path, make_app: AppFactory
+) -> None:
     agent(
         store_root, edit("#workers\n", "#workers\n- [fact] First #agent\n"), edit("First", "Later")
     )
     from memtui.core.history import History
 
     History(store_root).mark_reviewed([3], "human:tester", 0.0)
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await wait_idle(pilot)
         screen = await open_inbox(pilot, 1)
@@ -217,9 +227,11 @@ async def test_revert_asks_before_forcing_over_a_later_reviewed_change(store_roo
     assert reviews(store_root) == [(2, "human:tester"), (3, "human:tester")]
 
 
-async def test_saving_the_note_from_the_inbox_clears_its_changes(store_root: Path) -> None:
+async def test_saving_the_note_from_the_inbox_clears_its_changes(
+    store_root: Path, make_app: AppFactory
+) -> None:
     agent(store_root, edit("#workers\n", "#workers\n- [fact] Agent line #agent\n"))
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await wait_idle(pilot)
         screen = await open_inbox(pilot, 1)
@@ -237,11 +249,11 @@ async def test_saving_the_note_from_the_inbox_clears_its_changes(store_root: Pat
 
 
 async def test_marks_made_by_another_process_show_without_a_file_change(
-    store_root: Path, monkeypatch: pytest.MonkeyPatch
+    store_root: Path, monkeypatch: pytest.MonkeyPatch, make_app: AppFactory
 ) -> None:
     monkeypatch.setattr(app_module, "REVIEW_POLL", 0.2)
     agent(store_root, edit("#workers\n", "#workers!\n"))
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await wait_idle(pilot)
         screen = await open_inbox(pilot, 1)
@@ -256,7 +268,9 @@ async def test_marks_made_by_another_process_show_without_a_file_change(
         assert await wait_for(pilot, lambda: not screen.page.rows and app.review_count == 0)
 
 
-async def test_a_notes_history_and_side_panel_follow_it_across_renames(store_root: Path) -> None:
+async def test_a_notes_history_and_side_panel_follow_it_across_renames(
+    store_root: Path, make_app: AppFactory
+) -> None:
     """`H` and the side panel show a note's events from before a rename of the note and of its
     folder, back to the baseline it started in."""
     agent(
@@ -265,7 +279,7 @@ async def test_a_notes_history_and_side_panel_follow_it_across_renames(store_roo
         {"command": "rename", "old_path": TEXTUAL, "new_path": "/memories/tools/tui.md"},
         {"command": "rename", "old_path": "/memories/tools", "new_path": "/memories/lib"},
     )
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await wait_idle(pilot)
         main = app.screen
@@ -288,14 +302,16 @@ async def test_a_notes_history_and_side_panel_follow_it_across_renames(store_roo
         assert await wait_for(pilot, lambda: [event.id for event in screen.events] == [4, 3, 2, 1])
 
 
-async def test_the_inbox_is_in_the_palette_f1_and_remappable(store_root: Path) -> None:
+async def test_the_inbox_is_in_the_palette_f1_and_remappable(
+    store_root: Path, make_app: AppFactory
+) -> None:
     """The palette verb "go: changes to review" opens the inbox, F1 lists its keys with their
     ids, and a keymap moves `c` to another key by its id."""
     from textual.command import CommandPalette
 
     from memtui.tui.screens.dialogs import HelpScreen
 
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await wait_idle(pilot)
         await pilot.press("ctrl+p")
@@ -319,7 +335,7 @@ async def test_the_inbox_is_in_the_palette_f1_and_remappable(store_root: Path) -
         assert await wait_for(pilot, lambda: isinstance(app.screen, MainScreen))
         app.set_keymap({"main.changes": "ctrl+g"})
         await pilot.press("c")
-        await pilot.pause(0.2)
+        await wait_idle(pilot)
         assert isinstance(app.screen, MainScreen)
         await pilot.press("ctrl+g")
         assert await wait_for(pilot, lambda: isinstance(app.screen, ChangesScreen))

@@ -21,7 +21,6 @@ from textual.screen import Screen
 from textual.widgets import Input, TextArea
 
 import memtui.tui
-from memtui.tui.app import MemtuiApp
 from memtui.tui.screens.dialogs import HelpScreen, NewNoteScreen, RenameScreen
 from memtui.tui.screens.editor import EditorScreen
 from memtui.tui.screens.graph import GraphScreen
@@ -31,7 +30,7 @@ from memtui.tui.screens.merge import ConflictScreen
 from memtui.tui.screens.review import ReviewScreen
 from memtui.tui.screens.search import SearchScreen
 from memtui.tui.widgets.confirm import ConfirmScreen
-from tests.tui.conftest import wait_for, wait_idle
+from tests.tui.conftest import AppFactory, wait_for, wait_idle
 
 # ----- every binding has an id ------------------------------------------------------------------
 
@@ -177,10 +176,12 @@ async def close_to(pilot: Pilot[None], key: str, screen_type: type) -> None:
     assert await wait_for(pilot, lambda: isinstance(pilot.app.screen, screen_type))
 
 
-async def test_every_action_of_every_screen_is_in_the_palette(store_root: Path) -> None:
+async def test_every_action_of_every_screen_is_in_the_palette(
+    store_root: Path, make_app: AppFactory
+) -> None:
     """Main, search, graph, history, review, editor, conflict and every dialog: ctrl+p lists a
     verb for each of the screen's and the focused widget's bindings (cursor moves excepted)."""
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         main = app.screen
@@ -231,12 +232,14 @@ async def test_every_action_of_every_screen_is_in_the_palette(store_root: Path) 
 # ----- the palette finds notes by fuzzy title ---------------------------------------------------
 
 
-async def test_a_fuzzy_title_in_the_palette_opens_the_note(store_root: Path) -> None:
+async def test_a_fuzzy_title_in_the_palette_opens_the_note(
+    store_root: Path, make_app: AppFactory
+) -> None:
     """ctrl+p "prefrences" (a typo: neither the exact title nor a prefix or substring of it)
     lists "Preferences" first; Enter opens it in the tree and the preview."""
     query = "prefrences"
     assert query not in "preferences" and not "preferences".startswith(query)
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         screen = app.screen
@@ -298,7 +301,7 @@ def test_thread_workers_post_messages_instead_of_calling_into_the_ui() -> None:
 
 
 async def test_no_widget_is_refreshed_off_the_event_loop_thread(
-    store_root: Path, monkeypatch: Any
+    store_root: Path, monkeypatch: Any, make_app: AppFactory
 ) -> None:
     """Indexing, badges, the side panel's history and a search run in threads; no widget is
     refreshed from one of them."""
@@ -315,7 +318,7 @@ async def test_no_widget_is_refreshed_off_the_event_loop_thread(
         return refresh(self, *args, **kwargs)
 
     monkeypatch.setattr(Widget, "refresh", checked_refresh)
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         screen = app.screen

@@ -1,4 +1,5 @@
-"""Editing through the app: save, conflicts both ways, discard, new, rename with links, delete and undo."""
+"""Editing through the app: save, conflicts both ways, discard, new, rename with links, delete and
+undo."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from memtui.tui.screens.editor import EditorScreen
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.screens.merge import ConflictScreen
 from memtui.tui.widgets.confirm import ConfirmScreen
-from tests.tui.conftest import FIXTURE_NOTES, wait_for, wait_idle
+from tests.tui.conftest import FIXTURE_NOTES, AppFactory, wait_for, wait_idle
 
 NOTE = "tools/textual.md"
 
@@ -30,16 +31,19 @@ async def start_editing(app: MemtuiApp, pilot: object, relpath: str = NOTE) -> E
     screen = app.screen
     assert isinstance(screen, MainScreen)
     screen.show_path(relpath)
-    await pilot.pause(0.1)  # type: ignore[attr-defined]
+    assert await wait_for(pilot, lambda: screen.preview.relpath == relpath)  # type: ignore[arg-type]
     await pilot.press("e")  # type: ignore[attr-defined]
-    await pilot.pause(0.2)  # type: ignore[attr-defined]
+    assert await wait_for(pilot, lambda: isinstance(app.screen, EditorScreen))  # type: ignore[arg-type]
+    await pilot.pause()  # type: ignore[attr-defined]
     assert isinstance(app.screen, EditorScreen)
     return app.screen
 
 
-async def test_save_writes_through_the_store_as_the_human(store_root: Path) -> None:
+async def test_save_writes_through_the_store_as_the_human(
+    store_root: Path, make_app: AppFactory
+) -> None:
     """ctrl+s writes the exact text and records a human `write` event."""
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         editor = await start_editing(app, pilot)
         area = editor.query_one(TextArea)
@@ -56,9 +60,11 @@ async def test_save_writes_through_the_store_as_the_human(store_root: Path) -> N
         )
 
 
-async def test_conflict_keep_mine_overwrites_the_agent_change(store_root: Path) -> None:
+async def test_conflict_keep_mine_overwrites_the_agent_change(
+    store_root: Path, make_app: AppFactory
+) -> None:
     """The agent changed the same line meanwhile: the conflict shows, keep mine writes mine."""
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         editor = await start_editing(app, pilot)
         agent = app.ctx.store.with_actor("agent:claude")
@@ -84,9 +90,11 @@ async def test_conflict_keep_mine_overwrites_the_agent_change(store_root: Path) 
         assert changes[1].result.startswith("Conflict")
 
 
-async def test_conflict_take_theirs_keeps_the_agent_version(store_root: Path) -> None:
+async def test_conflict_take_theirs_keeps_the_agent_version(
+    store_root: Path, make_app: AppFactory
+) -> None:
     """Take theirs leaves the agent's bytes on disk and records no human write."""
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         editor = await start_editing(app, pilot)
         agent = app.ctx.store.with_actor("agent:claude")
@@ -102,9 +110,11 @@ async def test_conflict_take_theirs_keeps_the_agent_version(store_root: Path) ->
         assert [(e.is_error, e.result.startswith("Conflict")) for e in writes] == [(True, True)]
 
 
-async def test_escape_with_changes_asks_before_discarding(store_root: Path) -> None:
+async def test_escape_with_changes_asks_before_discarding(
+    store_root: Path, make_app: AppFactory
+) -> None:
     """Escape on a changed buffer asks; cancel keeps editing, confirm discards without writing."""
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         editor = await start_editing(app, pilot)
         editor.query_one(TextArea).text = "changed\n"
@@ -119,18 +129,18 @@ async def test_escape_with_changes_asks_before_discarding(store_root: Path) -> N
         assert (store_root / NOTE).read_text(encoding="utf-8") == FIXTURE_NOTES[NOTE]
 
 
-async def test_new_note_from_the_template(store_root: Path) -> None:
+async def test_new_note_from_the_template(store_root: Path, make_app: AppFactory) -> None:
     """`n`, a title, Enter: the template is written in the selected folder, selected and opened
     in the editor."""
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         screen = app.screen
         assert isinstance(screen, MainScreen)
         screen.show_path(NOTE)
-        await pilot.pause(0.1)
+        assert await wait_for(pilot, lambda: screen.preview.relpath == NOTE)
         await pilot.press("n")
-        await pilot.pause(0.1)
+        assert await wait_for(pilot, lambda: bool(app.screen.query("#new-folder")))
         assert app.screen.query_one("#new-folder", Input).value == "tools"
         await pilot.press(*"Rich Text", "enter")
         assert await wait_for(pilot, lambda: (store_root / "tools" / "rich-text.md").exists())
@@ -177,9 +187,9 @@ def drop_permalink(path: Path) -> None:
     )
 
 
-async def test_rename_rewrites_inbound_links(store_root: Path) -> None:
+async def test_rename_rewrites_inbound_links(store_root: Path, make_app: AppFactory) -> None:
     """Moving a note rewrites the path links that broke, as a human `write` through the core."""
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         screen = app.screen
@@ -211,13 +221,14 @@ async def test_rename_rewrites_inbound_links(store_root: Path) -> None:
 
 async def test_the_rename_dialog_counts_only_the_notes_whose_links_it_rewrites(
     store_root: Path,
+    make_app: AppFactory,
 ) -> None:
     """Two notes link here, one by title (still resolves after the move), one by path: the
     dialog offers to rewrite 1 note, and exactly 1 is rewritten."""
     drop_permalink(store_root / NOTE)
     prefs = store_root / "user" / "preferences.md"
     prefs.write_text(FIXTURE_NOTES["user/preferences.md"] + "- uses [[tools/textual]]\n")
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         assert app.ctx.index is not None
@@ -236,14 +247,16 @@ async def test_the_rename_dialog_counts_only_the_notes_whose_links_it_rewrites(
         assert "[[Textual]]" in (store_root / "projects" / "memtui.md").read_text()
 
 
-async def test_rename_rewrites_alias_heading_and_relation_links(store_root: Path) -> None:
+async def test_rename_rewrites_alias_heading_and_relation_links(
+    store_root: Path, make_app: AppFactory
+) -> None:
     """`[[T|alias]]`, `[[T#heading]]` and `- rel [[T]]` all follow a note whose title changed."""
     rich = store_root / "tools" / "rich.md"
     rich.write_text("# Rich\n\n## Usage\n", encoding="utf-8")
     prefs = store_root / "user" / "preferences.md"
     links = "- see [[rich|the Rich lib]] and [[rich#Usage]]\n- depends_on [[rich]]\n"
     prefs.write_text(FIXTURE_NOTES["user/preferences.md"] + links, encoding="utf-8")
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         label = await rename_in_app(app, pilot, "tools/rich.md", "tools/rich-text.md")
@@ -259,6 +272,7 @@ async def test_rename_rewrites_alias_heading_and_relation_links(store_root: Path
 
 async def test_moving_a_folder_rewrites_links_into_its_notes_and_undo_restores_them(
     store_root: Path,
+    make_app: AppFactory,
 ) -> None:
     """A folder move offers the rewrite; links into any note below it follow; `u` undoes one."""
     drop_permalink(store_root / NOTE)
@@ -267,7 +281,7 @@ async def test_moving_a_folder_rewrites_links_into_its_notes_and_undo_restores_t
         "- uses [[Textual]]\n", "- uses [[tools/textual|Textual]]\n- see [[tools/textual#Tips]]\n"
     )
     source.write_text(original, encoding="utf-8")
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         label = await rename_in_app(app, pilot, "tools", "libs")
@@ -293,7 +307,7 @@ async def test_moving_a_folder_rewrites_links_into_its_notes_and_undo_restores_t
 
 
 async def test_a_folder_rename_dialog_counts_off_the_ui_thread_without_parsing_notes(
-    store_root: Path, monkeypatch: pytest.MonkeyPatch
+    store_root: Path, monkeypatch: pytest.MonkeyPatch, make_app: AppFactory
 ) -> None:
     """Typing a new path for a folder of many notes parses none of them; the count shown, once
     typing pauses, is the number of notes the rename then rewrites (path links to notes whose
@@ -305,7 +319,7 @@ async def test_a_folder_rename_dialog_counts_off_the_ui_thread_without_parsing_n
         (store_root / "bulk" / f"n{n}.md").write_text(f"{head}- [fact] {n}\n", encoding="utf-8")
         (store_root / "src").mkdir(exist_ok=True)
         (store_root / "src" / f"s{n}.md").write_text(f"- uses [[bulk/n{n}]]\n", encoding="utf-8")
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         screen = app.screen
@@ -326,9 +340,8 @@ async def test_a_folder_rename_dialog_counts_off_the_ui_thread_without_parsing_n
 
         monkeypatch.setattr(parser, "parse_note", counting_parse)
         await pilot.press(*["backspace"] * 4, *"moved")
-        await pilot.pause(0.3)
-        assert parses == []
         assert await wait_for(pilot, lambda: dialog.counted == "moved")
+        assert parses == []
         label = str(dialog.query_one("#rename-links", Checkbox).label)
         assert label == f"Rewrite links in {notes // 2} notes the move would break"
         await pilot.press("enter")
@@ -344,15 +357,15 @@ async def test_a_folder_rename_dialog_counts_off_the_ui_thread_without_parsing_n
         assert await wait_for(pilot, rewritten)
 
 
-async def test_delete_then_undo_restores_the_note(store_root: Path) -> None:
+async def test_delete_then_undo_restores_the_note(store_root: Path, make_app: AppFactory) -> None:
     """`d` asks, deletes through the core; `u` reverts the delete with the exact bytes."""
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         screen = app.screen
         assert isinstance(screen, MainScreen)
         screen.show_path(NOTE)
-        await pilot.pause(0.1)
+        assert await wait_for(pilot, lambda: screen.preview.relpath == NOTE)
         await pilot.press("d")
         assert await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("y")
@@ -366,15 +379,15 @@ async def test_delete_then_undo_restores_the_note(store_root: Path) -> None:
         assert app.ctx.history.events(limit=1)[0].command == "revert"
 
 
-async def test_delete_a_folder(store_root: Path) -> None:
+async def test_delete_a_folder(store_root: Path, make_app: AppFactory) -> None:
     """Folders can be deleted too, after confirmation."""
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         screen = app.screen
         assert isinstance(screen, MainScreen)
         screen.show_path("user")
-        await pilot.pause(0.1)
+        assert await wait_for(pilot, lambda: screen.note_tree.cursor_relpath == "user")
         await pilot.press("d")
         assert await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("y")
@@ -382,9 +395,9 @@ async def test_delete_a_folder(store_root: Path) -> None:
         assert screen.note_tree.node_for("user") is None
 
 
-async def test_quit_with_unsaved_edits_asks_first(store_root: Path) -> None:
+async def test_quit_with_unsaved_edits_asks_first(store_root: Path, make_app: AppFactory) -> None:
     """ctrl+q in the editor with unsaved text asks; cancel keeps editing, confirm quits unsaved."""
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         editor = await start_editing(app, pilot)
         editor.query_one(TextArea).text = "UNSAVED\n" + FIXTURE_NOTES[NOTE]
@@ -401,9 +414,9 @@ async def test_quit_with_unsaved_edits_asks_first(store_root: Path) -> None:
     assert (store_root / NOTE).read_text(encoding="utf-8") == FIXTURE_NOTES[NOTE]
 
 
-async def test_quit_without_edits_does_not_ask(store_root: Path) -> None:
+async def test_quit_without_edits_does_not_ask(store_root: Path, make_app: AppFactory) -> None:
     """ctrl+q quits at once when the editor holds nothing unsaved."""
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await start_editing(app, pilot)
         await pilot.press("ctrl+q")

@@ -18,7 +18,7 @@ from memtui.tui.screens.main import MainScreen
 from memtui.tui.screens.merge import ConflictScreen
 from memtui.tui.screens.search import SearchScreen
 from memtui.tui.widgets.confirm import ConfirmScreen
-from tests.tui.conftest import FIXTURE_NOTES, wait_for, wait_idle
+from tests.tui.conftest import FIXTURE_NOTES, AppFactory, wait_for, wait_idle
 from tests.tui.test_edit import NOTE
 from tests.tui.test_large_notes import toast_texts
 
@@ -63,14 +63,14 @@ def copies(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def heading_edited_by_both(
-    store_root: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    make_app: AppFactory, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> MemtuiApp:
     """The app with an $EDITOR that changes the heading while an agent changes it too."""
     monkeypatch.setenv(
         "EDITOR",
         executable(tmp_path / "ed", "#!/bin/sh\nsed -i 's/^# Textual$/# Textual (mine)/' \"$1\"\n"),
     )
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     agent = app.ctx.store.with_actor("agent:claude")
     suspension = Suspension(
         lambda: agent.str_replace(VIRTUAL, "# Textual\n", "# Textual (agent)\n")
@@ -91,10 +91,10 @@ async def open_external(app: MemtuiApp, pilot: object) -> MainScreen:
 
 
 async def test_a_missing_editor_is_one_message_and_the_app_carries_on(
-    store_root: Path, monkeypatch: pytest.MonkeyPatch, copies: Path
+    store_root: Path, monkeypatch: pytest.MonkeyPatch, copies: Path, make_app: AppFactory
 ) -> None:
     monkeypatch.setenv("EDITOR", "nano-not-installed")
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     suspension = Suspension()
     monkeypatch.setattr(app, "suspend", suspension)
     async with app.run_test(size=(140, 40), notifications=True) as pilot:
@@ -113,13 +113,17 @@ async def test_a_missing_editor_is_one_message_and_the_app_carries_on(
 
 
 async def test_an_editor_that_fails_to_start_hands_the_screen_back(
-    store_root: Path, monkeypatch: pytest.MonkeyPatch, copies: Path, tmp_path: Path
+    store_root: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    copies: Path,
+    tmp_path: Path,
+    make_app: AppFactory,
 ) -> None:
     """An editor on PATH that cannot be started (a script whose interpreter is missing): the
     suspended app resumes, one message says why, the copy is thrown away."""
     bad = executable(tmp_path / "bad-editor", "#!/nonexistent/interpreter\n")
     monkeypatch.setenv("EDITOR", bad)
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     suspension = Suspension()
     monkeypatch.setattr(app, "suspend", suspension)
     async with app.run_test(size=(140, 40), notifications=True) as pilot:
@@ -136,12 +140,16 @@ async def test_an_editor_that_fails_to_start_hands_the_screen_back(
 
 
 async def test_escape_after_keep_editing_asks_and_the_copy_is_kept_until_saved(
-    store_root: Path, monkeypatch: pytest.MonkeyPatch, copies: Path, tmp_path: Path
+    store_root: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    copies: Path,
+    tmp_path: Path,
+    make_app: AppFactory,
 ) -> None:
     """The editor changes the heading while an agent changes it too: the conflict shows; Keep
     editing (escape) opens my text in the app's editor; escape there asks before discarding,
     and the copy stays on disk; saving with Keep mine writes mine and throws the copy away."""
-    app = heading_edited_by_both(store_root, monkeypatch, tmp_path)
+    app = heading_edited_by_both(make_app, monkeypatch, tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await open_external(app, pilot)
         assert await wait_for(pilot, lambda: isinstance(app.screen, ConflictScreen))
@@ -168,9 +176,13 @@ async def test_escape_after_keep_editing_asks_and_the_copy_is_kept_until_saved(
 
 
 async def test_discarding_on_purpose_throws_the_copy_away(
-    store_root: Path, monkeypatch: pytest.MonkeyPatch, copies: Path, tmp_path: Path
+    store_root: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    copies: Path,
+    tmp_path: Path,
+    make_app: AppFactory,
 ) -> None:
-    app = heading_edited_by_both(store_root, monkeypatch, tmp_path)
+    app = heading_edited_by_both(make_app, monkeypatch, tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await open_external(app, pilot)
         assert await wait_for(pilot, lambda: isinstance(app.screen, ConflictScreen))
@@ -185,11 +197,15 @@ async def test_discarding_on_purpose_throws_the_copy_away(
 
 
 async def test_an_editor_exiting_with_an_error_saves_nothing_and_keeps_an_edited_copy(
-    store_root: Path, monkeypatch: pytest.MonkeyPatch, copies: Path, tmp_path: Path
+    store_root: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    copies: Path,
+    tmp_path: Path,
+    make_app: AppFactory,
 ) -> None:
     script = "#!/bin/sh\nsed -i 's/^# Textual$/# Textual (mine)/' \"$1\"\nexit 3\n"
     monkeypatch.setenv("EDITOR", executable(tmp_path / "ed", script))
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     monkeypatch.setattr(app, "suspend", Suspension())
     async with app.run_test(size=(160, 40), notifications=True) as pilot:
         await open_external(app, pilot)

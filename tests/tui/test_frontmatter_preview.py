@@ -10,7 +10,7 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 
 from memtui.tui.app import MemtuiApp
-from tests.tui.conftest import wait_idle
+from tests.tui.conftest import AppFactory, wait_idle
 from tests.tui.test_preview_kinds import kinds_root, open_file, region_lines
 
 __all__ = ["kinds_root"]
@@ -35,8 +35,10 @@ async def shown(pilot: Pilot[None], relpath: str) -> tuple[Static, list[str]]:
     return main.query_one("#preview-frontmatter", Static), [line for line in body if line]
 
 
-async def test_frontmatter_after_a_blank_line_is_shown_once(blank_first_root: Path) -> None:
-    app = MemtuiApp(blank_first_root, actor="human:tester", watch=False)
+async def test_frontmatter_after_a_blank_line_is_shown_once(
+    blank_first_root: Path, make_app: AppFactory
+) -> None:
+    app = make_app(blank_first_root)
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_idle(pilot)
         panel, body = await shown(pilot, "a.md")
@@ -45,8 +47,10 @@ async def test_frontmatter_after_a_blank_line_is_shown_once(blank_first_root: Pa
         assert body == ["The body line"]
 
 
-async def test_malformed_frontmatter_is_shown_as_body(blank_first_root: Path) -> None:
-    app = MemtuiApp(blank_first_root, actor="human:tester", watch=False)
+async def test_malformed_frontmatter_is_shown_as_body(
+    blank_first_root: Path, make_app: AppFactory
+) -> None:
+    app = make_app(blank_first_root)
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_idle(pilot)
         panel, body = await shown(pilot, "b.md")

@@ -12,9 +12,12 @@ from textual.widgets import Checkbox, Input, Static
 from textual.widgets._toast import Toast
 
 from memtui.core.store import MemoryStore
-from memtui.tui.screens.history import HistoryScreen
+from memtui.tui.screens.history import CURSOR_REST, HistoryScreen
+from memtui.tui.timers import SYSTEM_TIMERS, Timers
 from memtui.tui.widgets.confirm import ConfirmScreen
 from memtui.tui.widgets.history_events import DiffView, EventTable, parse_filter
+from tests.tui.conftest import wait_for
+from tests.tui.manual_timers import ManualTimers
 from tests.tui.screens_harness import ScreenHarness, demo_clock, demo_context, demo_copy
 
 SIZE = (120, 40)
@@ -27,8 +30,10 @@ def store_root(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Path
     return demo_copy(tmp_path, tmp_path_factory.getbasetemp())
 
 
-def history_app(root: Path, path: str | None = None) -> ScreenHarness:
-    return ScreenHarness(demo_context(root), lambda: HistoryScreen(path, clock=demo_clock))
+def history_app(
+    root: Path, path: str | None = None, timers: Timers = SYSTEM_TIMERS
+) -> ScreenHarness:
+    return ScreenHarness(demo_context(root), lambda: HistoryScreen(path, clock=demo_clock), timers)
 
 
 def shown_ids(app: ScreenHarness) -> list[int]:
@@ -144,9 +149,11 @@ async def test_keys_held_down_draw_only_the_diff_where_the_cursor_rests(
     store_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A move after a rest draws its row's change at once; the quick moves after it read no
-    change on the way, and the row the cursor rests on is drawn."""
-    monkeypatch.setattr("memtui.tui.screens.history.CURSOR_REST", 1.0)
-    app = history_app(store_root)
+    change on the way, and the row the cursor rests on is drawn (on a clock that moves only
+    when the test says)."""
+    timers = ManualTimers()
+    rest = CURSOR_REST * 2
+    app = history_app(store_root, timers=timers)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = app.screen
@@ -159,16 +166,19 @@ async def test_keys_held_down_draw_only_the_diff_where_the_cursor_rests(
             return texts(event)
 
         monkeypatch.setattr(screen.ctx.history, "texts", counting_texts)
-        await pilot.pause(0.3)
+        timers.advance(rest)
         await pilot.press("down")
         assert screen.diff_pending is False
         await settle(pilot)
         second = shown_ids(app)[1]
         assert read == [second]
         assert diff_text(app).startswith(f"#{second} ")
-        await pilot.pause(1.1)
+        timers.advance(rest)
         await pilot.press("down", "down", "down", "down")
         assert screen.diff_pending is True
+        await pilot.pause()
+        assert read == [second, shown_ids(app)[2]]
+        assert timers.advance(rest) == 1
         await settle(pilot)
         third, rested = shown_ids(app)[2], shown_ids(app)[5]
         assert read == [second, third, rested]
@@ -282,7 +292,8 @@ def test_a_since_that_is_not_a_time_is_a_problem_and_filters_nothing() -> None:
 
 
 async def test_brackets_in_recorded_text_are_shown_as_they_are(tmp_path: Path) -> None:
-    """Paths, actors, commands and results are plain text, never markup, in rows, title and notes."""
+    """Paths, actors, commands and results are plain text, never markup, in rows, title and
+    notes."""
     from memtui.core.config import Settings
     from memtui.core.store import MemoryStore
 
@@ -310,7 +321,7 @@ async def test_brackets_in_recorded_text_are_shown_as_they_are(tmp_path: Path) -
         await pilot.press("y")
         await settle(pilot)
         assert not (root / "[/x]").exists()
-        await pilot.pause(0.1)
+        assert await wait_for(pilot, lambda: bool(app.screen.query(Toast)))
         toasts = [str(toast.render()) for toast in app.screen.query(Toast)]
         assert toasts == ["Undid #4 create [/x] by agent:a[/b]."]
     scoped = ScreenHarness(

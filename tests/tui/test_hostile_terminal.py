@@ -13,7 +13,7 @@ from memtui.core.display import visible, visible_cells
 from memtui.tui.app import MemtuiApp
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.widgets.text_view import TextView
-from tests.tui.conftest import wait_for, wait_for_results, wait_idle
+from tests.tui.conftest import AppFactory, wait_for, wait_for_results, wait_idle
 from tests.tui.hostile_terminal import (
     BIG_NOTE,
     CLIPBOARD_ATTACK,
@@ -58,10 +58,11 @@ async def show(pilot: Pilot[None], main: MainScreen, relpath: str) -> None:
 
 async def test_every_main_screen_view_of_hostile_files_is_display_safe(
     hostile_root: Path,
+    make_app: AppFactory,
 ) -> None:
     """Tree, rendered note, big plain note, JSON, text file, raw view and side panel: no raw
     control character is drawn, and the attacks show as symbols."""
-    app = MemtuiApp(hostile_root, actor="human:tester", watch=False)
+    app = make_app(hostile_root)
     async with app.run_test(size=(160, 45)) as pilot:
         await settle(pilot)
         main = app.screen
@@ -92,10 +93,11 @@ async def test_every_main_screen_view_of_hostile_files_is_display_safe(
 
 async def test_history_screen_shows_a_hostile_actor_and_every_diff_safely(
     hostile_root: Path,
+    make_app: AppFactory,
 ) -> None:
     """An actor recorded with escape sequences, hostile paths, arguments and results: the table
     and the diff of every event are display-safe."""
-    app = MemtuiApp(hostile_root, actor="human:tester", watch=False)
+    app = make_app(hostile_root)
     async with app.run_test(size=(160, 45)) as pilot:
         await settle(pilot)
         await pilot.press("h")
@@ -110,10 +112,12 @@ async def test_history_screen_shows_a_hostile_actor_and_every_diff_safely(
         assert "refused" in screen_text(app) or "error" in screen_text(app)
 
 
-async def test_graph_review_search_and_palette_are_display_safe(hostile_root: Path) -> None:
+async def test_graph_review_search_and_palette_are_display_safe(
+    hostile_root: Path, make_app: AppFactory
+) -> None:
     """The graph and its lists, the review queue, search results and the palette's note finder
     show hostile titles, relation types and paths as symbols."""
-    app = MemtuiApp(hostile_root, actor="human:tester", watch=False)
+    app = make_app(hostile_root)
     async with app.run_test(size=(160, 45)) as pilot:
         await settle(pilot)
         main = app.screen
@@ -143,11 +147,13 @@ async def test_graph_review_search_and_palette_are_display_safe(hostile_root: Pa
         assert unsafe_drawn(app) == []
 
 
-async def test_dialogs_toasts_and_the_editor_are_display_safe(hostile_root: Path) -> None:
+async def test_dialogs_toasts_and_the_editor_are_display_safe(
+    hostile_root: Path, make_app: AppFactory
+) -> None:
     """Rename, delete and new-note dialogs of hostile names, a toast naming a hostile link
     target, and the editor: symbols on screen, while saving writes the note's exact characters
     back."""
-    app = MemtuiApp(hostile_root, actor="human:tester", watch=False)
+    app = make_app(hostile_root)
     async with app.run_test(size=(160, 45), notifications=True) as pilot:
         await settle(pilot)
         main = app.screen

@@ -11,6 +11,7 @@ from memtui.core.store import MemoryStore
 from memtui.notes import search as search_module
 from memtui.tui.context import AppContext
 from memtui.tui.indexing import after_changes, apply_changes, build_searcher, load_index
+from tests.tui.conftest import AppFactory
 
 
 def make_context(root: Path) -> AppContext:
@@ -71,12 +72,11 @@ def test_a_file_changed_after_the_index_loaded_is_searchable_at_once(tmp_path: P
 
 
 async def test_the_ui_answers_keys_while_the_search_index_builds(
-    store_root: Path, monkeypatch: pytest.MonkeyPatch
+    store_root: Path, monkeypatch: pytest.MonkeyPatch, make_app: AppFactory
 ) -> None:
     """The search index is built off the UI thread: search opens and says so, then shows hits."""
     from textual.widgets import Input, Static
 
-    from memtui.tui.app import MemtuiApp
     from memtui.tui.screens.search import SearchScreen
     from tests.tui.conftest import wait_for, wait_idle
 
@@ -88,7 +88,7 @@ async def test_the_ui_answers_keys_while_the_search_index_builds(
         real_init(self, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(search_module.Searcher, "__init__", slow_init)
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         assert await wait_for(pilot, lambda: app.ctx.index is not None)
         await pilot.press("slash")
@@ -97,9 +97,9 @@ async def test_the_ui_answers_keys_while_the_search_index_builds(
         assert isinstance(screen, SearchScreen)
         assert screen.query_one("#search-input", Input).value == "textual"
         status = screen.query_one("#search-status", Static)
-        await pilot.pause(0.3)
+        building = "Building the search index… results appear when it is done."
+        assert await wait_for(pilot, lambda: str(status.render()) == building)
         assert app.ctx.searcher is None
-        assert str(status.render()) == "Building the search index… results appear when it is done."
         release.set()
         await wait_idle(pilot)
         assert await wait_for(pilot, lambda: screen.hits != [])
@@ -107,13 +107,12 @@ async def test_the_ui_answers_keys_while_the_search_index_builds(
 
 
 async def test_a_built_index_is_searchable_at_once_and_catches_up_after(
-    store_root: Path, monkeypatch: pytest.MonkeyPatch
+    store_root: Path, monkeypatch: pytest.MonkeyPatch, make_app: AppFactory
 ) -> None:
     """On a warm launch search works before the files are checked; a note changed while the app
     was closed is found once the check is done (and nothing else is read again)."""
     from memtui.notes import parse_pool
     from memtui.notes.index import NoteIndex
-    from memtui.tui.app import MemtuiApp
     from tests.tui.conftest import wait_for, wait_idle
 
     NoteIndex.load(store_root).close()
@@ -134,7 +133,7 @@ async def test_a_built_index_is_searchable_at_once_and_catches_up_after(
 
     monkeypatch.setattr(NoteIndex, "refresh", gated_refresh)
     monkeypatch.setattr(parse_pool, "read_store_head", counting_read)
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     try:
         async with app.run_test(size=(100, 30)) as pilot:
             assert await wait_for(pilot, lambda: app.ctx.searcher is not None)

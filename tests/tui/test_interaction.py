@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memtui.tui.app import MemtuiApp
-from tests.tui.conftest import wait_idle
+from tests.tui.conftest import AppFactory, wait_idle
 
 
-async def test_a_key_or_a_click_marks_the_app_in_use(store_root: Path) -> None:
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+async def test_a_key_or_a_click_marks_the_app_in_use(
+    store_root: Path, make_app: AppFactory
+) -> None:
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         interaction = app.ctx.interaction

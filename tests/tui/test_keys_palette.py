@@ -8,16 +8,15 @@ from textual.command import CommandPalette
 from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
-from memtui.tui.app import MemtuiApp
 from memtui.tui.screens.dialogs import HelpScreen
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.screens.search import SearchScreen
-from tests.tui.conftest import wait_for, wait_idle
+from tests.tui.conftest import AppFactory, wait_for, wait_idle
 
 
-async def test_keymap_remaps_by_binding_id(store_root: Path) -> None:
+async def test_keymap_remaps_by_binding_id(store_root: Path, make_app: AppFactory) -> None:
     """`Settings.keymap` {"main.search": "s"} makes `s` open the search."""
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         app.set_keymap({"main.search": "s"})
@@ -25,9 +24,9 @@ async def test_keymap_remaps_by_binding_id(store_root: Path) -> None:
         assert await wait_for(pilot, lambda: isinstance(app.screen, SearchScreen))
 
 
-async def test_palette_runs_a_verb(store_root: Path) -> None:
+async def test_palette_runs_a_verb(store_root: Path, make_app: AppFactory) -> None:
     """ctrl+p, "toggle raw", Enter switches the preview to the raw view."""
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         screen = app.screen
@@ -48,9 +47,11 @@ async def test_palette_runs_a_verb(store_root: Path) -> None:
         assert await wait_for(pilot, lambda: screen.preview.mode == "raw")
 
 
-async def test_f1_lists_the_keys_of_the_focused_widget_and_screen(store_root: Path) -> None:
+async def test_f1_lists_the_keys_of_the_focused_widget_and_screen(
+    store_root: Path, make_app: AppFactory
+) -> None:
     """F1 shows the tree's and the main screen's keys with their ids, and the badge legend."""
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         await pilot.press("f1")
@@ -67,24 +68,26 @@ async def test_f1_lists_the_keys_of_the_focused_widget_and_screen(store_root: Pa
         assert "tag:NAME" in text and "age:DAYS" in text
 
 
-async def test_graph_history_and_review_keys_open_their_screens(store_root: Path) -> None:
+async def test_graph_history_and_review_keys_open_their_screens(
+    store_root: Path, make_app: AppFactory
+) -> None:
     """`g`, `h`, `H` and `r` open the graph, history (all, then the note's) and review screens."""
     from memtui.tui.screens.graph import GraphScreen
     from memtui.tui.screens.history import HistoryScreen
     from memtui.tui.screens.review import ReviewScreen
 
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         screen = app.screen
         assert isinstance(screen, MainScreen)
         screen.show_path("tools/textual.md")
-        await pilot.pause(0.1)
+        assert await wait_for(pilot, lambda: screen.preview.relpath == "tools/textual.md")
         for key, expected in (("g", GraphScreen), ("h", HistoryScreen), ("r", ReviewScreen)):
             await pilot.press(key)
             assert await wait_for(pilot, lambda expected=expected: isinstance(app.screen, expected))
             app.pop_screen()
-            await pilot.pause(0.1)
+            assert await wait_for(pilot, lambda: app.screen is screen)
         await pilot.press("H")
         assert await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
         assert app.screen.scope == "/memories/tools/textual.md"  # type: ignore[attr-defined]
@@ -101,14 +104,14 @@ async def palette_prompts(pilot: Pilot[None], query: str) -> list[str]:
         palette.remove_class("-ready")
         palette.query_one(Input).value = query
         assert await wait_for(pilot, lambda: palette.has_class("-ready"))
-    await pilot.pause(0.2)
+    await wait_idle(pilot)
     options = palette.query_one("CommandList").options  # type: ignore[attr-defined]
     return [str(option.prompt) for option in options]
 
 
-async def test_the_palette_shows_the_key_bound_now(store_root: Path) -> None:
+async def test_the_palette_shows_the_key_bound_now(store_root: Path, make_app: AppFactory) -> None:
     """After remapping `main.search` to `f`, the palette's search entry names `f`, not `/`."""
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         (before,) = [p for p in await palette_prompts(pilot, "go: search") if "go: search" in p]
@@ -119,9 +122,9 @@ async def test_the_palette_shows_the_key_bound_now(store_root: Path) -> None:
         assert "(f)" in after and "(/)" not in after
 
 
-async def test_the_palette_lists_keys_and_quit_once(store_root: Path) -> None:
+async def test_the_palette_lists_keys_and_quit_once(store_root: Path, make_app: AppFactory) -> None:
     """memtui's own keys help and quit are listed; Textual's duplicates of them are not."""
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=(120, 60)) as pilot:
         await wait_idle(pilot)
         prompts = await palette_prompts(pilot, "")
@@ -131,12 +134,14 @@ async def test_the_palette_lists_keys_and_quit_once(store_root: Path) -> None:
         assert "Theme" in firsts
 
 
-async def test_an_exact_title_ranks_first_in_the_note_finder(store_root: Path) -> None:
+async def test_an_exact_title_ranks_first_in_the_note_finder(
+    store_root: Path, make_app: AppFactory
+) -> None:
     """Typing `memtui` offers the note titled exactly "memtui" before "memtui Roadmap"."""
     (store_root / "projects" / "memtui-roadmap.md").write_text(
         "---\ntitle: memtui Roadmap\n---\n# memtui Roadmap\n", encoding="utf-8"
     )
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         prompts = await palette_prompts(pilot, "memtui")

@@ -18,7 +18,7 @@ from memtui.notes.file_checks import LARGE_NOTE_BYTES
 from memtui.tui.app import MemtuiApp
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.widgets.text_view import TextView
-from tests.tui.conftest import wait_for, wait_idle
+from tests.tui.conftest import AppFactory, wait_for, wait_idle
 from tests.tui.hostile_terminal import drawn_lines
 
 GIB = 1 << 30
@@ -66,13 +66,13 @@ async def wait_thread_event(pilot: Pilot[None], event: threading.Event) -> bool:
 
 @pytest.mark.parametrize("raw", [False, True], ids=["preview", "raw view"])
 async def test_a_key_is_answered_while_a_huge_note_is_being_prepared(
-    store_root: Path, monkeypatch: pytest.MonkeyPatch, raw: bool
+    store_root: Path, monkeypatch: pytest.MonkeyPatch, raw: bool, make_app: AppFactory
 ) -> None:
     """While a 5 MB note's view is read and laid out (held in its thread), F1's key help is on
     screen at once; the note's view appears when its thread finishes."""
     line = "- [fact] a long line of the big note #bulk " * 4 + "\n"
     (store_root / "huge.md").write_text(line * (5_000_000 // len(line)), encoding="utf-8")
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=(140, 40)) as pilot:
         await wait_idle(pilot)
         main = app.screen
@@ -99,11 +99,12 @@ async def test_a_key_is_answered_while_a_huge_note_is_being_prepared(
 
 async def test_a_sparse_gigabyte_note_shows_its_first_mib_in_both_views(
     store_root: Path,
+    make_app: AppFactory,
 ) -> None:
     """A 1 GiB sparse file: the preview and the raw view show its first MiB, say so, record no
     read of the whole file, and the app's peak memory does not grow by the file's size."""
     write_sparse(store_root / "huge.txt", "first line\nsecond line\n", GIB)
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=(140, 40)) as pilot:
         await wait_idle(pilot)
         main = app.screen
@@ -137,12 +138,12 @@ async def test_a_sparse_gigabyte_note_shows_its_first_mib_in_both_views(
 
 @pytest.mark.parametrize("key", ["e", "E"])
 async def test_a_note_over_the_cap_is_not_loaded_into_an_editor(
-    store_root: Path, monkeypatch: pytest.MonkeyPatch, key: str
+    store_root: Path, monkeypatch: pytest.MonkeyPatch, key: str, make_app: AppFactory
 ) -> None:
     """`e` and `E` on a note over a MiB say why in one line and open no editor; nothing runs."""
     monkeypatch.setenv("EDITOR", "false")
     (store_root / "big.md").write_text("- [fact] filler line\n" * 60_000, encoding="utf-8")
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=(140, 40), notifications=True) as pilot:
         await wait_idle(pilot)
         main = app.screen

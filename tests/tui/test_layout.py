@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memtui.tui.app import MemtuiApp
 from memtui.tui.screens.main import MainScreen
-from tests.tui.conftest import wait_for, wait_idle
+from tests.tui.conftest import AppFactory, wait_for, wait_idle
 
 
-async def test_at_80x24_the_side_panel_hides_and_the_preview_is_wide(store_root: Path) -> None:
+async def test_at_80x24_the_side_panel_hides_and_the_preview_is_wide(
+    store_root: Path, make_app: AppFactory
+) -> None:
     """At 80x24 the preview gets at least 40 columns; the side panel comes back with `l`."""
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_idle(pilot)
         main = app.screen
@@ -27,9 +28,9 @@ async def test_at_80x24_the_side_panel_hides_and_the_preview_is_wide(store_root:
         assert main.side.size.width > 0
 
 
-async def test_on_a_wide_terminal_every_pane_shows(store_root: Path) -> None:
+async def test_on_a_wide_terminal_every_pane_shows(store_root: Path, make_app: AppFactory) -> None:
     """At 140x42 tree, preview and side panel all show; `l` hides the side panel."""
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=(140, 42)) as pilot:
         await wait_idle(pilot)
         main = app.screen
@@ -42,10 +43,12 @@ async def test_on_a_wide_terminal_every_pane_shows(store_root: Path) -> None:
         assert main.preview.size.width >= 90
 
 
-async def test_the_side_panel_choice_holds_when_the_terminal_is_resized(store_root: Path) -> None:
+async def test_the_side_panel_choice_holds_when_the_terminal_is_resized(
+    store_root: Path, make_app: AppFactory
+) -> None:
     """Hidden with `l` on a wide terminal, the side panel stays hidden through narrowing and
     widening; shown with `l` on a narrow one, it stays shown."""
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=(140, 42)) as pilot:
         await wait_idle(pilot)
         main = app.screen

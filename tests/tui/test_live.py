@@ -7,10 +7,9 @@ from pathlib import Path
 from textual.widgets import Static
 
 from memtui.core.watcher import is_ignored, relative_paths
-from memtui.tui.app import MemtuiApp
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.widgets.text_view import TextView
-from tests.tui.conftest import FIXTURE_NOTES, wait_for, wait_idle
+from tests.tui.conftest import FIXTURE_NOTES, AppFactory, wait_for, wait_idle
 
 NOTE = "tools/textual.md"
 
@@ -33,9 +32,11 @@ def test_state_and_temp_files_are_ignored(tmp_path: Path) -> None:
     assert is_ignored(".memtui/x") and is_ignored("a/.tmp-1") and not is_ignored("a/b.md")
 
 
-async def test_an_outside_write_appears_live_and_is_recorded(store_root: Path) -> None:
+async def test_an_outside_write_appears_live_and_is_recorded(
+    store_root: Path, make_app: AppFactory
+) -> None:
     """Editing the file behind memtui's back updates the preview and logs an `external` event."""
-    app = MemtuiApp(store_root, actor="human:tester")
+    app = make_app(watch=True)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         screen = app.screen
@@ -64,9 +65,10 @@ async def test_an_outside_write_appears_live_and_is_recorded(store_root: Path) -
 
 async def test_the_raw_view_follows_an_outside_write_without_recording_views(
     store_root: Path,
+    make_app: AppFactory,
 ) -> None:
     """With the raw view on, an outside write re-renders it; only the toggle recorded a `view`."""
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         screen = app.screen
@@ -90,11 +92,13 @@ async def test_the_raw_view_follows_an_outside_write_without_recording_views(
         assert [(e.actor, e.path) for e in views] == [("human:tester", "/memories/" + NOTE)]
 
 
-async def test_a_live_raw_refresh_keeps_the_cursor_and_scroll(store_root: Path) -> None:
+async def test_a_live_raw_refresh_keeps_the_cursor_and_scroll(
+    store_root: Path, make_app: AppFactory
+) -> None:
     """Reading far down a long raw view, an outside write does not jump back to the top."""
     big = "# Big\n" + "".join(f"- [fact] line {n}\n" for n in range(200))
     (store_root / "tools" / "big.md").write_text(big, encoding="utf-8")
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         screen = app.screen
@@ -115,9 +119,11 @@ async def test_a_live_raw_refresh_keeps_the_cursor_and_scroll(store_root: Path) 
         assert (plain.cursor_line, plain.scroll_offset) == before
 
 
-async def test_an_agent_write_is_visible_and_not_double_counted(store_root: Path) -> None:
+async def test_an_agent_write_is_visible_and_not_double_counted(
+    store_root: Path, make_app: AppFactory
+) -> None:
     """An agent's create shows in the tree within a second, with no extra `external` event."""
-    app = MemtuiApp(store_root, actor="human:tester")
+    app = make_app(watch=True)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         screen = app.screen
@@ -141,9 +147,11 @@ async def test_an_agent_write_is_visible_and_not_double_counted(store_root: Path
         )
 
 
-async def test_a_burst_of_writes_becomes_few_refreshes(store_root: Path) -> None:
+async def test_a_burst_of_writes_becomes_few_refreshes(
+    store_root: Path, make_app: AppFactory
+) -> None:
     """Twenty quick writes arrive as far fewer batches than writes."""
-    app = MemtuiApp(store_root, actor="human:tester")
+    app = make_app(watch=True)
     batches: list[frozenset[str]] = []
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)

@@ -11,10 +11,9 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 
 from memtui.tui import indexing
-from memtui.tui.app import MemtuiApp
 from memtui.tui.screens.main import MainScreen
 from tests.agents.mcp_client import call_memory, mcp_session
-from tests.tui.conftest import wait_for, wait_idle
+from tests.tui.conftest import AppFactory, wait_for, wait_idle
 
 NOTE = "tools/textual.md"
 VISIBLE_WITHIN = 1.0
@@ -34,11 +33,12 @@ async def seen_at(pilot: Pilot[None], condition: Callable[[], bool], timeout: fl
 
 async def test_an_agent_writing_through_memtui_mcp_is_on_screen_within_a_second(
     store_root: Path,
+    make_app: AppFactory,
 ) -> None:
     """A `memtui mcp` subprocess (MCP stdio client) edits the shown note and creates another:
     each is on screen, in the preview and in the tree, less than a second after the tool call
     returned; the history has the agent's events and no `external` ones for them."""
-    app = MemtuiApp(store_root, actor="human:tester")
+    app = make_app(watch=True)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         screen = app.screen
@@ -91,7 +91,7 @@ async def test_an_agent_writing_through_memtui_mcp_is_on_screen_within_a_second(
 
 
 async def test_a_burst_of_fifty_writes_becomes_one_refresh(
-    store_root: Path, monkeypatch: pytest.MonkeyPatch
+    store_root: Path, monkeypatch: pytest.MonkeyPatch, make_app: AppFactory
 ) -> None:
     """Fifty files written at once reach the app as one batch: one index update, one refresh.
 
@@ -114,7 +114,7 @@ async def test_a_burst_of_fifty_writes_becomes_one_refresh(
         return real_apply(ctx, paths)  # type: ignore[arg-type]
 
     monkeypatch.setattr(indexing, "apply_changes", counting_apply)
-    app = MemtuiApp(store_root, actor="human:tester")
+    app = make_app(watch=True)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         screen = app.screen

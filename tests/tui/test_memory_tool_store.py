@@ -17,12 +17,11 @@ import pytest
 from textual.widgets import Static
 
 from memtui.cli import main
-from memtui.tui.app import MemtuiApp
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.screens.review import ReviewScreen
 from memtui.tui.widgets.text_view import TextView
 from tests.agents.test_mcp_notes import call_text, in_process_client
-from tests.tui.conftest import wait_for, wait_idle
+from tests.tui.conftest import AppFactory, wait_for, wait_idle
 from tests.tui.test_preview_kinds import open_file, region_lines
 from tests.tui.test_search_screen import search_for
 
@@ -134,10 +133,12 @@ async def test_mcp_search_memories_finds_txt_xml_and_tagged_text(root: Path) -> 
         assert "/memories/project_context.md" in text
 
 
-async def test_the_app_finds_and_shows_what_the_agent_wrote(root: Path) -> None:
+async def test_the_app_finds_and_shows_what_the_agent_wrote(
+    root: Path, make_app: AppFactory
+) -> None:
     """Search finds the `.txt` line; Enter opens it with its line breaks; the tagged note shows
     its tags and the text after them; the raw view's header names the file."""
-    app = MemtuiApp(root, actor="human:tester", watch=False)
+    app = make_app(root)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         screen = await search_for(pilot, "NATS")
@@ -174,10 +175,12 @@ async def test_the_app_finds_and_shows_what_the_agent_wrote(root: Path) -> None:
         assert header.startswith("project_context.md  ·  raw view  ·  ≈ ")
 
 
-async def test_the_review_of_the_fresh_store_proposes_the_two_near_copies(root: Path) -> None:
+async def test_the_review_of_the_fresh_store_proposes_the_two_near_copies(
+    root: Path, make_app: AppFactory
+) -> None:
     """Written minutes apart, the draft and the context are twins: both proposed, nothing else
     (no file is old, and nothing links in a store of plain memory files)."""
-    app = MemtuiApp(root, actor="human:tester", watch=False)
+    app = make_app(root)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         await pilot.press("r")

@@ -8,12 +8,11 @@ from pathlib import Path
 
 from textual.widgets import Button, Static, TextArea
 
-from memtui.tui.app import MemtuiApp
 from memtui.tui.screens.editor import EditorScreen
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.screens.merge import ConflictScreen, HunkEditScreen, MergedScreen
 from memtui.tui.widgets.confirm import ConfirmScreen
-from tests.tui.conftest import FIXTURE_NOTES, wait_for
+from tests.tui.conftest import FIXTURE_NOTES, AppFactory, wait_for
 from tests.tui.test_edit import NOTE, start_editing
 
 VIRTUAL = f"/memories/{NOTE}"
@@ -25,8 +24,10 @@ def text_of(screen: object, selector: str) -> str:
     return str(screen.query_one(selector, Static).render())  # type: ignore[attr-defined]
 
 
-async def test_an_agent_change_to_another_line_is_merged_with_the_save(store_root: Path) -> None:
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+async def test_an_agent_change_to_another_line_is_merged_with_the_save(
+    store_root: Path, make_app: AppFactory
+) -> None:
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         editor = await start_editing(app, pilot)
         agent = app.ctx.store.with_actor("agent:claude")
@@ -59,10 +60,11 @@ async def test_an_agent_change_to_another_line_is_merged_with_the_save(store_roo
 
 async def test_overlapping_changes_are_chosen_side_by_side_and_the_rest_combines(
     store_root: Path,
+    make_app: AppFactory,
 ) -> None:
     """Both changed the heading (a conflict); I changed the type and the agent a tag (both
     combine). Taking mine for the heading and saving keeps all three changes."""
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         editor = await start_editing(app, pilot)
         agent = app.ctx.store.with_actor("agent:claude")
@@ -94,8 +96,10 @@ async def test_overlapping_changes_are_chosen_side_by_side_and_the_rest_combines
         )
 
 
-async def test_a_change_written_anew_is_saved_as_written(store_root: Path) -> None:
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+async def test_a_change_written_anew_is_saved_as_written(
+    store_root: Path, make_app: AppFactory
+) -> None:
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         editor = await start_editing(app, pilot)
         agent = app.ctx.store.with_actor("agent:claude")
@@ -119,10 +123,11 @@ async def test_a_change_written_anew_is_saved_as_written(store_root: Path) -> No
 
 async def test_leaving_the_conflict_overwrites_nothing_and_escape_then_asks(
     store_root: Path,
+    make_app: AppFactory,
 ) -> None:
     """Escape on the conflict goes back to the editor with my text; escape there asks before
     discarding; the agent's version stays on disk."""
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         editor = await start_editing(app, pilot)
         agent = app.ctx.store.with_actor("agent:claude")
@@ -148,9 +153,11 @@ async def test_leaving_the_conflict_overwrites_nothing_and_escape_then_asks(
         assert (store_root / NOTE).read_bytes() == theirs
 
 
-async def test_the_palette_cannot_close_an_editor_with_unsaved_text(store_root: Path) -> None:
+async def test_the_palette_cannot_close_an_editor_with_unsaved_text(
+    store_root: Path, make_app: AppFactory
+) -> None:
     """Opening a note from the palette while the editor holds unsaved text keeps the editor."""
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         editor = await start_editing(app, pilot)
         editor.query_one(TextArea).text = "unsaved\n"

@@ -17,7 +17,7 @@ from memtui.tui.screens.history import HistoryScreen
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.widgets.confirm import ConfirmScreen
 from memtui.tui.widgets.history_events import EventTable
-from tests.tui.conftest import FIXTURE_NOTES, wait_for, wait_idle
+from tests.tui.conftest import FIXTURE_NOTES, AppFactory, wait_for, wait_idle
 from tests.tui.test_edit import NOTE, drop_permalink, rename_in_app, start_editing
 from tests.tui.test_large_notes import toast_texts
 
@@ -45,8 +45,10 @@ def confirm_body(app: MemtuiApp) -> str:
     return str(app.screen.query_one(".confirm-body", Static).render())
 
 
-async def test_u_names_the_rename_and_undoes_its_link_rewrites_with_it(store_root: Path) -> None:
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+async def test_u_names_the_rename_and_undoes_its_link_rewrites_with_it(
+    store_root: Path, make_app: AppFactory
+) -> None:
+    app = make_app()
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
         await renamed_with_links(app, pilot, store_root)
         await pilot.press("u")
@@ -68,8 +70,9 @@ async def test_u_names_the_rename_and_undoes_its_link_rewrites_with_it(store_roo
 
 async def test_the_history_shows_the_rename_as_one_entry_and_undoes_it_whole(
     store_root: Path,
+    make_app: AppFactory,
 ) -> None:
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=(140, 40)) as pilot:
         await renamed_with_links(app, pilot, store_root)
         await pilot.press("h")
@@ -99,9 +102,10 @@ async def test_the_history_shows_the_rename_as_one_entry_and_undoes_it_whole(
 
 async def test_delete_confirms_with_the_links_it_breaks_and_the_files_of_a_folder(
     store_root: Path,
+    make_app: AppFactory,
 ) -> None:
     (store_root / "tools" / "extra.txt").write_text("more\n", encoding="utf-8")
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         main = app.screen
@@ -132,12 +136,12 @@ time.sleep(float(sys.argv[2]))
 
 @pytest.mark.parametrize("seconds", [2.0, pytest.param(10.0, marks=pytest.mark.slow)])
 async def test_keys_are_answered_while_another_process_holds_the_lock(
-    store_root: Path, seconds: float
+    store_root: Path, seconds: float, make_app: AppFactory
 ) -> None:
     """Another process holds the store's lock: ctrl+s waits off the UI thread and says so,
     typing goes on in the editor meanwhile, and the save lands once the lock is free (the
     text typed since stays, unsaved)."""
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=(160, 40), notifications=True) as pilot:
         editor = await start_editing(app, pilot)
         saved = FIXTURE_NOTES[NOTE] + "- [fact] Saved while locked #lock\n"

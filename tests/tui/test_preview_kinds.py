@@ -12,7 +12,7 @@ from textual.widget import Widget
 from memtui.tui.app import MemtuiApp
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.widgets.text_view import TextView
-from tests.tui.conftest import wait_for, wait_idle
+from tests.tui.conftest import AppFactory, wait_for, wait_idle
 from tests.tui.hostile_terminal import drawn_lines
 
 TAGGED = (
@@ -68,9 +68,10 @@ async def open_file(pilot: Pilot[None], relpath: str) -> MainScreen:
 
 async def test_tagged_markdown_shows_every_tagged_line_and_the_text_after(
     kinds_root: Path,
+    make_app: AppFactory,
 ) -> None:
     """An `<important>` block keeps its tags and each line; the text after it shows too."""
-    app = MemtuiApp(kinds_root, actor="human:tester", watch=False)
+    app = make_app(kinds_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         main = await open_file(pilot, "prefs.md")
@@ -87,9 +88,9 @@ async def test_tagged_markdown_shows_every_tagged_line_and_the_text_after(
         ]
 
 
-async def test_a_text_file_keeps_its_line_breaks(kinds_root: Path) -> None:
+async def test_a_text_file_keeps_its_line_breaks(kinds_root: Path, make_app: AppFactory) -> None:
     """A `.txt` file is plain text, one line per line, tabs expanded."""
-    app = MemtuiApp(kinds_root, actor="human:tester", watch=False)
+    app = make_app(kinds_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         main = await open_file(pilot, "decisions.txt")
@@ -115,10 +116,10 @@ async def test_a_text_file_keeps_its_line_breaks(kinds_root: Path) -> None:
     ],
 )
 async def test_data_files_are_syntax_coloured(
-    kinds_root: Path, relpath: str, token: str, role: str
+    kinds_root: Path, relpath: str, token: str, role: str, make_app: AppFactory
 ) -> None:
     """JSON, XML, YAML and TOML are drawn with the theme's syntax colours."""
-    app = MemtuiApp(kinds_root, actor="human:tester", watch=False)
+    app = make_app(kinds_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         main = await open_file(pilot, relpath)
@@ -141,13 +142,15 @@ async def test_data_files_are_syntax_coloured(
         assert expected != view.rich_style.color
 
 
-async def test_a_big_note_is_plain_text_with_long_lines_wrapped(kinds_root: Path) -> None:
+async def test_a_big_note_is_plain_text_with_long_lines_wrapped(
+    kinds_root: Path, make_app: AppFactory
+) -> None:
     """Over the rendered limit, a note is plain text whose long lines wrap inside the pane:
     every character shows, none is cut at the edge."""
     long_line = " ".join(f"word{n:03d}" for n in range(60))
     big = "# Big\n\n" + long_line + "\n" + "".join(f"- [fact] line {n}\n\n" for n in range(600))
     (kinds_root / "big.md").write_text(big, encoding="utf-8")
-    app = MemtuiApp(kinds_root, actor="human:tester", watch=False)
+    app = make_app(kinds_root)
     async with app.run_test(size=(100, 40)) as pilot:
         await wait_idle(pilot)
         main = await open_file(pilot, "big.md")

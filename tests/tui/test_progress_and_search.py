@@ -24,7 +24,8 @@ from memtui.tui.screens.main import MainScreen
 from memtui.tui.screens.search import SearchScreen
 from memtui.tui.widgets.note_tree import NoteTree
 from memtui.tui.widgets.text_view import TextView
-from tests.tui.conftest import wait_for, wait_for_results, wait_idle
+from tests.tui.conftest import AppFactory, wait_for, wait_for_results, wait_idle
+from tests.tui.manual_timers import ManualTimers
 
 
 def status_text(app: MemtuiApp) -> str:
@@ -33,7 +34,7 @@ def status_text(app: MemtuiApp) -> str:
 
 
 async def test_indexing_progress_is_shown_then_replaced_by_the_note_count(
-    store_root: Path, monkeypatch: pytest.MonkeyPatch
+    store_root: Path, monkeypatch: pytest.MonkeyPatch, make_app: AppFactory
 ) -> None:
     """While the index loads the status line counts the notes read; when done, the total."""
     reported = threading.Event()
@@ -48,7 +49,7 @@ async def test_indexing_progress_is_shown_then_replaced_by_the_note_count(
         return real_refresh(self, progress, **kwargs)
 
     monkeypatch.setattr(NoteIndex, "refresh", gated_refresh)
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     try:
         async with app.run_test(size=(120, 40)) as pilot:
             assert await wait_for(pilot, reported.is_set)
@@ -65,7 +66,7 @@ async def test_indexing_progress_is_shown_then_replaced_by_the_note_count(
 
 
 async def test_the_next_key_cancels_a_running_search_whose_result_never_shows(
-    store_root: Path, monkeypatch: pytest.MonkeyPatch
+    store_root: Path, monkeypatch: pytest.MonkeyPatch, make_app: AppFactory
 ) -> None:
     """A search still running when the next key arrives is cancelled by that key, and its
     result, even if it comes back after the newer query's, never replaces the newer one.
@@ -104,8 +105,8 @@ async def test_the_next_key_cancels_a_running_search_whose_result_never_shows(
 
     monkeypatch.setattr(Searcher, "search", gated_search)
     monkeypatch.setattr(SearchScreen, "run_worker", tracked_run_worker)
-    typing_pause = search_screen_module.TYPING_PAUSE
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    timers = ManualTimers()
+    app = make_app(timers=timers)
     try:
         async with app.run_test(size=(120, 40)) as pilot:
             await wait_idle(pilot)
@@ -113,19 +114,19 @@ async def test_the_next_key_cancels_a_running_search_whose_result_never_shows(
             screen = app.screen
             assert isinstance(screen, SearchScreen)
             await pilot.press(*"textual")
+            timers.advance(search_screen_module.TYPING_PAUSE)
             assert await wait_for(pilot, entered.is_set)
             ((_query, first_cancelled),) = [call for call in calls if call[0] == "textual"]
             assert first_cancelled is not None and not first_cancelled()
             searches = len(calls)
 
-            # The key alone cancels it: no newer search starts (its typing pause is long).
-            monkeypatch.setattr(search_screen_module, "TYPING_PAUSE", 60.0)
+            # The key alone cancels it: no newer search starts before the typing pause ends.
             await pilot.press("backspace")
             assert await wait_for(pilot, first_cancelled)
             assert len(calls) == searches
 
-            monkeypatch.setattr(search_screen_module, "TYPING_PAUSE", typing_pause)
             await pilot.press(*["backspace"] * 6, *"style")
+            timers.advance(search_screen_module.TYPING_PAUSE)
             assert await wait_for_results(pilot, "style")
             assert [hit.path for hit in screen.hits] == ["user/preferences.md"]
 
@@ -174,11 +175,13 @@ async def open_first_hit(pilot: Any, query: str) -> tuple[MainScreen, int]:
     return main, line
 
 
-async def test_enter_on_a_hit_scrolls_the_rendered_note_to_its_line(store_root: Path) -> None:
+async def test_enter_on_a_hit_scrolls_the_rendered_note_to_its_line(
+    store_root: Path, make_app: AppFactory
+) -> None:
     """A hit in the last paragraph of a long note: the preview scrolls that paragraph into view."""
     text = paragraphs_note(60)
     (store_root / "tools" / "long.md").write_text(text, encoding="utf-8")
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         main, line = await open_first_hit(pilot, "zanzibar")
@@ -206,11 +209,13 @@ async def test_enter_on_a_hit_scrolls_the_rendered_note_to_its_line(store_root: 
         assert not scroller.region.overlaps(blocks[0].region)
 
 
-async def test_enter_on_a_hit_puts_the_plain_view_cursor_on_its_line(store_root: Path) -> None:
+async def test_enter_on_a_hit_puts_the_plain_view_cursor_on_its_line(
+    store_root: Path, make_app: AppFactory
+) -> None:
     """In a note shown as plain text the cursor lands on the hit's line, scrolled into view."""
     text = lines_note(300)
     (store_root / "tools" / "huge.md").write_text(text, encoding="utf-8")
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         main, line = await open_first_hit(pilot, "zanzibar")
@@ -230,7 +235,7 @@ async def test_enter_on_a_hit_puts_the_plain_view_cursor_on_its_line(store_root:
 
 
 async def test_enter_on_a_hit_in_a_big_demo_note_settles_on_its_line(
-    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, make_app: AppFactory
 ) -> None:
     """From a cursor elsewhere, Enter on a hit deep in the demo's 12 KB runbook leaves the plain
     view's cursor on the hit's line once the app is idle (not back at the top)."""
@@ -239,7 +244,7 @@ async def test_enter_on_a_hit_in_a_big_demo_note_settles_on_its_line(
     root = demo_copy(tmp_path, tmp_path_factory.mktemp("demo-template"))
     runbook = "projects/data-pipeline/runbook.md"
     assert (root / runbook).stat().st_size > 8_000
-    app = MemtuiApp(root, actor="human:tester", watch=False, clock=demo_clock)
+    app = make_app(root, clock=demo_clock)
     async with app.run_test(size=(140, 42)) as pilot:
         await wait_idle(pilot)
         main = app.screen

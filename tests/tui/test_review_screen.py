@@ -1,4 +1,5 @@
-"""The review screen: the stale queue with reasons, selection, archive and delete, and their undo."""
+"""The review screen: the stale queue with reasons, selection, archive and delete, and
+their undo."""
 
 from __future__ import annotations
 

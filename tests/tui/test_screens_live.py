@@ -11,14 +11,13 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Input, OptionList, Static
 
 from memtui.core.history import PendingEvent
-from memtui.tui.app import MemtuiApp
 from memtui.tui.screens.graph import GraphScreen
 from memtui.tui.screens.history import PAGE, HistoryScreen
 from memtui.tui.screens.review import PAGE as REVIEW_PAGE
 from memtui.tui.screens.review import ReviewScreen
 from memtui.tui.widgets.graph_view import GraphView
 from memtui.tui.widgets.history_events import EventTable
-from tests.tui.conftest import wait_for, wait_idle
+from tests.tui.conftest import AppFactory, wait_for, wait_idle
 from tests.tui.screens_harness import ScreenHarness, demo_clock, demo_context, demo_copy
 
 SIZE = (120, 40)
@@ -98,8 +97,10 @@ async def test_history_shows_the_newest_page_and_loads_more_at_the_end(store_roo
         assert screen.query_one(EventTable).row_count == 111
 
 
-async def test_history_adds_only_new_events_and_waits_while_hidden(store_root: Path) -> None:
-    app = MemtuiApp(store_root, actor="human:tester", clock=demo_clock)
+async def test_history_adds_only_new_events_and_waits_while_hidden(
+    store_root: Path, make_app: AppFactory
+) -> None:
+    app = make_app(clock=demo_clock, watch=True)
     async with app.run_test(size=SIZE) as pilot:
         await wait_idle(pilot)
         await app.push_screen(HistoryScreen())
@@ -133,8 +134,9 @@ async def test_history_adds_only_new_events_and_waits_while_hidden(store_root: P
 
 async def test_a_filtered_history_that_was_empty_shows_a_new_matching_event(
     store_root: Path,
+    make_app: AppFactory,
 ) -> None:
-    app = MemtuiApp(store_root, actor="human:tester", clock=demo_clock)
+    app = make_app(clock=demo_clock, watch=True)
     async with app.run_test(size=SIZE) as pilot:
         await wait_idle(pilot)
         await app.push_screen(HistoryScreen())
@@ -185,8 +187,9 @@ async def test_review_shows_a_long_queue_a_page_at_a_time(tmp_path: Path) -> Non
 
 async def test_review_recomputes_after_an_outside_change_and_keeps_the_selection(
     store_root: Path,
+    make_app: AppFactory,
 ) -> None:
-    app = MemtuiApp(store_root, actor="human:tester", clock=demo_clock)
+    app = make_app(clock=demo_clock, watch=True)
     async with app.run_test(size=SIZE) as pilot:
         await wait_idle(pilot)
         await app.push_screen(ReviewScreen(clock=demo_clock))
@@ -219,8 +222,10 @@ async def test_review_recomputes_after_an_outside_change_and_keeps_the_selection
         assert [row.key.value for row in table.ordered_rows] == [c.path for c in screen.candidates]
 
 
-async def test_graph_lists_follow_an_outside_change_without_redrawing(store_root: Path) -> None:
-    app = MemtuiApp(store_root, actor="human:tester", clock=demo_clock)
+async def test_graph_lists_follow_an_outside_change_without_redrawing(
+    store_root: Path, make_app: AppFactory
+) -> None:
+    app = make_app(clock=demo_clock, watch=True)
     async with app.run_test(size=SIZE) as pilot:
         await wait_idle(pilot)
         await app.push_screen(GraphScreen("projects/memtui.md"))

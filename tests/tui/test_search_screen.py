@@ -9,10 +9,9 @@ from textual.pilot import Pilot
 from textual.widgets import OptionList, Static
 
 from memtui.notes.search import SearchFilters
-from memtui.tui.app import MemtuiApp
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.screens.search import SearchScreen, highlight, hit_prompt, parse_query
-from tests.tui.conftest import wait_for, wait_for_results, wait_idle
+from tests.tui.conftest import AppFactory, wait_for, wait_for_results, wait_idle
 
 
 def test_query_syntax_splits_words_and_filters() -> None:
@@ -48,9 +47,11 @@ async def search_for(pilot: Pilot[None], query: str) -> SearchScreen:
     return screen
 
 
-async def test_results_update_as_you_type_and_enter_opens_the_line(store_root: Path) -> None:
+async def test_results_update_as_you_type_and_enter_opens_the_line(
+    store_root: Path, make_app: AppFactory
+) -> None:
     """Typing shows highlighted hits; Enter opens the note in the main screen at the hit's line."""
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         screen = await search_for(pilot, "widgets")
@@ -61,18 +62,24 @@ async def test_results_update_as_you_type_and_enter_opens_the_line(store_root: P
         first = str(screen.query_one("#search-results", OptionList).get_option_at_index(0).prompt)
         assert first.startswith("tools/textual.md:12")
         await pilot.press("enter")
-        await pilot.pause(0.3)
+        assert await wait_for(
+            pilot,
+            lambda: (
+                isinstance(app.screen, MainScreen)
+                and app.screen.preview.relpath == "tools/textual.md"
+            ),
+        )
         assert isinstance(app.screen, MainScreen)
         assert app.screen.note_tree.cursor_relpath == "tools/textual.md"
         assert app.screen.preview.relpath == "tools/textual.md"
 
 
 async def test_opening_a_hit_reads_the_note_once(
-    store_root: Path, monkeypatch: pytest.MonkeyPatch
+    store_root: Path, monkeypatch: pytest.MonkeyPatch, make_app: AppFactory
 ) -> None:
     """Enter on a hit reads its note from the store exactly once, even when the folder it opens
     pushes the note under the cursor down (a second highlight for that note)."""
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         main = app.screen
@@ -92,16 +99,18 @@ async def test_opening_a_hit_reads_the_note_once(
         await pilot.press("slash", *"widgets")
         assert await wait_for_results(pilot, "widgets")
         await pilot.press("enter")
+        assert await wait_for(pilot, lambda: main.preview.relpath == "tools/textual.md")
         await wait_idle(pilot)
-        await pilot.pause(0.3)
         assert app.screen is main
         assert main.preview.relpath == "tools/textual.md"
         assert reads == ["/memories/tools/textual.md"]
 
 
-async def test_a_filter_limits_results_to_matching_notes(store_root: Path) -> None:
+async def test_a_filter_limits_results_to_matching_notes(
+    store_root: Path, make_app: AppFactory
+) -> None:
     """`folder:user` keeps only hits from that folder."""
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         screen = await search_for(pilot, "memtui")
@@ -114,7 +123,9 @@ async def test_a_filter_limits_results_to_matching_notes(store_root: Path) -> No
         assert isinstance(app.screen, MainScreen)
 
 
-async def test_the_age_filter_counts_days_on_the_apps_clock(store_root: Path) -> None:
+async def test_the_age_filter_counts_days_on_the_apps_clock(
+    store_root: Path, make_app: AppFactory
+) -> None:
     """`age:10` keeps a note changed 6 days before the app's present, however far the wall clock
     has moved on (the demo runs on a fixed clock)."""
     import os
@@ -123,7 +134,7 @@ async def test_the_age_filter_counts_days_on_the_apps_clock(store_root: Path) ->
     day = 86_400.0
     os.utime(store_root / "projects/memtui.md", (present - 6 * day, present - 6 * day))
     os.utime(store_root / "user/preferences.md", (present - 20 * day, present - 20 * day))
-    app = MemtuiApp(store_root, actor="human:tester", watch=False, clock=lambda: present)
+    app = make_app(clock=lambda: present)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         await pilot.press("slash", *"memtui age:10")
@@ -135,6 +146,7 @@ async def test_the_age_filter_counts_days_on_the_apps_clock(store_root: Path) ->
 
 async def test_a_long_result_list_arrives_whole_and_a_newer_query_replaces_it(
     tmp_path: Path,
+    make_app: AppFactory,
 ) -> None:
     """More hits than one frame adds all reach the list, in rank order; when a newer query's
     results come first, no option of the older query is appended to them."""
@@ -146,7 +158,7 @@ async def test_a_long_result_list_arrives_whole_and_a_newer_query_replaces_it(
     (tmp_path / "heron.md").write_text(
         "---\ntitle: Heron\n---\n\n- [fact] a lone heron\n", encoding="utf-8"
     )
-    app = MemtuiApp(tmp_path, actor="human:tester", watch=False)
+    app = make_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         screen = await search_for(pilot, "pelican")
@@ -159,22 +171,24 @@ async def test_a_long_result_list_arrives_whole_and_a_newer_query_replaces_it(
         pelican_hits = list(screen.hits)
         await pilot.press("ctrl+l", *"heron")
         assert await wait_for_results(pilot, "heron")
-        await pilot.pause(0.2)
+        assert await wait_for(pilot, lambda: results.option_count == len(screen.hits))
         prompts = [str(results.get_option_at_index(n).prompt) for n in range(results.option_count)]
         assert prompts and all("heron" in text for text in prompts)
         assert results.option_count == len(screen.hits)
         heron_hits = list(screen.hits)
         screen._show("pelican", pelican_hits, [hit_prompt(hit) for hit in pelican_hits])
         screen._show("heron", heron_hits, [hit_prompt(hit) for hit in heron_hits])
-        await pilot.pause(0.3)
+        await wait_idle(pilot)
         assert results.option_count == len(heron_hits) == 3
 
 
-async def test_filters_alone_list_notes_and_a_bad_filter_says_why(store_root: Path) -> None:
+async def test_filters_alone_list_notes_and_a_bad_filter_says_why(
+    store_root: Path, make_app: AppFactory
+) -> None:
     """`type:tool` with no words lists the matching notes; `age:abc` shows what is wrong instead
     of an empty list; a text file's lines are found like a note's."""
     (store_root / "decisions.txt").write_text("# Decisions\nWe picked NATS for events.\n")
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         screen = await search_for(pilot, "type:tool")

@@ -13,8 +13,8 @@ from textual.widgets import Input, TextArea
 from memtui.tui.screens.dialogs import NewNoteScreen, RenameScreen
 from memtui.tui.screens.editor import EditorScreen
 from memtui.tui.screens.merge import ConflictScreen, MergedScreen
-from tests.tui.conftest import wait_for
-from tests.tui.test_snapshots_main import SIZE, make_app, show_note
+from tests.tui.conftest import AppFactory, wait_for
+from tests.tui.test_snapshots_main import SIZE, frozen, show_note
 
 NOTE = "tools/textual.md"
 
@@ -34,16 +34,16 @@ async def edit(pilot: Pilot[None], relpath: str = NOTE) -> None:
     await shown(pilot, EditorScreen)
 
 
-def test_editor(snap_compare: Any, store_root: Path) -> None:
+def test_editor(snap_compare: Any, store_root: Path, make_app: AppFactory) -> None:
     """The in-app editor on a note, markdown highlighted, cursor at the start."""
 
     async def run_before(pilot: Pilot[None]) -> None:
         await edit(pilot)
 
-    assert snap_compare(make_app(store_root), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(make_app(clock=frozen), terminal_size=SIZE, run_before=run_before)
 
 
-def test_edit_conflict(snap_compare: Any, store_root: Path) -> None:
+def test_edit_conflict(snap_compare: Any, store_root: Path, make_app: AppFactory) -> None:
     """The merge dialog: an agent changed the heading and a tag while the note was edited; the
     tag combines on its own, the heading overlaps mine and shows side by side with its choices."""
 
@@ -59,10 +59,10 @@ def test_edit_conflict(snap_compare: Any, store_root: Path) -> None:
         await pilot.press("ctrl+s")
         await shown(pilot, ConflictScreen)
 
-    assert snap_compare(make_app(store_root), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(make_app(clock=frozen), terminal_size=SIZE, run_before=run_before)
 
 
-def test_edit_merged(snap_compare: Any, store_root: Path) -> None:
+def test_edit_merged(snap_compare: Any, store_root: Path, make_app: AppFactory) -> None:
     """Changes that combine: the agent changed a tag, I changed the heading; the confirmation
     shows the merged note as a diff from what I loaded."""
 
@@ -78,10 +78,10 @@ def test_edit_merged(snap_compare: Any, store_root: Path) -> None:
         await pilot.press("ctrl+s")
         await shown(pilot, MergedScreen)
 
-    assert snap_compare(make_app(store_root), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(make_app(clock=frozen), terminal_size=SIZE, run_before=run_before)
 
 
-def test_new_note_dialog(snap_compare: Any, store_root: Path) -> None:
+def test_new_note_dialog(snap_compare: Any, store_root: Path, make_app: AppFactory) -> None:
     """`n` on a note in tools/: the folder prefilled, a title typed."""
 
     async def run_before(pilot: Pilot[None]) -> None:
@@ -91,10 +91,10 @@ def test_new_note_dialog(snap_compare: Any, store_root: Path) -> None:
         await pilot.press(*"Rich")
         await pilot.pause()
 
-    assert snap_compare(make_app(store_root), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(make_app(clock=frozen), terminal_size=SIZE, run_before=run_before)
 
 
-def test_rename_dialog(snap_compare: Any, store_root: Path) -> None:
+def test_rename_dialog(snap_compare: Any, store_root: Path, make_app: AppFactory) -> None:
     """`m` on a note another note links to by title, a new folder typed: the link keeps
     working, so nothing needs rewriting, and the dialog says why."""
 
@@ -108,4 +108,4 @@ def test_rename_dialog(snap_compare: Any, store_root: Path) -> None:
         assert await wait_for(pilot, lambda: dialog.counted == "projects/active/memtui.md")
         await pilot.pause()
 
-    assert snap_compare(make_app(store_root), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(make_app(clock=frozen), terminal_size=SIZE, run_before=run_before)

@@ -1,4 +1,5 @@
-"""SVG snapshots of the main screen, the raw view, search results and the help (fixed size and clock)."""
+"""SVG snapshots of the main screen, the raw view, search results and the help (fixed size and
+clock)."""
 
 from __future__ import annotations
 
@@ -7,17 +8,16 @@ from typing import Any
 
 from textual.pilot import Pilot
 
-from memtui.tui.app import MemtuiApp
-from tests.tui.conftest import wait_for, wait_for_results, wait_idle
+from tests.tui.conftest import AppFactory, wait_for, wait_for_results, wait_idle
 
 SIZE = (120, 40)
 FROZEN = 1_790_000_000.0
 """The clock every snapshot app sees, so ages in the side panel never change."""
 
 
-def make_app(root: Path) -> MemtuiApp:
-    """The app on the fixture store with a frozen clock and no watcher."""
-    return MemtuiApp(root, actor="human:tester", watch=False, clock=lambda: FROZEN)
+def frozen() -> float:
+    """The frozen wall clock of snapshot apps."""
+    return FROZEN
 
 
 async def show_note(pilot: Pilot[None], relpath: str) -> None:
@@ -29,25 +29,25 @@ async def show_note(pilot: Pilot[None], relpath: str) -> None:
     await wait_idle(pilot)
 
 
-def test_main_screen_with_a_note(snap_compare: Any, store_root: Path) -> None:
+def test_main_screen_with_a_note(snap_compare: Any, store_root: Path, make_app: AppFactory) -> None:
     """Tree, rendered preview and side panel for a note with links and a backlink."""
 
     async def run_before(pilot: Pilot[None]) -> None:
         await show_note(pilot, "projects/memtui.md")
 
-    assert snap_compare(make_app(store_root), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(make_app(clock=frozen), terminal_size=SIZE, run_before=run_before)
 
 
-def test_main_screen_at_80x24(snap_compare: Any, store_root: Path) -> None:
+def test_main_screen_at_80x24(snap_compare: Any, store_root: Path, make_app: AppFactory) -> None:
     """At 80x24 the side panel hides and the tree narrows, so the preview stays readable."""
 
     async def run_before(pilot: Pilot[None]) -> None:
         await show_note(pilot, "projects/memtui.md")
 
-    assert snap_compare(make_app(store_root), terminal_size=(80, 24), run_before=run_before)
+    assert snap_compare(make_app(clock=frozen), terminal_size=(80, 24), run_before=run_before)
 
 
-def test_raw_view(snap_compare: Any, store_root: Path) -> None:
+def test_raw_view(snap_compare: Any, store_root: Path, make_app: AppFactory) -> None:
     """The raw view: the agent's `view` output with line numbers and the token estimate."""
 
     async def run_before(pilot: Pilot[None]) -> None:
@@ -55,10 +55,10 @@ def test_raw_view(snap_compare: Any, store_root: Path) -> None:
         await pilot.press("v")
         await wait_idle(pilot)
 
-    assert snap_compare(make_app(store_root), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(make_app(clock=frozen), terminal_size=SIZE, run_before=run_before)
 
 
-def test_search_results(snap_compare: Any, store_root: Path) -> None:
+def test_search_results(snap_compare: Any, store_root: Path, make_app: AppFactory) -> None:
     """Search results with highlighted matches."""
 
     async def run_before(pilot: Pilot[None]) -> None:
@@ -67,10 +67,10 @@ def test_search_results(snap_compare: Any, store_root: Path) -> None:
         await wait_for_results(pilot, "widgets")
         await wait_idle(pilot)
 
-    assert snap_compare(make_app(store_root), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(make_app(clock=frozen), terminal_size=SIZE, run_before=run_before)
 
 
-def test_help_modal(snap_compare: Any, store_root: Path) -> None:
+def test_help_modal(snap_compare: Any, store_root: Path, make_app: AppFactory) -> None:
     """F1 on the tree lists its keys and the screen's."""
 
     async def run_before(pilot: Pilot[None]) -> None:
@@ -78,4 +78,4 @@ def test_help_modal(snap_compare: Any, store_root: Path) -> None:
         await pilot.press("f1")
         await wait_idle(pilot)
 
-    assert snap_compare(make_app(store_root), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(make_app(clock=frozen), terminal_size=SIZE, run_before=run_before)

@@ -9,16 +9,15 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Input
 
-from memtui.tui.app import MemtuiApp
 from memtui.tui.screens.changes import ChangesScreen
 from memtui.tui.screens.graph import GraphScreen
 from memtui.tui.screens.history import HistoryScreen
 from memtui.tui.screens.review import ReviewScreen
 from memtui.tui.widgets.history_events import EventTable
-from tests.tui.conftest import fixed_folder, wait_idle
+from tests.tui.conftest import AppFactory, fixed_folder, wait_for, wait_idle
 from tests.tui.screens_harness import demo_clock, demo_copy
 
 SIZE = (120, 40)
@@ -41,11 +40,6 @@ def demo_root(
         yield Path(shutil.move(copy, base / "memories"))
 
 
-def make_app(root: Path) -> MemtuiApp:
-    """The app on the demo store with the demo's fixed clock and no watcher."""
-    return MemtuiApp(root, actor="human:tester", watch=False, clock=demo_clock)
-
-
 def showing(screen: Screen[None], *keys: str, then: Any = None, modal: bool = False) -> Any:
     """A run_before that waits for the index, pushes `screen`, presses `keys` and settles.
 
@@ -61,7 +55,7 @@ def showing(screen: Screen[None], *keys: str, then: Any = None, modal: bool = Fa
             then(pilot.app.screen)
         await pilot.press(*keys)
         if modal:
-            await pilot.pause(0.2)
+            assert await wait_for(pilot, lambda: isinstance(pilot.app.screen, ModalScreen))
             await pilot.pause()
         else:
             await wait_idle(pilot)
@@ -69,22 +63,30 @@ def showing(screen: Screen[None], *keys: str, then: Any = None, modal: bool = Fa
     return run_before
 
 
-def test_graph_depth_one(snap_compare: Any, demo_root: Path) -> None:
+def test_graph_depth_one(snap_compare: Any, demo_root: Path, make_app: AppFactory) -> None:
     """The memtui note's direct neighbours, the unresolved target drawn apart."""
     run_before = showing(GraphScreen("projects/memtui.md"))
-    assert snap_compare(make_app(demo_root), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(
+        make_app(demo_root, clock=demo_clock), terminal_size=SIZE, run_before=run_before
+    )
 
 
-def test_graph_depth_two_with_a_neighbour_focused(snap_compare: Any, demo_root: Path) -> None:
+def test_graph_depth_two_with_a_neighbour_focused(
+    snap_compare: Any, demo_root: Path, make_app: AppFactory
+) -> None:
     """Depth 2, cursor on a neighbour, its links described below."""
     run_before = showing(GraphScreen("projects/memtui.md"), "plus", "right")
-    assert snap_compare(make_app(demo_root), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(
+        make_app(demo_root, clock=demo_clock), terminal_size=SIZE, run_before=run_before
+    )
 
 
-def test_graph_hubs_tab(snap_compare: Any, demo_root: Path) -> None:
+def test_graph_hubs_tab(snap_compare: Any, demo_root: Path, make_app: AppFactory) -> None:
     """The hubs list: the most linked notes."""
     run_before = showing(GraphScreen("projects/memtui.md"), "2")
-    assert snap_compare(make_app(demo_root), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(
+        make_app(demo_root, clock=demo_clock), terminal_size=SIZE, run_before=run_before
+    )
 
 
 def select_event(event_id: int) -> Any:
@@ -97,42 +99,64 @@ def select_event(event_id: int) -> Any:
     return select
 
 
-def test_history_with_an_agent_edit_diff(snap_compare: Any, demo_root: Path) -> None:
+def test_history_with_an_agent_edit_diff(
+    snap_compare: Any, demo_root: Path, make_app: AppFactory
+) -> None:
     """Every event newest first; the diff of the agent's edit of the profile."""
     run_before = showing(HistoryScreen(), then=select_event(55))
-    assert snap_compare(make_app(demo_root), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(
+        make_app(demo_root, clock=demo_clock), terminal_size=SIZE, run_before=run_before
+    )
 
 
-def test_history_folder_delete_manifest(snap_compare: Any, demo_root: Path) -> None:
+def test_history_folder_delete_manifest(
+    snap_compare: Any, demo_root: Path, make_app: AppFactory
+) -> None:
     """A folder delete shows the files an undo would restore."""
     run_before = showing(HistoryScreen(), then=select_event(46))
-    assert snap_compare(make_app(demo_root), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(
+        make_app(demo_root, clock=demo_clock), terminal_size=SIZE, run_before=run_before
+    )
 
 
-def test_history_filtered_to_humans(snap_compare: Any, demo_root: Path) -> None:
+def test_history_filtered_to_humans(
+    snap_compare: Any, demo_root: Path, make_app: AppFactory
+) -> None:
     """The filter row narrowed to human events."""
 
     def type_filter(screen: Screen[None]) -> None:
         screen.query_one("#history-filter", Input).value = "actor:human"
 
     run_before = showing(HistoryScreen(), then=type_filter)
-    assert snap_compare(make_app(demo_root), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(
+        make_app(demo_root, clock=demo_clock), terminal_size=SIZE, run_before=run_before
+    )
 
 
-def test_review_queue(snap_compare: Any, demo_root: Path) -> None:
+def test_review_queue(snap_compare: Any, demo_root: Path, make_app: AppFactory) -> None:
     """The stale queue with reasons and the detail of the first note."""
     run_before = showing(ReviewScreen())
-    assert snap_compare(make_app(demo_root), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(
+        make_app(demo_root, clock=demo_clock), terminal_size=SIZE, run_before=run_before
+    )
 
 
-def test_review_archive_confirmation(snap_compare: Any, demo_root: Path) -> None:
+def test_review_archive_confirmation(
+    snap_compare: Any, demo_root: Path, make_app: AppFactory
+) -> None:
     """Two notes selected and the one confirmation before archiving them."""
     run_before = showing(ReviewScreen(), "space", "space", "A", modal=True)
-    assert snap_compare(make_app(demo_root), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(
+        make_app(demo_root, clock=demo_clock), terminal_size=SIZE, run_before=run_before
+    )
 
 
-def test_changes_inbox_with_an_agent_edit(snap_compare: Any, demo_root: Path) -> None:
+def test_changes_inbox_with_an_agent_edit(
+    snap_compare: Any, demo_root: Path, make_app: AppFactory
+) -> None:
     """The inbox: the notes agents changed since Dana last reviewed, the memtui note's change
     selected with who and when and its diff."""
     run_before = showing(ChangesScreen(), "down", "down")
-    assert snap_compare(make_app(demo_root), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(
+        make_app(demo_root, clock=demo_clock), terminal_size=SIZE, run_before=run_before
+    )

@@ -9,7 +9,7 @@ from textual.widget import Widget
 from memtui.core.store import MemoryStore
 from memtui.tui.app import MemtuiApp
 from memtui.tui.widgets.note_tree import NoteTree
-from tests.tui.conftest import wait_for, wait_for_results, wait_idle
+from tests.tui.conftest import AppFactory, wait_for, wait_for_results, wait_idle
 
 NOW = 1_790_000_000.0
 THEMES = ("textual-dark", "nord", "textual-light")
@@ -32,6 +32,7 @@ def theme_colour(app: MemtuiApp, name: str) -> str:
 
 async def test_switching_the_theme_recolours_badges_tags_actors_and_matches(
     store_root: Path,
+    make_app: AppFactory,
 ) -> None:
     """Each theme paints the agent badge, the agent in the side panel, the observation tags and
     the search matches in its own colours."""
@@ -39,7 +40,7 @@ async def test_switching_the_theme_recolours_badges_tags_actors_and_matches(
     relpath = "projects/memtui.md"
     assert not agent.str_replace(f"/memories/{relpath}", "#memory", "#memory #agents").is_error
     agent.history.close()
-    app = MemtuiApp(store_root, actor="human:tester", watch=False, clock=lambda: NOW)
+    app = make_app(clock=lambda: NOW)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         assert await wait_for(pilot, lambda: "agent" in app.badges.get(relpath, frozenset()))

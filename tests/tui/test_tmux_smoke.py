@@ -1,4 +1,5 @@
-"""Smoke test: the installed `memtui` in a real terminal (tmux): open, search, quit, no traceback."""
+"""Smoke test: the installed `memtui` in a real terminal (tmux): open, search, quit, no
+traceback."""
 
 from __future__ import annotations
 

@@ -8,9 +8,8 @@ import pytest
 from textual.pilot import Pilot
 
 from memtui.core.config import load_settings
-from memtui.tui.app import MemtuiApp
 from memtui.tui.screens.main import MainScreen
-from tests.tui.conftest import wait_for, wait_idle
+from tests.tui.conftest import AppFactory, wait_for, wait_idle
 
 
 @pytest.fixture
@@ -39,11 +38,12 @@ async def open_user_folder(pilot: Pilot[None]) -> MainScreen:
 
 async def test_t_shows_titles_saves_the_choice_and_t_again_shows_names(
     titled_root: Path,
+    make_app: AppFactory,
 ) -> None:
     """Titles come from the frontmatter, else the first heading; the config file gets
     `tree_labels`; a restarted app starts with titles; `t` goes back to names."""
     assert load_settings().source is None
-    app = MemtuiApp(titled_root, actor="human:tester", watch=False)
+    app = make_app(titled_root)
     async with app.run_test(size=(120, 30), notifications=True) as pilot:
         await wait_idle(pilot)
         main = await open_user_folder(pilot)
@@ -70,7 +70,7 @@ async def test_t_shows_titles_saves_the_choice_and_t_again_shows_names(
     assert settings.tree_labels == "titles"
     assert settings.source is not None
     assert settings.source.read_text() == 'tree_labels = "titles"\n'
-    app = MemtuiApp(titled_root, actor="human:tester", settings=settings, watch=False)
+    app = make_app(titled_root, settings=settings)
     async with app.run_test(size=(120, 30)) as pilot:
         await wait_idle(pilot)
         main = await open_user_folder(pilot)
@@ -81,9 +81,9 @@ async def test_t_shows_titles_saves_the_choice_and_t_again_shows_names(
     assert load_settings().source.read_text() == 'tree_labels = "names"\n'  # type: ignore[union-attr]
 
 
-async def test_a_changed_heading_relabels_its_note(titled_root: Path) -> None:
+async def test_a_changed_heading_relabels_its_note(titled_root: Path, make_app: AppFactory) -> None:
     """In titles mode, an outside edit of a note's heading shows its new title."""
-    app = MemtuiApp(titled_root, actor="human:tester", watch=False)
+    app = make_app(titled_root)
     async with app.run_test(size=(120, 30)) as pilot:
         await wait_idle(pilot)
         main = await open_user_folder(pilot)

@@ -14,10 +14,11 @@ from textual.worker import WorkerCancelled
 from memtui.core.store import MemoryStore
 from memtui.tui.app import MemtuiApp
 from memtui.tui.preview_source import estimate_tokens
-from memtui.tui.screens.main import MainScreen
+from memtui.tui.screens.main import PREVIEW_DELAY, MainScreen
 from memtui.tui.widgets.note_tree import NoteTree
 from memtui.tui.widgets.text_view import TextView
-from tests.tui.conftest import wait_for, wait_idle
+from tests.tui.conftest import AppFactory, wait_for, wait_idle
+from tests.tui.manual_timers import ManualTimers
 
 
 def rendered(widget: Static) -> str:
@@ -25,21 +26,18 @@ def rendered(widget: Static) -> str:
     return str(widget.render())
 
 
-async def open_app(store_root: Path) -> MemtuiApp:
-    """An app on the fixture store without the watcher."""
-    return MemtuiApp(store_root, actor="human:tester", watch=False)
-
-
-async def test_preview_shows_frontmatter_observations_and_links(store_root: Path) -> None:
+async def test_preview_shows_frontmatter_observations_and_links(
+    store_root: Path, make_app: AppFactory
+) -> None:
     """Selecting a note shows its frontmatter, observations by category and relations."""
-    app = await open_app(store_root)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         screen = app.screen
         assert isinstance(screen, MainScreen)
         screen.show_path("projects/memtui.md")
         await wait_for(pilot, lambda: screen.preview.relpath == "projects/memtui.md")
-        await pilot.pause(0.2)
+        await wait_idle(pilot)
         frontmatter = rendered(screen.query_one("#preview-frontmatter", Static))
         assert frontmatter.splitlines()[:2] == ["    title  memtui", "     type  project"]
         observations = rendered(screen.query_one("#preview-observations", Static))
@@ -66,9 +64,9 @@ async def test_preview_shows_frontmatter_observations_and_links(store_root: Path
         ]
 
 
-async def test_following_a_relation_opens_its_note(store_root: Path) -> None:
+async def test_following_a_relation_opens_its_note(store_root: Path, make_app: AppFactory) -> None:
     """Enter on a relation in the preview moves the tree and preview to the target."""
-    app = await open_app(store_root)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         screen = app.screen
@@ -84,7 +82,9 @@ async def test_following_a_relation_opens_its_note(store_root: Path) -> None:
         assert screen.note_tree.cursor_relpath == "tools/textual.md"
 
 
-async def test_the_relation_list_starts_on_its_first_link_when_focused(store_root: Path) -> None:
+async def test_the_relation_list_starts_on_its_first_link_when_focused(
+    store_root: Path, make_app: AppFactory
+) -> None:
     """Tab from the tree into the preview's relations: the first is highlighted, Down then Enter
     follows the second."""
     (store_root / "tools" / "rich.md").write_text("---\ntitle: Rich\n---\n# Rich\n")
@@ -92,7 +92,7 @@ async def test_the_relation_list_starts_on_its_first_link_when_focused(store_roo
     (store_root / "projects" / "memtui.md").write_text(
         note.replace("- uses [[Textual]]\n", "- uses [[Textual]]\n- uses [[Rich]]\n")
     )
-    app = await open_app(store_root)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         screen = app.screen
@@ -114,9 +114,11 @@ async def test_the_relation_list_starts_on_its_first_link_when_focused(store_roo
         assert await wait_for(pilot, lambda: screen.preview.relpath == "tools/rich.md")
 
 
-async def test_raw_view_is_the_agent_view_and_records_one_human_view(store_root: Path) -> None:
+async def test_raw_view_is_the_agent_view_and_records_one_human_view(
+    store_root: Path, make_app: AppFactory
+) -> None:
     """`v` shows exactly `view`'s output with its token estimate; browsing records nothing."""
-    app = await open_app(store_root)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         screen = app.screen
@@ -124,12 +126,13 @@ async def test_raw_view_is_the_agent_view_and_records_one_human_view(store_root:
         screen.show_path("tools/textual.md")
         await wait_for(pilot, lambda: screen.preview.relpath == "tools/textual.md")
         await pilot.press("down", "up", "down")
-        await pilot.pause(0.2)
+        await wait_idle(pilot)
         assert app.ctx.history.events(command="view") == []
         screen.show_path("tools/textual.md")
-        await pilot.pause(0.2)
+        assert await wait_for(pilot, lambda: screen.preview.relpath == "tools/textual.md")
+        await wait_idle(pilot)
         await pilot.press("v")
-        await pilot.pause(0.1)
+        assert await wait_for(pilot, lambda: screen.preview.mode == "raw")
         expected = (
             app.ctx.store.with_actor("agent:probe").view("/memories/tools/textual.md").content
         )
@@ -143,31 +146,31 @@ async def test_raw_view_is_the_agent_view_and_records_one_human_view(store_root:
             ("human:tester", "/memories/tools/textual.md")
         ]
         await pilot.press("v")
-        await pilot.pause(0.2)
-        assert screen.preview.mode == "rendered"
+        assert await wait_for(pilot, lambda: screen.preview.mode == "rendered")
 
 
-async def test_a_big_note_is_shown_as_plain_text(store_root: Path) -> None:
+async def test_a_big_note_is_shown_as_plain_text(store_root: Path, make_app: AppFactory) -> None:
     """Notes over the Markdown limit go to the read-only text area, not the Markdown widget."""
     big = "---\ntitle: Big\n---\n\n" + "".join(f"- [fact] line {n} #bulk\n" for n in range(600))
     (store_root / "tools" / "big.md").write_text(big, encoding="utf-8")
-    app = await open_app(store_root)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         screen = app.screen
         assert isinstance(screen, MainScreen)
         screen.show_path("tools/big.md")
-        await wait_for(pilot, lambda: screen.preview.relpath == "tools/big.md")
-        await pilot.pause(0.1)
-        assert screen.preview.mode == "plain"
+        assert await wait_for(pilot, lambda: screen.preview.mode == "plain")
+        assert screen.preview.relpath == "tools/big.md"
         assert screen.query_one("#preview-plain", TextView).text == big
         assert screen.query_one("#preview-rendered").display is False
         assert not screen.query("#preview-body")
 
 
-async def test_tree_keeps_cursor_and_expansion_across_changes(store_root: Path) -> None:
+async def test_tree_keeps_cursor_and_expansion_across_changes(
+    store_root: Path, make_app: AppFactory
+) -> None:
     """Adding a note above the cursor keeps the cursor on the same note and folders open."""
-    app = await open_app(store_root)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         screen = app.screen
@@ -175,10 +178,11 @@ async def test_tree_keeps_cursor_and_expansion_across_changes(store_root: Path) 
         tree = screen.query_one(NoteTree)
         screen.show_path("projects/memtui.md")
         screen.show_path("tools/textual.md")
-        await pilot.pause(0.1)
+        assert await wait_for(pilot, lambda: tree.cursor_relpath == "tools/textual.md")
         (store_root / "projects" / "alpha.md").write_text("# Alpha\n", encoding="utf-8")
         tree.refresh_paths(frozenset({"projects/alpha.md"}))
-        await pilot.pause(0.1)
+        assert await wait_for(pilot, lambda: tree.node_for("projects/alpha.md") is not None)
+        await pilot.pause()
         assert tree.cursor_relpath == "tools/textual.md"
         projects = tree.node_for("projects")
         assert projects is not None
@@ -186,7 +190,9 @@ async def test_tree_keeps_cursor_and_expansion_across_changes(store_root: Path) 
         assert tree.node_for("tools") is not None and tree.node_for("tools").is_expanded  # type: ignore[union-attr]
 
 
-async def test_only_strong_stale_candidates_get_the_badge(store_root: Path) -> None:
+async def test_only_strong_stale_candidates_get_the_badge(
+    store_root: Path, make_app: AppFactory
+) -> None:
     """An expired note is badged stale; a merely never-read note (70 days on) stays in review
     but unbadged."""
     import time
@@ -200,7 +206,7 @@ async def test_only_strong_stale_candidates_get_the_badge(store_root: Path) -> N
     for note in store_root.rglob("*.md"):
         os.utime(note, (long_ago, long_ago))
     assert MemoryStore(store_root, actor="human:tester", clock=lambda: long_ago).recovery
-    app = await open_app(store_root)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         assert await wait_for(pilot, lambda: bool(app.badges))
@@ -218,9 +224,10 @@ async def test_only_strong_stale_candidates_get_the_badge(store_root: Path) -> N
 
 async def test_the_side_panel_reads_history_off_the_ui_thread_and_skips_unchanged_redraws(
     store_root: Path,
+    make_app: AppFactory,
 ) -> None:
     """Re-showing a note keeps the same side-panel options; its history arrives from a worker."""
-    app = MemtuiApp(store_root, actor="human:tester", watch=False, clock=lambda: 1_790_000_000.0)
+    app = make_app(clock=lambda: 1_790_000_000.0)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         screen = app.screen
@@ -251,7 +258,9 @@ def tree_label(app: MemtuiApp, relpath: str) -> str:
     return tree.render_label(node, Style(), Style()).plain
 
 
-async def test_the_agent_badge_marks_only_recent_agent_changes(store_root: Path) -> None:
+async def test_the_agent_badge_marks_only_recent_agent_changes(
+    store_root: Path, make_app: AppFactory
+) -> None:
     """An agent edit two days ago is badged; one eight days ago (by the app's clock) is not."""
     for days_ago, relpath, old, new in (
         (8, "tools/textual.md", "A TUI framework", "A Python TUI framework"),
@@ -262,7 +271,7 @@ async def test_the_agent_badge_marks_only_recent_agent_changes(store_root: Path)
         )
         assert not agent.str_replace("/memories/" + relpath, old, new).is_error
         agent.history.close()
-    app = MemtuiApp(store_root, actor="human:tester", watch=False, clock=lambda: NOW)
+    app = make_app(clock=lambda: NOW)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         assert await wait_for(pilot, lambda: bool(app.badges))
@@ -272,11 +281,13 @@ async def test_the_agent_badge_marks_only_recent_agent_changes(store_root: Path)
         assert tree_label(app, "tools/textual.md") == "textual"
 
 
-async def test_the_secret_badge_follows_the_current_content(store_root: Path) -> None:
+async def test_the_secret_badge_follows_the_current_content(
+    store_root: Path, make_app: AppFactory
+) -> None:
     """An agent writing an AWS key badges the note; a human edit elsewhere keeps the badge; a human
     removing the key clears it."""
     note = "/memories/tools/textual.md"
-    app = MemtuiApp(store_root, actor="human:tester", watch=False, clock=lambda: NOW)
+    app = make_app(clock=lambda: NOW)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         agent = app.ctx.store.with_actor("agent:claude")
@@ -308,9 +319,10 @@ async def test_the_secret_badge_follows_the_current_content(store_root: Path) ->
 
 
 async def test_a_badge_run_overtaken_by_a_newer_one_does_not_win(
-    store_root: Path, monkeypatch: pytest.MonkeyPatch
+    store_root: Path, monkeypatch: pytest.MonkeyPatch, make_app: AppFactory
 ) -> None:
-    """Badges computed from an older state never replace those of a newer run that finished first."""
+    """Badges computed from an older state never replace those of a newer run that finished
+    first."""
     import threading
 
     import memtui.tui.app as app_module
@@ -331,7 +343,7 @@ async def test_a_badge_run_overtaken_by_a_newer_one_does_not_win(
             return {"tools/textual.md": frozenset({"secret"})}
         return {"tools/textual.md": frozenset({"agent"})}
 
-    app = MemtuiApp(store_root, actor="human:tester", watch=False)
+    app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         monkeypatch.setattr(app_module, "compute_badges", fake_badges)
@@ -348,17 +360,24 @@ async def test_a_badge_run_overtaken_by_a_newer_one_does_not_win(
 
 
 async def test_one_key_previews_at_once_and_a_held_key_only_where_it_stops(
-    store_root: Path, monkeypatch: pytest.MonkeyPatch
+    store_root: Path, monkeypatch: pytest.MonkeyPatch, make_app: AppFactory
 ) -> None:
-    """After a rest, one cursor move loads the preview without waiting for a timer; a burst of
-    moves loads at most the first and the last note."""
-    app = await open_app(store_root)
+    """After a rest, one cursor move loads the preview without waiting for a timer; of a burst
+    of moves only the first (after a rest) and the last, once the cursor rests, are loaded."""
+    for n in range(1, 7):
+        (store_root / "projects" / f"note-{n}.md").write_text(f"# Note {n}\n", encoding="utf-8")
+    timers = ManualTimers()
+    app = make_app(timers=timers)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         screen = app.screen
         assert isinstance(screen, MainScreen)
+        rest = PREVIEW_DELAY * 2
+        timers.advance(rest)
         screen.show_path("projects/memtui.md")
         assert await wait_for(pilot, lambda: screen.preview.relpath == "projects/memtui.md")
+        timers.advance(rest)
+        await wait_idle(pilot)
         loaded: list[str | None] = []
         original = screen.load_preview
 
@@ -366,32 +385,27 @@ async def test_one_key_previews_at_once_and_a_held_key_only_where_it_stops(
             loaded.append(screen.note_tree.cursor_relpath)
             await original(line)
 
-        async def settle() -> None:
-            """Wait until no load has started for 0.3 s (earlier requests are done), then forget them."""
-            while True:
-                count = len(loaded)
-                await pilot.pause(0.3)
-                if len(loaded) == count:
-                    loaded.clear()
-                    return
-
         monkeypatch.setattr(screen, "load_preview", counting_load)
-        await settle()
-        screen._last_preview_request = 0.0
+        timers.advance(rest)
         await pilot.press("down")
         await pilot.pause()
         first = screen.note_tree.cursor_relpath
         assert loaded == [first]
-        await settle()
-        screen._last_preview_request = 0.0
-        for _ in range(4):
-            screen.note_tree.action_cursor_down()
-        await pilot.pause(0.3)
+        await wait_idle(pilot)
+        timers.advance(rest)
+        await pilot.press("down", "down", "down", "down")
+        await wait_idle(pilot)
+        burst_start = loaded[1]
+        assert loaded == [first, burst_start] and timers.pending
+        assert timers.advance(rest) == 1
+        await wait_idle(pilot)
         last = screen.note_tree.cursor_relpath
-        assert loaded[-1] == last and len(loaded) <= 2, loaded
+        assert loaded == [first, burst_start, last] and last != burst_start
 
 
-async def test_brackets_in_file_names_and_titles_are_plain_text(store_root: Path) -> None:
+async def test_brackets_in_file_names_and_titles_are_plain_text(
+    store_root: Path, make_app: AppFactory
+) -> None:
     """Tree labels, the delete question and notice, and palette hits show names as they are."""
     from textual.command import CommandPalette
     from textual.widgets import Input, Label, Static
@@ -402,7 +416,7 @@ async def test_brackets_in_file_names_and_titles_are_plain_text(store_root: Path
     (store_root / "[red]note.md").write_text("---\ntitle: '[b]T[/b] [/t]'\n---\n# t\n")
     (store_root / "[").mkdir()
     (store_root / "[" / "x].md").write_text("# x\n")
-    app = await open_app(store_root)
+    app = make_app()
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
         await wait_idle(pilot)
         assert tree_label(app, "[red]note.md") == "[red]note"

@@ -11,7 +11,6 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen, Screen
-from textual.timer import Timer
 from textual.widgets import Button, Checkbox, Input, Label, Static
 from textual.worker import get_current_worker
 
@@ -19,6 +18,7 @@ from memtui.core.display import visible, visible_cells
 from memtui.notes.operations.naming import new_note_path
 from memtui.tui import text_styles as styles
 from memtui.tui.messages import MoveBreaksCounted
+from memtui.tui.timers import Stoppable, timers_of
 from memtui.tui.widgets.confirm import ConfirmScreen
 from memtui.tui.wording import count
 
@@ -125,7 +125,7 @@ class RenameScreen(FormDialog[tuple[str, bool]]):
         self.breaks = breaks
         self.counted = relpath
         """The path the link option describes now."""
-        self._count_timer: Timer | None = None
+        self._count_timer: Stoppable | None = None
 
     def compose(self) -> ComposeResult:
         """The path input, the link option with what it covers, and buttons."""
@@ -169,7 +169,7 @@ class RenameScreen(FormDialog[tuple[str, bool]]):
                 self.query_one("#rename-links", Checkbox), "Rewrite the links the move would break"
             )
             return
-        self._count_timer = self.set_timer(COUNT_PAUSE, lambda: self.count_breaks(new))
+        self._count_timer = timers_of(self).later(self, COUNT_PAUSE, lambda: self.count_breaks(new))
 
     @work(thread=True, exclusive=True, group="rename-count", exit_on_error=False)
     def count_breaks(self, new: str) -> None:

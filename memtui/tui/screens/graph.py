@@ -1,4 +1,5 @@
-"""The graph screen: a note's neighbourhood drawn to depth 1-3, plus orphans, hubs and unresolved."""
+"""The graph screen: a note's neighbourhood drawn to depth 1-3, plus orphans, hubs and
+unresolved."""
 
 from __future__ import annotations
 
@@ -120,7 +121,10 @@ def describe_node(
             }
         sources = unresolved.get(target, [])
         names = ", ".join(sources) or "none"
-        return f"Unresolved target “{target}”: no note has this title, permalink or path.\nLinked from: {names}"
+        return (
+            f"Unresolved target “{target}”: no note has this title, permalink or path.\n"
+            f"Linked from: {names}"
+        )
     if key.startswith("+more:"):
         return "More neighbours than fit: recentre on a neighbour, or use the lists on the right."
     outgoing = [
@@ -144,7 +148,8 @@ def listed(links: Sequence[str]) -> str:
 
 
 class GraphScreen(StoreScreen):
-    """A note's neighbourhood as a navigable tree, with lists of orphans, hubs and unresolved links."""
+    """A note's neighbourhood as a navigable tree, with lists of orphans, hubs and
+    unresolved links."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("plus,equals_sign", "depth(1)", "Depth +", id="graph.depth_more"),

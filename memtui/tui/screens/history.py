@@ -86,7 +86,8 @@ class EventQuery:
 
 @dataclass
 class EventPage:
-    """A query's result: all its events (`replace`), or the ones newer and older than those shown."""
+    """A query's result: all its events (`replace`), or the ones newer and older than those
+    shown."""
 
     query: EventQuery
     replace: bool

@@ -194,7 +194,7 @@ class MainScreen(MemtuiScreen[None]):
         wanted, self._line_wanted = self._line_wanted, None
         line = wanted[1] if wanted is not None and wanted[0] == relpath else None
         self.raw = False
-        self.schedule_preview(line, requested_at=event.time)
+        self.schedule_preview(line, requested_at=self._preview_gate.timers.sent_at(event))
 
     @on(Tree.NodeSelected, "#tree")
     def _node_selected(self, event: Tree.NodeSelected[TreeEntry]) -> None:

@@ -10,7 +10,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.message import Message
-from textual.timer import Timer
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
@@ -20,6 +19,7 @@ from memtui.core.wording import noun_for
 from memtui.notes.query import QueryError, parse_query
 from memtui.tui import text_styles as styles
 from memtui.tui.screens.base import MemtuiScreen
+from memtui.tui.timers import Stoppable, timers_of
 
 if TYPE_CHECKING:
     from memtui.notes.search import SearchHit
@@ -94,7 +94,7 @@ class SearchScreen(MemtuiScreen[None]):
         self.initial_query = query
         self.hits: list[SearchHit] = []
         self.shown_query: str | None = None
-        self._search_timer: Timer | None = None
+        self._search_timer: Stoppable | None = None
         self._shown_generation = 0
 
     def compose(self) -> ComposeResult:
@@ -121,7 +121,7 @@ class SearchScreen(MemtuiScreen[None]):
         self.workers.cancel_group(self, "search")
         if self._search_timer is not None:
             self._search_timer.stop()
-        self._search_timer = self.set_timer(TYPING_PAUSE, self.rerun)
+        self._search_timer = timers_of(self).later(self, TYPING_PAUSE, self.rerun)
 
     def start_search(self, text: str) -> None:
         """Start a search, cancelling the previous one."""

@@ -9,7 +9,8 @@ from textual.widgets.option_list import Option
 
 
 class CursorList(OptionList):
-    """An OptionList that highlights its first enabled option when it gets focus with nothing highlighted."""
+    """An OptionList that highlights its first enabled option when it gets focus with nothing
+    highlighted."""
 
     def start_on_first(self) -> None:
         """Highlight the first enabled option if none is highlighted."""

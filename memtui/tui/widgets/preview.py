@@ -229,7 +229,8 @@ class Preview(Vertical):
         area.show(view.shown, view.rows, line=None if line is None else line - 1, keep=keep)
 
     def go_to_line(self, line: int) -> None:
-        """Bring 1-based file line `line` of the shown note into view (the cursor on it when plain)."""
+        """Bring 1-based file line `line` of the shown note into view (the cursor on it
+        when plain)."""
         if self.mode in ("plain", "raw"):
             self.query_one("#preview-plain", TextView).go_to_line(max(0, line - 1))
         elif self.mode == "rendered" and self.relpath is not None:

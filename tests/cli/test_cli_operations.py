@@ -11,11 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_cli_conventions import run_on_pty
+from tests.cli.test_cli_conventions import run_on_pty
 
 MEMTUI = str(Path(sys.executable).with_name("memtui"))
 LINES = "".join(f"line {n}\n" for n in range(1, 25))
-AGENT_INPUT = '{{"command": "str_replace", "path": "/memories/long.md", "old_str": "{old}\\n", "new_str": "{new}\\n"}}\n'
+AGENT_INPUT = (
+    '{{"command": "str_replace", "path": "/memories/long.md", '
+    '"old_str": "{old}\\n", "new_str": "{new}\\n"}}\n'
+)
 
 
 def run(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:

@@ -174,7 +174,8 @@ def test_nan_and_infinity_in_the_input(tmp_path: Path) -> None:
     stdin = "\n".join(
         [
             '{"command": "create", "path": "/memories/a.md", "file_text": "l1\\nl2\\n"}',
-            '{"command": "insert", "path": "/memories/a.md", "insert_line": NaN, "insert_text": "x"}',
+            '{"command": "insert", "path": "/memories/a.md", "insert_line": NaN, "insert_text": '
+            '"x"}',
             '{"command": "view", "path": "/memories/a.md", "view_range": [NaN, 1]}',
             '{"command": "view", "path": "/memories/a.md", "view_range": [1, Infinity]}',
             '{"command": "view", "path": "/memories", "view_range": [-Infinity]}',
@@ -184,13 +185,15 @@ def test_nan_and_infinity_in_the_input(tmp_path: Path) -> None:
     assert (done.returncode, done.stderr) == (0, b"")
     size = format_size(root.stat().st_size)
     assert done.stdout.decode().splitlines()[1:] == [
-        '{"is_error": true, "content": "Invalid input for insert: `insert_line` must be an integer"}',
+        '{"is_error": true, "content": "Invalid input for insert: `insert_line` must be an '
+        'integer"}',
         '{"is_error": false, "content": "Here\'s the content of /memories/a.md with line numbers:'
         '\\n     1\\tl1"}',
         '{"is_error": true, "content": '
         '"Invalid input for view: `view_range` must be a list of two integers"}',
         '{"is_error": false, "content": "Here\'re the files and directories up to 2 levels deep in '
-        f'/memories, excluding hidden items and node_modules:\\n{size}\\t/memories\\n6B\\t/memories/a.md"}}',
+        "/memories, excluding hidden items and "
+        f'node_modules:\\n{size}\\t/memories\\n6B\\t/memories/a.md"}}',
     ]
     assert (root / "a.md").read_bytes() == b"l1\nl2\n"
     events = MemoryStore(root, settings=Settings()).history.events(newest_first=False)
@@ -206,7 +209,8 @@ def test_nan_and_infinity_in_the_input(tmp_path: Path) -> None:
 
 
 def test_unicode_line_separators_are_escaped_in_the_output(tmp_path: Path) -> None:
-    """U+0085, U+2028 and U+2029 are written as escapes, so `splitlines` keeps one line per result."""
+    """U+0085, U+2028 and U+2029 are written as escapes, so `splitlines` keeps one line per
+    result."""
     root = tmp_path / "mem"
     text = "a\u0085b\u2028c\u2029d é ✓\n"
     stdin = "\n".join(
@@ -228,7 +232,10 @@ def test_unicode_line_separators_are_escaped_in_the_output(tmp_path: Path) -> No
 
 def test_stdin_that_is_not_utf8_names_line_and_column(tmp_path: Path) -> None:
     root = tmp_path / "mem"
-    stdin = b'{"command": "view", "path": "/memories"}\n{"command": "create", "path": "/memories/\xc3\xa9\xff"}\n'
+    stdin = (
+        b'{"command": "view", "path": "/memories"}\n'
+        b'{"command": "create", "path": "/memories/\xc3\xa9\xff"}\n'
+    )
     env = {"PATH": "/usr/bin:/bin", "MEMTUI_CONFIG_FILE": os.devnull}
     done = subprocess.run(
         [MEMTUI, "tool", str(root)], input=stdin, capture_output=True, env=env, timeout=60

@@ -56,11 +56,11 @@ def test_changes_lists_what_waits_newest_first(root: Path) -> None:
     done = run("changes", str(root))
     assert (done.returncode, done.stderr) == (0, "")
     assert done.stdout == (
-        "id   time                  actor          command       path                         lines\n"
+        "id   time                  actor          command       path                         lines\n"  # noqa: E501
         "──────────────────────────────────────────────────────────────────────────────────────────\n"
-        "5    2027-01-15 08:05:00   agent:claude   rename        /memories/p -> /memories/q   +0 -0\n"
-        "4    2027-01-15 08:04:00   agent:cursor   create        /memories/p/b.md             +1 -0\n"
-        "2    2027-01-15 08:02:00   agent:claude   str_replace   /memories/a.md               +2 -1\n"
+        "5    2027-01-15 08:05:00   agent:claude   rename        /memories/p -> /memories/q   +0 -0\n"  # noqa: E501
+        "4    2027-01-15 08:04:00   agent:cursor   create        /memories/p/b.md             +1 -0\n"  # noqa: E501
+        "2    2027-01-15 08:02:00   agent:claude   str_replace   /memories/a.md               +2 -1\n"  # noqa: E501
     )
 
 
