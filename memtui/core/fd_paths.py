@@ -23,7 +23,6 @@ import stat
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 
 WALK_FLAGS = os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 """A folder handle for `dir_fd=`: no read permission needed, and never a symlink."""
@@ -441,8 +440,3 @@ def chmod_fd(fd: int, mode: int) -> None:
         if error.errno != errno.EBADF:
             raise
         os.chmod(f"/proc/self/fd/{fd}", mode)
-
-
-def root_path(root: str | os.PathLike[str]) -> Path:
-    """The real path of a store root (for messages and comparisons, never to act on below it)."""
-    return Path(os.path.realpath(root))

@@ -53,24 +53,6 @@ def real_root(root: Path) -> Path:
     return Path(os.path.realpath(root))
 
 
-def is_within(path: Path, root: Path) -> bool:
-    """True if `path` is `root` or below it (both already resolved)."""
-    return path == root or path.is_relative_to(root)
-
-
-def is_reserved(path: Path, root: Path) -> bool:
-    """True if a resolved path is memtui's own `<root>/.memtui` or anything below it."""
-    reserved = root / RESERVED_NAME
-    return path == reserved or path.is_relative_to(reserved)
-
-
-def to_virtual(path: Path, root: Path) -> str:
-    """The normalised virtual path of a resolved in-root path: `/memories` or `/memories/a/b`."""
-    if path == root:
-        return VIRTUAL_ROOT
-    return f"{VIRTUAL_ROOT}/{path.relative_to(root).as_posix()}"
-
-
 def virtual_of(parts: tuple[str, ...] | list[str]) -> str:
     """The virtual path of resolved parts: `/memories` or `/memories/a/b`."""
     return f"{VIRTUAL_ROOT}/{'/'.join(parts)}" if parts else VIRTUAL_ROOT

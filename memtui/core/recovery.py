@@ -9,7 +9,6 @@ descriptor, so recovery neither leaves the store nor reads more than it hashes.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import re
 import sqlite3
@@ -39,7 +38,7 @@ from memtui.core.history import (
 )
 from memtui.core.lock import META_DIR_NAME
 from memtui.core.paths import VIRTUAL_ROOT
-from memtui.core.regular import CHUNK, open_regular
+from memtui.core.regular import open_regular, read_limited
 
 if TYPE_CHECKING:
     from memtui.core.store import MemoryStore
@@ -200,14 +199,10 @@ def known_files(history: History) -> dict[str, str]:
 
 def file_digest(folder: int, name: str) -> str | None:
     """The sha256 of file `name` in `folder`, read in chunks, or None if it cannot be read."""
-    hasher = hashlib.sha256()
     try:
-        with open_regular(name, dir_fd=folder) as (handle, _info):
-            while chunk := handle.read(CHUNK):
-                hasher.update(chunk)
+        return read_limited(folder, name, 0).digest
     except OSError:
         return None
-    return hasher.hexdigest()
 
 
 @dataclass

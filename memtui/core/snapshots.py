@@ -185,9 +185,9 @@ class _Folder:
                 finally:
                     close_quietly(child)
             elif stat.S_ISREG(info.st_mode):
-                self.add_file(folder, name, relative)
+                self.add_file(folder, name, relative, info.st_mode)
 
-    def add_file(self, folder: int, name: str, relative: str) -> None:
+    def add_file(self, folder: int, name: str, relative: str, st_mode: int) -> None:
         """Hash one file (keeping its bytes up to the limit) and note its stat and mode."""
         try:
             state = capture_file(folder, name, time.time_ns(), self.keep)
@@ -198,9 +198,7 @@ class _Folder:
             return
         size, mtime, checked = state.stats[""]
         self.stats[relative] = (size, mtime, checked)
-        mode = entry_lstat(folder, name)
-        if mode is not None:
-            _note_mode(self.modes, relative, mode.st_mode, FILE_MODE)
+        _note_mode(self.modes, relative, st_mode, FILE_MODE)
         self.files[relative] = state.hash
         self.blobs.update(state.blobs)
         self.unkept = self.unkept or state.unkept

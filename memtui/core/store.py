@@ -71,8 +71,6 @@ from memtui.core.snapshots import (
 if TYPE_CHECKING:
     from memtui.core.recovery import RecoveryReport
 
-EXTERNAL_ACTOR = EXTERNAL
-
 
 class StoreError(Exception):
     """A human read failed: the path is refused, missing, a folder or not UTF-8 text."""
@@ -360,7 +358,11 @@ class MemoryStore:
             elif parsed.command == "delete":
                 after = MISSING
             else:
-                after = capture(site.locations[0], self.max_size)
+                try:
+                    after = capture(site.locations[0], self.max_size)
+                except OSError:
+                    _undo_command(parsed, site, before)
+                    raise
             return self._command_event(
                 parsed,
                 args,
@@ -885,7 +887,7 @@ class MemoryStore:
             result = f"{checked.virtual} was changed outside memtui"
         return PendingEvent(
             time=self.clock(),
-            actor=EXTERNAL_ACTOR,
+            actor=EXTERNAL,
             session=None,
             command="external",
             path=checked.virtual,

@@ -326,3 +326,31 @@ def test_an_actor_that_cannot_be_encoded_is_refused_before_anything(
     with pytest.raises(ActorError, match="holds control characters or bytes that are not UTF-8"):
         MemoryStore(tmp_path / "store", actor=actor, settings=Settings())
     assert not (tmp_path / "store").exists()
+
+
+@pytest.mark.parametrize("kind", ["create", "str_replace", "insert"])
+def test_a_change_whose_new_state_cannot_be_read_is_put_back_and_not_recorded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    ids, tree = seeded(tmp_path)
+    store = MemoryStore(tmp_path, actor="agent:t", settings=Settings())
+    store.history  # noqa: B018 - recover before the failure is injected
+    real_capture, real_run = store_module.capture, store_module.run_plan
+    written: list[str] = []
+
+    def run_and_note(*args: Any) -> Any:
+        written.append(kind)
+        return real_run(*args)
+
+    def capture_failing_after_the_write(*args: Any) -> Any:
+        if written:
+            raise PermissionError(13, "Permission denied")
+        return real_capture(*args)
+
+    monkeypatch.setattr(store_module, "run_plan", run_and_note)
+    monkeypatch.setattr(store_module, "capture", capture_failing_after_the_write)
+    with pytest.raises(PermissionError):
+        CHANGES[kind](store)
+    assert written == [kind]
+    assert snapshot_tree(tmp_path) == tree
+    assert event_count(tmp_path) == len(ids)
