@@ -33,7 +33,8 @@ def build_parser(*, with_path: bool = True) -> argparse.ArgumentParser:
         description=(
             "See, search and curate what your AI agents remember. Opens PATH (default: the "
             "configured root, else ~/memories) in the terminal app. Subcommands: "
-            "tool, log, undo, export, search, stale, mcp (memtui COMMAND --help)."
+            "changes, approve, log, undo, edit, mv, rm, search, stale, export, tool, mcp "
+            "(memtui COMMAND --help)."
         ),
     )
     if with_path:

@@ -51,12 +51,12 @@ FIRST_FRAME_ENV = "MEMTUI_FIRST_FRAME_FILE"
 SKIPPED_SHOWN = 8
 """How many skipped entries the start-up warning lists by name."""
 BADGES_DELAY = 0.5
+"""Seconds after the last change before the badges are recomputed, so a change shows at once."""
 LOCK_TIMEOUT = 30.0
 """Seconds a change made in the app waits for another process's lock before it is given up
 (nothing changed, said in one line); the app answers keys all the while."""
 LOCK_NOTICE = 5.5
 """Seconds a waiting-for-the-lock notice stays (a new one follows every 5 s of waiting)."""
-"""Seconds after the last change before the badges are recomputed, so a change shows at once."""
 REVIEW_POLL = 5.0
 """Seconds between recounts of the changes waiting for review, so marks made by another process
 (`memtui approve`) show too; every change on disk recounts at once."""

@@ -88,6 +88,7 @@ async def test_the_history_shows_the_rename_as_one_entry_and_undoes_it_whole(
         diff = history.query_one("#history-diff", Static)
         assert await wait_for(pilot, lambda: "2 changes, undone as one (u)" in str(diff.render()))
         assert "+- uses [[libs/textual]]" in str(diff.render())
+        assert "(u)\n\n" in str(diff.render()) and "␊" not in str(diff.render())
         await pilot.press("u")
         assert await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         assert str(app.screen.query_one(".confirm-title").render()) == "Undo operation?"

@@ -207,3 +207,11 @@ async def test_filters_alone_list_notes_and_a_bad_filter_says_why(
             ),
         )
         assert screen.hits == []
+        await pilot.press("ctrl+l", *"age:[/x]")
+        assert await wait_for(
+            pilot,
+            lambda: (
+                str(status.render()) == "age:[/x] is not a number of days (e.g. age:7 or age:7d)"
+            ),
+        )
+        assert app.is_running

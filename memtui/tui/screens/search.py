@@ -100,7 +100,7 @@ class SearchScreen(MemtuiScreen[None]):
     def compose(self) -> ComposeResult:
         """The query, a status line, the results and the footer."""
         yield Input(self.initial_query, placeholder="search… (F1: filters)", id="search-input")
-        yield Static("", id="search-status")
+        yield Static("", id="search-status", markup=False)
         yield OptionList(id="search-results")
         yield Footer()
 

@@ -316,9 +316,12 @@ def describe_operation(
     group: Group, parts: Sequence[tuple[Event, str | None, str | None]]
 ) -> Content:
     """An operation's detail: what it was, then each part's change (oldest first)."""
-    title = visible(
-        f"Operation {group.id} · {format_time(group.time)} {group.actor} · {group.summary} · "
-        f"{len(parts)} changes, undone as one (u)\n\n"
+    title = (
+        visible(
+            f"Operation {group.id} · {format_time(group.time)} {group.actor} · {group.summary} · "
+            f"{len(parts)} changes, undone as one (u)"
+        )
+        + "\n\n"
     )
     pieces: list[styles.Part] = [(title, styles.HEADING)]
     for event, before, after in sorted(parts, key=lambda part: part[0].id):
