@@ -372,9 +372,9 @@ class MemtuiApp(PlainNotifyApp):
     async def apply_changes(self, paths: frozenset[str]) -> None:
         """Update the index in a thread and post `NotesChanged`; then search index and history."""
         self.files_changed_signal.publish(paths)
-        changed = await asyncio.to_thread(indexing.apply_changes, self.ctx, paths)
+        await asyncio.to_thread(indexing.apply_changes, self.ctx, paths)
         self.post_message(NotesChanged(paths))
-        await asyncio.to_thread(indexing.after_changes, self.ctx, paths, changed)
+        await asyncio.to_thread(indexing.after_changes, self.ctx, paths)
         self.post_message(NotesChanged(frozenset()))
 
     def on_notes_changed(self, message: NotesChanged) -> None:

@@ -86,8 +86,7 @@ def update_notes(ctx: AppContext, paths: Iterable[str]) -> set[str]:
     return apply_changes(ctx, frozenset(paths))
 
 
-def after_changes(ctx: AppContext, paths: frozenset[str], changed: set[str]) -> list[int]:
+def after_changes(ctx: AppContext, paths: frozenset[str]) -> list[int]:
     """Log outside edits as `external` events (run in a thread)."""
-    del changed
     files = sorted(p for p in paths if not (ctx.root / p).is_dir())
     return ctx.store.record_external(files) if files else []

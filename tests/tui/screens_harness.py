@@ -3,6 +3,7 @@ small app."""
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 import time
 from collections.abc import Callable
@@ -15,6 +16,7 @@ import memtui.tui
 from memtui.demo import DEMO_NOTES_DIR, DEMO_NOW, create_demo_store
 from memtui.notes.index import NoteIndex
 from memtui.tui.context import AppContext, default_settings
+from memtui.tui.indexing import apply_changes
 from memtui.tui.messages import OpenNote
 from memtui.tui.plain_notify import PlainNotifyApp
 from memtui.tui.timers import SYSTEM_TIMERS, Timers
@@ -73,6 +75,12 @@ class ScreenHarness(PlainNotifyApp):
     def on_mount(self) -> None:
         """Show the screen under test."""
         self.push_screen(self.make_screen())
+
+    async def apply_changes(self, paths: frozenset[str]) -> None:
+        """Bring the index up to date for `paths` in a thread and tell the screens, as the app
+        does."""
+        await asyncio.to_thread(apply_changes, self.ctx, paths)
+        self.notes_changed_signal.publish(paths)
 
     def on_open_note(self, message: OpenNote) -> None:
         """Record which note the screen asked to open."""

@@ -58,8 +58,8 @@ def test_a_file_changed_after_the_index_loaded_is_searchable_at_once(tmp_path: P
     assert index is not None
     first = next(iter(index.notes))
     (root / first).write_text(note("Changed", "zebracorn arrives"), encoding="utf-8")
-    changed = apply_changes(ctx, frozenset({first}))
-    after_changes(ctx, frozenset({first}), changed)
+    apply_changes(ctx, frozenset({first}))
+    after_changes(ctx, frozenset({first}))
     searcher = build_searcher(ctx, index, None)
     assert ctx.searcher is searcher
     assert ctx.changed_while_loading == set()

@@ -83,6 +83,8 @@ class ChangesScreen(StoreScreen):
         self._detail_of: InboxRow | None = None
         self._detail_gate = RestGate(self, CURSOR_REST)
         self.loaded = False
+        self._filter_text = ""
+        """The filter row's text, kept on the UI thread for the query in the background."""
 
     def compose(self) -> ComposeResult:
         """Title, filter, one row per note, the selected note's changes, footer."""
@@ -110,7 +112,7 @@ class ChangesScreen(StoreScreen):
 
     def _fetch(self) -> InboxPage:
         """The waiting changes the filter asks for, grouped by note (run in a thread)."""
-        wanted = parse_filter(self.query_one("#changes-filter", Input).value, self.now())
+        wanted = parse_filter(self._filter_text, self.now())
         query = ChangeQuery(
             path=wanted.path,
             actor=wanted.actor,
@@ -176,8 +178,9 @@ class ChangesScreen(StoreScreen):
         self.action_open()
 
     @on(Input.Changed, "#changes-filter")
-    def _on_filter(self, _event: Input.Changed) -> None:
+    def _on_filter(self, event: Input.Changed) -> None:
         """Refilter once the user pauses typing."""
+        self._filter_text = event.value
         self._loader.request()
 
     @on(Input.Submitted, "#changes-filter")

@@ -18,7 +18,6 @@ from memtui.core.history import BASELINE
 from memtui.core.paths import VIRTUAL_ROOT
 from memtui.notes.operations.undoing import undo_target
 from memtui.tui import text_styles as styles
-from memtui.tui.indexing import update_notes
 from memtui.tui.messages import ChangeRecorded
 from memtui.tui.rest_gate import RestGate
 from memtui.tui.screens.base import StoreScreen
@@ -124,6 +123,8 @@ class HistoryScreen(StoreScreen):
         self.events: list[Event] = []
         self.total = 0
         self._diff_of: Event | None = None
+        self._entry_of: Entry | None = None
+        """The table row of `_diff_of` (an event or an operation), taken on the UI thread."""
         self._diff_gate = RestGate(self, CURSOR_REST)
         self._wanted = EventQuery(path=path)
         self._more_wanted = False
@@ -243,6 +244,7 @@ class HistoryScreen(StoreScreen):
         if event == self._diff_of and event is not None:
             return
         self._diff_of = event
+        self._entry_of = None if event is None else self.query_one(EventTable).entry(event.id)
         self._diff_gate.cancel()
         if event is None:
             self.query_one(DiffView).show(None, None, None)
@@ -256,11 +258,6 @@ class HistoryScreen(StoreScreen):
         """Whether the selected event's change waits for the cursor to rest."""
         return self._diff_gate.pending
 
-    def selected_entry(self) -> Entry | None:
-        """The row under the table cursor: an event, or an operation with its parts."""
-        event_id = self.query_one(EventTable).selected_event_id()
-        return None if event_id is None else self.query_one(EventTable).entry(event_id)
-
     def _describe(self) -> tuple[Event | None, Content | None]:
         """The selected event with its described change, read from the history (in a thread);
         an operation's every part."""
@@ -268,7 +265,7 @@ class HistoryScreen(StoreScreen):
         if event is None:
             return None, None
         history = self.ctx.history
-        entry = self.query_one(EventTable).entry(event.id)
+        entry = self._entry_of
         if entry is not None and entry.is_operation and entry.group is not None:
             parts = [(part, *history.texts(part)) for part in entry.events]
             return event, describe_operation(entry.group, parts)
@@ -351,7 +348,7 @@ class HistoryScreen(StoreScreen):
         else:
             self.notify(f"Undid {what}.", timeout=3)
             self.post_message(ChangeRecorded(result.event_id))
-            await asyncio.to_thread(update_notes, self.ctx, target.paths())
+            await self.memtui.apply_changes(frozenset(target.paths()))
         self._reload_wanted = True
         self.reload()
 

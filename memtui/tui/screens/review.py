@@ -17,7 +17,6 @@ from memtui.core.paths import from_relpath
 from memtui.notes.operations.moving import archive_path
 from memtui.notes.stale import ARCHIVE_FOLDER, review
 from memtui.tui import text_styles as styles
-from memtui.tui.indexing import update_notes
 from memtui.tui.messages import ChangeRecorded, OpenNote
 from memtui.tui.screens.base import StoreScreen
 from memtui.tui.widgets.confirm import ConfirmScreen
@@ -253,7 +252,7 @@ class ReviewScreen(StoreScreen):
                 self.post_message(ChangeRecorded(result.event_id))
         changed = set(done) | ({archive_path(p) for p in done} if archive else set())
         if changed:
-            await asyncio.to_thread(update_notes, self.ctx, changed)
+            await self.memtui.apply_changes(frozenset(changed))
         self.selected -= set(done)
         past = "Archived" if archive else "Deleted"
         if done:
