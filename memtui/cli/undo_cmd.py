@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from memtui.cli.events import path_cell
 from memtui.cli.shared import add_actor_option, ask, has_history, human_store, whole_number
 from memtui.cli.terminal import visible
 from memtui.core.reporting import fail
@@ -89,8 +90,7 @@ def _undo_operation(store: Any, args: argparse.Namespace, group_id: int, parts: 
         )
     )
     for part in parts:
-        path = f"{part.path} -> {part.new_path}" if part.new_path else (part.path or "")
-        print(visible(f"  {part.id}  {part.command}  {path}"))
+        print(visible(f"  {part.id}  {part.command}  {path_cell(part)}"))
     if not args.yes:
         answer = ask(f"Undo all {len(parts)}?")
         if answer is None:

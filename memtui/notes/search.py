@@ -218,7 +218,6 @@ class Searcher:
         self,
         index: NoteIndex | None,
         history: object | None = None,
-        progress: Callable[[int, int], None] | None = None,
     ) -> None:
         """Search `index` (None: nothing is found); `history` answers the actor filter."""
         self.index = index
@@ -228,8 +227,6 @@ class Searcher:
         self._held: dict[str, bool] = {}
         """Whether any row matches an FTS expression, at `_held_generation` of the index."""
         self._held_generation = -1
-        if progress is not None:
-            progress(1, 1)
 
     def invalidate(self, relpaths: Iterable[str]) -> None:
         """Kept for callers that announce updates: the searcher follows the index by itself."""

@@ -218,14 +218,14 @@ class ChangesScreen(StoreScreen):
         if confirm and not await self.app.push_screen_wait(
             ConfirmScreen(
                 "Approve all shown?",
-                f"Mark {what} in {count(len(rows), 'note')} reviewed as {self.ctx.store.actor}.",
+                f"Mark {what} in {count(len(rows), 'note')} reviewed as {self.ctx.actor}.",
                 confirm_label="Approve",
             )
         ):
             return
         history = self.ctx.history
         try:
-            await asyncio.to_thread(history.mark_reviewed, ids, self.ctx.store.actor, self.now())
+            await asyncio.to_thread(history.mark_reviewed, ids, self.ctx.actor, self.now())
         except Exception as error:
             self.notify(f"Could not approve: {error}", severity="error", timeout=6)
             return

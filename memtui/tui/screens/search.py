@@ -18,6 +18,7 @@ from memtui.core.display import visible_spans
 from memtui.core.wording import noun_for
 from memtui.notes.query import QueryError, parse_query
 from memtui.tui import text_styles as styles
+from memtui.tui.messages import OpenNote
 from memtui.tui.screens.base import MemtuiScreen
 from memtui.tui.timers import Stoppable, timers_of
 
@@ -212,7 +213,7 @@ class SearchScreen(MemtuiScreen[None]):
 
     def open_hit(self, hit: SearchHit) -> None:
         """Show a hit's note in the main screen at its line."""
-        self.memtui.open_note(hit.path, hit.line or None)
+        self.post_message(OpenNote(hit.path, hit.line or None))
 
     def action_focus_results(self) -> None:
         """Move from the query to the results."""

@@ -20,7 +20,7 @@ from memtui.core.paths import VIRTUAL_ROOT, from_relpath, to_relpath, under_root
 from memtui.core.wording import count
 from memtui.tui import text_styles as styles
 from memtui.tui.widgets.fitted_table import FittedTable
-from memtui.tui.wording import shorten_middle
+from memtui.tui.wording import shorten_end, shorten_middle
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -87,9 +87,8 @@ def flag_alarms(flags: str) -> bool:
 
 
 def first_line(text: str, limit: int = 40) -> str:
-    """The first line of a result, cut to `limit` characters."""
-    line = text.strip().splitlines()[0] if text.strip() else ""
-    return line if len(line) <= limit else line[: limit - 1] + "…"
+    """The first line of a result, cut to `limit` cells."""
+    return shorten_end(text.strip().splitlines()[0] if text.strip() else "", limit)
 
 
 @dataclass

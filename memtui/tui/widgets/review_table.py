@@ -11,7 +11,7 @@ from textual.content import Content
 from memtui.core.display import visible
 from memtui.tui import text_styles as styles
 from memtui.tui.widgets.fitted_table import Column, FittedTable
-from memtui.tui.wording import shorten_middle
+from memtui.tui.wording import shorten_end, shorten_middle
 
 if TYPE_CHECKING:
     from memtui.notes.stale import StaleCandidate
@@ -29,8 +29,7 @@ COLUMNS: tuple[Column, ...] = (
 def reasons_summary(candidate: StaleCandidate, limit: int = 60) -> str:
     """The reasons of a candidate in one short line, heaviest first."""
     texts = [r.text for r in sorted(candidate.reasons, key=lambda r: (-r.weight, r.text))]
-    line = "; ".join(texts)
-    return line if len(line) <= limit else line[: limit - 1] + "…"
+    return shorten_end("; ".join(texts), limit)
 
 
 def column_widths(
