@@ -11,7 +11,7 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from memtui.core.display import visible
 
@@ -21,6 +21,21 @@ if TYPE_CHECKING:
 from memtui import installed_version
 
 DEFAULT_ROOT = "~/memories"
+
+
+class VersionAction(argparse.Action):
+    """`--version`: the installed version, looked up only when asked (it costs start-up time)."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: Any) -> None:
+        """A flag that takes no value."""
+        super().__init__(
+            option_strings, dest, nargs=0, help="show the installed version and exit", **kwargs
+        )
+
+    def __call__(self, parser: argparse.ArgumentParser, *_args: Any, **_kwargs: Any) -> None:
+        """Print `memtui <version>` and exit."""
+        print(f"memtui {installed_version()}")
+        parser.exit()
 
 
 def build_parser(*, with_path: bool = True) -> argparse.ArgumentParser:
@@ -39,7 +54,7 @@ def build_parser(*, with_path: bool = True) -> argparse.ArgumentParser:
     )
     if with_path:
         parser.add_argument("path", nargs="?", help="the memory directory to open")
-    parser.add_argument("--version", action="version", version=f"memtui {installed_version()}")
+    parser.add_argument("--version", action=VersionAction)
     parser.add_argument(
         "--print-completion",
         metavar="SHELL",
