@@ -12,7 +12,7 @@ from memtui.core.display import visible, visible_text
 from memtui.core.inbox import InboxRow, event_line_changes, row_texts
 from memtui.core.paths import VIRTUAL_ROOT
 from memtui.tui import text_styles as styles
-from memtui.tui.widgets.fitted_table import FittedTable
+from memtui.tui.widgets.fitted_table import FittedTable, spare_width
 from memtui.tui.widgets.history_events import format_time, short_path, unified_diff
 from memtui.tui.wording import count, shorten_middle
 
@@ -29,11 +29,10 @@ COLUMNS: tuple[tuple[str, str, int], ...] = (
 """(label, key, smallest width) of the inbox table's columns; the note takes any spare width."""
 
 
-def column_widths(width: int, padding: int = 1, scrollbar: int = 2) -> dict[str, int]:
+def column_widths(width: int, padding: int = 1) -> dict[str, int]:
     """Each column's width in a table `width` cells wide: the note column grows to fill it."""
     widths = {key: smallest for _label, key, smallest in COLUMNS}
-    spare = width - sum(widths.values()) - 2 * padding * len(COLUMNS) - scrollbar
-    widths["note"] += max(spare, 0)
+    widths["note"] += max(spare_width(COLUMNS, width, padding), 0)
     return widths
 
 

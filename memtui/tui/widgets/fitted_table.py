@@ -10,6 +10,14 @@ from textual.widgets import DataTable
 
 Column = tuple[str, str, int]
 """(label, key, smallest width) of a column."""
+SCROLLBAR = 2
+"""Cells a table keeps for its vertical scrollbar."""
+
+
+def spare_width(columns: tuple[Column, ...], width: int, padding: int) -> int:
+    """The cells a table `width` wide has beyond its columns' smallest widths and padding."""
+    smallest = sum(least for _label, _key, least in columns)
+    return width - smallest - 2 * padding * len(columns) - SCROLLBAR
 
 
 class FittedTable(DataTable[Text | Content | str]):

@@ -19,7 +19,7 @@ from memtui.core.operations import Entry, entries
 from memtui.core.paths import VIRTUAL_ROOT, from_relpath, to_relpath, under_root
 from memtui.core.wording import count
 from memtui.tui import text_styles as styles
-from memtui.tui.widgets.fitted_table import FittedTable
+from memtui.tui.widgets.fitted_table import FittedTable, spare_width
 from memtui.tui.wording import shorten_end, shorten_middle
 
 if TYPE_CHECKING:
@@ -171,11 +171,11 @@ RESULT_GROWTH = 44
 """How many cells Actor and Result may grow by on a wide terminal (Path takes the rest)."""
 
 
-def column_widths(width: int, padding: int = 1, scrollbar: int = 2) -> dict[str, int]:
+def column_widths(width: int, padding: int = 1) -> dict[str, int]:
     """Each column's width in a table `width` cells wide: the smallest widths, with any spare
     width shared by Actor (a quarter), Result (two fifths) and Path (the rest)."""
     widths = {key: smallest for _label, key, smallest in COLUMNS}
-    spare = width - sum(widths.values()) - 2 * padding * len(COLUMNS) - scrollbar
+    spare = spare_width(COLUMNS, width, padding)
     if spare > 0:
         actor = min(spare // 4, ACTOR_GROWTH)
         result = min(spare * 2 // 5, RESULT_GROWTH)

@@ -10,7 +10,7 @@ from textual.content import Content
 
 from memtui.core.display import visible
 from memtui.tui import text_styles as styles
-from memtui.tui.widgets.fitted_table import Column, FittedTable
+from memtui.tui.widgets.fitted_table import Column, FittedTable, spare_width
 from memtui.tui.wording import shorten_end, shorten_middle
 
 if TYPE_CHECKING:
@@ -32,13 +32,10 @@ def reasons_summary(candidate: StaleCandidate, limit: int = 60) -> str:
     return shorten_end("; ".join(texts), limit)
 
 
-def column_widths(
-    width: int, longest_path: int, padding: int = 1, scrollbar: int = 2
-) -> dict[str, int]:
+def column_widths(width: int, longest_path: int, padding: int = 1) -> dict[str, int]:
     """Each column's width in a table `width` cells wide: the path column as wide as the longest
     path up to half of what the mark and score leave, the reasons the rest."""
-    room = width - 1 - SCORE_WIDTH - 2 * padding * len(COLUMNS) - scrollbar
-    room = max(2 * MIN_TEXT_WIDTH, room)
+    room = max(2 * MIN_TEXT_WIDTH, spare_width(COLUMNS, width, padding) + 2 * MIN_TEXT_WIDTH)
     path = max(MIN_TEXT_WIDTH, min(longest_path, room // 2))
     return {"sel": 1, "score": SCORE_WIDTH, "path": path, "reasons": room - path}
 
