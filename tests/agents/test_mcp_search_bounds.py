@@ -1,0 +1,41 @@
+"""`search_memories` over stdio with a 500-word query: the server answers it in bounded memory
+and stays up for the next call."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.types import Implementation
+
+from tests.agents.mcp_client import result_text
+from tests.notes.search_flood import BEST_LINE, FLOOD_QUERY, limited_command, write_flood_store
+
+
+async def test_a_500_word_query_is_answered_and_the_server_stays_up(tmp_path: Path) -> None:
+    root = write_flood_store(tmp_path / "store")
+    command, *args = limited_command("mcp", str(root))
+    parameters = StdioServerParameters(command=command, args=args)
+    async with (
+        stdio_client(parameters) as (read, write),
+        ClientSession(
+            read, write, client_info=Implementation(name="flood", version="1")
+        ) as session,
+    ):
+        await session.initialize()
+        result = await session.call_tool("search_memories", {"query": FLOOD_QUERY, "limit": 3})
+        assert not result.is_error
+        assert result_text(result) == (
+            f'3 matches in 2 notes for "{FLOOD_QUERY}" (the best 3; 12 notes match in all, raise '
+            "limit for more):\n"
+            "\n"
+            "/memories/best.md (best)\n"
+            f"  3: {BEST_LINE}\n"
+            "\n"
+            "/memories/n00.md (n00)\n"
+            "  3: - [fact] about zq000\n"
+            "  4: - [fact] about zq001"
+        )
+        after = await session.call_tool("search_memories", {"query": "zq499"})
+        assert result_text(after).startswith('10 matches in 10 notes for "zq499"')
