@@ -37,6 +37,8 @@ async def test_a_500_word_query_in_the_search_box_is_answered_in_bounded_memory(
         results = screen.query_one("#search-results", OptionList)
         assert str(results.get_option_at_index(0).prompt).startswith("best.md:3")
         assert BEST_LINE in str(results.get_option_at_index(0).prompt)
-        work = app.ctx.searcher.work
+        searcher = app.ctx.searcher
+        assert searcher is not None
+        work = searcher.work
         assert work.groups <= MAX_GROUPS + MAX_WORDS * len(COLUMNS) + 1
         assert work.candidates <= 1_000
