@@ -20,9 +20,10 @@ from memtui.core.lock import MutationLock, meta_dir
 INDEX_NAME = "index.db"
 LOCK_NAME = "index.lock"
 """The lock every process holds while it writes the index, so no two build it at once."""
-SCHEMA_VERSION = 2
-"""Raised when what an index record holds changes (2: the `lead` hash of each body), so an
-older index is rebuilt rather than read with fields missing."""
+SCHEMA_VERSION = 3
+"""Raised when what an index record holds changes (2: the `lead` hash of each body; 3: each
+file's ctime and inode number), so an older index is rebuilt rather than read with fields
+missing."""
 APPLICATION_ID = 0x6D74_7569
 """`PRAGMA application_id` of a memtui index ("mtui")."""
 BUSY_SECONDS = 30.0
@@ -39,6 +40,8 @@ SCHEMA = (
         kind INTEGER NOT NULL,
         size INTEGER NOT NULL,
         mtime_ns INTEGER NOT NULL,
+        ctime_ns INTEGER NOT NULL,
+        inode INTEGER NOT NULL,
         doc INTEGER UNIQUE,
         title TEXT,
         permalink TEXT,

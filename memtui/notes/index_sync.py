@@ -46,22 +46,26 @@ class SyncOutcome:
     timings: dict[str, float] = field(default_factory=dict)
 
 
-def known_stats(db: IndexFile) -> dict[str, tuple[int, int]]:
-    """relpath -> (size, mtime_ns) of every file the index holds."""
-    rows = db.connection().execute("SELECT path, size, mtime_ns FROM files").fetchall()
-    return {from_db(path): (size, mtime_ns) for path, size, mtime_ns in rows}
+Known = dict[str, tuple[int, int, int, int]]
+"""relpath -> (size, mtime_ns, ctime_ns, inode) of files as the index read them."""
+_STAT_COLUMNS = "path, size, mtime_ns, ctime_ns, inode"
 
 
-def _differences(
-    known: dict[str, tuple[int, int]], files: Iterable[Stat]
-) -> tuple[list[Stat], list[str]]:
-    """Files new or changed since the index read them, and paths the index has that are gone."""
+def known_stats(db: IndexFile) -> Known:
+    """The stat every file the index holds was read under."""
+    rows = db.connection().execute(f"SELECT {_STAT_COLUMNS} FROM files").fetchall()
+    return {from_db(path): (size, mtime, ctime, inode) for path, size, mtime, ctime, inode in rows}
+
+
+def _differences(known: Known, files: Iterable[Stat]) -> tuple[list[Stat], list[str]]:
+    """Files new or changed since the index read them (any of size, mtime, ctime or inode
+    differs), and paths the index has that are gone."""
     todo: list[Stat] = []
     seen: set[str] = set()
     for file in files:
-        relpath, size, mtime_ns = file
+        relpath = file[0]
         seen.add(relpath)
-        if known.get(relpath) != (size, mtime_ns):
+        if known.get(relpath) != file[1:]:
             todo.append(file)
     return todo, [path for path in known if path not in seen]
 
@@ -101,9 +105,9 @@ def sync_store(
 
 
 def walk_digest(files: list[Stat]) -> str:
-    """One digest of a whole walk: the path, size and mtime of every file, in walk order (a walk
-    in another order only costs a full comparison)."""
-    listing = "\n".join(map("%s\0%d\0%d".__mod__, files))
+    """One digest of a whole walk: the path and stat of every file, in walk order (a walk in
+    another order only costs a full comparison)."""
+    listing = "\n".join(map("%s\0%d\0%d\0%d\0%d".__mod__, files))
     return hashlib.blake2b(listing.encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
 
 
@@ -132,10 +136,10 @@ def sync_paths(
 
 def _expand(
     conn: sqlite3.Connection, root: Path, relpaths: Iterable[str]
-) -> tuple[dict[str, tuple[int, int]], list[str]]:
+) -> tuple[Known, list[str]]:
     """The index's stats of the given paths and of everything below them, and the paths to look
     at: each folder replaced by the files indexed or present below it."""
-    known: dict[str, tuple[int, int]] = {}
+    known: Known = {}
     expanded: dict[str, None] = {}
     for raw in relpaths:
         relpath = raw.strip("/")
@@ -143,11 +147,11 @@ def _expand(
             continue
         stored = to_db(relpath)
         rows = conn.execute(
-            "SELECT path, size, mtime_ns FROM files WHERE path = ? OR (path > ? AND path < ?)",
+            f"SELECT {_STAT_COLUMNS} FROM files WHERE path = ? OR (path > ? AND path < ?)",
             (stored, stored + "/", stored + "0"),
         ).fetchall()
-        for path, size, mtime_ns in rows:
-            known[from_db(path)] = (size, mtime_ns)
+        for path, size, mtime_ns, ctime_ns, inode in rows:
+            known[from_db(path)] = (size, mtime_ns, ctime_ns, inode)
             expanded[from_db(path)] = None
         folder = root / relpath
         if folder.is_dir() and not folder.is_symlink():

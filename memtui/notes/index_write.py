@@ -239,10 +239,10 @@ def remove_file(conn: sqlite3.Connection, path: str, written: Written) -> None:
 
 
 _COLUMNS = (
-    "kind, size, mtime_ns, doc, title, permalink, note_type, alias, body_line, line_kinds, "
-    "warned, info"
+    "kind, size, mtime_ns, ctime_ns, inode, doc, title, permalink, note_type, alias, body_line, "
+    "line_kinds, warned, info"
 )
-_INSERT_FILE = f"INSERT INTO files (path, {_COLUMNS}) VALUES (?{', ?' * 12})"
+_INSERT_FILE = f"INSERT INTO files (path, {_COLUMNS}) VALUES (?{', ?' * 14})"
 _UPDATE_FILE = (
     "UPDATE files SET "
     + ", ".join(f"{name.strip()} = ?" for name in _COLUMNS.split(","))
@@ -276,6 +276,8 @@ def put_record(
         record.kind,
         record.size,
         record.mtime_ns,
+        record.ctime_ns,
+        record.inode,
         doc,
         title if record.kind != BINARY else None,
         permalink if is_note else None,
@@ -487,16 +489,16 @@ def compact(conn: sqlite3.Connection, read: Callable[[str], HeadBytes | None]) -
         conn.execute("DELETE FROM dead")
         conn.execute("UPDATE files SET doc = -doc WHERE doc IS NOT NULL")
         rows = conn.execute(
-            "SELECT id, path, size, mtime_ns, title, body_line, info FROM files "
+            "SELECT id, path, size, mtime_ns, ctime_ns, inode, title, body_line, info FROM files "
             "WHERE doc IS NOT NULL ORDER BY path"
         ).fetchall()
         written = Written()
-        for number, (file_id, stored, size, mtime_ns, title, body_line, info) in enumerate(rows, 1):
+        for number, (file_id, stored, *stat, title, body_line, info) in enumerate(rows, 1):
             doc = number * DOC_GAP
             conn.execute("UPDATE files SET doc = ? WHERE id = ?", (doc, file_id))
             path = from_db(stored)
             head = read(path)
-            if head is None or (head.size, head.mtime_ns) != (size, mtime_ns):
+            if head is None or [head.size, head.mtime_ns, head.ctime_ns, head.inode] != stat:
                 stale.append(path)
             meta = json.loads(info).get("meta", [])
             meta_text = " ".join(text.split(":", 1)[1] for _line, text in meta)

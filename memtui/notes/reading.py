@@ -11,6 +11,7 @@ from pathlib import Path
 from memtui.core.fd_paths import Location, OutsideStore, StoreRoot
 from memtui.core.regular import read_regular, whole_chars
 from memtui.notes.file_checks import LARGE_NOTE_BYTES
+from memtui.notes.scan import signed_inode
 
 SNIFF_BYTES = 8192
 """How much of a file decides whether it is text: no NUL byte and valid UTF-8 there."""
@@ -30,6 +31,9 @@ class HeadBytes:
     """Whether the file holds more than `data`."""
     mtime: float = 0.0
     """`st_mtime` (seconds) as the stat gave it."""
+    ctime_ns: int = 0
+    inode: int = 0
+    """The inode's number, signed (`scan.signed_inode`)."""
 
 
 def read_head(path: str | os.PathLike[str], *, follow_symlinks: bool = False) -> HeadBytes:
@@ -46,7 +50,15 @@ def _capped(data: bytes, info: os.stat_result) -> HeadBytes:
     cut = len(data) > LARGE_NOTE_BYTES
     if cut:
         data = whole_chars(data[:LARGE_NOTE_BYTES])
-    return HeadBytes(data, info.st_size, info.st_mtime_ns, cut, info.st_mtime)
+    return HeadBytes(
+        data,
+        info.st_size,
+        info.st_mtime_ns,
+        cut,
+        info.st_mtime,
+        info.st_ctime_ns,
+        signed_inode(info.st_ino),
+    )
 
 
 def binary_reason(data: bytes) -> str | None:
