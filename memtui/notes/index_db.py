@@ -3,6 +3,7 @@ foreign or damaged, refused when a newer memtui wrote it; one connection per thr
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import sqlite3
@@ -231,7 +232,7 @@ class IndexFile:
         if index._trusted() == "ok":
             return index
         index.close()
-        with lock.hold():
+        with index._holding():
             verdict = index._trusted()
             if verdict != "ok":
                 index.close()
@@ -320,8 +321,16 @@ class IndexFile:
             if self._lock is None:
                 yield self.connection()
                 return
-            with self._lock.hold():
+            with self._holding():
                 yield self.connection()
+
+    @contextmanager
+    def _holding(self) -> Iterator[None]:
+        """Hold the index lock, first replacing what is not a regular file in its place."""
+        assert self._lock is not None
+        _replace_planted(self._lock.path)
+        with self._lock.hold():
+            yield
 
     @contextmanager
     def snapshot(self) -> Iterator[sqlite3.Connection]:
@@ -373,17 +382,41 @@ def _create_schema(conn: sqlite3.Connection) -> None:
 
 
 def _remove(path: Path) -> None:
-    """Take away a foreign or damaged index file and its journals (a folder is moved aside)."""
+    """Take away a foreign or damaged index file and its journals."""
     for suffix in ("-wal", "-shm", ""):
-        target = Path(f"{path}{suffix}")
-        try:
-            mode = os.lstat(target).st_mode
-        except FileNotFoundError:
-            continue
-        if stat.S_ISDIR(mode):
-            target.rename(f"{target}.replaced-{time.time_ns()}")
-        else:
-            target.unlink()
+        _remove_entry(Path(f"{path}{suffix}"))
+
+
+def _remove_entry(target: Path) -> None:
+    """Take away one entry of `.memtui` (a folder is moved aside, anything else unlinked)."""
+    try:
+        mode = os.lstat(target).st_mode
+    except FileNotFoundError:
+        return
+    if stat.S_ISDIR(mode):
+        target.rename(f"{target}.replaced-{time.time_ns()}")
+    else:
+        target.unlink()
+
+
+def _replace_planted(lock_path: Path) -> None:
+    """Take away a symlink, folder or other non-file where the index lock goes, as a foreign
+    index file is (the lock file is then made anew). Done holding a flock of `.memtui` itself,
+    so two processes never both replace it: the second would remove the file the first made."""
+    try:
+        if stat.S_ISREG(os.lstat(lock_path).st_mode):
+            return
+    except FileNotFoundError:
+        return
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+    folder = os.open(lock_path.parent, flags)
+    try:
+        fcntl.flock(folder, fcntl.LOCK_EX)
+        with suppress(FileNotFoundError):
+            if not stat.S_ISREG(os.lstat(lock_path).st_mode):
+                _remove_entry(lock_path)
+    finally:
+        os.close(folder)
 
 
 _ESCAPES = {0xDC80 + i: 0x10FF80 + i for i in range(128)}

@@ -13,8 +13,9 @@ from memtui.notes.parser import parse_note
 from memtui.notes.temporal import FREE_FORM_BUDGET, FREE_FORM_LEAST
 
 MONTHS = (
-    "January February March April May June July August September October November December"
-).split()
+    *("January", "February", "March", "April", "May", "June"),
+    *("July", "August", "September", "October", "November", "December"),
+)
 MOST_CALLS = 2 * FREE_FORM_BUDGET // FREE_FORM_LEAST
 """Two readings (one per stand-in for "now") of each admitted point, at most."""
 
