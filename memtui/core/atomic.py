@@ -56,14 +56,17 @@ def _fill_and_close(fd: int, data: bytes, mode: int) -> None:
         os.close(fd)
 
 
-def make_dir_at(dir_fd: int, name: str, mode: int = DIR_MODE) -> int:
+def make_dir_at(dir_fd: int, name: str, mode: int = DIR_MODE, *, exclusive: bool = False) -> int:
     """Folder `name` in `dir_fd`, created with exactly `mode` if missing; its WALK_FLAGS descriptor.
 
-    Raises OSError (ELOOP, ENOTDIR) if something other than a folder is there: never a link.
+    Raises OSError (ELOOP, ENOTDIR) if something other than a folder is there: never a link;
+    with `exclusive`, FileExistsError if anything is there.
     """
     try:
         os.mkdir(name, mode, dir_fd=dir_fd)
     except FileExistsError:
+        if exclusive:
+            raise
         return os.open(name, WALK_FLAGS, dir_fd=dir_fd)
     fd = os.open(name, WALK_FLAGS, dir_fd=dir_fd)
     try:
