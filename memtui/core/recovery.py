@@ -289,7 +289,7 @@ def recover(store: MemoryStore) -> RecoveryReport:
             report.unrecorded = problem.reason
             return report
         except sqlite3.Error as problem:
-            report.unrecorded = failure_reason(problem)
+            report.unrecorded = failure_reason(problem, history.path)
             return report
         report.external_paths = [
             event.path or ""
