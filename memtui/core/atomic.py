@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import stat
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -229,6 +230,22 @@ def write_new(dir_fd: int, name: str, data: bytes, mode: int) -> None:
         with contextlib.suppress(OSError):
             os.unlink(name, dir_fd=dir_fd)
         raise
+
+
+def private_file(path: Path, *, create: bool = True) -> None:
+    """Make memtui's own file `path` readable by its owner only: created empty with mode 0600
+    if missing (FileNotFoundError without `create`), narrowed to 0600 if it allows more. A link
+    there is never followed (ELOOP); anything but a regular file is left as it is."""
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    if create:
+        flags |= os.O_CREAT
+    fd = os.open(path, flags, FILE_MODE)
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISREG(info.st_mode) and info.st_mode & 0o077:
+            os.fchmod(fd, FILE_MODE)
+    finally:
+        os.close(fd)
 
 
 def replace_file(path: Path, data: bytes, mode: int = FILE_MODE) -> None:
