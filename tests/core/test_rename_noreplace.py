@@ -210,9 +210,9 @@ def test_memtui_mv_that_loses_the_race_says_already_exists(
     assert (tmp_path / "a.md").read_bytes() == b"mine\n"
 
 
-def moved_back_refused(store: MemoryStore, event_id: int) -> tuple[str, bool]:
+def moved_back_refused(store: MemoryStore, event_id: int, force: bool) -> tuple[str, bool]:
     """Undo rename `event_id` and check nothing was recorded as undone; (content, is_error)."""
-    result = store.revert(event_id)
+    result = store.revert(event_id, force=force)
     original = store.history.event(event_id)
     assert original is not None and original.reverted_by is None
     last = store.history.event(result.event_id) if result.event_id else None
@@ -220,38 +220,23 @@ def moved_back_refused(store: MemoryStore, event_id: int) -> tuple[str, bool]:
     return result.content, result.is_error
 
 
+@pytest.mark.parametrize("edited", [False, True], ids=["moved back", "forced over an edit"])
 def test_undoing_a_rename_never_replaces_a_file_made_at_the_old_name(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, edited: bool
 ) -> None:
     store = store_on(tmp_path, "human:tester")
     store.create("/memories/a.md", "mine\n")
     renamed = store.rename("/memories/a.md", "/memories/b.md")
+    if edited:
+        store.str_replace("/memories/b.md", "mine", "edited")
     plant_after_check(monkeypatch, reverting, "_move_refusal", tmp_path / "a.md")
-    assert moved_back_refused(store, renamed.event_id or 0) == (
+    assert moved_back_refused(store, renamed.event_id or 0, force=edited) == (
         "Conflict: /memories/a.md exists again, so /memories/b.md cannot move back; "
         "move or delete it first.",
         True,
     )
     assert (tmp_path / "a.md").read_bytes() == PLANTED
-    assert (tmp_path / "b.md").read_bytes() == b"mine\n"
-
-
-def test_a_forced_undo_of_an_edited_rename_never_replaces_a_file_made_meanwhile(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    store = store_on(tmp_path, "human:tester")
-    store.create("/memories/a.md", "mine\n")
-    renamed = store.rename("/memories/a.md", "/memories/b.md")
-    store.str_replace("/memories/b.md", "mine", "edited")
-    plant_after_check(monkeypatch, reverting, "_move_refusal", tmp_path / "a.md")
-    result = store.revert(renamed.event_id or 0, force=True)
-    assert (result.content, result.is_error) == (
-        "Conflict: /memories/a.md exists again, so /memories/b.md cannot move back; "
-        "move or delete it first.",
-        True,
-    )
-    assert (tmp_path / "a.md").read_bytes() == PLANTED
-    assert (tmp_path / "b.md").read_bytes() == b"edited\n"
+    assert (tmp_path / "b.md").read_bytes() == (b"edited\n" if edited else b"mine\n")
 
 
 def test_undoing_an_operation_that_moved_a_folder_keeps_a_folder_made_meanwhile(

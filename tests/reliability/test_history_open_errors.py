@@ -8,34 +8,31 @@ import json
 import os
 import sqlite3
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from memtui.core import db_errors
 from memtui.core.db_errors import explain
+from tests.reliability.test_bad_input import memtui
 from tests.reliability.test_unrecorded_changes import fill, small_disk
 
 VIEW = {"command": "view", "path": "/memories"}
 CREATE = {"command": "create", "path": "/memories/new.md", "file_text": "new\n"}
 
 
-def memtui(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    """`memtui ARGS` with no user config."""
-    return subprocess.run(
-        [sys.executable, "-m", "memtui", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**os.environ, "MEMTUI_CONFIG_FILE": os.devnull},
+def memtui_text(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    """`memtui ARGS` with no user config, its output as text."""
+    done = memtui(*args, stdin=stdin.encode(), env={"MEMTUI_CONFIG_FILE": os.devnull})
+    return subprocess.CompletedProcess(
+        done.args, done.returncode, done.stdout.decode(), done.stderr.decode()
     )
 
 
 def tool(root: Path, *inputs: dict[str, object]) -> subprocess.CompletedProcess[str]:
     """`memtui tool root` with `inputs` as JSON lines."""
-    return memtui("tool", str(root), stdin="".join(json.dumps(item) + "\n" for item in inputs))
+    lines = "".join(json.dumps(item) + "\n" for item in inputs)
+    return memtui_text("tool", str(root), stdin=lines)
 
 
 def test_tool_and_log_on_a_full_disk_say_the_disk_is_full(tmp_path: Path) -> None:
@@ -48,7 +45,10 @@ def test_tool_and_log_on_a_full_disk_say_the_disk_is_full(tmp_path: Path) -> Non
         filler = fill(disk)
         try:
             database = root / ".memtui" / "history.db"
-            for command, done in (("tool", tool(root, CREATE)), ("log", memtui("log", str(root)))):
+            for command, done in (
+                ("tool", tool(root, CREATE)),
+                ("log", memtui_text("log", str(root))),
+            ):
                 assert (done.returncode, done.stdout) == (2, ""), done
                 assert done.stderr.startswith(f"memtui {command}: {database}: the disk is full")
                 assert done.stderr.count("\n") == 1, done.stderr
@@ -84,7 +84,7 @@ def test_a_linked_or_foreign_wal_or_shm_is_named(tmp_path: Path, suffix: str, ki
         companion.mkdir()
         cause = f"history.db{suffix} is not a regular file, which SQLite cannot use: remove it"
     database = root / ".memtui" / "history.db"
-    for command, done in (("tool", tool(root, CREATE)), ("log", memtui("log", str(root)))):
+    for command, done in (("tool", tool(root, CREATE)), ("log", memtui_text("log", str(root)))):
         assert (done.returncode, done.stdout) == (2, ""), done
         assert done.stderr == (
             f"memtui {command}: {database}: {cause} (SQLite: unable to open database file)\n"
