@@ -1,5 +1,6 @@
 """Every data file the package reads at run time is named by the package data, so the wheel and
-the sdist carry it (an editable install would hide a missing one; .ci/wheel-smoke runs the wheel)."""
+the sdist carry it (an editable install would hide a missing one; .ci/wheel-smoke runs the wheel).
+"""
 
 import tomllib
 from pathlib import Path
