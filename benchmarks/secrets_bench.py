@@ -1,6 +1,6 @@
 """Benchmark: does decoding base64 runs make the secret scanner better or worse?
 
-Usage: python benchmarks/secrets_bench.py [--notes N] [--runs R] [--packages-mb M]
+Usage: python benchmarks/secrets_bench.py [--notes N] [--runs R] [--packages-mb M] [--baseline F]
 
 False positives: every text file of each corpus (Basic Memory's notes in ../shared/corpus when
 present, memtui's demo store, N generated notes, and up to M MB of text from the installed
@@ -9,13 +9,16 @@ only the base64 step makes is a false positive unless its run really encodes a c
 is printed for a person to judge). Detection: fake credentials of every kind, base64-encoded in
 the ways they are met (standard, URL-safe, unpadded, inside a sentence, as an assignment's value,
 a whole `.env` file, a JSON object). Cost: medians of R timed scans of each corpus with and
-without the base64 step, interleaved.
+without the base64 step, interleaved, against what indexing each file costs, and (with
+`--baseline`, e.g. `git show main:memtui/core/secrets.py > /tmp/old_secrets.py`) the whole
+scanner against another version of it.
 """
 
 from __future__ import annotations
 
 import argparse
 import base64
+import importlib.util
 import json
 import site
 import statistics
@@ -30,7 +33,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gen_corpus import generate
 
 from memtui.core import secrets
-from memtui.core.secret_forms import _BASE64_RUN, base64_texts, unhidden
+from memtui.core.secret_forms import base64_runs, base64_texts, unhidden
+from memtui.notes.reading import HeadBytes
+from memtui.notes.records import build_record
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared" / "corpus" / "basic-memory-notes"
@@ -138,7 +143,7 @@ def report_false_positives(named: dict[str, list[tuple[str, str]]], runs: int) -
         flagged: list[tuple[str, str, str]] = []
         for path, text in files:
             plain = unhidden(text).text
-            runs_seen += len(_BASE64_RUN.findall(plain))
+            runs_seen += len(base64_runs(plain))
             texts += sum(1 for _ in base64_texts(plain))
             flagged += [(path, kind, run) for kind, run in base64_only(text)]
         size = sum(len(text.encode()) for _path, text in files) / 1e6
@@ -154,6 +159,49 @@ def report_false_positives(named: dict[str, list[tuple[str, str]]], runs: int) -
         timings.append(f"{name} | {a * 1000:.0f} ms | {b * 1000:.0f} ms | {b / a:.2f}")
     print("\ncorpus | scan without base64 | with | ratio")
     print("\n".join(timings))
+
+
+def report_index_cost(named: dict[str, list[tuple[str, str]]], runs: int) -> None:
+    """Per corpus: what scanning every file would add to indexing it (`build_record`)."""
+    print("\ncorpus | scan per file | index record per file | scan / record")
+    for name, files in named.items():
+        heads = [
+            (path, HeadBytes(text.encode(), len(text.encode()), 0, False)) for path, text in files
+        ]
+        scans: list[float] = []
+        builds: list[float] = []
+        for _ in range(runs):
+            started = time.perf_counter()
+            for _path, text in files:
+                secrets.find_spans(text)
+            scans.append((time.perf_counter() - started) / len(files))
+            started = time.perf_counter()
+            for path, head in heads:
+                build_record(path, head)
+            builds.append((time.perf_counter() - started) / len(files))
+        a, b = statistics.median(scans), statistics.median(builds)
+        print(f"{name} | {a * 1e6:.0f} us | {b * 1e6:.0f} us | {a / b:.2f}")
+
+
+def report_baseline(named: dict[str, list[tuple[str, str]]], runs: int, baseline: Path) -> None:
+    """Per corpus: the whole scan (`find_spans`) against another version of `secrets.py`."""
+    spec = importlib.util.spec_from_file_location("baseline_secrets", baseline)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["baseline_secrets"] = module
+    spec.loader.exec_module(module)
+    print(f"\ncorpus | {baseline.name} | this scanner | ratio")
+    for name, files in named.items():
+        old: list[float] = []
+        new: list[float] = []
+        for _ in range(runs):
+            for scanner, times in ((module.find_spans, old), (secrets.find_spans, new)):
+                started = time.perf_counter()
+                for _path, text in files:
+                    scanner(text)
+                times.append(time.perf_counter() - started)
+        a, b = statistics.median(old), statistics.median(new)
+        print(f"{name} | {a * 1000:.0f} ms | {b * 1000:.0f} ms | {b / a:.2f}")
 
 
 def report_detection() -> None:
@@ -176,10 +224,16 @@ def main() -> None:
     parser.add_argument(
         "--packages-mb", type=float, default=20.0, help="MB of installed packages' text (20)"
     )
+    parser.add_argument(
+        "--baseline", type=Path, help="another secrets.py to time against (e.g. main's)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as work:
         named = corpora(args.notes, args.packages_mb, Path(work))
     report_false_positives(named, args.runs)
+    report_index_cost(named, args.runs)
+    if args.baseline is not None:
+        report_baseline(named, args.runs, args.baseline)
     report_detection()
 
 
