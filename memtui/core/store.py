@@ -409,7 +409,7 @@ class MemoryStore:
         if field is not None:
             raw = parsed.args.get(field)
             if isinstance(raw, str):
-                found += [_in_path(finding) for finding in scanner.in_change(raw, (0, len(raw)))]
+                found += _path_findings(scanner, raw)
         return list(dict.fromkeys(found))
 
     def _secret_refusal(self, findings: list[SecretFinding]) -> CommandOutcome | None:
@@ -716,7 +716,7 @@ class MemoryStore:
             outcome = CommandOutcome(checked.message, True, checked.flags, REFUSED)
             return self.record_human("write", _clean(path), args, outcome)
         virtual, shown = checked.virtual, echo(path)
-        allowed = self._writable(shown, text, args)
+        allowed = self._writable(path, expected_revision is None, text, args)
         if isinstance(allowed, CommandOutcome):
             return self.record_human("write", virtual, args, allowed)
         data, flags = allowed
@@ -793,19 +793,26 @@ class MemoryStore:
         return [event.id for event in waiting]
 
     def _writable(
-        self, shown: str, text: str, args: dict[str, Any]
+        self, path: str, new: bool, text: str, args: dict[str, Any]
     ) -> tuple[bytes, tuple[str, ...]] | CommandOutcome:
         """The bytes a whole-file write would leave and its secret flags, or why it is refused.
 
         Refused: text that is not valid Unicode, over the size limit, or (an agent's, in block
-        mode) holding a likely secret. `args` gets the size.
+        mode) holding a likely secret, in the text or in the path a `new` file would bring into
+        being. `args` gets the size.
         """
+        shown = echo(path)
         try:
             data = text.encode("utf-8")
         except UnicodeEncodeError:
             return CommandOutcome(f"The text for {shown} is not valid Unicode", True)
         args["size"] = len(data)
-        findings = Scanner().in_change(text, (0, len(text))) if self.is_agent else []
+        findings: list[SecretFinding] = []
+        if self.is_agent:
+            scanner = Scanner()
+            findings = scanner.in_change(text, (0, len(text)))
+            if new:
+                findings = list(dict.fromkeys(findings + _path_findings(scanner, path)))
         refusal = size_refusal(shown, len(data), self.max_size) or self._secret_refusal(findings)
         if refusal is not None:
             return refusal
@@ -917,6 +924,11 @@ _IN_PATH = " in the path"
 def _in_path(finding: SecretFinding) -> SecretFinding:
     """A finding marked as found in a path (for the refusal's wording)."""
     return SecretFinding(finding.kind, finding.label + _IN_PATH)
+
+
+def _path_findings(scanner: Scanner, path: str) -> list[SecretFinding]:
+    """The likely secrets in a path a change brings into being, marked as found in a path."""
+    return [_in_path(finding) for finding in scanner.in_change(path, (0, len(path)))]
 
 
 def _plain(finding: SecretFinding) -> SecretFinding:
