@@ -185,3 +185,21 @@ def _decoded(run: str) -> str | None:
 
 
 _URL_SAFE = str.maketrans("-_", "+/")
+
+
+_BYTE_ESCAPES = re.compile(r"(?:[~%][0-9A-Fa-f]{2})+")
+"""Runs of `~XX` (LangGraph keys as file names) or `%XX` (URL encoding) byte escapes."""
+
+
+def unescaped_name(path: str) -> str | None:
+    """`path` with its runs of `~XX` / `%XX` byte escapes decoded as UTF-8, or None without any:
+    a key spelled with an escaped zero-width space is still the key to whoever decodes the name."""
+    if not _BYTE_ESCAPES.search(path):
+        return None
+
+    def decoded(match: re.Match[str]) -> str:
+        run = match.group(0)
+        raw = bytes(int(run[at + 1 : at + 3], 16) for at in range(0, len(run), 3))
+        return raw.decode("utf-8", "replace")
+
+    return _BYTE_ESCAPES.sub(decoded, path)

@@ -55,6 +55,7 @@ from memtui.core.recording import (
 )
 from memtui.core.regular import NotRegularFile, read_regular, whole_chars
 from memtui.core.result import BUSY, CONFLICT, REFUSED, CommandResult, ResultKind
+from memtui.core.secret_forms import unescaped_name
 from memtui.core.secrets import SecretFinding
 from memtui.core.site import Site, open_site
 from memtui.core.snapshots import (
@@ -927,8 +928,13 @@ def _in_path(finding: SecretFinding) -> SecretFinding:
 
 
 def _path_findings(scanner: Scanner, path: str) -> list[SecretFinding]:
-    """The likely secrets in a path a change brings into being, marked as found in a path."""
-    return [_in_path(finding) for finding in scanner.in_change(path, (0, len(path)))]
+    """The likely secrets in a path a change brings into being (its byte escapes decoded too),
+    marked as found in a path."""
+    found = scanner.in_change(path, (0, len(path)))
+    decoded = unescaped_name(path)
+    if decoded is not None:
+        found += [f for f in scanner.in_change(decoded, (0, len(decoded))) if f not in found]
+    return [_in_path(finding) for finding in found]
 
 
 def _plain(finding: SecretFinding) -> SecretFinding:

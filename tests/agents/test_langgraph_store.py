@@ -265,6 +265,14 @@ def test_a_key_that_is_a_secret_is_refused_in_block_mode(tmp_path: Path) -> None
     assert not any(AWS_KEY in text for text in history_texts(store))
 
 
+def test_a_key_split_by_an_invisible_character_is_still_refused(tmp_path: Path) -> None:
+    store = open_store(tmp_path, secrets="block")
+    hidden = AWS_KEY[:4] + "\u200b" + AWS_KEY[4:]
+    with pytest.raises(MemtuiStoreError, match="AWS access key in the path"):
+        store.put(NS, hidden, {"text": "harmless"})
+    assert [path.name for path in tmp_path.iterdir()] == [".memtui"]
+
+
 def test_a_key_that_is_a_secret_is_flagged_in_warn_mode(tmp_path: Path) -> None:
     store = open_store(tmp_path, secrets="warn")
     store.put(NS, AWS_KEY, {"text": "harmless"})
