@@ -3,6 +3,7 @@ foreign or damaged, refused when a newer memtui wrote it; one connection per thr
 
 from __future__ import annotations
 
+import atexit
 import fcntl
 import os
 import shutil
@@ -13,18 +14,19 @@ import threading
 import time
 import weakref
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager, nullcontext, suppress
 from pathlib import Path
 
 from memtui.core.atomic import private_file
-from memtui.core.lock import MutationLock, meta_dir
+from memtui.core.lock import LockBusy, MutationLock, meta_dir
+from memtui.notes.index_seal import KEY_META, left_as_is, never_left, new_key, remember
 
 INDEX_NAME = "index.db"
 LOCK_NAME = "index.lock"
 """The lock every process holds while it writes the index, so no two build it at once."""
 SCHEMA_VERSION = 3
 """Raised when what an index record holds changes (2: the `lead` hash of each body; 3: each
-file's ctime and inode number), so an older index is rebuilt rather than read with fields
+file's ctime, inode number and seal), so an older index is rebuilt rather than read with fields
 missing."""
 APPLICATION_ID = 0x6D74_7569
 """`PRAGMA application_id` of a memtui index ("mtui")."""
@@ -52,7 +54,8 @@ SCHEMA = (
         body_line INTEGER NOT NULL DEFAULT 1,
         line_kinds BLOB,
         warned INTEGER NOT NULL DEFAULT 0,
-        info TEXT NOT NULL DEFAULT '{}'
+        info TEXT NOT NULL DEFAULT '{}',
+        seal BLOB
     )""",
     "CREATE UNIQUE INDEX files_path ON files (path)",
     "CREATE INDEX files_title ON files (title, path)",
@@ -110,6 +113,19 @@ SECONDARY_INDEXES = (
     "categories_category",
 )
 """Indexes a first build of a large store makes once at its end rather than row by row."""
+
+_OPEN: weakref.WeakSet[IndexFile] = weakref.WeakSet()
+"""Shared indexes of this process, closed at exit: closing the last connection folds the log into
+the file, and `close` then notes the stat memtui leaves it with (see `index_seal`)."""
+
+
+@atexit.register
+def _close_at_exit() -> None:
+    """Close every shared index still open as the process ends."""
+    for index in list(_OPEN):
+        with suppress(Exception):
+            index.close(idle_only=True)
+
 
 _reference_schema: list[tuple[str, str, str, str | None]] | None = None
 _reference_lock = threading.Lock()
@@ -196,6 +212,8 @@ class IndexFile:
         self._connections_lock = threading.Lock()
         if private:
             weakref.finalize(self, shutil.rmtree, str(path.parent), True)
+        else:
+            _OPEN.add(self)
 
     # ----- opening ---------------------------------------------------------------------------
 
@@ -245,6 +263,7 @@ class IndexFile:
                 conn = index.connection()
                 conn.execute("PRAGMA journal_mode = WAL")
                 _create_schema(conn)
+                remember(path)
         return index
 
     def _trusted(self) -> str:
@@ -275,6 +294,8 @@ class IndexFile:
             conn.execute("SELECT count(*) FROM meta").fetchone()
         except sqlite3.DatabaseError as error:
             return f"damaged ({error})"
+        if never_left(self.path):
+            return "not left by this user's memtui (it came with the store)"
         return "ok"
 
     # ----- connections -------------------------------------------------------------------------
@@ -298,14 +319,40 @@ class IndexFile:
                 self._connections[threading.current_thread()] = conn
         return conn
 
-    def close(self) -> None:
-        """Close every connection this object opened (in any thread)."""
+    def close(self, *, idle_only: bool = False) -> None:
+        """Close every connection this object opened (in any thread; with `idle_only`, those of
+        this thread and of threads that ended). Closing the last one may fold the write-ahead
+        log into the file, so the stat memtui left it with is noted again, when every connection
+        closed, the index lock is free and the files were as memtui left them."""
+        me = threading.current_thread()
         with self._connections_lock:
-            connections, self._connections = self._connections, {}
+            busy = {
+                thread: conn
+                for thread, conn in self._connections.items()
+                if idle_only and thread is not me and thread.is_alive()
+            }
+            connections = {t: c for t, c in self._connections.items() if t not in busy}
+            self._connections = busy
+        try:
+            held = self._lock.hold(timeout=0) if self._lock is not None else nullcontext()
+            with held:
+                known = bool(connections) and not busy and left_as_is(self.path)
+                self._close_all(connections)
+                if known and self._lock is not None:
+                    remember(self.path)
+        except (LockBusy, OSError):
+            self._close_all(connections)
+        if idle_only:
+            self._local.__dict__.pop("conn", None)
+        else:
+            self._local = threading.local()
+
+    @staticmethod
+    def _close_all(connections: dict[threading.Thread, sqlite3.Connection]) -> None:
+        """Close these connections."""
         for conn in connections.values():
             with suppress(sqlite3.Error):
                 conn.close()
-        self._local = threading.local()
 
     def reset(self) -> None:
         """Replace the file with an empty index (it was found damaged while in use)."""
@@ -315,6 +362,8 @@ class IndexFile:
             conn = self.connection()
             conn.execute("PRAGMA journal_mode = WAL")
             _create_schema(conn)
+            if not self.private:
+                remember(self.path)
 
     # ----- transactions ------------------------------------------------------------------------
 
@@ -326,7 +375,10 @@ class IndexFile:
                 yield self.connection()
                 return
             with self._holding():
+                known = left_as_is(self.path)
                 yield self.connection()
+                if known:
+                    remember(self.path)
 
     @contextmanager
     def _holding(self) -> Iterator[None]:
@@ -381,6 +433,7 @@ def _create_schema(conn: sqlite3.Connection) -> None:
                 ("ordered", 1),
                 ("terms_gen", 0),
                 ("terms_stale", 0),
+                (KEY_META, new_key()),
             ],
         )
 

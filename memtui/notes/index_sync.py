@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memtui.notes.index_db import IndexFile, from_db, to_db
+from memtui.notes.index_seal import left_as_is, remember, unsealed_paths
 from memtui.notes.index_write import (
     BULK,
     BULK_FILES,
@@ -81,6 +82,8 @@ def sync_store(
     """
     started = time.perf_counter()
     outcome = SyncOutcome()
+    if not db.private and not left_as_is(db.path):
+        _reseal(db, root, progress, outcome)
     digest = walk_digest(files)
     conn = db.connection()
     if stored_digest(conn) == digest:
@@ -102,6 +105,26 @@ def sync_store(
         with db.writing() as conn:
             store_digest(conn, digest)
     return outcome
+
+
+def _reseal(
+    db: IndexFile, root: Path, progress: ProgressCallback | None, outcome: SyncOutcome
+) -> None:
+    """The index files changed since this user's memtui left them: read again every file whose
+    row no longer matches its seal (another program wrote it), then note the files' stat."""
+    started = time.perf_counter()
+    with db.writing() as conn:
+        if left_as_is(db.path):
+            return
+        failing = [from_db(path) for path in unsealed_paths(conn)]
+        if failing:
+            found = [stat_file(root, path)[0] for path in failing]
+            present: list[Stat] = [file for file in found if file is not None]
+            names = {file[0] for file in present}
+            gone = [path for path in failing if path not in names]
+            _apply(conn, root, present, gone, progress, outcome)
+        remember(db.path)
+    outcome.timings["reseal"] = time.perf_counter() - started
 
 
 def walk_digest(files: list[Stat]) -> str:
