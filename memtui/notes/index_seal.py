@@ -11,12 +11,11 @@ ctime, which no process can set back) is kept outside the store, in the user's c
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import secrets
 import sqlite3
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from memtui.core.atomic import replace_file
@@ -49,19 +48,21 @@ def seal(
     key: bytes,
     columns: Sequence[object],
     links: Sequence[Sequence[object]],
-    tags: Sequence[str],
-    categories: Sequence[Sequence[object]],
+    tags: Iterable[str],
+    categories: Iterable[Sequence[object]],
 ) -> bytes:
-    """The seal of a file's row (SEALED_COLUMNS, a BLOB as latin-1 text) and of its link rows
-    (LINK_COLUMNS), tags and (category, count) pairs, each in the order the index reads them."""
-    values = [value.decode("latin-1") if isinstance(value, bytes) else value for value in columns]
-    data = json.dumps(
-        [values, [list(link) for link in links], sorted(tags), sorted(map(list, categories))],
-        ensure_ascii=False,
+    """The seal of a file's row (SEALED_COLUMNS) and of its link rows (LINK_COLUMNS), tags and
+    (category, count) pairs. The data hashed is `ascii()` of them: the same on every Python
+    (no character's escape depends on the Unicode version)."""
+    data = ascii(
+        (
+            tuple(columns),
+            tuple(map(tuple, links)),
+            sorted(tags),
+            sorted(map(tuple, categories)),
+        )
     )
-    digest = hashlib.blake2b(key=key, digest_size=SEAL_BYTES)
-    digest.update(data.encode("utf-8", "surrogatepass"))
-    return digest.digest()
+    return hashlib.blake2b(data.encode("ascii"), key=key, digest_size=SEAL_BYTES).digest()
 
 
 def unsealed_paths(conn: sqlite3.Connection) -> list[str]:
@@ -72,16 +73,21 @@ def unsealed_paths(conn: sqlite3.Connection) -> list[str]:
         f"SELECT source, {LINK_COLUMNS} FROM links ORDER BY source, ord"
     ):
         links[source].append(tuple(link))
-    tags: dict[int, list[str]] = defaultdict(list)
-    for file, tag in conn.execute("SELECT file, tag FROM tags"):
-        tags[file].append(tag)
+    tags = {
+        file: joined.split("\0")
+        for file, joined in conn.execute(
+            "SELECT file, group_concat(tag, char(0)) FROM tags GROUP BY file"
+        )
+    }
     categories: dict[int, list[tuple[str, int]]] = defaultdict(list)
     for file, category, count in conn.execute("SELECT file, category, count FROM categories"):
         categories[file].append((category, count))
     failing: list[str] = []
     for file_id, stored, *columns in conn.execute(f"SELECT id, seal, {SEALED_COLUMNS} FROM files"):
-        expected = seal(key, columns, links[file_id], tags[file_id], categories[file_id])
-        if stored != expected:
+        found = seal(
+            key, columns, links[file_id], tags.get(file_id, ()), categories.get(file_id, ())
+        )
+        if stored != found:
             failing.append(columns[0])
     return failing
 
