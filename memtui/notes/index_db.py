@@ -480,6 +480,16 @@ _ESCAPES = {0xDC80 + i: 0x10FF80 + i for i in range(128)}
 _UNESCAPES = {value: key for key, value in _ESCAPES.items()}
 
 
+def inode_to_db(number: int) -> int:
+    """An inode number as SQLite holds integers (signed 64-bit), one to one."""
+    return number - (1 << 64) if number >= 1 << 63 else number
+
+
+def inode_from_db(number: int) -> int:
+    """The inode number `inode_to_db` was given."""
+    return number + (1 << 64) if number < 0 else number
+
+
 def to_db(text: str) -> str:
     """Text as the index stores it: a file name's bytes that are not UTF-8 (lone surrogates in
     Python) become private-use characters SQLite can hold; everything else is unchanged."""

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memtui.notes.index_db import IndexFile, from_db, to_db
+from memtui.notes.index_db import IndexFile, from_db, inode_from_db, to_db
 from memtui.notes.index_seal import left_as_is, remember, unsealed_paths
 from memtui.notes.index_write import (
     BULK,
@@ -55,7 +55,10 @@ _STAT_COLUMNS = "path, size, mtime_ns, ctime_ns, inode"
 def known_stats(db: IndexFile) -> Known:
     """The stat every file the index holds was read under."""
     rows = db.connection().execute(f"SELECT {_STAT_COLUMNS} FROM files").fetchall()
-    return {from_db(path): (size, mtime, ctime, inode) for path, size, mtime, ctime, inode in rows}
+    return {
+        from_db(path): (size, mtime, ctime, inode_from_db(inode))
+        for path, size, mtime, ctime, inode in rows
+    }
 
 
 def _differences(known: Known, files: Iterable[Stat]) -> tuple[list[Stat], list[str]]:
@@ -128,9 +131,10 @@ def _reseal(
 
 
 def walk_digest(files: list[Stat]) -> str:
-    """One digest of a whole walk: the path and stat of every file, in walk order (a walk in
-    another order only costs a full comparison)."""
-    listing = "\n".join(map("%s\0%d\0%d\0%d\0%d".__mod__, files))
+    """One digest of a whole walk: the path, ctime and inode of every file (a change of size or
+    mtime moves the ctime too), in walk order (a walk in another order only costs a full
+    comparison)."""
+    listing = "\n".join([f"{path}\0{ctime}\0{inode}" for path, _s, _m, ctime, inode in files])
     return hashlib.blake2b(listing.encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
 
 
@@ -174,7 +178,7 @@ def _expand(
             (stored, stored + "/", stored + "0"),
         ).fetchall()
         for path, size, mtime_ns, ctime_ns, inode in rows:
-            known[from_db(path)] = (size, mtime_ns, ctime_ns, inode)
+            known[from_db(path)] = (size, mtime_ns, ctime_ns, inode_from_db(inode))
             expanded[from_db(path)] = None
         folder = root / relpath
         if folder.is_dir() and not folder.is_symlink():

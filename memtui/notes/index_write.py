@@ -16,6 +16,8 @@ from memtui.notes.index_db import (
     SCHEMA,
     SECONDARY_INDEXES,
     from_db,
+    inode_from_db,
+    inode_to_db,
     to_db,
     transaction,
 )
@@ -280,7 +282,7 @@ def put_record(
         record.size,
         record.mtime_ns,
         record.ctime_ns,
-        record.inode,
+        inode_to_db(record.inode),
         title if record.kind != BINARY else None,
         permalink if is_note else None,
         record.note_type if is_note else None,
@@ -507,6 +509,7 @@ def compact(conn: sqlite3.Connection, read: Callable[[str], HeadBytes | None]) -
             conn.execute("UPDATE files SET doc = ? WHERE id = ?", (doc, file_id))
             path = from_db(stored)
             head = read(path)
+            stat[-1] = inode_from_db(stat[-1])
             if head is None or [head.size, head.mtime_ns, head.ctime_ns, head.inode] != stat:
                 stale.append(path)
             meta = json.loads(info).get("meta", [])

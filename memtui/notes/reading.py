@@ -11,7 +11,6 @@ from pathlib import Path
 from memtui.core.fd_paths import Location, OutsideStore, StoreRoot
 from memtui.core.regular import read_regular, whole_chars
 from memtui.notes.file_checks import LARGE_NOTE_BYTES
-from memtui.notes.scan import signed_inode
 
 SNIFF_BYTES = 8192
 """How much of a file decides whether it is text: no NUL byte and valid UTF-8 there."""
@@ -33,7 +32,6 @@ class HeadBytes:
     """`st_mtime` (seconds) as the stat gave it."""
     ctime_ns: int = 0
     inode: int = 0
-    """The inode's number, signed (`scan.signed_inode`)."""
 
 
 def read_head(path: str | os.PathLike[str], *, follow_symlinks: bool = False) -> HeadBytes:
@@ -57,7 +55,7 @@ def _capped(data: bytes, info: os.stat_result) -> HeadBytes:
         cut,
         info.st_mtime,
         info.st_ctime_ns,
-        signed_inode(info.st_ino),
+        info.st_ino,
     )
 
 

@@ -25,16 +25,11 @@ class FileStat(NamedTuple):
     ctime_ns: int
     """When the inode last changed: no user process can set it back, as it can the mtime."""
     inode: int
-    """The inode's number (as a signed 64-bit number): a file swapped for another changes it."""
+    """The inode's number: a file swapped for another changes it."""
 
 
 Stat = tuple[str, int, int, int, int]
 """A FileStat as a plain tuple (relpath, size, mtime_ns, ctime_ns, inode): a walk makes 100k."""
-
-
-def signed_inode(number: int) -> int:
-    """An inode number as SQLite stores integers (signed 64-bit), one to one."""
-    return number - (1 << 64) if number >= 1 << 63 else number
 
 
 @dataclass
@@ -85,7 +80,7 @@ def stat_file(root: Path, relpath: str) -> tuple[FileStat | None, str | None]:
             return None, None
         return None, f"{relpath}: not a regular file, skipped"
     return (
-        FileStat(relpath, st.st_size, st.st_mtime_ns, st.st_ctime_ns, signed_inode(st.st_ino)),
+        FileStat(relpath, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino),
         None,
     )
 
@@ -185,7 +180,7 @@ def _scan_folder(
                             st.st_size,
                             st.st_mtime_ns,
                             st.st_ctime_ns,
-                            signed_inode(st.st_ino),
+                            st.st_ino,
                         )
                     )
                     continue
