@@ -5,25 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mcp.client.session import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
-from mcp.types import Implementation
-
-from tests.agents.mcp_client import result_text
+from tests.agents.mcp_client import mcp_session, result_text
 from tests.notes.search_flood import BEST_LINE, FLOOD_QUERY, limited_command, write_flood_store
 
 
 async def test_a_500_word_query_is_answered_and_the_server_stays_up(tmp_path: Path) -> None:
     root = write_flood_store(tmp_path / "store")
-    command, *args = limited_command("mcp", str(root))
-    parameters = StdioServerParameters(command=command, args=args)
-    async with (
-        stdio_client(parameters) as (read, write),
-        ClientSession(
-            read, write, client_info=Implementation(name="flood", version="1")
-        ) as session,
-    ):
-        await session.initialize()
+    command = limited_command("mcp", str(root))
+    async with mcp_session(root, client_name="flood", command=command) as session:
         result = await session.call_tool("search_memories", {"query": FLOOD_QUERY, "limit": 3})
         assert not result.is_error
         assert result_text(result) == (
