@@ -53,6 +53,9 @@ class Settings:
     tree_labels: str = "names"
     """What the app's tree shows for a file: `names` (file names) or `titles` (frontmatter
     title, else first heading); `t` in the app switches and saves it here."""
+    search_model: str | None = None
+    """`[search] model`: the embedding model of search by meaning (a model name the library
+    downloads once, or a local folder); None: search by meaning is off."""
     source: Path | None = None
     """The config file these settings were read from, if any."""
 
@@ -151,6 +154,18 @@ def _check_keymap(path: Path, value: object) -> dict[str, str]:
     return dict(value)
 
 
+def _check_search(path: Path, value: object) -> dict[str, Any]:
+    """The Settings fields of a `[search]` table (its one key: `model`)."""
+    if not isinstance(value, dict):
+        raise ConfigError(f'{path}: key "search" must be a table ([search])')
+    values: dict[str, Any] = {}
+    for key, item in value.items():
+        if key != "model":
+            raise ConfigError(f'{path}: [search] unknown key "{visible(key)}"')
+        values["search_model"] = _check_str(path, "search.model", item).strip()
+    return values
+
+
 def _from_table(path: Path, table: Mapping[str, Any]) -> dict[str, Any]:
     """Validated Settings fields from a config file's top-level table."""
     values: dict[str, Any] = {}
@@ -169,6 +184,8 @@ def _from_table(path: Path, table: Mapping[str, Any]) -> dict[str, Any]:
             values["tree_labels"] = check_tree_labels(f'{path}: key "tree_labels"', value)
         elif key == "keymap":
             values["keymap"] = _check_keymap(path, value)
+        elif key == "search":
+            values.update(_check_search(path, value))
         else:
             raise ConfigError(f'{path}: unknown key "{key}"')
     return values

@@ -193,3 +193,24 @@ def test_an_unknown_binding_id_or_an_invalid_key_is_a_config_error(
 def test_valid_keys_are_accepted(tmp_path: Path, keys: str) -> None:
     _path, env = write_config(tmp_path, f'[keymap]\n"main.search" = "{keys}"\n')
     assert load_settings(env).keymap == {"main.search": keys}
+
+
+def test_the_search_model_is_named_in_a_search_table(tmp_path: Path) -> None:
+    assert load_settings({"XDG_CONFIG_HOME": str(tmp_path)}).search_model is None
+    _path, env = write_config(tmp_path, '[search]\nmodel = " minishlab/potion-base-8M "\n')
+    assert load_settings(env).search_model == "minishlab/potion-base-8M"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('[search]\nmodle = "x"\n', '[search] unknown key "modle"'),
+        ("search = 3\n", 'key "search" must be a table ([search])'),
+        ('[search]\nmodel = ""\n', "key \"search.model\" must be a non-empty string, got ''"),
+    ],
+)
+def test_a_bad_search_table_names_file_and_key(tmp_path: Path, text: str, message: str) -> None:
+    path, env = write_config(tmp_path, text)
+    with pytest.raises(ConfigError) as error:
+        load_settings(env)
+    assert str(error.value) == f"{path}: {message}"

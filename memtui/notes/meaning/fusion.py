@@ -12,6 +12,9 @@ BONUS = 0.3
 """How much the weaker of a file's two scores adds to the stronger one (score fusion)."""
 RRF_K = 60
 """The rank offset of reciprocal rank fusion."""
+TEXT_FULL = 100.0
+"""The fuzzy search's score of a line holding every query word exactly (before its boosts for a
+phrase, a title or a path): a text score of 1 when fused."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,20 +24,22 @@ class Fused:
     path: str
     score: float
     text: float
-    """Its text score, scaled by the best text score of the query (0..1)."""
+    """Its text score on a 0..1 scale (see `_scaled`)."""
     meaning: float
     """Its meaning score: the cosine similarity of its nearest section, floored at 0."""
     section: MeaningHit | None
     """The section that made it a meaning hit (None: found by text only)."""
 
 
-def _scaled(text: Sequence[tuple[str, float]]) -> dict[str, float]:
-    """Each file's text score over the best one (the first file found keeps a tie)."""
+def _scaled(text: Sequence[tuple[str, float]], *, relative: bool = False) -> dict[str, float]:
+    """Each file's text score on a 0..1 scale: over TEXT_FULL (every query word found exactly
+    on one line), capped at 1; `relative`: over the query's best text score instead."""
     best = max((score for _path, score in text), default=0.0)
+    full = best if relative else TEXT_FULL
     scaled: dict[str, float] = {}
     for path, score in text:
         if path not in scaled:
-            scaled[path] = score / best if best > 0 else 0.0
+            scaled[path] = min(score / full, 1.0) if full > 0 else 0.0
     return scaled
 
 
@@ -51,10 +56,12 @@ def score_fusion(
     meaning: Sequence[MeaningHit],
     *,
     bonus: float = BONUS,
+    relative: bool = False,
 ) -> list[Fused]:
     """Basic Memory's fusion: `max(meaning, text) + bonus * min(meaning, text)` of the scaled
-    text score and the cosine similarity; ties keep path order."""
-    scaled, sections = _scaled(text), _sections(meaning)
+    text score and the cosine similarity; ties keep path order. `relative`: text scores scaled
+    by the query's best one rather than by TEXT_FULL."""
+    scaled, sections = _scaled(text, relative=relative), _sections(meaning)
     fused = []
     for path in scaled.keys() | sections.keys():
         section = sections.get(path)
