@@ -32,6 +32,7 @@ from memtui.core.command_types import (
 from memtui.core.commands import apply_command, parse_command, plan_command
 from memtui.core.config import Settings, default_human_actor, load_settings
 from memtui.core.echo import echo
+from memtui.core.fd_paths import rename_noreplace
 from memtui.core.handlers import Plan, run_plan, size_refusal
 from memtui.core.history import (
     KIND_DIR,
@@ -942,12 +943,7 @@ def _undo_command(parsed: ParsedCommand, site: Site, before: State) -> None:
         destination_parent = destination.parent_fd()
         if source_parent is None or destination_parent is None:
             raise RestoreError("the renamed path is gone")
-        os.rename(
-            destination.name,
-            location.name,
-            src_dir_fd=destination_parent,
-            dst_dir_fd=source_parent,
-        )
+        rename_noreplace(destination_parent, destination.name, source_parent, location.name)
         return
     if before.unkept:
         raise RestoreError("its content was over the maximum file size and was not kept")
