@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 from langgraph.store.base import IndexConfig, PutOp
 from langgraph.store.base.embed import ensure_embeddings, get_text_at_path, tokenize_path
 
+from memtui.core.atomic import private_file
 from memtui.core.lock import meta_dir
 
 INDEX_FILE = "langgraph-index.db"
@@ -41,6 +42,7 @@ class ItemIndex:
             for path in (config.get("fields") or ["$"])
         ]
         self._path = meta_dir(root) / INDEX_FILE
+        private_file(self._path)
         self._lock = threading.Lock()
         with self._connect() as conn:
             conn.execute(

@@ -12,11 +12,14 @@ does not match"); such sequences are not compared.
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from langgraph.store.base import GetOp, PutOp, SearchItem, SearchOp
@@ -215,3 +218,19 @@ def test_index_false_keeps_earlier_vectors_and_fields_accumulate(tmp_path: Path)
         ("j", 0.7071067811865475),
         ("m", None),
     ]
+
+
+def test_the_vector_file_is_private_and_a_reopened_store_keeps_its_vectors(
+    tmp_path: Path,
+) -> None:
+    previous = os.umask(0o022)
+    try:
+        store = MemtuiStore(tmp_path, actor="agent:t", index=index_config())
+        store.put(("a",), "k", {"text": "green tea"})
+    finally:
+        os.umask(previous)
+    vectors = tmp_path / ".memtui" / "langgraph-index.db"
+    assert stat.S_IMODE(vectors.lstat().st_mode) == 0o600
+    again = MemtuiStore(tmp_path, actor="agent:t", index=index_config())
+    [found] = again.search(("a",), query="tea")
+    assert (found.key, found.score) == ("k", pytest.approx(2 / 5**0.5))

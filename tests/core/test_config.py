@@ -90,6 +90,9 @@ def test_environment_overrides_file(tmp_path: Path) -> None:
         ("actor = 3\n", 'key "actor" must be a non-empty string, got 3'),
         ("keymap = 1\n", 'key "keymap" must be a table of binding id = "keys" strings'),
         ('colour = "red"\n', 'unknown key "colour"'),
+        ('[search]\nmodle = "x"\n', '[search] unknown key "modle"'),
+        ("search = 3\n", 'key "search" must be a table ([search])'),
+        ('[search]\nmodel = ""\n', "key \"search.model\" must be a non-empty string, got ''"),
     ],
 )
 def test_bad_values_name_file_and_key(tmp_path: Path, text: str, message: str) -> None:
@@ -199,18 +202,3 @@ def test_the_search_model_is_named_in_a_search_table(tmp_path: Path) -> None:
     assert load_settings({"XDG_CONFIG_HOME": str(tmp_path)}).search_model is None
     _path, env = write_config(tmp_path, '[search]\nmodel = " minishlab/potion-base-8M "\n')
     assert load_settings(env).search_model == "minishlab/potion-base-8M"
-
-
-@pytest.mark.parametrize(
-    ("text", "message"),
-    [
-        ('[search]\nmodle = "x"\n', '[search] unknown key "modle"'),
-        ("search = 3\n", 'key "search" must be a table ([search])'),
-        ('[search]\nmodel = ""\n', "key \"search.model\" must be a non-empty string, got ''"),
-    ],
-)
-def test_a_bad_search_table_names_file_and_key(tmp_path: Path, text: str, message: str) -> None:
-    path, env = write_config(tmp_path, text)
-    with pytest.raises(ConfigError) as error:
-        load_settings(env)
-    assert str(error.value) == f"{path}: {message}"

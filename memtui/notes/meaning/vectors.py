@@ -87,8 +87,7 @@ def drop_gone(conn: sqlite3.Connection, paths: Iterable[str] | None = None) -> i
     """Drop the vectors of files the index no longer holds as text (of `paths`, else of all);
     returns how many files lost theirs."""
     gone_sql = (
-        "NOT EXISTS (SELECT 1 FROM files WHERE files.path = vec_files.path "
-        f"AND files.{TEXT_KINDS})"
+        f"NOT EXISTS (SELECT 1 FROM files WHERE files.path = vec_files.path AND files.{TEXT_KINDS})"
     )
     if paths is None:
         gone = [row[0] for row in conn.execute(f"SELECT path FROM vec_files WHERE {gone_sql}")]

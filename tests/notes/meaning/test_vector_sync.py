@@ -6,9 +6,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from memtui.notes.index import NoteIndex
 from memtui.notes.index_db import IndexFile
-from memtui.notes.meaning.embedder import load_embedder
+from memtui.notes.meaning.embedder import StaticEmbedder, load_embedder
 from memtui.notes.meaning.sync import sync_vectors
 from memtui.notes.meaning.vectors import MODEL_KEY, counts, meta_value
 from tests.notes.meaning.conftest import make_model, write
@@ -29,10 +31,17 @@ def chunk_rows(index: NoteIndex) -> list[tuple[str, int, str]]:
     return [tuple(row) for row in rows]
 
 
-def test_every_section_gets_a_vector_once(tmp_path: Path, model_folder: Path) -> None:
+@pytest.fixture
+def indexed(tmp_path: Path, model_folder: Path) -> tuple[NoteIndex, StaticEmbedder]:
+    """The FILES store's text index (no vectors yet) and the test-made model."""
     write(tmp_path, FILES)
-    index = NoteIndex.load(tmp_path)
-    embedder = load_embedder(str(model_folder))
+    return NoteIndex.load(tmp_path), load_embedder(str(model_folder))
+
+
+def test_every_section_gets_a_vector_once(
+    tmp_path: Path, indexed: tuple[NoteIndex, StaticEmbedder]
+) -> None:
+    index, embedder = indexed
     first = sync_vectors(index.db, tmp_path, embedder)
     assert (first.files, first.embedded, first.removed, first.skipped) == (3, 4, 0, [])
     assert chunk_rows(index) == [
@@ -47,11 +56,9 @@ def test_every_section_gets_a_vector_once(tmp_path: Path, model_folder: Path) ->
 
 
 def test_a_changed_file_is_embedded_again_keeping_its_unchanged_sections(
-    tmp_path: Path, model_folder: Path
+    tmp_path: Path, indexed: tuple[NoteIndex, StaticEmbedder]
 ) -> None:
-    write(tmp_path, FILES)
-    index = NoteIndex.load(tmp_path)
-    embedder = load_embedder(str(model_folder))
+    index, embedder = indexed
     sync_vectors(index.db, tmp_path, embedder)
     (tmp_path / "prefs/editor.md").write_text(
         FILES["prefs/editor.md"] + "\n## Colours\nA dark theme.\n"
@@ -67,11 +74,9 @@ def test_a_changed_file_is_embedded_again_keeping_its_unchanged_sections(
 
 
 def test_a_deleted_or_renamed_file_takes_its_vectors_along(
-    tmp_path: Path, model_folder: Path
+    tmp_path: Path, indexed: tuple[NoteIndex, StaticEmbedder]
 ) -> None:
-    write(tmp_path, FILES)
-    index = NoteIndex.load(tmp_path)
-    embedder = load_embedder(str(model_folder))
+    index, embedder = indexed
     sync_vectors(index.db, tmp_path, embedder)
     (tmp_path / "food.md").unlink()
     os.rename(tmp_path / "garage.txt", tmp_path / "car.txt")
@@ -83,12 +88,10 @@ def test_a_deleted_or_renamed_file_takes_its_vectors_along(
 
 
 def test_a_file_changed_since_the_text_index_read_it_waits_for_the_next_catch_up(
-    tmp_path: Path, model_folder: Path
+    tmp_path: Path, indexed: tuple[NoteIndex, StaticEmbedder]
 ) -> None:
-    write(tmp_path, FILES)
-    index = NoteIndex.load(tmp_path)
+    index, embedder = indexed
     (tmp_path / "food.md").write_text("# Food\n\nLoves pasta and dinner parties.\n")
-    embedder = load_embedder(str(model_folder))
     outcome = sync_vectors(index.db, tmp_path, embedder)
     assert (outcome.files, outcome.skipped) == (2, ["food.md"])
     index.update_paths(["food.md"])
@@ -96,10 +99,11 @@ def test_a_file_changed_since_the_text_index_read_it_waits_for_the_next_catch_up
     assert (later.files, later.skipped) == (1, [])
 
 
-def test_another_model_replaces_every_vector(tmp_path: Path, model_folder: Path) -> None:
-    write(tmp_path, FILES)
-    index = NoteIndex.load(tmp_path)
-    sync_vectors(index.db, tmp_path, load_embedder(str(model_folder)))
+def test_another_model_replaces_every_vector(
+    tmp_path: Path, indexed: tuple[NoteIndex, StaticEmbedder]
+) -> None:
+    index, embedder = indexed
+    sync_vectors(index.db, tmp_path, embedder)
     other = load_embedder(
         str(make_model(tmp_path.parent / f"{tmp_path.name}-other", {"a": ("car",)}))
     )
@@ -110,11 +114,10 @@ def test_another_model_replaces_every_vector(tmp_path: Path, model_folder: Path)
 
 
 def test_an_index_holding_vectors_is_trusted_when_opened_again(
-    tmp_path: Path, model_folder: Path
+    tmp_path: Path, indexed: tuple[NoteIndex, StaticEmbedder]
 ) -> None:
-    write(tmp_path, FILES)
-    index = NoteIndex.load(tmp_path)
-    sync_vectors(index.db, tmp_path, load_embedder(str(model_folder)))
+    index, embedder = indexed
+    sync_vectors(index.db, tmp_path, embedder)
     index.close()
     reopened = IndexFile.open(tmp_path)
     assert reopened.connection().execute("SELECT count(*) FROM vec_chunks").fetchone() == (4,)
