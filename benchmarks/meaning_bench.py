@@ -10,7 +10,8 @@ library downloads once. Nothing is fetched otherwise. Parts:
   meaning alone, and fusions of the two (score fusion at several bonuses, reciprocal rank fusion);
 - model: load time, embedding throughput on 10k and 100k generated chunks, resident memory;
 - store: the vectors of a generated store (gen_corpus.py): first embedding, index growth, a
-  catch-up after one changed file, against the text index's own first build in the same run;
+  catch-up after one changed file, against the text index's own first build in the same run
+  (`--reuse`: the index and vectors of an earlier run are kept, only the rest is measured);
 - query: a meaning query through `MeaningSearch` (the app's path: embed, scan, fetch sections)
   at each size, p50/p95 over 50 queries, against a text query in the same run.
 """
@@ -35,7 +36,7 @@ sys.path.insert(0, str(HERE.parent))
 from gen_corpus import generate  # noqa: E402
 
 from memtui.notes.index import NoteIndex  # noqa: E402
-from memtui.notes.meaning.embedder import load_embedder  # noqa: E402
+from memtui.notes.meaning.embedder import Embedder, load_embedder  # noqa: E402
 from memtui.notes.meaning.fusion import rank_fusion, score_fusion  # noqa: E402
 from memtui.notes.meaning.hybrid import MeaningSearch, text_ranking  # noqa: E402
 from memtui.notes.meaning.sync import sync_vectors  # noqa: E402
@@ -151,16 +152,42 @@ def index_bytes(root: Path) -> int:
     return sum(f.stat().st_size for f in meta.glob("index.db*"))
 
 
-def bench_store(count: int, model: str) -> MeaningSearch:
-    """First embedding of a store, index growth, one catch-up; returns a search over it."""
+def bench_store(count: int, model: str, *, reuse: bool) -> MeaningSearch:
+    """First embedding of a store (skipped with `reuse` when its index is there), index growth,
+    one changed file (median of 7); returns a search over it."""
     root = corpus(count)
+    embedder = load_embedder(model)
+    if reuse and (root / ".memtui" / "index.db").exists():
+        index = NoteIndex.load(root)
+        sync_vectors(index.db, root, embedder)
+    else:
+        index = first_build(root, count, embedder)
+    changed = sorted(p for p in root.rglob("*.md") if ".memtui" not in p.parts)[0]
+    relpath = changed.relative_to(root).as_posix()
+    text_times, vector_times = [], []
+    for number in range(7):
+        changed.write_text(changed.read_text() + f"\nLine {number} about the espresso machine.\n")
+        started = time.perf_counter()
+        index.update_paths([relpath])
+        text_times.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        sync_vectors(index.db, root, embedder, [relpath])
+        vector_times.append(time.perf_counter() - started)
+    print(
+        f"  one changed file (median of 7): text {statistics.median(text_times) * 1000:.0f} ms, "
+        f"vectors {statistics.median(vector_times) * 1000:.0f} ms"
+    )
+    return MeaningSearch(index, embedder)
+
+
+def first_build(root: Path, count: int, embedder: Embedder) -> NoteIndex:
+    """Build the text index and then the vectors from nothing, timed."""
     shutil.rmtree(root / ".memtui", ignore_errors=True)
     started = time.perf_counter()
     cpu = time.process_time()
     index = NoteIndex.load(root)
     text_seconds, text_cpu = time.perf_counter() - started, time.process_time() - cpu
     text_size = index_bytes(root)
-    embedder = load_embedder(model)
     started, cpu = time.perf_counter(), time.process_time()
     outcome = sync_vectors(index.db, root, embedder)
     seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu
@@ -170,19 +197,7 @@ def bench_store(count: int, model: str) -> MeaningSearch:
         f"{text_size / 2**20:.0f} MiB; vectors {seconds:.1f} s ({cpu_seconds:.1f} s CPU), "
         f"{outcome.embedded:,} chunks of {outcome.files:,} files, +{grown / 2**20:.0f} MiB"
     )
-    changed = sorted(p for p in root.rglob("*.md") if ".memtui" not in p.parts)[0]
-    changed.write_text(changed.read_text() + "\nA new line about the espresso machine.\n")
-    relpath = changed.relative_to(root).as_posix()
-    started = time.perf_counter()
-    index.update_paths([relpath])
-    text_update = time.perf_counter() - started
-    started = time.perf_counter()
-    sync_vectors(index.db, root, embedder, [relpath])
-    print(
-        f"  one changed file: text {text_update * 1000:.0f} ms, vectors "
-        f"{(time.perf_counter() - started) * 1000:.0f} ms"
-    )
-    return MeaningSearch(index, embedder)
+    return index
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -224,6 +239,9 @@ def main() -> None:
     parser.add_argument("--parts", default="quality,model,store,query")
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--distractors", default="0,10000")
+    parser.add_argument(
+        "--reuse", action="store_true", help="keep a corpus's index and vectors from a run before"
+    )
     args = parser.parse_args()
     if not args.model:
         parser.error("--model (or MEMTUI_MEANING_MODEL) must name a model2vec model")
@@ -235,7 +253,7 @@ def main() -> None:
         bench_model(args.model)
     for count in (int(size) for size in args.sizes.split(",")):
         if parts & {"store", "query"}:
-            search = bench_store(count, args.model)
+            search = bench_store(count, args.model, reuse=args.reuse)
             if "query" in parts:
                 bench_query(search, count)
             search.index.close()
