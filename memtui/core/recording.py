@@ -15,7 +15,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from memtui.core.command_types import CommandOutcome, well_formed
+from memtui.core.command_types import CommandOutcome
+from memtui.core.db_text import storable
 from memtui.core.echo import RECORD_LIMIT, RESULT_LIMIT
 from memtui.core.secrets import SecretFinding, SecretSpan, find_spans, findings_of, redact
 
@@ -82,10 +83,11 @@ def kept_text(text: str, *, scanner: Scanner | None, cut: bool, limit: int = REC
 
 
 def kept_path(path: str | None, *, scanner: Scanner | None, cut: bool) -> str | None:
-    """A path column's value: as `kept_text`, surrogates folded; None stays None."""
+    """A path column's value: as `kept_text`, a name's bytes that are not UTF-8 kept (undo needs
+    them) and other lone surrogates folded (see `db_text.storable`); None stays None."""
     if path is None:
         return None
-    return well_formed(kept_text(path, scanner=scanner, cut=cut))
+    return storable(kept_text(path, scanner=scanner, cut=cut))
 
 
 def args_of(tool_input: object) -> dict[str, Any]:

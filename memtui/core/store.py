@@ -240,7 +240,7 @@ class MemoryStore:
     def execute(self, tool_input: object) -> CommandResult:
         """Run one raw memory-tool input (any object) and record it."""
         self.ensure_recovered()
-        parsed = parse_command(self.root, tool_input)
+        parsed = parse_command(self.root, tool_input, any_name=not self.is_agent)
         scanner = Scanner()
         if isinstance(parsed, CommandOutcome):
             return self._record_refused(tool_input, parsed, scanner)
@@ -670,7 +670,7 @@ class MemoryStore:
     def _read_bytes(self, path: str, limit: int | None = None) -> tuple[bytes, os.stat_result, str]:
         """A file's bytes (at most `limit`), its stat and the path as shown in messages; raises
         StoreError with a one-line message."""
-        checked = check_path(self.root, path)
+        checked = check_path(self.root, path, any_name=True)
         if isinstance(checked, PathRefusal):
             raise StoreError(checked.message)
         shown = echo(path)
@@ -697,7 +697,7 @@ class MemoryStore:
 
     def revision(self, path: str) -> str | None:
         """The sha256 hex of the file's bytes, or None if there is no file there."""
-        checked = check_path(self.root, path)
+        checked = check_path(self.root, path, any_name=True)
         if isinstance(checked, PathRefusal):
             return None
         with self.open_site() as site:
@@ -710,7 +710,7 @@ class MemoryStore:
         """Replace a whole file if it is still at `expected_revision` (None: must not exist)."""
         self.ensure_recovered()
         args: dict[str, Any] = {"path": path, "expected_revision": expected_revision}
-        checked = check_path(self.root, path)
+        checked = check_path(self.root, path, any_name=True)
         if isinstance(checked, PathRefusal):
             outcome = CommandOutcome(checked.message, True, checked.flags, REFUSED)
             return self.record_human("write", _clean(path), args, outcome)
@@ -849,7 +849,7 @@ class MemoryStore:
 
     def _external_event(self, site: Site, relpath: str) -> PendingEvent | None:
         """The event for one file that differs from its file_state row, or None."""
-        checked = check_path(self.root, "/memories/" + relpath.strip("/"))
+        checked = check_path(self.root, "/memories/" + relpath.strip("/"), any_name=True)
         if isinstance(checked, PathRefusal):
             return None
         try:
