@@ -20,9 +20,9 @@ MAX_NAMES = 10_000
 """Most names a lineage follows (each step goes to an older event, so the walk ends anyway)."""
 
 _AT_OR_BELOW = (
-    "(path = {0} OR new_path = {0} OR (path > {0} AND path < {0})"
-    " OR (new_path > {0} AND new_path < {0}))"
-).format(TEXT)
+    f"(path = {TEXT} OR new_path = {TEXT} OR (path > {TEXT} AND path < {TEXT})"
+    f" OR (new_path > {TEXT} AND new_path < {TEXT}))"
+)
 _LATEST_MOVE = (
     "SELECT id, path, new_path FROM events WHERE is_error = 0 AND command != 'view'"
     " AND new_path IS NOT NULL AND (new_path IN ({marks}) OR path IN ({marks})){bound}"
