@@ -79,6 +79,8 @@ class _Walk:
         self.new: set[str] = set()
         self.fds: dict[str, int] = {}
         with StoreRoot(root) as store_root:
+            if not _utf8(str(root)):
+                self.fds[""] = os.dup(store_root.fd)
             for relative, folder, name, info in walk_tree(store_root, _watched):
                 if since_ns is not None and info.st_ctime_ns >= since_ns:
                     self.recent.add(relative)
@@ -89,8 +91,8 @@ class _Walk:
                     self._alias(relative, folder, name)
 
     def _alias(self, relative: str, folder: int, name: str) -> None:
-        """Keep a descriptor of a folder whose name Rust cannot take as text."""
-        if not relative.isascii() and not _utf8(relative):
+        """Keep a descriptor of a folder whose path Rust cannot take as text."""
+        if not _utf8(_absolute(self.root, relative)):
             with contextlib.suppress(OSError):
                 self.fds[relative] = open_child_dir(folder, name)
 
@@ -99,7 +101,7 @@ class _Walk:
         return [
             f"{FD_ALIAS}{self.fds[folder]}" if folder in self.fds else _absolute(self.root, folder)
             for folder in self.folders
-            if folder in self.fds or _utf8(folder)
+            if folder in self.fds or _utf8(_absolute(self.root, folder))
         ]
 
     def real(self, raw: str) -> str:
@@ -203,6 +205,13 @@ class StoreWatcher:
         """Stop watching; later `take` calls return None."""
         self._stop.set()
         self._failed = True
+
+    def wait_stopped(self, timeout: float) -> bool:
+        """Wait until the watch thread has ended and released its watches (True), or `timeout`
+        seconds passed (False)."""
+        if self._thread is not None:
+            self._thread.join(timeout)
+        return self._thread is None or not self._thread.is_alive()
 
     @property
     def ready(self) -> bool:
