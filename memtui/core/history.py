@@ -24,6 +24,7 @@ from memtui.core import db_text
 from memtui.core.db_text import TEXT
 from memtui.core.lineage import Lineage, at_or_below_params, at_or_below_sql, trace
 from memtui.core.lock import META_DIR_NAME, UnsafeMetaDir, meta_dir
+from memtui.core.read_refs import viewed_text
 from memtui.core.regular import open_regular
 
 DB_NAME = "history.db"
@@ -1401,7 +1402,10 @@ class History:
         return None if data is None else Manifest.from_bytes(data)
 
     def texts(self, event: Event) -> tuple[str | None, str | None]:
-        """The before and after text of an event for a diff (a folder as its file list)."""
+        """The before and after text of an event for a diff (a folder as its file list); for a
+        view kept as a reference, (None, the text it showed)."""
+        if event.command == "view" and not event.is_error:
+            return None, viewed_text(event.result, self.blob)
         return (
             self._state_text(event.before_kind, event.before_hash),
             self._state_text(event.after_kind, event.after_hash),

@@ -518,7 +518,7 @@ class MemoryStore:
             before=before.pair if changed else (None, None),
             after=after.pair if changed else (None, None),
             flags=flags,
-            blobs={**before.blobs, **after.blobs} if changed else None,
+            blobs={**before.blobs, **after.blobs} if changed else kept.blobs,
             reverts=reverts if changed else None,
             cleared=cleared,
             files=files,

@@ -343,7 +343,8 @@ def describe_event(event: Event, before: str | None, after: str | None) -> Conte
     if event.is_error:
         return styles.assemble(title, (f"{event_flags(event)}: {event.result}\n", styles.ERROR))
     if event.command == "view":
-        read = event.result + ("\n" if not event.result.endswith("\n") else "")
+        shown = after if after is not None else event.result
+        read = shown + ("\n" if not shown.endswith("\n") else "")
         return styles.assemble(title, (reader_label(event.actor), styles.ASIDE), read)
     if event.command == BASELINE:
         return styles.assemble(title, *baseline_listing(event, after))
