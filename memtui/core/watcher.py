@@ -28,12 +28,7 @@ from watchfiles import Change
 from watchfiles._rust_notify import RustNotify, WatchfilesRustInternalError
 
 from memtui.core.debug_paths import undecodable_path
-from memtui.core.fd_paths import (
-    StoreRoot,
-    close_quietly,
-    open_child_dir,
-    walk_tree,
-)
+from memtui.core.watch_walk import StoreWalk, is_utf8
 
 IGNORED_NAMES = frozenset({"node_modules"})
 """Folder names never watched (the memory tool's listings leave them out too)."""
@@ -48,8 +43,6 @@ CTIME_MARGIN_NS = 1_000_000_000
 changed in it (filesystems keep coarse times)."""
 UNDECODABLE = "Unable to decode path"
 """How watchfiles' error about a name that is not UTF-8 begins."""
-FD_ALIAS = "/proc/self/fd/"
-"""Where a folder whose name is not UTF-8 is watched, by its open descriptor."""
 
 
 def is_ignored(relpath: str) -> bool:
@@ -60,92 +53,13 @@ def is_ignored(relpath: str) -> bool:
 
 def store_folders(root: Path) -> list[str]:
     """Every folder of the store to watch, relative (`""` for the root), found without links."""
-    with _Walk(root) as walk:
+    with StoreWalk(root, _watched) as walk:
         return walk.folders
-
-
-class _Walk:
-    """One walk of the store: the folders to watch, a descriptor of each one whose name is not
-    UTF-8 (its alias), the entries whose ctime is at or after `since_ns`, and the entries of
-    folders not in `known` (with those folders)."""
-
-    def __init__(
-        self, root: Path, since_ns: int | None = None, known: Collection[str] = ()
-    ) -> None:
-        """Walk `root` now, on descriptors, without following links."""
-        self.root = root
-        self.folders: list[str] = [""]
-        self.recent: set[str] = set()
-        self.new: set[str] = set()
-        self.fds: dict[str, int] = {}
-        with StoreRoot(root) as store_root:
-            if not _utf8(str(root)):
-                self.fds[""] = os.dup(store_root.fd)
-            for relative, folder, name, info in walk_tree(store_root, _watched):
-                if since_ns is not None and info.st_ctime_ns >= since_ns:
-                    self.recent.add(relative)
-                if known and relative.rpartition("/")[0] not in known:
-                    self.new.add(relative)
-                if stat.S_ISDIR(info.st_mode) and _watched(relative):
-                    self.folders.append(relative)
-                    self._alias(relative, folder, name)
-
-    def _alias(self, relative: str, folder: int, name: str) -> None:
-        """Keep a descriptor of a folder whose path Rust cannot take as text."""
-        if not _utf8(_absolute(self.root, relative)):
-            with contextlib.suppress(OSError):
-                self.fds[relative] = open_child_dir(folder, name)
-
-    def paths(self) -> list[str]:
-        """The paths to give watchfiles: each folder's own, or its descriptor's alias."""
-        return [
-            f"{FD_ALIAS}{self.fds[folder]}" if folder in self.fds else _absolute(self.root, folder)
-            for folder in self.folders
-            if folder in self.fds or _utf8(_absolute(self.root, folder))
-        ]
-
-    def real(self, raw: str) -> str:
-        """An event's path with a descriptor alias replaced by the folder's real path."""
-        if not raw.startswith(FD_ALIAS):
-            return raw
-        number, slash, rest = raw[len(FD_ALIAS) :].partition("/")
-        for folder, fd in self.fds.items():
-            if str(fd) == number:
-                return _absolute(self.root, folder) + slash + rest
-        return raw
-
-    def close(self) -> None:
-        """Close the aliases' descriptors."""
-        for fd in self.fds.values():
-            close_quietly(fd)
-        self.fds = {}
-
-    def __enter__(self) -> _Walk:
-        """Use as a context manager: closed at the end."""
-        return self
-
-    def __exit__(self, *_exc: object) -> None:
-        """Close the descriptors."""
-        self.close()
 
 
 def _watched(relative: str) -> bool:
     """Whether the walk enters (and watches) the folder `relative`."""
     return not is_ignored(relative)
-
-
-def _utf8(text: str) -> bool:
-    """True if `text` holds no byte that is not UTF-8 (no lone surrogate)."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def _absolute(root: Path, folder: str) -> str:
-    """The absolute path of a store folder (`""` is the root)."""
-    return str(root / folder) if folder else str(root)
 
 
 def relative_paths(root: Path | str, changed: Iterable[tuple[Change | int, str]]) -> frozenset[str]:
@@ -242,7 +156,7 @@ class StoreWatcher:
     def _watch(self, since_ns: int | None = None, known: Collection[str] = ()) -> _Watch:
         """A non-recursive watch of every store folder found now (the walk, which opens
         folders, ends before the watch begins, so the watch never sees the walk)."""
-        walk = _Walk(self.root, since_ns, known)
+        walk = StoreWalk(self.root, _watched, since_ns, known)
         self.folders = walk.folders
         return _Watch(walk, self._polling)
 
@@ -317,7 +231,7 @@ class StoreWatcher:
     def _changed_name(self, relative: str) -> bool:
         """True for a UTF-8 name, or one that is not whose stat differs from the last one seen
         (remembered now)."""
-        if _utf8(relative):
+        if is_utf8(relative):
             return True
         try:
             info = os.lstat(self.root / relative)
@@ -347,7 +261,7 @@ class Undecodable(Exception):
 class _Watch:
     """A watchfiles notifier over one walk's folders; closed together."""
 
-    def __init__(self, walk: _Walk, polling: bool) -> None:
+    def __init__(self, walk: StoreWalk, polling: bool) -> None:
         """Watch every folder of `walk` (non-recursively)."""
         self.walk = walk
         try:
