@@ -31,6 +31,7 @@ from memtui.core.command_types import (
 )
 from memtui.core.commands import apply_command, parse_command, plan_command
 from memtui.core.config import Settings, default_human_actor, load_settings
+from memtui.core.db_text import storable
 from memtui.core.echo import echo
 from memtui.core.handlers import Plan, run_plan, size_refusal
 from memtui.core.history import (
@@ -194,7 +195,7 @@ class MemoryStore:
         Raises RecordFailed, before anything changes, when the history cannot be written.
         """
         group = self.history.open_group(
-            time=self.clock(), actor=self.actor, kind=kind, summary=well_formed(summary)
+            time=self.clock(), actor=self.actor, kind=kind, summary=storable(summary)
         )
         part = self.with_actor(self.actor, self.session)
         part.lock_policy = self.lock_policy
