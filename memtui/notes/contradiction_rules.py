@@ -1,0 +1,342 @@
+"""Whether a newer memory statement contradicts an older one about the same subject.
+
+Three rules, tried in order, each explainable in one line:
+
+- **change**: the newer line says something changed (`moved to`, `switched from`, `replaced X
+  with`, `no longer`, `X was dropped`) and the older line holds what it says is gone, or shares
+  its topic and not what it says is current;
+- **negation**: one line is negative and the other is not (or they hold opposite words such as
+  `enabled` / `disabled`), and apart from that they say the same thing about the same things;
+- **value**: the two main clauses (both positive or both negative) share most of their words and differ in one place, where one
+  value stands for another (a number, date, name, version, address, code) or, after an
+  attribute word (`is`, `prefers`, `wants`, `uses`, a shared `key:` or XML tag), one plain word
+  for another. Two changed values count only if both are numbers or dates and nothing is an event
+  (`deployed v2.3 on ...`, `deployed v2.4 on ...` are two deployments).
+
+The rules only propose: every verdict is a candidate a person confirms.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+from memtui.notes.statement_words import (
+    ANTONYMS,
+    DATE_WORDS,
+    MONTHS,
+    NEGATIONS,
+    NUMBER_WORDS,
+    Statement,
+    Token,
+    read_statement,
+    word_set,
+)
+
+MIN_SHARED_SHARE = 0.5
+"""The words left unchanged are at least this share of the longer main clause."""
+NEGATION_OVERLAP = 0.66
+"""A negation flip needs this share of the shorter claim's other words in common."""
+MAX_VALUE_WORDS = 4
+"""A changed value spans at most this many words on either side."""
+MAX_PLAIN_WORDS = 2
+"""A changed plain word (after an attribute word) spans at most this many words."""
+MAX_EXTRA_WORDS = 2
+"""Words added or dropped besides the change (`about`, `only`) stay under this many."""
+MAX_HEAD_WORDS = 3
+"""A phrase a change names (what is gone, what is current) is read from its first words."""
+
+ATTRIBUTE_WORDS = word_set(
+    "be prefer want lik us set run via default own manag led lead maintain hav choos chos "
+    "pick call nam favourit favorit"
+)
+"""Stems after which a plain word is the value of an attribute (`is`, `prefers`, `uses`)."""
+MANY_VALUED = word_set(
+    "speak know visit met meet attend read play follow collect learn contribut enjoy lov"
+)
+"""Stems of verbs that take many objects at once: `speaks German` and `speaks Portuguese`."""
+EVENT_WORDS = word_set(
+    """deployed released shipped launched merged fixed met held caused happened occurred
+    attended visited published signed paid sent completed finished started ended"""
+)
+"""Past events: two of them with different dates and versions are two events."""
+PLACE_WORDS = word_set("liv live based home locat resid reloc mov city")
+WORK_WORDS = word_set("work employ employer job company hir join leav quit")
+TOPICS = (PLACE_WORDS, WORK_WORDS)
+"""Word stems that make two lines about where someone lives, or works, share a topic."""
+PRONOUNS = word_set("it they them this that these those which")
+
+_PHRASE = r"[^;,.:]+?"
+_VERB = r"(?:e|es|s|ed|d|ing|ped|ping)?\b"
+"""The verb endings a change word may take (`moved`, `switching`), not a noun's (`migration`)."""
+_CHANGES = tuple(
+    re.compile(pattern)
+    for pattern in (
+        rf"\b(?:switch|mov|migrat|chang|relocat|convert|upgrad|downgrad|went){_VERB}[^;,]*?"
+        rf"\bfrom\s+(?P<src>{_PHRASE})\s+(?:to|into)\s+(?P<dst>{_PHRASE})(?:[;,.]|$)",
+        rf"\breplac{_VERB}\s+(?P<src>{_PHRASE})\s+(?:with|by)\s+(?P<dst>{_PHRASE})(?:[;,.]|$)",
+        rf"^(?P<src>{_PHRASE})\s+(?:was|were|has been|have been|got|is|are)\s+(?:replaced|"
+        rf"removed|dropped|deprecated|retired|archived|shut down|abandoned|discontinued|"
+        rf"cancel+ed)(?:\s+(?:with|by)\s+(?P<dst>{_PHRASE}))?(?:[;,.]|\s|$)",
+        rf"(?:^|;\s*)(?P<dst>{_PHRASE})\s+replaced\s+(?P<src>{_PHRASE})(?:[;,.]|$)",
+        rf"\b(?:no longer|stopped|dropped|removed|left|quit|abandoned|deprecated|retired|"
+        rf"ditched|gave up|moved off|moved away from)\s+(?P<src>{_PHRASE})(?:[;,.]|$)",
+        rf"\binstead of\s+(?P<src>{_PHRASE})(?:[;,.]|$)",
+        rf"\b(?:switch|mov|migrat|chang|relocat|upgrad|downgrad|bump|postpon|reschedul|push|"
+        rf"slip|went){_VERB}[^;,]*?\b(?:to|into)\s+(?P<dst>{_PHRASE})(?:[;,.]|$)",
+    )
+)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Why two statements contradict: the rule (`change`, `negation`, `value`) and what differs."""
+
+    reason: str
+    detail: str
+
+
+def judge(older: str, newer: str) -> Verdict | None:
+    """The verdict when the `newer` line contradicts the `older` one, else None."""
+    a, b = read_statement(older), read_statement(newer)
+    if (a.key and b.key and a.key != b.key) or a.claim == b.claim or not a.claim or not b.claim:
+        return None
+    return _change(a, b) or _negation(a, b) or _value(a, b)
+
+
+def _stems(tokens: tuple[Token, ...] | list[Token]) -> list[str]:
+    """The stems of some tokens, in order."""
+    return [token.stem for token in tokens]
+
+
+def _words(tokens: tuple[Token, ...] | list[Token]) -> str:
+    """Tokens as they were written (lowercased), space separated."""
+    return " ".join(token.text for token in tokens)
+
+
+def _head(text: str) -> list[Token]:
+    """What a phrase names: its first run of content words (at most three), pronouns left out."""
+    run: list[Token] = []
+    for token in read_statement(text).tokens:
+        if token.content and token.text not in PRONOUNS:
+            run.append(token)
+            if len(run) == MAX_HEAD_WORDS:
+                break
+        elif run:
+            break
+    return run
+
+
+# ----- change ------------------------------------------------------------------------------
+
+
+def _change(a: Statement, b: Statement) -> Verdict | None:
+    """The newer line states a change that makes the older one out of date."""
+    for pattern in _CHANGES:
+        match = pattern.search(b.claim)
+        if match is None:
+            continue
+        groups = match.groupdict()
+        src = _head(groups.get("src") or "")
+        dst = _head(groups.get("dst") or "")
+        older = {token.stem for token in a.tokens}
+        if dst and any(token.stem in older for token in dst):
+            return None
+        if src:
+            if any(token.stem in older for token in src):
+                return Verdict("change", f"{_words(src)} -> {_words(dst) or 'gone'}")
+            continue
+        if dst and _same_topic(a, b, {token.stem for token in dst}):
+            return Verdict("change", f"-> {_words(dst)}")
+    return None
+
+
+def _topical(token: Token) -> bool:
+    """Whether a token can tell what a line is about (not a function word or a bare count)."""
+    return token.content and token.text not in NUMBER_WORDS and len(token.text) > 2
+
+
+def _same_topic(a: Statement, b: Statement, leave_out: set[str]) -> bool:
+    """Whether two claims share a content word (beyond `leave_out`) or a topic."""
+    older = {t.stem for t in a.tokens if _topical(t)}
+    newer = {t.stem for t in b.tokens if _topical(t)} - leave_out
+    if older & newer:
+        return True
+    return any(older & topic and newer & topic for topic in TOPICS)
+
+
+# ----- negation ----------------------------------------------------------------------------
+
+
+def _opposite(a: Statement, b: Statement) -> set[str]:
+    """The words of an antonym pair one claim holds and the other the opposite of."""
+    words_a = {t.text for t in a.tokens}
+    words_b = {t.text for t in b.tokens}
+    found: set[str] = set()
+    for first, second in ANTONYMS:
+        crossed = (first in words_a and second in words_b) or (
+            second in words_a and first in words_b
+        )
+        if crossed and not ({first, second} <= words_a or {first, second} <= words_b):
+            found |= {first, second}
+    return found
+
+
+def _denied(statement: Statement) -> Token | None:
+    """The word a negative claim denies: the first content word after its negation (`not
+    shared` -> `shared`), or before it when nothing follows (`... shared anymore`)."""
+    tokens = statement.tokens
+    skip = NEGATIONS | {"longer"}
+    for at, token in enumerate(tokens):
+        if token.text in NEGATIONS:
+            after = [t for t in tokens[at + 1 :] if t.content and t.text not in skip]
+            before = [t for t in tokens[:at] if t.content and t.text not in skip]
+            return after[0] if after else (before[-1] if before else None)
+    return None
+
+
+def _denies_shared(a: Statement, b: Statement) -> bool:
+    """Whether the negative claim denies a word the other claim holds."""
+    denied, other = (a, b) if a.negated else (b, a)
+    word = _denied(denied)
+    return word is None or word.stem in {t.stem for t in other.tokens}
+
+
+def _negation(a: Statement, b: Statement) -> Verdict | None:
+    """One claim denies what the other asserts, about the same things."""
+    opposite = _opposite(a, b)
+    if a.negated == b.negated and not opposite:
+        return None
+    if not opposite and not _denies_shared(a, b):
+        return None
+    leave_out = NEGATIONS | opposite | {"longer", "have", "do", "does", "did"}
+    rest_a = [t for t in a.tokens if t.content and t.text not in leave_out]
+    rest_b = [t for t in b.tokens if t.content and t.text not in leave_out]
+    if not rest_a or not rest_b:
+        return None
+    matcher = SequenceMatcher(None, _stems(rest_a), _stems(rest_b), autojunk=False)
+    shared = sum(block.size for block in matcher.get_matching_blocks())
+    if shared / min(len(rest_a), len(rest_b)) < NEGATION_OVERLAP:
+        return None
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "replace" and _has_value(rest_a[i1:i2]) and _has_value(rest_b[j1:j2]):
+            return None
+    said = "negative" if b.negated else "positive"
+    return Verdict("negation", f"the newer line is {said}: {b.claim}")
+
+
+# ----- value -------------------------------------------------------------------------------
+
+
+def _has_value(tokens: list[Token]) -> bool:
+    """Whether any token is a value."""
+    return any(token.value for token in tokens)
+
+
+@dataclass(frozen=True)
+class _Alignment:
+    """Two main clauses aligned: the replaced spans (old, new, where), and the words kept."""
+
+    changed: list[tuple[list[Token], list[Token], int]]
+    kept: list[Token]
+    extra: int
+    """How many words were only added or only dropped."""
+
+
+def _align(x: list[Token], y: list[Token]) -> _Alignment:
+    """Align two token lists by their stems."""
+    matcher = SequenceMatcher(None, _stems(x), _stems(y), autojunk=False)
+    ops = [op for op in matcher.get_opcodes() if op[0] != "equal"]
+    changed = [(x[i1:i2], y[j1:j2], i1) for tag, i1, i2, j1, j2 in ops if tag == "replace"]
+    extra = sum(i2 - i1 + j2 - j1 for tag, i1, i2, j1, j2 in ops if tag != "replace")
+    kept = [
+        x[i]
+        for block in matcher.get_matching_blocks()
+        for i in range(block.a, block.a + block.size)
+    ]
+    return _Alignment(changed, kept, extra)
+
+
+def _value(a: Statement, b: Statement) -> Verdict | None:
+    """The main clauses differ in one value (or in two numbers or dates, not of an event)."""
+    x, y = list(a.main), list(b.main)
+    if not x or not y or a.negated != b.negated:
+        return None
+    keyed = bool(a.key) and a.key == b.key
+    aligned = _align(x, y)
+    kept = aligned.kept
+    if not aligned.changed or aligned.extra > MAX_EXTRA_WORDS:
+        return None
+    if not keyed and (
+        len(kept) < MIN_SHARED_SHARE * max(len(x), len(y)) or not any(t.content for t in kept)
+    ):
+        return None
+    if any(token.stem in MANY_VALUED for token in kept):
+        return None
+    shown = "; ".join(f"{_words(old)} -> {_words(new)}" for old, new, _at in aligned.changed)
+    if len(aligned.changed) == 1:
+        old, new, at = aligned.changed[0]
+        changed = _word_change(old, new, x[:at], keyed) or _value_change(old, new)
+        return Verdict("value", shown) if changed else None
+    measured = all(
+        _value_change(old, new) and _measures(old + new) for old, new, _at in aligned.changed
+    )
+    if len(aligned.changed) == 2 and measured and not any(t.text in EVENT_WORDS for t in kept):
+        return Verdict("value", shown)
+    return None
+
+
+def _value_change(old: list[Token], new: list[Token]) -> bool:
+    """One value stands for another; the words around the values are the same."""
+    if len(old) > MAX_VALUE_WORDS or len(new) > MAX_VALUE_WORDS:
+        return False
+    if not (_has_value(old) and _has_value(new)):
+        return False
+    plain_old = {t.stem for t in old if not t.value and t.content}
+    plain_new = {t.stem for t in new if not t.value and t.content}
+    return plain_old == plain_new and not _narrower_date(old, new)
+
+
+def _measures(tokens: list[Token]) -> bool:
+    """Whether the values of a phrase are all numbers, times or dates (no names: a changed
+    name next to a changed number is usually another thing, `iOS 16` and `Android 10`)."""
+    return all(
+        any(ch.isdigit() for ch in t.text) or t.stem in DATE_WORDS or t.text in NUMBER_WORDS
+        for t in tokens
+        if t.value
+    )
+
+
+def _months(tokens: list[Token]) -> set[int]:
+    """The months a phrase names: by name, or as the month of an ISO date."""
+    found = {MONTHS[t.text] for t in tokens if t.text in MONTHS}
+    for token in tokens:
+        iso = re.fullmatch(r"\d{4}-(\d{2})(?:-\d{2})?", token.text)
+        if iso is not None:
+            found.add(int(iso.group(1)))
+    return found
+
+
+def _narrower_date(old: list[Token], new: list[Token]) -> bool:
+    """Whether one side names a month and the other a day of that month (`April`,
+    `2025-04-15`): the newer is more exact, not different."""
+    if not _months(old) & _months(new):
+        return False
+    return not any(ch.isdigit() for t in old for ch in t.text) or not any(
+        ch.isdigit() for t in new for ch in t.text
+    )
+
+
+def _word_change(old: list[Token], new: list[Token], before: list[Token], keyed: bool) -> bool:
+    """A plain word stands for another after an attribute word; under the same key, any short
+    phrase for another."""
+    if keyed:
+        return len(old) <= MAX_VALUE_WORDS and len(new) <= MAX_VALUE_WORDS
+    if len(old) > MAX_PLAIN_WORDS or len(new) > MAX_PLAIN_WORDS:
+        return False
+    if _has_value(old) or _has_value(new):
+        return False
+    if not all(t.content for t in old) or not all(t.content for t in new):
+        return False
+    return keyed or any(token.stem in ATTRIBUTE_WORDS for token in before)
