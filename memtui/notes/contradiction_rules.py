@@ -7,11 +7,12 @@ Three rules, tried in order, each explainable in one line:
   its topic and not what it says is current;
 - **negation**: one line is negative and the other is not (or they hold opposite words such as
   `enabled` / `disabled`), and apart from that they say the same thing about the same things;
-- **value**: the two main clauses (both positive or both negative) share most of their words and differ in one place, where one
-  value stands for another (a number, date, name, version, address, code) or, after an
-  attribute word (`is`, `prefers`, `wants`, `uses`, a shared `key:` or XML tag), one plain word
-  for another. Two changed values count only if both are numbers or dates and nothing is an event
-  (`deployed v2.3 on ...`, `deployed v2.4 on ...` are two deployments).
+- **value**: the two main clauses (both positive, or both negative) share most of their words
+  and differ in one place, where one value stands for another (a number, date, name, version,
+  address, code) or, after an attribute word (`is`, `prefers`, `wants`, `uses`, a shared `key:`
+  or XML tag), one plain word for another. Two changed values count only if both are numbers or
+  dates and nothing is an event (`deployed v2.3 on ...`, `deployed v2.4 on ...` are two
+  deployments).
 
 The rules only propose: every verdict is a candidate a person confirms.
 """

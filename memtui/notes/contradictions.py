@@ -57,6 +57,8 @@ class Contradiction:
     detail: str
     key: str
     """`pair_key` of the two texts: what a "keep both" decision is remembered by."""
+    subject: str = ""
+    """The entity's title when the pair was found through a link to it, else ""."""
 
 
 @dataclass
@@ -131,7 +133,7 @@ def _candidates(
                 yield (i, j) if right is None else (i, j - len(left))
 
 
-def _order(a: Line, b: Line) -> tuple[Line, Line]:
+def ordered(a: Line, b: Line) -> tuple[Line, Line]:
     """(older, newer): by when each was written; in one file at one time, by line."""
     same_file = a.path == b.path
     first = (a.time, a.line if same_file else 0, a.path)
@@ -139,9 +141,9 @@ def _order(a: Line, b: Line) -> tuple[Line, Line]:
     return (a, b) if first <= second else (b, a)
 
 
-def _judged(a: Line, b: Line, subject: str, kept: Collection[str]) -> Contradiction | None:
+def judged(a: Line, b: Line, subject: str = "", kept: Collection[str] = ()) -> Contradiction | None:
     """The contradiction between two statements, if there is one and it was not kept."""
-    older, newer = _order(a, b)
+    older, newer = ordered(a, b)
     if subject:
         verdict = judge(_without(older.text, subject), _without(newer.text, subject))
     else:
@@ -151,7 +153,7 @@ def _judged(a: Line, b: Line, subject: str, kept: Collection[str]) -> Contradict
     key = pair_key(older.text, newer.text)
     if key in kept:
         return None
-    return Contradiction(older, newer, verdict.reason, verdict.detail, key)
+    return Contradiction(older, newer, verdict.reason, verdict.detail, key, subject)
 
 
 class _Finder:
@@ -176,7 +178,7 @@ class _Finder:
             place = place if place[0] <= place[1] else (place[1], place[0])
             if place in self.found or a.text == b.text:
                 continue
-            found = _judged(a, b, subject, self.kept)
+            found = judged(a, b, subject, self.kept)
             if found is not None:
                 self.found[place] = found
 
@@ -215,7 +217,12 @@ def find_contradictions(
             named = [line for line in lines[file.path] if _names(line.text, entity.title)]
             if named and title_key(entity.title) != title_key(file.title):
                 finder.compare(lines[target], named, entity.title)
-    return sorted(finder.found.values(), key=lambda c: (-c.newer.time, c.newer.path, c.newer.line))
+    return newest_first(finder.found.values())
+
+
+def newest_first(pairs: Iterable[Contradiction]) -> list[Contradiction]:
+    """Pairs ordered by their newer line: the latest written first, then by place."""
+    return sorted(pairs, key=lambda c: (-c.newer.time, c.newer.path, c.newer.line))
 
 
 def _names(text: str, title: str) -> bool:
