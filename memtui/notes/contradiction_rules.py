@@ -45,8 +45,12 @@ MAX_PLAIN_WORDS = 2
 """A changed plain word (after an attribute word) spans at most this many words."""
 MAX_EXTRA_WORDS = 2
 """Words added or dropped besides the change (`about`, `only`) stay under this many."""
+MAX_KEYED_WORDS = 6
+"""Under a shared key, a value of at most this many words is the key's value (`Timezone:
+Europe/Berlin`); a longer text after a label (`Expansions: ...`) is compared as a sentence."""
 MAX_HEAD_WORDS = 3
-"""A phrase a change names (what is gone, what is current) is read from its first words."""
+"""A phrase a change names (what is gone, what is current) is read from its first content
+words; the older line holds it when it holds two of them (or the only one)."""
 
 ATTRIBUTE_WORDS = word_set(
     "be prefer want lik us set run via default own manag led lead maintain hav choos chos "
@@ -62,6 +66,11 @@ EVENT_WORDS = word_set(
     attended visited published signed paid sent completed finished started ended"""
 )
 """Past events: two of them with different dates and versions are two events."""
+HISTORY_WORDS = EVENT_WORDS | word_set(
+    """added removed changed updated deprecated renamed dropped moved migrated switched replaced
+    bumped improved refactored reverted introduced created deleted"""
+)
+"""A line opening with one of these records what happened (a changelog entry)."""
 PLACE_WORDS = word_set("liv live based home locat resid reloc mov city")
 WORK_WORDS = word_set("work employ employer job company hir join leav quit")
 TOPICS = (PLACE_WORDS, WORK_WORDS)
@@ -69,15 +78,19 @@ TOPICS = (PLACE_WORDS, WORK_WORDS)
 PRONOUNS = word_set("it they them this that these those which")
 
 _PHRASE = r"[^;,.:]+?"
-_VERB = r"(?:e|es|s|ed|d|ing|ped|ping)?\b"
-"""The verb endings a change word may take (`moved`, `switching`), not a noun's (`migration`)."""
+_PARENTHESES = re.compile(r"\([^()]*\)")
+"""An aside in parentheses: a change named there (`(removed fields)`) is not what the line says."""
+_VERB = r"(?:es|s|ed|d|ing|ped|ping)\b"
+"""The endings of a change word that say a change happened (`moved`, `switching`, `replaces`):
+not a noun's (`migration`) and not the bare word (`move to`, `a change to`), which is an
+instruction or a noun."""
 _CHANGES = tuple(
-    re.compile(pattern)
+    re.compile(pattern, re.IGNORECASE)
     for pattern in (
         rf"\b(?:switch|mov|migrat|chang|relocat|convert|upgrad|downgrad|went){_VERB}[^;,]*?"
         rf"\bfrom\s+(?P<src>{_PHRASE})\s+(?:to|into)\s+(?P<dst>{_PHRASE})(?:[;,.]|$)",
         rf"\breplac{_VERB}\s+(?P<src>{_PHRASE})\s+(?:with|by)\s+(?P<dst>{_PHRASE})(?:[;,.]|$)",
-        rf"^(?P<src>{_PHRASE})\s+(?:was|were|has been|have been|got|is|are)\s+(?:replaced|"
+        rf"^(?P<subject>{_PHRASE})\s+(?:was|were|has been|have been|got|is|are)\s+(?:replaced|"
         rf"removed|dropped|deprecated|retired|archived|shut down|abandoned|discontinued|"
         rf"cancel+ed)(?:\s+(?:with|by)\s+(?P<dst>{_PHRASE}))?(?:[;,.]|\s|$)",
         rf"(?:^|;\s*)(?P<dst>{_PHRASE})\s+replaced\s+(?P<src>{_PHRASE})(?:[;,.]|$)",
@@ -98,12 +111,18 @@ class Verdict:
     detail: str
 
 
-def judge(older: str, newer: str) -> Verdict | None:
-    """The verdict when the `newer` line contradicts the `older` one, else None."""
+def judge(older: str, newer: str, *, same_section: bool = True) -> Verdict | None:
+    """The verdict when the `newer` line contradicts the `older` one, else None.
+
+    `same_section` False (the lines are under different headings of one file) keeps a shared
+    key from counting as one attribute: `Deploy: Fly.io` under `## Project A` and `Deploy:
+    Heroku` under `## Project B` are two projects' settings.
+    """
     a, b = read_statement(older), read_statement(newer)
-    if (a.key and b.key and a.key != b.key) or a.claim == b.claim or not a.claim or not b.claim:
+    same = a.claim.lower() == b.claim.lower()
+    if (a.key and b.key and a.key != b.key) or same or not a.claim or not b.claim:
         return None
-    return _change(a, b) or _negation(a, b) or _value(a, b)
+    return _change(a, b) or _negation(a, b) or _value(a, b, same_section)
 
 
 def _stems(tokens: tuple[Token, ...] | list[Token]) -> list[str]:
@@ -117,40 +136,62 @@ def _words(tokens: tuple[Token, ...] | list[Token]) -> str:
 
 
 def _head(text: str) -> list[Token]:
-    """What a phrase names: its first run of content words (at most three), pronouns left out."""
-    run: list[Token] = []
-    for token in read_statement(text).tokens:
-        if token.content and token.text not in PRONOUNS:
-            run.append(token)
-            if len(run) == MAX_HEAD_WORDS:
-                break
-        elif run:
-            break
-    return run
+    """What a phrase names: its first content words (at most three), pronouns left out."""
+    words = [t for t in read_statement(text).tokens if t.content and t.text not in PRONOUNS]
+    return words[:MAX_HEAD_WORDS]
+
+
+def _holds(tokens: list[Token], words: set[str]) -> bool:
+    """Whether a phrase's words are among a line's `words` (stems and words as written): two
+    of them, or its only one."""
+    found = sum(token.stem in words or token.text in words for token in tokens)
+    return found >= min(2, len(tokens))
 
 
 # ----- change ------------------------------------------------------------------------------
 
 
+def _records_history(statement: Statement) -> bool:
+    """Whether a line tells of a change or an event (`Added ...`, `Migrated to ...`): a record
+    of what happened then, which a later change does not make untrue (a changelog, a log)."""
+    first = statement.tokens[0].text if statement.tokens else ""
+    if first in HISTORY_WORDS:
+        return True
+    said = _PARENTHESES.sub(" ", statement.claim)
+    return any(pattern.search(said) for pattern in _CHANGES)
+
+
 def _change(a: Statement, b: Statement) -> Verdict | None:
     """The newer line states a change that makes the older one out of date."""
+    if _records_history(a):
+        return None
+    said = _PARENTHESES.sub(" ", b.claim)
     for pattern in _CHANGES:
-        match = pattern.search(b.claim)
+        match = pattern.search(said)
         if match is None:
             continue
         groups = match.groupdict()
-        src = _head(groups.get("src") or "")
+        named = groups.get("subject") or groups.get("src") or ""
+        src = _head(named)
         dst = _head(groups.get("dst") or "")
-        older = {token.stem for token in a.tokens}
-        if dst and any(token.stem in older for token in dst):
+        older = {t.stem for t in a.tokens} | {t.text for t in a.tokens}
+        if dst and _holds(dst[:1], older):
             return None
         if src:
-            if any(token.stem in older for token in src):
+            if _holds(src, older) and (groups.get("subject") or _named_enough(src, a, b)):
                 return Verdict("change", f"{_words(src)} -> {_words(dst) or 'gone'}")
             continue
         if dst and _same_topic(a, b, {token.stem for token in dst}):
             return Verdict("change", f"-> {_words(dst)}")
     return None
+
+
+def _named_enough(src: list[Token], a: Statement, b: Statement) -> bool:
+    """Whether what a change says is gone names the older line's subject: a value, several
+    words, or one word when the lines share another (`no longer active` alone does not)."""
+    if len(src) > 1 or src[0].value:
+        return True
+    return _same_topic(a, b, {src[0].stem})
 
 
 def _topical(token: Token) -> bool:
@@ -224,7 +265,7 @@ def _negation(a: Statement, b: Statement) -> Verdict | None:
         if tag == "replace" and _has_value(rest_a[i1:i2]) and _has_value(rest_b[j1:j2]):
             return None
     said = "negative" if b.negated else "positive"
-    return Verdict("negation", f"the newer line is {said}: {b.claim}")
+    return Verdict("negation", f"the newer line is {said}")
 
 
 # ----- value -------------------------------------------------------------------------------
@@ -259,12 +300,13 @@ def _align(x: list[Token], y: list[Token]) -> _Alignment:
     return _Alignment(changed, kept, extra)
 
 
-def _value(a: Statement, b: Statement) -> Verdict | None:
+def _value(a: Statement, b: Statement, same_section: bool) -> Verdict | None:
     """The main clauses differ in one value (or in two numbers or dates, not of an event)."""
     x, y = list(a.main), list(b.main)
     if not x or not y or a.negated != b.negated:
         return None
-    keyed = bool(a.key) and a.key == b.key
+    short = max(len(a.tokens), len(b.tokens)) <= MAX_KEYED_WORDS
+    keyed = same_section and bool(a.key) and a.key == b.key and short
     aligned = _align(x, y)
     kept = aligned.kept
     if not aligned.changed or aligned.extra > MAX_EXTRA_WORDS:

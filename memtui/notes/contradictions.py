@@ -31,6 +31,8 @@ COMMON_SHARE = 0.5
 """A word in more than this share of a subject's statements (and in more than
 COMMON_MIN of them) says nothing about which two belong together."""
 COMMON_MIN = 8
+MAX_TITLE_GROUP = 8
+"""A title shared by more files than this (`README`, `Notes`) names no one entity."""
 _SPACE = re.compile(r"\s+")
 Place = tuple[str, int]
 """(relpath, line) of a statement."""
@@ -45,6 +47,8 @@ class Line:
     line: int
     text: str
     time: float = 0.0
+    section: int = 0
+    """The line of the heading the statement is under (0: none)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,10 +148,13 @@ def ordered(a: Line, b: Line) -> tuple[Line, Line]:
 def judged(a: Line, b: Line, subject: str = "", kept: Collection[str] = ()) -> Contradiction | None:
     """The contradiction between two statements, if there is one and it was not kept."""
     older, newer = ordered(a, b)
+    same_section = older.path != newer.path or older.section == newer.section
     if subject:
-        verdict = judge(_without(older.text, subject), _without(newer.text, subject))
+        verdict = judge(
+            _without(older.text, subject), _without(newer.text, subject), same_section=same_section
+        )
     else:
-        verdict = judge(older.text, newer.text)
+        verdict = judge(older.text, newer.text, same_section=same_section)
     if verdict is None:
         return None
     key = pair_key(older.text, newer.text)
@@ -186,8 +193,8 @@ class _Finder:
 def _lines(file: MemoryFile) -> list[Line]:
     """The statements of a file as Lines, each with its time."""
     return [
-        Line(file.path, number, text, file.line_times.get(number, file.mtime))
-        for number, text in statement_lines(file.path, file.text)
+        Line(file.path, number, text, file.line_times.get(number, file.mtime), section)
+        for number, text, section in statement_lines(file.path, file.text)
     ]
 
 
@@ -207,6 +214,8 @@ def find_contradictions(
         if file.title.strip():
             by_title[title_key(file.title)].append(file.path)
     for paths in by_title.values():
+        if len(paths) > MAX_TITLE_GROUP:
+            continue
         for a, b in combinations(paths, 2):
             finder.compare(lines[a], lines[b])
     for file in by_path.values():

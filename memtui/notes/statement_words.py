@@ -22,7 +22,8 @@ _LIST_MARKER = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+(?:\[[ xX]\]\s+)?")
 _CATEGORY = re.compile(r"^\[([^\[\]()]+)\]\s+")
 _XML = re.compile(r'^<([A-Za-z][\w.-]*)((?:\s+[\w.-]+\s*=\s*"[^"]*")*)\s*>(.*)</\1>\s*$')
 _XML_ATTRIBUTE = re.compile(r'([\w.-]+)\s*=\s*"([^"]*)"')
-_KEY_VALUE = re.compile(r"^([^:`]{1,40}?):\s+(\S.*)$")
+_KEY_VALUE = re.compile(r"^([^:]{1,40}?):\s+(\S.*)$")
+_EMPHASIS = re.compile(r"\*\*|__")
 _TAG = re.compile(r"(?<!\S)#[^\s#]+")
 _CONTEXT = re.compile(r"\s*\([^()]*\)\s*$")
 _TOKEN = re.compile(
@@ -155,7 +156,7 @@ class Statement:
     tokens: tuple[Token, ...]
     """Every token of the claim, in order."""
     claim: str
-    """The claim as text, lowercased (list marker, category, tags and context taken off)."""
+    """The claim as text (list marker, category, tags and context taken off)."""
 
     @property
     def negated(self) -> bool:
@@ -210,7 +211,10 @@ def _tokens(text: str) -> tuple[Token, ...]:
     tokens = []
     for i, raw in enumerate(_TOKEN.findall(text)):
         value = _is_value(raw, i == 0)
-        tokens.append(Token(raw.lower(), _value_stem(raw) if value else stem(raw), value))
+        alphabetic = raw.isalpha()
+        tokens.append(
+            Token(raw.lower(), _value_stem(raw) if value and not alphabetic else stem(raw), value)
+        )
     return tuple(tokens)
 
 
@@ -225,11 +229,7 @@ def _key_and_claim(text: str) -> tuple[str, str]:
         head = pair.group(1).strip()
         words = _tokens(head)
         content = [t for t in words if t.content]
-        if (
-            not head[-1:].isdigit()
-            and len(content) <= MAX_KEY_CONTENT_WORDS
-            and not any(t.text in NEGATIONS for t in words)
-        ):
+        if len(content) <= MAX_KEY_CONTENT_WORDS and not any(t.text in NEGATIONS for t in words):
             return " ".join(t.stem for t in content), pair.group(2).strip()
     return "", text
 
@@ -238,7 +238,7 @@ def claim_text(line: str) -> str:
     """A line without its list marker, category and temporal qualifier."""
     text = _LIST_MARKER.sub("", line.strip(), count=1)
     text = _CATEGORY.sub("", text, count=1)
-    return scan_qualifier(text).content.strip()
+    return _EMPHASIS.sub("", scan_qualifier(text).content).strip()
 
 
 @lru_cache(maxsize=65536)
@@ -252,5 +252,5 @@ def read_statement(line: str) -> Statement:
         key=key,
         main=_tokens(_FILLER.sub(" ", main)),
         tokens=_tokens(claim),
-        claim=claim.lower(),
+        claim=claim,
     )

@@ -83,4 +83,4 @@ def store_contradictions(
 def _dated(line: Line, times: dict[str, dict[int, float]]) -> Line:
     """A line with the time the history gives it (its file's change time otherwise)."""
     when = times.get(line.path, {}).get(line.line)
-    return line if when is None else Line(line.path, line.line, line.text, when)
+    return line if when is None else Line(line.path, line.line, line.text, when, line.section)
