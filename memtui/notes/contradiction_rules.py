@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
+from functools import lru_cache
 
 from memtui.notes.statement_words import (
     ANTONYMS,
@@ -84,6 +85,13 @@ _VERB = r"(?:es|s|ed|d|ing|ped|ping)\b"
 """The endings of a change word that say a change happened (`moved`, `switching`, `replaces`):
 not a noun's (`migration`) and not the bare word (`move to`, `a change to`), which is an
 instruction or a noun."""
+_CHANGE_WORD = re.compile(
+    r"\b(?:switch|mov|migrat|chang|relocat|convert|upgrad|downgrad|went|replac|remov|dropp|"
+    r"deprecat|retir|archiv|shut down|abandon|discontinu|cancel|no longer|stopp|left|quit|"
+    r"ditch|gave up|instead|bump|postpon|reschedul|push|slipp)",
+    re.IGNORECASE,
+)
+"""Any of the words a change phrase is built on: lines without one are not matched further."""
 _CHANGES = tuple(
     re.compile(pattern, re.IGNORECASE)
     for pattern in (
@@ -151,26 +159,34 @@ def _holds(tokens: list[Token], words: set[str]) -> bool:
 # ----- change ------------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=65536)
+def _change_phrases(claim: str) -> tuple[dict[str, str | None], ...]:
+    """The named parts of every change phrase of a claim, in pattern order (none for most
+    lines: the patterns run only when a change word is there)."""
+    said = _PARENTHESES.sub(" ", claim)
+    if not _CHANGE_WORD.search(said):
+        return ()
+    return tuple(match.groupdict() for p in _CHANGES if (match := p.search(said)) is not None)
+
+
+def states_change(statement: Statement) -> bool:
+    """Whether a line says something changed (`moved to`, `no longer`, `X was dropped`)."""
+    return bool(_change_phrases(statement.claim))
+
+
 def _records_history(statement: Statement) -> bool:
     """Whether a line tells of a change or an event (`Added ...`, `Migrated to ...`): a record
     of what happened then, which a later change does not make untrue (a changelog, a log)."""
     first = statement.tokens[0].text if statement.tokens else ""
-    if first in HISTORY_WORDS:
-        return True
-    said = _PARENTHESES.sub(" ", statement.claim)
-    return any(pattern.search(said) for pattern in _CHANGES)
+    return first in HISTORY_WORDS or states_change(statement)
 
 
 def _change(a: Statement, b: Statement) -> Verdict | None:
     """The newer line states a change that makes the older one out of date."""
-    if _records_history(a):
+    phrases = _change_phrases(b.claim)
+    if not phrases or _records_history(a):
         return None
-    said = _PARENTHESES.sub(" ", b.claim)
-    for pattern in _CHANGES:
-        match = pattern.search(said)
-        if match is None:
-            continue
-        groups = match.groupdict()
+    for groups in phrases:
         named = groups.get("subject") or groups.get("src") or ""
         src = _head(named)
         dst = _head(groups.get("dst") or "")
@@ -300,6 +316,13 @@ def _align(x: list[Token], y: list[Token]) -> _Alignment:
     return _Alignment(changed, kept, extra)
 
 
+def _most_shared(x: list[Token], y: list[Token]) -> int:
+    """At least as many words as two token lists can share in an alignment (a cheap bound)."""
+    set_x, set_y = {t.stem for t in x}, {t.stem for t in y}
+    repeated = min(len(x) - len(set_x), len(y) - len(set_y))
+    return len(set_x & set_y) + repeated
+
+
 def _value(a: Statement, b: Statement, same_section: bool) -> Verdict | None:
     """The main clauses differ in one value (or in two numbers or dates, not of an event)."""
     x, y = list(a.main), list(b.main)
@@ -307,6 +330,8 @@ def _value(a: Statement, b: Statement, same_section: bool) -> Verdict | None:
         return None
     short = max(len(a.tokens), len(b.tokens)) <= MAX_KEYED_WORDS
     keyed = same_section and bool(a.key) and a.key == b.key and short
+    if not keyed and _most_shared(x, y) < MIN_SHARED_SHARE * max(len(x), len(y)):
+        return None
     aligned = _align(x, y)
     kept = aligned.kept
     if not aligned.changed or aligned.extra > MAX_EXTRA_WORDS:

@@ -2,8 +2,8 @@
 
 A subject is one file (its statements among themselves), a title shared by several notes, or a
 note another note links to (the linking note's statements that name it, compared with the
-note's own). Inside a subject only statements sharing an uncommon word, a key or a topic are
-judged (`contradiction_rules.judge`), so the work grows with the store, not its square. The
+note's own). Inside a subject only the pairs `contradiction_blocks.candidates` finds are judged
+(`contradiction_rules.judge`), so the work grows with the store, not its square. The
 newer statement of a pair is the later written one: its line's time when known (the history),
 else its file's change time, else the later line of the same file.
 
@@ -18,19 +18,15 @@ import hashlib
 import re
 import unicodedata
 from collections import defaultdict
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from itertools import combinations
 
 from memtui.notes.bulk import Pacer
-from memtui.notes.contradiction_rules import TOPICS, judge
-from memtui.notes.statement_words import read_statement
+from memtui.notes.contradiction_blocks import candidates, without
+from memtui.notes.contradiction_rules import judge
 from memtui.notes.statements import statement_lines
 
-COMMON_SHARE = 0.5
-"""A word in more than this share of a subject's statements (and in more than
-COMMON_MIN of them) says nothing about which two belong together."""
-COMMON_MIN = 8
 MAX_TITLE_GROUP = 8
 """A title shared by more files than this (`README`, `Notes`) names no one entity."""
 _SPACE = re.compile(r"\s+")
@@ -97,46 +93,6 @@ def title_key(title: str) -> str:
     return " ".join(re.findall(r"[^\W_]+", unicodedata.normalize("NFC", title).casefold()))
 
 
-def _blocks(text: str, subject: str) -> set[str]:
-    """What a statement may share with another it could contradict: its content words, its
-    key, and the topics it touches (the subject's own words left out)."""
-    statement = read_statement(_without(text, subject) if subject else text)
-    stems = {t.stem for t in statement.tokens if t.content}
-    found = stems | {f"={statement.key}"} if statement.key else set(stems)
-    for number, topic in enumerate(TOPICS):
-        if stems & topic:
-            found.add(f"@{number}")
-    return found
-
-
-def _without(text: str, subject: str) -> str:
-    """A statement with the words naming its subject taken out (`Alice Chen is ...` -> `is ...`)."""
-    return re.sub(rf"(?i)\b{re.escape(subject)}\b", " ", text)
-
-
-def _candidates(
-    left: Sequence[str], right: Sequence[str] | None, subject: str
-) -> Iterator[tuple[int, int]]:
-    """Index pairs (i in left, j in right, or i < j in left alone) that share an uncommon block."""
-    both = list(left) if right is None else [*left, *right]
-    blocks = [_blocks(text, subject) for text in both]
-    holders: dict[str, list[int]] = defaultdict(list)
-    for i, found in enumerate(blocks):
-        for block in found:
-            holders[block].append(i)
-    common = max(COMMON_MIN, COMMON_SHARE * len(both))
-    seen: set[tuple[int, int]] = set()
-    for members in holders.values():
-        if len(members) < 2 or len(members) > common:
-            continue
-        for i, j in combinations(members, 2):
-            if right is not None and not (i < len(left) <= j):
-                continue
-            if (i, j) not in seen:
-                seen.add((i, j))
-                yield (i, j) if right is None else (i, j - len(left))
-
-
 def ordered(a: Line, b: Line) -> tuple[Line, Line]:
     """(older, newer): by when each was written; in one file at one time, by line."""
     same_file = a.path == b.path
@@ -151,7 +107,7 @@ def judged(a: Line, b: Line, subject: str = "", kept: Collection[str] = ()) -> C
     same_section = older.path != newer.path or older.section == newer.section
     if subject:
         verdict = judge(
-            _without(older.text, subject), _without(newer.text, subject), same_section=same_section
+            without(older.text, subject), without(newer.text, subject), same_section=same_section
         )
     else:
         verdict = judge(older.text, newer.text, same_section=same_section)
@@ -177,7 +133,7 @@ class _Finder:
         texts_left = [line.text for line in left]
         texts_right = None if right is None else [line.text for line in right]
         other = left if right is None else right
-        for count, (i, j) in enumerate(_candidates(texts_left, texts_right, subject)):
+        for count, (i, j) in enumerate(candidates(texts_left, texts_right, subject)):
             if count % 256 == 0:
                 self.pace()
             a, b = left[i], other[j]

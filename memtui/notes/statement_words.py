@@ -23,6 +23,8 @@ _CATEGORY = re.compile(r"^\[([^\[\]()]+)\]\s+")
 _XML = re.compile(r'^<([A-Za-z][\w.-]*)((?:\s+[\w.-]+\s*=\s*"[^"]*")*)\s*>(.*)</\1>\s*$')
 _XML_ATTRIBUTE = re.compile(r'([\w.-]+)\s*=\s*"([^"]*)"')
 _KEY_VALUE = re.compile(r"^([^:]{1,40}?):\s+(\S.*)$")
+_DIGIT = re.compile(r"\d")
+_INNER_MARK = re.compile(r"[._/@+]")
 _EMPHASIS = re.compile(r"\*\*|__")
 _TAG = re.compile(r"(?<!\S)#[^\s#]+")
 _CONTEXT = re.compile(r"\s*\([^()]*\)\s*$")
@@ -157,15 +159,11 @@ class Statement:
     """Every token of the claim, in order."""
     claim: str
     """The claim as text (list marker, category, tags and context taken off)."""
-
-    @property
-    def negated(self) -> bool:
-        """Whether the claim is negative (`not`, `no longer`, `stopped`, `never`, ...)."""
-        return bool(NEGATION_PHRASES.search(self.claim)) or any(
-            token.text in NEGATIONS for token in self.tokens
-        )
+    negated: bool
+    """Whether the claim is negative (`not`, `no longer`, `stopped`, `never`, ...)."""
 
 
+@lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A light stem: `uses`/`using`/`used` -> `us`, `planned` -> `plan`, `has` -> `have`."""
     word = word.lower().removesuffix("'s").removesuffix("’s")
@@ -191,31 +189,42 @@ def _value_stem(raw: str) -> str:
     return lower[:-1] if lower.endswith("s") and lower[:-1] in DATE_WORDS else lower
 
 
-def _is_value(raw: str, first: bool) -> bool:
+def _is_value(raw: str, lower: str, first: bool) -> bool:
     """Whether a token names a value: a number, date, name, code, path or address."""
+    if raw[0] == "`" or _DIGIT.search(raw) or lower in DATE_WORDS or lower in NUMBER_WORDS:
+        return True
+    if _INNER_MARK.search(raw, 1, len(raw) - 1):
+        return True
+    if raw[1:] != lower[1:]:
+        return True
+    return not first and raw[0] != lower[0]
+
+
+@lru_cache(maxsize=65536)
+def _token(raw: str, first: bool) -> Token:
+    """One token as written (cached: a store's vocabulary is small next to its text)."""
     lower = raw.lower()
-    if raw.startswith("`") or any(ch.isdigit() for ch in raw):
-        return True
-    if lower in DATE_WORDS or lower in NUMBER_WORDS:
-        return True
-    inner = raw[1:-1]
-    if any(ch in "._/@+" for ch in inner):
-        return True
-    if any(ch.isupper() for ch in raw[1:]):
-        return True
-    return raw[:1].isupper() and not first
+    value = _is_value(raw, lower, first)
+    return Token(lower, _value_stem(raw) if value and not raw.isalpha() else stem(raw), value)
 
 
 def _tokens(text: str) -> tuple[Token, ...]:
     """The tokens of `text`, each marked value or word."""
-    tokens = []
-    for i, raw in enumerate(_TOKEN.findall(text)):
-        value = _is_value(raw, i == 0)
-        alphabetic = raw.isalpha()
-        tokens.append(
-            Token(raw.lower(), _value_stem(raw) if value and not alphabetic else stem(raw), value)
-        )
-    return tuple(tokens)
+    return tuple(_token(raw, i == 0) for i, raw in enumerate(_TOKEN.findall(text)))
+
+
+def _claim_tokens(claim: str, end: int) -> tuple[tuple[Token, ...], tuple[Token, ...]]:
+    """All tokens of a claim, and those of its main clause (before `end`, fillers left out)."""
+    fillers = [match.span() for match in _FILLER.finditer(claim, 0, end)]
+    tokens: list[Token] = []
+    main: list[Token] = []
+    for i, match in enumerate(_TOKEN.finditer(claim)):
+        token = _token(match.group(), i == 0)
+        tokens.append(token)
+        start = match.start()
+        if start < end and not any(low <= start < high for low, high in fillers):
+            main.append(token)
+    return tuple(tokens), tuple(main)
 
 
 def _key_and_claim(text: str) -> tuple[str, str]:
@@ -247,10 +256,12 @@ def read_statement(line: str) -> Statement:
     key, claim = _key_and_claim(claim_text(line))
     claim = _CONTEXT.sub("", _TAG.sub("", claim)).strip()
     aside = _ASIDE.search(claim)
-    main = claim[: aside.start()] if aside is not None and aside.start() > 0 else claim
+    end = aside.start() if aside is not None and aside.start() > 0 else len(claim)
+    tokens, main = _claim_tokens(claim, end)
     return Statement(
         key=key,
-        main=_tokens(_FILLER.sub(" ", main)),
-        tokens=_tokens(claim),
+        main=main,
+        tokens=tokens,
         claim=claim,
+        negated=bool(NEGATION_PHRASES.search(claim)) or any(t.text in NEGATIONS for t in tokens),
     )
