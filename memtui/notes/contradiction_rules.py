@@ -32,6 +32,7 @@ from memtui.notes.statement_words import (
     NUMBER_WORDS,
     Statement,
     Token,
+    phrase_tokens,
     read_statement,
     word_set,
 )
@@ -46,6 +47,9 @@ MAX_PLAIN_WORDS = 2
 """A changed plain word (after an attribute word) spans at most this many words."""
 MAX_EXTRA_WORDS = 2
 """Words added or dropped besides the change (`about`, `only`) stay under this many."""
+SUBJECT_WORDS = 2
+"""Of two changed numbers, one within the first words of a sentence names what it is about
+(`Service 0 listens on port 8000`, `Service 7 listens on port 8007`): two things, not one."""
 MAX_KEYED_WORDS = 6
 """Under a shared key, a value of at most this many words is the key's value (`Timezone:
 Europe/Berlin`); a longer text after a label (`Expansions: ...`) is compared as a sentence."""
@@ -145,7 +149,7 @@ def _words(tokens: tuple[Token, ...] | list[Token]) -> str:
 
 def _head(text: str) -> list[Token]:
     """What a phrase names: its first content words (at most three), pronouns left out."""
-    words = [t for t in read_statement(text).tokens if t.content and t.text not in PRONOUNS]
+    words = [t for t in phrase_tokens(text) if t.content and t.text not in PRONOUNS]
     return words[:MAX_HEAD_WORDS]
 
 
@@ -316,6 +320,11 @@ def _align(x: list[Token], y: list[Token]) -> _Alignment:
     return _Alignment(changed, kept, extra)
 
 
+def _events(tokens: list[Token]) -> bool:
+    """Whether a sentence tells of an event (`deployed`, `released`, `met`)."""
+    return any(token.text in EVENT_WORDS for token in tokens)
+
+
 def _most_shared(x: list[Token], y: list[Token]) -> int:
     """At least as many words as two token lists can share in an alignment (a cheap bound)."""
     set_x, set_y = {t.stem for t in x}, {t.stem for t in y}
@@ -350,7 +359,8 @@ def _value(a: Statement, b: Statement, same_section: bool) -> Verdict | None:
     measured = all(
         _value_change(old, new) and _measures(old + new) for old, new, _at in aligned.changed
     )
-    if len(aligned.changed) == 2 and measured and not any(t.text in EVENT_WORDS for t in kept):
+    about_one = aligned.changed[0][2] >= SUBJECT_WORDS
+    if len(aligned.changed) == 2 and measured and about_one and not _events(kept):
         return Verdict("value", shown)
     return None
 

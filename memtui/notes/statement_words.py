@@ -213,6 +213,12 @@ def _tokens(text: str) -> tuple[Token, ...]:
     return tuple(_token(raw, i == 0) for i, raw in enumerate(_TOKEN.findall(text)))
 
 
+def phrase_tokens(text: str) -> tuple[Token, ...]:
+    """The tokens of a phrase taken from inside a sentence (a capital marks a name even on
+    the phrase's first word)."""
+    return tuple(_token(raw, False) for raw in _TOKEN.findall(text))
+
+
 def _claim_tokens(claim: str, end: int) -> tuple[tuple[Token, ...], tuple[Token, ...]]:
     """All tokens of a claim, and those of its main clause (before `end`, fillers left out)."""
     fillers = [match.span() for match in _FILLER.finditer(claim, 0, end)]

@@ -74,9 +74,7 @@ def pair_files(row: dict[str, Any]) -> list[MemoryFile]:
 def found_for(row: dict[str, Any]) -> tuple[bool, list[Contradiction]]:
     """Whether the finder proposes the pair (its two lines, older first), and all it proposed."""
     proposed = find_contradictions(pair_files(row))
-    hit = any(
-        c.older.text == row["older"] and c.newer.text == row["newer"] for c in proposed
-    )
+    hit = any(c.older.text == row["older"] and c.newer.text == row["newer"] for c in proposed)
     return hit, proposed
 
 
@@ -117,7 +115,11 @@ def score(rows: list[dict[str, Any]]) -> Scores:
     misses = []
     for row in rows:
         hit, proposed = found_for(row)
-        wrong = [c for c in proposed if not (c.older.text == row["older"] and c.newer.text == row["newer"])]
+        wrong = [
+            c
+            for c in proposed
+            if not (c.older.text == row["older"] and c.newer.text == row["newer"])
+        ]
         if row["contradicts"]:
             counts["tp" if hit else "fn"] += 1
             if not hit:

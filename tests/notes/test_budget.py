@@ -30,7 +30,9 @@ def _write(root: Path, files: dict[str, str]) -> None:
         target.write_text(text, encoding="utf-8")
 
 
-def _budget(root: Path, settings: BudgetSettings | None = None, listing: str | None = None) -> Budget:
+def _budget(
+    root: Path, settings: BudgetSettings | None = None, listing: str | None = None
+) -> Budget:
     """The budget of a store without a history."""
     index = NoteIndex.load(root, use_cache=False)
     return store_budget(
@@ -59,7 +61,10 @@ def test_a_340_line_memory_md_has_140_lines_the_agent_never_sees(tmp_path: Path)
     ]
     memory = budget.rows[0]
     assert memory.first_unseen_line == 201
-    assert (memory.bytes, memory.tokens) == (len(text.encode()), tokens_for_bytes(len(text.encode())))
+    assert (memory.bytes, memory.tokens) == (
+        len(text.encode()),
+        tokens_for_bytes(len(text.encode())),
+    )
     assert budget.loaded_tokens == estimate_tokens(seen)
     assert not budget.over_limit
 
@@ -99,7 +104,9 @@ def test_a_letta_system_folder_over_its_limit(tmp_path: Path) -> None:
 
 
 def test_the_memory_tool_loads_the_listing_of_its_folder(tmp_path: Path) -> None:
-    _write(tmp_path, {"notes/progress.txt": "step 3 of 5 done\n", "user.xml": "<name>Dana</name>\n"})
+    _write(
+        tmp_path, {"notes/progress.txt": "step 3 of 5 done\n", "user.xml": "<name>Dana</name>\n"}
+    )
     store = MemoryStore(tmp_path, actor="agent:claude", settings=Settings())
     listing = store.render_view("/memories")
     budget = _budget(tmp_path, listing=listing)
@@ -173,7 +180,9 @@ def test_tokens_read_in_30_days_come_from_agent_views(tmp_path: Path) -> None:
     }
 
 
-def test_memtui_budget_json_rows_and_total(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_memtui_budget_json_rows_and_total(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     _write(tmp_path, {"MEMORY.md": "\n".join(POINTERS) + "\n"})
     assert main(["budget", str(tmp_path), "--json"]) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
