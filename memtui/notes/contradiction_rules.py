@@ -85,10 +85,10 @@ PRONOUNS = word_set("it they them this that these those which")
 _PHRASE = r"[^;,.:]+?"
 _PARENTHESES = re.compile(r"\([^()]*\)")
 """An aside in parentheses: a change named there (`(removed fields)`) is not what the line says."""
-_VERB = r"(?:es|s|ed|d|ing|ped|ping)\b"
-"""The endings of a change word that say a change happened (`moved`, `switching`, `replaces`):
-not a noun's (`migration`) and not the bare word (`move to`, `a change to`), which is an
-instruction or a noun."""
+_VERB = r"(?:ed|d|ing|ped|ping)\b"
+"""The endings of a change word that say a change happened (`moved`, `switching`): not a noun's
+(`migration`, `changes`) and not the bare word (`move to`, `a change to`), an instruction or a
+noun."""
 _CHANGE_WORD = re.compile(
     r"\b(?:switch|mov|migrat|chang|relocat|convert|upgrad|downgrad|went|replac|remov|dropp|"
     r"deprecat|retir|archiv|shut down|abandon|discontinu|cancel|no longer|stopp|left|quit|"
