@@ -65,7 +65,9 @@ def _line(row: Any) -> str:
     """One row as text."""
     note = ""
     if row.unseen_lines:
-        note = f"  ({count(row.unseen_lines, 'line')} never seen, from line {row.first_unseen_line})"
+        note = (
+            f"  ({count(row.unseen_lines, 'line')} never seen, from line {row.first_unseen_line})"
+        )
     return (
         f"{row.tokens:>9,}  {row.loaded:<9}  {row.read_tokens_30d:>9,}  {visible(row.path)}{note}"
     )

@@ -217,4 +217,3 @@ def _opening(index: NoteIndex, relpath: str) -> str | None:
     """The first bytes of a note, as text (for telling the store's kind)."""
     text = index.read_text(relpath)
     return None if text is None else text[:OPENING_BYTES]
-

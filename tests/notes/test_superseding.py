@@ -73,7 +73,10 @@ def test_a_marked_observation_is_still_an_observation_basic_memory_reads() -> No
     )
 
 
-NOTE = "# Prefs\n\n- [preference] Prefers tabs\n- [tool] Editor is Zed\n- [preference] Prefers spaces\n"
+NOTE = (
+    "# Prefs\n\n- [preference] Prefers tabs\n- [tool] Editor is Zed\n"
+    "- [preference] Prefers spaces\n"
+)
 
 
 def _pair(line: int = 3) -> Contradiction:
