@@ -55,6 +55,9 @@ log = logging.getLogger(__name__)
 
 WRITE_ATTEMPTS = 5
 """A put retried this often when another writer changes the file between its read and write."""
+MAX_DEPTH = 100
+"""The deepest nesting of objects and lists an item holds: a deeper value is refused and a deeper
+file is not an item, so no reading or ranking of a value can exhaust Python's recursion limit."""
 
 
 class MemtuiStoreError(RuntimeError):
@@ -101,12 +104,40 @@ def _utc(timestamp: float) -> datetime:
     return datetime.fromtimestamp(timestamp, tz=UTC)
 
 
+def nested_deeper(value: object, limit: int) -> bool:
+    """Whether a JSON value nests objects and lists more than `limit` levels (`{}` is one).
+
+    Walked without recursion, and stops past `limit`, so any depth (a cycle too) is safe.
+    """
+    stack: list[tuple[object, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, Mapping):
+            children: Iterable[object] = item.values()
+        elif isinstance(item, list | tuple):
+            children = item
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
+
+
 def item_json(key: str, value: Mapping[str, Any]) -> str:
-    """The file text of an item: its value as pretty-printed JSON and a final newline."""
+    """The file text of an item: its value as pretty-printed JSON and a final newline.
+
+    Raises TypeError for a value JSON cannot hold or nested deeper than `MAX_DEPTH` levels.
+    """
+    too_deep = f"the value for key {key!r} is nested deeper than {MAX_DEPTH} levels"
     try:
         text = json.dumps(dict(value), indent=2, ensure_ascii=False, allow_nan=False)
+    except RecursionError:
+        raise TypeError(too_deep) from None
     except (TypeError, ValueError) as error:
         raise TypeError(f"the value for key {key!r} cannot be stored as JSON: {error}") from error
+    if nested_deeper(value, MAX_DEPTH):
+        raise TypeError(too_deep)
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
@@ -220,13 +251,8 @@ class MemtuiStore(BaseStore):
             text, _revision = self.store.read(virtual)
         except StoreError:
             return None
-        try:
-            value = json.loads(text)
-        except ValueError:
-            log.warning("memtui: %s is not JSON; LangGraph does not see it as an item", virtual)
-            return None
-        if not isinstance(value, dict):
-            log.warning("memtui: %s holds no JSON object; it is not an item", virtual)
+        value = _item_value(text, virtual)
+        if value is None:
             return None
         created, updated, order = self._times(virtual)
         return _Stored(namespace, key, virtual, value, created, updated, order)
@@ -329,6 +355,29 @@ class MemtuiStore(BaseStore):
                 if label is not None:
                     stack.append((*namespace, label))
         return sorted(found)
+
+
+def _item_value(text: str, virtual: str) -> dict[str, Any] | None:
+    """The value an item file holds, or None (with a warning logged) when it holds no item."""
+    try:
+        value = json.loads(text)
+        too_deep = nested_deeper(value, MAX_DEPTH)
+    except ValueError:
+        log.warning("memtui: %s is not JSON; LangGraph does not see it as an item", virtual)
+        return None
+    except RecursionError:
+        too_deep = True
+    if too_deep:
+        log.warning(
+            "memtui: %s is nested deeper than %d levels; LangGraph does not see it as an item",
+            virtual,
+            MAX_DEPTH,
+        )
+        return None
+    if not isinstance(value, dict):
+        log.warning("memtui: %s holds no JSON object; it is not an item", virtual)
+        return None
+    return value
 
 
 def _entry_names(root: Path, relative: str, wanted: int) -> list[str]:

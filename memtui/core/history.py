@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memtui.core.db_errors import explain, sqlite_words
 from memtui.core.lineage import Lineage, at_or_below_params, at_or_below_sql, trace
 from memtui.core.lock import META_DIR_NAME, UnsafeMetaDir, meta_dir
 from memtui.core.regular import open_regular
@@ -188,12 +189,14 @@ class RecordFailed(Exception):
         self.undo_failed = undo_failed
 
 
-def failure_reason(problem: BaseException) -> str:
-    """One line saying why the history could not be written (sqlite's own words)."""
+def failure_reason(problem: BaseException, database: Path | None = None) -> str:
+    """One line saying why the history could not be written (sqlite's own words, after the
+    cause when `database` is given and the cause can be named: a full disk, a linked -wal)."""
     if isinstance(problem, UnicodeError):
         return "a value could not be encoded"
-    text = str(problem).strip().split("\n", 1)[0]
-    return text or type(problem).__name__
+    if database is not None and isinstance(problem, sqlite3.Error):
+        return explain(problem, database)
+    return sqlite_words(problem)
 
 
 class HistoryCorrupt(Exception):
@@ -553,7 +556,9 @@ class History:
                     uri=read_only,
                 )
             except sqlite3.Error as error:
-                raise HistoryCorrupt(self.path, f"cannot open: {error}") from error
+                raise HistoryCorrupt(
+                    self.path, f"cannot open: {explain(error, self.path)}"
+                ) from error
             conn.counted_key = key
             _open_connections[key] = _open_connections.get(key, 0) + 1
         try:
@@ -580,10 +585,10 @@ class History:
                 return self._open(attempt + 1)
             if not read_only and self._on_read_only_filesystem(error):
                 return self._open(attempt, read_only=True)
-            raise HistoryCorrupt(self.path, str(error)) from error
+            raise HistoryCorrupt(self.path, explain(error, self.path)) from error
         except sqlite3.Error as error:
             conn.close()
-            raise HistoryCorrupt(self.path, str(error)) from error
+            raise HistoryCorrupt(self.path, explain(error, self.path)) from error
         mode = os.stat(self.path).st_mode & 0o777
         if mode & 0o077:
             with contextlib.suppress(OSError):
@@ -617,7 +622,9 @@ class History:
             with contextlib.suppress(FileExistsError):
                 os.link(temp, self.path)
         except (sqlite3.Error, OSError) as error:
-            raise HistoryCorrupt(self.path, f"cannot create: {failure_reason(error)}") from error
+            raise HistoryCorrupt(
+                self.path, f"cannot create: {failure_reason(error, self.path)}"
+            ) from error
         finally:
             for suffix in ("", "-wal", "-shm"):
                 with contextlib.suppress(OSError):
@@ -754,7 +761,7 @@ class History:
                 (time, actor, kind, summary),
             )
         except (sqlite3.Error, UnicodeError, ValueError) as problem:
-            raise RecordFailed(failure_reason(problem), applied=False) from problem
+            raise RecordFailed(failure_reason(problem, self.path), applied=False) from problem
         return int(cursor.lastrowid or 0)
 
     def group(self, group_id: int) -> Group | None:
@@ -814,7 +821,7 @@ class History:
             conn.execute("COMMIT")
         except (sqlite3.Error, UnicodeError, ValueError) as problem:
             self._rollback(conn)
-            raise RecordFailed(failure_reason(problem), applied=False) from problem
+            raise RecordFailed(failure_reason(problem, self.path), applied=False) from problem
         except BaseException:
             self._rollback(conn)
             raise
@@ -856,7 +863,7 @@ class History:
             event_id = self._insert_event(conn, dataclasses.replace(prepared, reviews=()), stored)
         except (sqlite3.Error, UnicodeError, ValueError) as problem:
             self._rollback(conn)
-            raise RecordFailed(failure_reason(problem), applied=False) from problem
+            raise RecordFailed(failure_reason(problem, self.path), applied=False) from problem
         try:
             final = apply()
         except BaseException:
@@ -867,7 +874,7 @@ class History:
             conn.execute("COMMIT")
         except (sqlite3.Error, UnicodeError, ValueError) as problem:
             self._rollback(conn)
-            reason = failure_reason(problem)
+            reason = failure_reason(problem, self.path)
             if final.is_error:
                 raise RecordFailed(reason, applied=False) from problem
             try:
@@ -1278,7 +1285,7 @@ class History:
         try:
             conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, '1')", (SEEN,))
         except (sqlite3.Error, UnicodeError) as problem:
-            raise RecordFailed(failure_reason(problem), applied=False) from problem
+            raise RecordFailed(failure_reason(problem, self.path), applied=False) from problem
 
     def recording_since(self) -> float | None:
         """The time of the first recorded event, or None for an empty history."""

@@ -32,6 +32,7 @@ from memtui.core.command_types import (
 from memtui.core.commands import apply_command, parse_command, plan_command
 from memtui.core.config import Settings, default_human_actor, load_settings
 from memtui.core.echo import echo
+from memtui.core.fd_paths import rename_noreplace
 from memtui.core.handlers import Plan, run_plan, size_refusal
 from memtui.core.history import (
     KIND_DIR,
@@ -54,6 +55,7 @@ from memtui.core.recording import (
 )
 from memtui.core.regular import NotRegularFile, read_regular, whole_chars
 from memtui.core.result import BUSY, CONFLICT, REFUSED, CommandResult, ResultKind
+from memtui.core.secret_forms import unescaped_name
 from memtui.core.secrets import SecretFinding
 from memtui.core.site import Site, open_site
 from memtui.core.snapshots import (
@@ -408,7 +410,7 @@ class MemoryStore:
         if field is not None:
             raw = parsed.args.get(field)
             if isinstance(raw, str):
-                found += [_in_path(finding) for finding in scanner.in_change(raw, (0, len(raw)))]
+                found += _path_findings(scanner, raw)
         return list(dict.fromkeys(found))
 
     def _secret_refusal(self, findings: list[SecretFinding]) -> CommandOutcome | None:
@@ -715,7 +717,7 @@ class MemoryStore:
             outcome = CommandOutcome(checked.message, True, checked.flags, REFUSED)
             return self.record_human("write", _clean(path), args, outcome)
         virtual, shown = checked.virtual, echo(path)
-        allowed = self._writable(shown, text, args)
+        allowed = self._writable(path, expected_revision is None, text, args)
         if isinstance(allowed, CommandOutcome):
             return self.record_human("write", virtual, args, allowed)
         data, flags = allowed
@@ -792,19 +794,26 @@ class MemoryStore:
         return [event.id for event in waiting]
 
     def _writable(
-        self, shown: str, text: str, args: dict[str, Any]
+        self, path: str, new: bool, text: str, args: dict[str, Any]
     ) -> tuple[bytes, tuple[str, ...]] | CommandOutcome:
         """The bytes a whole-file write would leave and its secret flags, or why it is refused.
 
         Refused: text that is not valid Unicode, over the size limit, or (an agent's, in block
-        mode) holding a likely secret. `args` gets the size.
+        mode) holding a likely secret, in the text or in the path a `new` file would bring into
+        being. `args` gets the size.
         """
+        shown = echo(path)
         try:
             data = text.encode("utf-8")
         except UnicodeEncodeError:
             return CommandOutcome(f"The text for {shown} is not valid Unicode", True)
         args["size"] = len(data)
-        findings = Scanner().in_change(text, (0, len(text))) if self.is_agent else []
+        findings: list[SecretFinding] = []
+        if self.is_agent:
+            scanner = Scanner()
+            findings = scanner.in_change(text, (0, len(text)))
+            if new:
+                findings = list(dict.fromkeys(findings + _path_findings(scanner, path)))
         refusal = size_refusal(shown, len(data), self.max_size) or self._secret_refusal(findings)
         if refusal is not None:
             return refusal
@@ -918,6 +927,16 @@ def _in_path(finding: SecretFinding) -> SecretFinding:
     return SecretFinding(finding.kind, finding.label + _IN_PATH)
 
 
+def _path_findings(scanner: Scanner, path: str) -> list[SecretFinding]:
+    """The likely secrets in a path a change brings into being (its byte escapes decoded too),
+    marked as found in a path."""
+    found = scanner.in_change(path, (0, len(path)))
+    decoded = unescaped_name(path)
+    if decoded is not None:
+        found += [f for f in scanner.in_change(decoded, (0, len(decoded))) if f not in found]
+    return [_in_path(finding) for finding in found]
+
+
 def _plain(finding: SecretFinding) -> SecretFinding:
     """A finding without the path mark."""
     return SecretFinding(finding.kind, finding.label.removesuffix(_IN_PATH))
@@ -942,12 +961,7 @@ def _undo_command(parsed: ParsedCommand, site: Site, before: State) -> None:
         destination_parent = destination.parent_fd()
         if source_parent is None or destination_parent is None:
             raise RestoreError("the renamed path is gone")
-        os.rename(
-            destination.name,
-            location.name,
-            src_dir_fd=destination_parent,
-            dst_dir_fd=source_parent,
-        )
+        rename_noreplace(destination_parent, destination.name, source_parent, location.name)
         return
     if before.unkept:
         raise RestoreError("its content was over the maximum file size and was not kept")

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
+from memtui.core.atomic import private_file
 from memtui.core.lock import MutationLock, meta_dir
 
 INDEX_NAME = "index.db"
@@ -226,6 +227,8 @@ class IndexFile:
         """Open the index at `path`, making or replacing it under the index lock when needed."""
         index = cls(path, lock, private=False)
         if index._trusted() == "ok":
+            with suppress(FileNotFoundError):
+                private_file(path, create=False)
             return index
         index.close()
         with lock.hold():
@@ -234,6 +237,7 @@ class IndexFile:
                 index.close()
                 if verdict != "missing":
                     _remove(path)
+                private_file(path)
                 conn = index.connection()
                 conn.execute("PRAGMA journal_mode = WAL")
                 _create_schema(conn)
