@@ -13,7 +13,7 @@ import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from memtui.core.atomic import DIR_MODE, create_at, replace_at
+from memtui.core.atomic import create_at, replace_at
 from memtui.core.command_types import (
     CommandOutcome,
     ParsedCommand,
@@ -23,7 +23,13 @@ from memtui.core.command_types import (
     success,
 )
 from memtui.core.echo import echo
-from memtui.core.fd_paths import Location, fsync_dir_fd, remove_tree_at, rename_noreplace
+from memtui.core.fd_paths import (
+    DIR_MODE,
+    Location,
+    fsync_dir_fd,
+    remove_tree_at,
+    rename_noreplace,
+)
 from memtui.core.result import REFUSED
 from memtui.core.site import Site
 from memtui.core.sizes import format_size

@@ -192,6 +192,25 @@ class RecordFailed(Exception):
         self.undo_failed = undo_failed
 
 
+def unrecorded_message(what: str, problem: RecordFailed) -> str:
+    """The one-line answer for a change the history could not record."""
+    if problem.applied:
+        return (
+            f"Cannot {what}: memtui could not record the change in its history "
+            f"({problem.reason}) nor undo it ({problem.undo_failed}); the change stays on "
+            "disk and will be recorded as an outside change"
+        )
+    if problem.undone:
+        return (
+            f"Cannot {what}: memtui could not record the change in its history "
+            f"({problem.reason}), so it undid it; nothing changed"
+        )
+    return (
+        f"Cannot {what}: memtui could not record the change in its history "
+        f"({problem.reason}); nothing changed"
+    )
+
+
 def failure_reason(problem: BaseException, database: Path | None = None) -> str:
     """One line saying why the history could not be written (sqlite's own words, after the
     cause when `database` is given and the cause can be named: a full disk, a linked -wal)."""

@@ -14,21 +14,16 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from memtui.core.atomic import (
-    DIR_MODE,
-    FILE_MODE,
-    TempArea,
-    create_at,
-    make_dir_at,
-    replace_at,
-)
+from memtui.core.atomic import FILE_MODE, TempArea, create_at, replace_at
 from memtui.core.fd_paths import (
+    DIR_MODE,
     Location,
     chmod_fd,
     close_quietly,
     entries,
     entry_lstat,
     fsync_dir_fd,
+    make_dir_at,
     open_child_dir,
     remove_tree_at,
 )
@@ -340,3 +335,12 @@ def _need(blob: Callable[[str], bytes | None], key: str | None) -> bytes:
             "over the maximum file size)"
         )
     return data
+
+
+def describe(state: State) -> str:
+    """`missing`, `a file (abc123...)` or `a folder`, for conflict messages."""
+    if state.kind is None:
+        return "missing"
+    if state.kind == KIND_DIR:
+        return "a different folder"
+    return f"a file at revision {(state.hash or '')[:12]}"

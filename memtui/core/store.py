@@ -18,10 +18,10 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from memtui.core.actors import EXTERNAL, check_actor, human_actor
-from memtui.core.atomic import DIR_MODE, make_dirs, replace_at
+from memtui.core.atomic import make_dirs, replace_at
 from memtui.core.command_types import (
     CommandOutcome,
     ParsedCommand,
@@ -33,7 +33,8 @@ from memtui.core.commands import apply_command, parse_command, plan_command
 from memtui.core.config import Settings, default_human_actor, load_settings
 from memtui.core.db_text import storable
 from memtui.core.echo import echo
-from memtui.core.fd_paths import rename_noreplace
+from memtui.core.fd_paths import DIR_MODE, rename_noreplace
+from memtui.core.group_reverting import revert_group
 from memtui.core.handlers import Plan, run_plan, size_refusal
 from memtui.core.history import (
     KIND_DIR,
@@ -44,6 +45,7 @@ from memtui.core.history import (
     PendingEvent,
     RecordFailed,
     actor_kind,
+    unrecorded_message,
 )
 from memtui.core.lock import LockBusy, MutationLock
 from memtui.core.paths import PathRefusal, ResolvedPath, check_path
@@ -54,8 +56,10 @@ from memtui.core.recording import (
     keep,
     secret_flags,
 )
+from memtui.core.recovery import RecoveryReport, recover
 from memtui.core.regular import NotRegularFile, read_regular, whole_chars
 from memtui.core.result import BUSY, CONFLICT, REFUSED, CommandResult, ResultKind
+from memtui.core.reverting import revert
 from memtui.core.secret_forms import unescaped_name
 from memtui.core.secrets import SecretFinding
 from memtui.core.site import Site, open_site
@@ -70,9 +74,6 @@ from memtui.core.snapshots import (
     restore,
     stat_now,
 )
-
-if TYPE_CHECKING:
-    from memtui.core.recovery import RecoveryReport
 
 
 class StoreError(Exception):
@@ -159,8 +160,6 @@ class MemoryStore:
         """Run start-up recovery once per process, before this store's first change or query."""
         if not self._shared.recovered:
             self._shared.recovered = True
-            from memtui.core.recovery import recover
-
             self._shared.recovery = recover(self)
 
     @property
@@ -822,16 +821,12 @@ class MemoryStore:
 
     def revert(self, event_id: int, force: bool = False) -> CommandResult:
         """Undo one event by restoring its before-state; refused on conflict unless forced."""
-        from memtui.core.reverting import revert
-
         self.ensure_recovered()
         return revert(self, event_id, force)
 
     def revert_group(self, group_id: int, force: bool = False) -> CommandResult:
         """Undo every change of one operation, newest first, as a new operation; refused (nothing
         undone) when a part changed since, unless forced."""
-        from memtui.core.group_reverting import revert_group
-
         self.ensure_recovered()
         return revert_group(self, group_id, force)
 
@@ -969,25 +964,6 @@ def _undo_command(parsed: ParsedCommand, site: Site, before: State) -> None:
     restore(location, before.kind, before.hash, before.blobs.get, site.temps)
 
 
-def unrecorded_message(what: str, problem: RecordFailed) -> str:
-    """The one-line answer for a change the history could not record."""
-    if problem.applied:
-        return (
-            f"Cannot {what}: memtui could not record the change in its history "
-            f"({problem.reason}) nor undo it ({problem.undo_failed}); the change stays on "
-            "disk and will be recorded as an outside change"
-        )
-    if problem.undone:
-        return (
-            f"Cannot {what}: memtui could not record the change in its history "
-            f"({problem.reason}), so it undid it; nothing changed"
-        )
-    return (
-        f"Cannot {what}: memtui could not record the change in its history "
-        f"({problem.reason}); nothing changed"
-    )
-
-
 def _write_conflict(path: str, current: str | None, expected: str | None) -> str | None:
     """The conflict message when the file is not at the expected revision, else None."""
     if current == expected:
@@ -1011,15 +987,6 @@ def busy_outcome(what: str, busy: LockBusy) -> CommandOutcome:
         True,
         kind=BUSY,
     )
-
-
-def describe(state: State) -> str:
-    """`missing`, `a file (abc123...)` or `a folder`, for conflict messages."""
-    if state.kind is None:
-        return "missing"
-    if state.kind == KIND_DIR:
-        return "a different folder"
-    return f"a file at revision {(state.hash or '')[:12]}"
 
 
 __all__ = ["MemoryStore", "StoreError", "human_actor"]
