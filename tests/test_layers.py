@@ -26,7 +26,7 @@ def _modules_after_import(module: str) -> set[str]:
     "module",
     [
         "memtui.core.store",
-        "memtui.core.commands",
+        "memtui.core.parsing.tool_input",
         "memtui.notes.index",
         "memtui.notes.search",
         "memtui.notes.stale",

@@ -14,7 +14,7 @@ from typing import Any
 from memtui.core.actors import ActorError, human_actor
 from memtui.core.display import visible
 from memtui.core.keymap import BINDING_IDS, keys_problem
-from memtui.core.regular import read_regular
+from memtui.core.resolving.regular import read_regular
 
 DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024
 SECRET_MODES = ("warn", "block")

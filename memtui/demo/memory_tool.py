@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from memtui.core.paths import from_relpath
+from memtui.core.parsing.paths import from_relpath
 from memtui.demo.bundled import final_text, without
 
 if TYPE_CHECKING:

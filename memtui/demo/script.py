@@ -16,8 +16,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memtui.core.history import REVIEWED_KINDS
-from memtui.core.paths import from_relpath
+from memtui.core.parsing.paths import from_relpath
+from memtui.core.recording.history import REVIEWED_KINDS
 from memtui.demo.bundled import final_text, without
 from memtui.demo.memory_tool import Step, memory_tool_steps
 

@@ -15,8 +15,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-from memtui.core.atomic import private_file
-from memtui.core.lock import MutationLock, meta_dir
+from memtui.core.applying.atomic import private_file
+from memtui.core.resolving.lock import MutationLock, meta_dir
 
 INDEX_NAME = "index.db"
 LOCK_NAME = "index.lock"

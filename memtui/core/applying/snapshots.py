@@ -14,8 +14,17 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from memtui.core.atomic import FILE_MODE, TempArea, create_at, replace_at
-from memtui.core.fd_paths import (
+from memtui.core.applying.atomic import FILE_MODE, TempArea, create_at, replace_at
+from memtui.core.applying.site import DEFAULT_MAX_FILE_SIZE
+from memtui.core.hashing import digest
+from memtui.core.recording.history import (
+    KIND_DIR,
+    KIND_FILE,
+    UNKNOWN_STAT,
+    FileRecord,
+    Manifest,
+)
+from memtui.core.resolving.fd_paths import (
     DIR_MODE,
     Location,
     chmod_fd,
@@ -27,10 +36,7 @@ from memtui.core.fd_paths import (
     open_child_dir,
     remove_tree_at,
 )
-from memtui.core.hashing import digest
-from memtui.core.history import KIND_DIR, KIND_FILE, UNKNOWN_STAT, FileRecord, Manifest
-from memtui.core.regular import NotRegularFile, read_limited
-from memtui.core.site import DEFAULT_MAX_FILE_SIZE
+from memtui.core.resolving.regular import NotRegularFile, read_limited
 
 FLAG_NOT_KEPT = "content:too-large"
 """An event whose file content was over the maximum file size, hashed but not kept (no undo)."""

@@ -6,13 +6,8 @@ import errno
 import os
 from typing import TYPE_CHECKING, Any
 
-from memtui.core.command_types import CommandOutcome
-from memtui.core.fd_paths import DIR_MODE, Location, rename_noreplace
-from memtui.core.history import BASELINE, Event, actor_kind, is_reviewable
-from memtui.core.paths import PathRefusal, check_path
-from memtui.core.result import CONFLICT, NOT_FOUND, REFUSED, CommandResult
-from memtui.core.site import Site
-from memtui.core.snapshots import (
+from memtui.core.applying.site import Site
+from memtui.core.applying.snapshots import (
     MISSING,
     RestoreError,
     State,
@@ -22,6 +17,11 @@ from memtui.core.snapshots import (
     restore,
     same_state,
 )
+from memtui.core.parsing.command_types import CommandOutcome
+from memtui.core.parsing.paths import PathRefusal, check_path
+from memtui.core.recording.history import BASELINE, Event, actor_kind, is_reviewable
+from memtui.core.resolving.fd_paths import DIR_MODE, Location, rename_noreplace
+from memtui.core.result import CONFLICT, NOT_FOUND, REFUSED, CommandResult
 
 if TYPE_CHECKING:
     from memtui.core.store import MemoryStore

@@ -17,14 +17,14 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
-from memtui.core.fd_paths import (
+from memtui.core.resolving.fd_paths import (
     DIR_MODE,
     StoreRoot,
     close_quietly,
     fsync_dir_fd,
     make_dir_at,
 )
-from memtui.core.lock import META_DIR_NAME
+from memtui.core.resolving.lock import META_DIR_NAME
 
 TEMP_PREFIX = ".tmp-"
 MARKER_SUFFIX = ".where"
