@@ -80,7 +80,20 @@ def reader_gone() -> int:
 
 
 USES_CONFIG = frozenset(
-    {"tool", "log", "undo", "edit", "mv", "rm", "changes", "approve", "search", "stale", "mcp"}
+    {
+        "tool",
+        "log",
+        "undo",
+        "edit",
+        "mv",
+        "rm",
+        "changes",
+        "approve",
+        "search",
+        "stale",
+        "budget",
+        "mcp",
+    }
 )
 """Subcommands that read the config file, so a broken one stops them with its error."""
 

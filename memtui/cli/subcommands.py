@@ -14,6 +14,7 @@ SUBCOMMANDS: dict[str, str] = {
     "export": "memtui.cli.export_cmd",
     "search": "memtui.cli.search_cmd",
     "stale": "memtui.cli.stale_cmd",
+    "budget": "memtui.cli.budget_cmd",
     "mcp": "memtui.cli.mcp_cmd",
 }
 """Subcommand name -> module with `register(subparsers)` and `run(args) -> int`."""
