@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import tomllib
+from pathlib import Path
+from typing import Any
 
 import grimp
 import pytest
@@ -133,3 +136,56 @@ def test_a_cycle_is_found_through_a_function_level_import() -> None:
     assert (
         _cycle_imports(graph, ["pkg.a", "pkg.b", "pkg.c"])[-1] == "pkg.c:9:     from pkg import a"
     )
+
+
+def _start_up_contract() -> dict[str, Any]:
+    """The import-linter contract of what the app's first frame may import (pyproject.toml)."""
+    pyproject = Path(__file__).parent.parent / "pyproject.toml"
+    contracts = tomllib.loads(pyproject.read_text())["tool"]["importlinter"]["contracts"]
+    [contract] = [c for c in contracts if c["name"].startswith("Start-up:")]
+    return dict(contract)
+
+
+def _is_forbidden(module: str, patterns: list[str]) -> bool:
+    """Whether `module` is one of the contract's forbidden modules (`.**`: anything below)."""
+    return any(
+        module.startswith(pattern.removesuffix("**"))
+        if pattern.endswith(".**")
+        else module == pattern
+        for pattern in patterns
+    )
+
+
+def _first_frame_modules() -> set[str]:
+    """The modules loaded by what `memtui` runs before the app's first frame: the start-up
+    contract's sources (the command line, the app) and the settings."""
+    sources = ", ".join(_start_up_contract()["source_modules"])
+    return _modules_after_import(
+        f"{sources}; from memtui.core.config import load_settings; load_settings()"
+    )
+
+
+def test_the_first_frame_loads_none_of_the_modules_it_defers() -> None:
+    """Nothing before the first frame loads a forbidden module of the start-up contract: the
+    deferrals its `ignore_imports` lists really are deferred, not moved to the top of their
+    modules."""
+    forbidden = _start_up_contract()["forbidden_modules"]
+    assert {m for m in _first_frame_modules() if _is_forbidden(m, forbidden)} == set()
+
+
+def test_the_first_frame_takes_from_core_only_its_vocabulary() -> None:
+    """Before the first frame the app uses the core's settings, names and wording, nothing of a
+    command's path but the regular-file reader the settings are read with."""
+    core = {m for m in _first_frame_modules() if m.startswith("memtui.core.")}
+    assert core <= {
+        "memtui.core.actors",
+        "memtui.core.config",
+        "memtui.core.config_tables",
+        "memtui.core.display",
+        "memtui.core.keymap",
+        "memtui.core.plurals",
+        "memtui.core.reporting",
+        "memtui.core.result",
+        "memtui.core.resolving",
+        "memtui.core.resolving.regular",
+    }
