@@ -74,7 +74,7 @@ def human_store(command: str, path: str, actor: str | None) -> Any:
     the exit status after a one-line report (a bad actor, config or folder)."""
     from memtui.core.actors import ActorError, human_actor
     from memtui.core.config import ConfigError, default_human_actor, load_settings
-    from memtui.core.history import HistoryCorrupt
+    from memtui.core.recording.history import HistoryCorrupt
     from memtui.core.store import MemoryStore
 
     root = Path(path)
@@ -117,8 +117,8 @@ def report_skipped(command: str, problems: list[str]) -> None:
 
 def has_history(root: Path) -> bool:
     """Whether anything sits where `root`'s history goes (a folder there is a broken history)."""
-    from memtui.core.history import DB_NAME
-    from memtui.core.lock import META_DIR_NAME
+    from memtui.core.recording.history import DB_NAME
+    from memtui.core.resolving.lock import META_DIR_NAME
 
     return os.path.lexists(root / META_DIR_NAME / DB_NAME)
 
@@ -132,7 +132,7 @@ def open_history(root: Path) -> Any | None:
     """
     if not has_history(root):
         return None
-    from memtui.core.history import History
+    from memtui.core.recording.history import History
     from memtui.core.store import MemoryStore
 
     try:
@@ -146,7 +146,7 @@ def history_to_list(command: str, path: str) -> Any:
     exit status after one line saying why not: not a folder (2), no history yet (0, said on
     stderr, nothing created), a history that cannot be read (2)."""
     from memtui.cli.terminal import visible
-    from memtui.core.history import HistoryCorrupt
+    from memtui.core.recording.history import HistoryCorrupt
 
     root = Path(path)
     if not root.is_dir():

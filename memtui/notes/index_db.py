@@ -17,8 +17,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext, suppress
 from pathlib import Path
 
-from memtui.core.atomic import private_file
-from memtui.core.lock import LockBusy, MutationLock, meta_dir
+from memtui.core.applying.atomic import private_file
+from memtui.core.resolving.lock import LockBusy, MutationLock, meta_dir
 from memtui.notes.index_seal import KEY_META, left_as_is, never_left, new_key, remember
 
 INDEX_NAME = "index.db"

@@ -18,7 +18,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from memtui.core.atomic import replace_file
+from memtui.core.applying.atomic import replace_file
 
 SEAL_BYTES = 16
 KEY_META = "seal_key"

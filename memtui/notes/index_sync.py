@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from memtui.core.resolving.regular import Head
 from memtui.notes.index_db import IndexFile, from_db, inode_from_db, to_db
 from memtui.notes.index_seal import left_as_is, remember, unsealed_paths
 from memtui.notes.index_write import (
@@ -25,7 +26,7 @@ from memtui.notes.index_write import (
     write_batch,
 )
 from memtui.notes.parse_pool import helpers_for, pooled_records, read_record
-from memtui.notes.reading import HeadBytes, read_store_head
+from memtui.notes.reading import read_store_head
 from memtui.notes.records import FileRecord
 from memtui.notes.scan import Stat, scan_files, stat_file
 
@@ -254,7 +255,7 @@ def _compact(
 ) -> None:
     """Rebuild the full-text index without dead documents; re-index files that changed meanwhile."""
 
-    def read(relpath: str) -> HeadBytes | None:
+    def read(relpath: str) -> Head | None:
         try:
             return read_store_head(root, relpath)
         except OSError:

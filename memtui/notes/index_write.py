@@ -10,6 +10,7 @@ import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
+from memtui.core.resolving.regular import Head
 from memtui.notes.file_checks import shown_part
 from memtui.notes.index_db import (
     LINE_BITS,
@@ -22,7 +23,7 @@ from memtui.notes.index_db import (
     transaction,
 )
 from memtui.notes.index_seal import seal, seal_key
-from memtui.notes.reading import HeadBytes, normalise_text
+from memtui.notes.reading import normalise_text
 from memtui.notes.records import BINARY, NOTE, FileRecord, after_line
 
 ProgressCallback = Callable[[int, int], None]
@@ -486,7 +487,7 @@ def needs_compaction(conn: sqlite3.Connection) -> bool:
     return bool(dead >= max(DEAD_DOCS_MIN, live // 4))
 
 
-def compact(conn: sqlite3.Connection, read: Callable[[str], HeadBytes | None]) -> list[str]:
+def compact(conn: sqlite3.Connection, read: Callable[[str], Head | None]) -> list[str]:
     """Rebuild the full-text tables from the live files (no dead documents), numbering the
     documents in path order again.
 

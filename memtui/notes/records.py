@@ -11,9 +11,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from memtui.core.resolving.regular import Head
 from memtui.notes.file_checks import name_warnings, shown_part, size_warnings
 from memtui.notes.model import Note, Relation
-from memtui.notes.reading import HeadBytes, binary_reason, is_note, normalise_text
+from memtui.notes.reading import binary_reason, is_note, normalise_text
 from memtui.notes.titles import first_heading
 
 NOTE, TEXT, BINARY = 1, 2, 3
@@ -76,7 +77,7 @@ class FileRecord:
         return self.mtime_ns / 1e9
 
 
-def build_record(relpath: str, head: HeadBytes) -> FileRecord:
+def build_record(relpath: str, head: Head) -> FileRecord:
     """The index record of one file from its first part (never raises on content)."""
     if is_note(relpath):
         return note_record(relpath, head)
@@ -94,7 +95,7 @@ def build_record(relpath: str, head: HeadBytes) -> FileRecord:
     return text_record(relpath, head)
 
 
-def note_record(relpath: str, head: HeadBytes) -> FileRecord:
+def note_record(relpath: str, head: Head) -> FileRecord:
     """A Basic Memory note: its parse, its link targets and its searchable text."""
     from memtui.notes.parser import parse_note  # 55 ms of imports a warm search never needs
 
@@ -130,7 +131,7 @@ def note_record(relpath: str, head: HeadBytes) -> FileRecord:
     return record
 
 
-def text_record(relpath: str, head: HeadBytes) -> FileRecord:
+def text_record(relpath: str, head: Head) -> FileRecord:
     """Any other text file: line search, a title from its first heading or its file name."""
     text = shown_part(normalise_text(head.data))
     warnings = name_warnings(relpath)

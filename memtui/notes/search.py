@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memtui.core.paths import under_root
+from memtui.core.parsing.paths import under_root
 from memtui.notes.file_checks import shown_part
 from memtui.notes.index import NoteIndex
 from memtui.notes.index_db import LINE_BITS, from_db, to_db

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core.history import History, HistoryCorrupt
+from memtui.core.recording.history import History, HistoryCorrupt
 from memtui.notes.index import NoteIndex
 
 CREATE = {"command": "create", "path": "/memories/new.md", "file_text": "new\n"}

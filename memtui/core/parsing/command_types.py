@@ -6,12 +6,17 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from memtui.core.echo import echo
+from memtui.core.parsing.echo import echo
 from memtui.core.result import NOT_FOUND, REFUSED, ResultKind
 
 COMMANDS = ("view", "create", "str_replace", "insert", "delete", "rename")
 MUTATING_COMMANDS = frozenset({"create", "str_replace", "insert", "delete", "rename"})
 _SURROGATE = re.compile("[\ud800-\udfff]")
+NO_BYTE = re.compile("[\ud800-\udc7f\udd00-\udfff]")
+"""Lone surrogates that stand for no byte (`os.fsdecode` makes only U+DC80-U+DCFF)."""
+MAX_LINES = 999_999
+"""The most lines `view` shows of a file."""
+LINE_NUMBER_WIDTH = len(str(MAX_LINES))
 _VERBS = {
     "view": "view",
     "create": "create",
@@ -74,6 +79,22 @@ def is_mutating(command: str) -> bool:
 def well_formed(text: str) -> str:
     """Fold lone UTF-16 surrogates to U+FFFD, as the SDK's tool runner does before sending."""
     return _SURROGATE.sub("\ufffd", text)
+
+
+def only_name_bytes(text: str) -> bool:
+    """True if every lone surrogate in `text` stands for a byte of a name (`os.fsencode` gives
+    the name back)."""
+    return NO_BYTE.search(text) is None
+
+
+def numbered(number: int, line: str) -> str:
+    """One line as the tool shows it: the number right-aligned to width 6, a tab, the text."""
+    return f"{str(number).rjust(LINE_NUMBER_WIDTH)}\t{line}"
+
+
+def numbered_lines(lines: list[str], first: int) -> str:
+    """`lines` numbered from `first`, as `view` shows them below its first line."""
+    return "\n".join(numbered(first + index, line) for index, line in enumerate(lines))
 
 
 def shown(value: object) -> str:

@@ -17,12 +17,18 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from memtui.core.actors import EXTERNAL
-from memtui.core.fd_paths import StoreRoot, walk_tree
+from memtui.core.applying.snapshots import FLAG_NOT_KEPT, capture_file
 from memtui.core.hashing import digest
-from memtui.core.history import BASELINE, KIND_DIR, FileRecord, Manifest, PendingEvent
-from memtui.core.paths import RESERVED_NAME, VIRTUAL_ROOT
-from memtui.core.snapshots import FLAG_NOT_KEPT, capture_file
-from memtui.core.wording import count
+from memtui.core.parsing.paths import RESERVED_NAME, VIRTUAL_ROOT
+from memtui.core.plurals import count
+from memtui.core.recording.history import (
+    BASELINE,
+    KIND_DIR,
+    FileRecord,
+    Manifest,
+    PendingEvent,
+)
+from memtui.core.resolving.fd_paths import StoreRoot, walk_tree
 
 if TYPE_CHECKING:
     from memtui.core.store import MemoryStore

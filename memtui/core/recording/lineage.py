@@ -13,8 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from memtui.core import db_text
-from memtui.core.db_text import TEXT
+from memtui.core.recording import db_text
+from memtui.core.recording.db_text import TEXT
 
 MAX_NAMES = 10_000
 """Most names a lineage follows (each step goes to an older event, so the walk ends anyway)."""

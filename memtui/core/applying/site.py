@@ -7,11 +7,11 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from memtui.core.atomic import TempArea, make_dirs
-from memtui.core.command_types import CommandOutcome, ParsedCommand, error
+from memtui.core.applying.atomic import TempArea, make_dirs
 from memtui.core.config import DEFAULT_MAX_FILE_SIZE
-from memtui.core.fd_paths import Location, OutsideStore, StoreRoot
-from memtui.core.paths import FLAG_OUTSIDE, FLAG_REFUSED, FLAG_RESERVED, RESERVED_NAME
+from memtui.core.parsing.command_types import CommandOutcome, ParsedCommand, error
+from memtui.core.parsing.paths import FLAG_OUTSIDE, FLAG_REFUSED, FLAG_RESERVED, RESERVED_NAME
+from memtui.core.resolving.fd_paths import Location, OutsideStore, StoreRoot
 
 
 class Site:

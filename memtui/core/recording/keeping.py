@@ -17,10 +17,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from memtui.core.command_types import CommandOutcome
-from memtui.core.db_text import storable
-from memtui.core.echo import RECORD_LIMIT, RESULT_LIMIT
-from memtui.core.read_refs import referenced
+from memtui.core.parsing.command_types import CommandOutcome
+from memtui.core.parsing.echo import RECORD_LIMIT, RESULT_LIMIT
+from memtui.core.recording.db_text import storable
+from memtui.core.recording.read_refs import referenced
 from memtui.core.secrets import SecretFinding, SecretSpan, find_spans, findings_of, redact
 
 MAX_RECORDED_DEPTH = 10

@@ -14,28 +14,29 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from memtui.core.atomic import (
-    DIR_MODE,
-    FILE_MODE,
-    TempArea,
-    create_at,
-    make_dir_at,
-    replace_at,
+from memtui.core.applying.atomic import FILE_MODE, TempArea, create_at, replace_at
+from memtui.core.applying.site import DEFAULT_MAX_FILE_SIZE
+from memtui.core.hashing import digest
+from memtui.core.recording.history import (
+    KIND_DIR,
+    KIND_FILE,
+    UNKNOWN_STAT,
+    FileRecord,
+    Manifest,
 )
-from memtui.core.fd_paths import (
+from memtui.core.resolving.fd_paths import (
+    DIR_MODE,
     Location,
     chmod_fd,
     close_quietly,
     entries,
     entry_lstat,
     fsync_dir_fd,
+    make_dir_at,
     open_child_dir,
     remove_tree_at,
 )
-from memtui.core.hashing import digest
-from memtui.core.history import KIND_DIR, KIND_FILE, UNKNOWN_STAT, FileRecord, Manifest
-from memtui.core.regular import NotRegularFile, read_limited
-from memtui.core.site import DEFAULT_MAX_FILE_SIZE
+from memtui.core.resolving.regular import NotRegularFile, read_limited
 
 FLAG_NOT_KEPT = "content:too-large"
 """An event whose file content was over the maximum file size, hashed but not kept (no undo)."""
@@ -340,3 +341,12 @@ def _need(blob: Callable[[str], bytes | None], key: str | None) -> bytes:
             "over the maximum file size)"
         )
     return data
+
+
+def describe(state: State) -> str:
+    """`missing`, `a file (abc123...)` or `a folder`, for conflict messages."""
+    if state.kind is None:
+        return "missing"
+    if state.kind == KIND_DIR:
+        return "a different folder"
+    return f"a file at revision {(state.hash or '')[:12]}"

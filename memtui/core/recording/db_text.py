@@ -15,24 +15,16 @@ and the stored value is the name itself, so no escape sequence can ever collide 
 
 from __future__ import annotations
 
-import re
+from memtui.core.parsing.command_types import NO_BYTE
 
 TEXT = "CAST(? AS TEXT)"
 """The SQL placeholder of a value given by `param`: stored and compared as TEXT."""
-_NO_BYTE = re.compile("[\ud800-\udc7f\udd00-\udfff]")
-"""Lone surrogates that stand for no byte (`os.fsdecode` makes only U+DC80-U+DCFF)."""
-
-
-def only_name_bytes(text: str) -> bool:
-    """True if every lone surrogate in `text` stands for a byte of a name (`os.fsencode` gives
-    the name back)."""
-    return _NO_BYTE.search(text) is None
 
 
 def storable(text: str) -> str:
     """`text` with every lone surrogate that stands for no byte folded to U+FFFD (an agent's
     JSON text can hold them); one that stands for a name's byte is kept."""
-    return _NO_BYTE.sub("\ufffd", text)
+    return NO_BYTE.sub("\ufffd", text)
 
 
 def param(value: str | None) -> str | bytes | None:

@@ -6,15 +6,22 @@ import errno
 import os
 from typing import TYPE_CHECKING, Any
 
-from memtui.core.atomic import DIR_MODE
-from memtui.core.command_types import CommandOutcome
-from memtui.core.fd_paths import Location, rename_noreplace
-from memtui.core.history import BASELINE, Event, actor_kind, is_reviewable
-from memtui.core.paths import PathRefusal, check_path
+from memtui.core.applying.site import Site
+from memtui.core.applying.snapshots import (
+    MISSING,
+    RestoreError,
+    State,
+    capture,
+    describe,
+    remove,
+    restore,
+    same_state,
+)
+from memtui.core.parsing.command_types import CommandOutcome
+from memtui.core.parsing.paths import PathRefusal, check_path
+from memtui.core.recording.history import BASELINE, Event, actor_kind, is_reviewable
+from memtui.core.resolving.fd_paths import DIR_MODE, Location, rename_noreplace
 from memtui.core.result import CONFLICT, NOT_FOUND, REFUSED, CommandResult
-from memtui.core.site import Site
-from memtui.core.snapshots import MISSING, RestoreError, State, capture, remove, restore, same_state
-from memtui.core.store import describe
 
 if TYPE_CHECKING:
     from memtui.core.store import MemoryStore

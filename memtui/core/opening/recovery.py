@@ -20,17 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memtui.core.atomic import MARKER_SUFFIX, TEMP_DIR_NAME, TEMP_PREFIX, read_marker
-from memtui.core.baseline import record_baseline, store_files
-from memtui.core.fd_paths import (
-    OutsideStore,
-    StoreRoot,
-    close_quietly,
-    entries,
-    entry_lstat,
-    open_child_dir,
-)
-from memtui.core.history import (
+from memtui.core.applying.atomic import MARKER_SUFFIX, TEMP_DIR_NAME, TEMP_PREFIX, read_marker
+from memtui.core.opening.baseline import record_baseline, store_files
+from memtui.core.parsing.paths import VIRTUAL_ROOT
+from memtui.core.recording.history import (
     KIND_DIR,
     KIND_FILE,
     FileRecord,
@@ -38,9 +31,16 @@ from memtui.core.history import (
     RecordFailed,
     failure_reason,
 )
-from memtui.core.lock import META_DIR_NAME
-from memtui.core.paths import VIRTUAL_ROOT
-from memtui.core.regular import open_regular, read_limited
+from memtui.core.resolving.fd_paths import (
+    OutsideStore,
+    StoreRoot,
+    close_quietly,
+    entries,
+    entry_lstat,
+    open_child_dir,
+)
+from memtui.core.resolving.lock import META_DIR_NAME
+from memtui.core.resolving.regular import open_regular, read_limited
 
 if TYPE_CHECKING:
     from memtui.core.store import MemoryStore

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from memtui.core.history import Event, is_reviewable
-from memtui.core.paths import from_relpath, under_root
+from memtui.core.parsing.paths import from_relpath, under_root
+from memtui.core.recording.history import Event, is_reviewable
 from memtui.notes.index import NoteIndex
 from memtui.notes.model import Observation
 from memtui.notes.timeframe import parse_timeframe

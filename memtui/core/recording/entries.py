@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from memtui.core.history import Event, Group, History
+from memtui.core.recording.history import Event, Group, History
 
 
 @dataclass(frozen=True)

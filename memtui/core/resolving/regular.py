@@ -87,6 +87,48 @@ def read_regular(
         return (handle.read() if limit is None else handle.read(limit)), info
 
 
+@dataclass(frozen=True, slots=True)
+class Head:
+    """The first part of a regular file (all of it when it is small) and the stat it was read
+    under: what `read_head` gives every reader of a file's start."""
+
+    data: bytes
+    """At most the limit asked for; when the file was cut, never a partial UTF-8 character."""
+    size: int
+    """The whole file's size, as its stat gave it."""
+    mtime_ns: int
+    cut: bool
+    """Whether the file holds more than `data`."""
+    mtime: float = 0.0
+    """`st_mtime` (seconds) as the stat gave it."""
+    ctime_ns: int = 0
+    """`st_ctime_ns`: no user process can set it back, so an edit with its mtime restored shows."""
+    inode: int = 0
+
+    @property
+    def text(self) -> str:
+        """`data` as UTF-8 text; raises UnicodeDecodeError when it is not."""
+        return self.data.decode("utf-8")
+
+
+def read_head(
+    path: str | os.PathLike[str],
+    *,
+    limit: int,
+    dir_fd: int | None = None,
+    follow_symlinks: bool = False,
+) -> Head:
+    """At most the first `limit` bytes of a regular file (see `open_regular`; one byte more is
+    read to tell whether the file was cut): a huge or sparse file costs only the limit."""
+    data, info = read_regular(path, follow_symlinks=follow_symlinks, dir_fd=dir_fd, limit=limit + 1)
+    cut = len(data) > limit
+    if cut:
+        data = whole_chars(data[:limit])
+    return Head(
+        data, info.st_size, info.st_mtime_ns, cut, info.st_mtime, info.st_ctime_ns, info.st_ino
+    )
+
+
 @dataclass(frozen=True)
 class FileRead:
     """A regular file read up to a limit: its sha256, and its bytes if it was within the limit."""

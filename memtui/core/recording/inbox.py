@@ -12,7 +12,7 @@ import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from memtui.core.history import (
+from memtui.core.recording.history import (
     KIND_DIR,
     KIND_FILE,
     REVIEWED_KINDS,

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from memtui.core.command_types import CommandOutcome
-from memtui.core.history import Event, Group, RecordFailed
+from memtui.core.applying.reverting import conflict_now
+from memtui.core.parsing.command_types import CommandOutcome
+from memtui.core.plurals import count
+from memtui.core.recording.history import Event, Group, RecordFailed, unrecorded_message
 from memtui.core.result import NOT_FOUND, CommandResult
-from memtui.core.reverting import conflict_now
-from memtui.core.store import unrecorded_message
-from memtui.core.wording import count
 
 if TYPE_CHECKING:
     from memtui.core.store import MemoryStore

@@ -13,21 +13,28 @@ import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from memtui.core.atomic import DIR_MODE, create_at, replace_at
-from memtui.core.command_types import (
+from memtui.core.applying.atomic import create_at, replace_at
+from memtui.core.applying.site import Site
+from memtui.core.applying.sizes import format_size
+from memtui.core.applying.viewing import not_found_message, read_text
+from memtui.core.parsing.command_types import (
     CommandOutcome,
     ParsedCommand,
     error,
     failure_message,
     not_found,
+    numbered,
     success,
 )
-from memtui.core.echo import echo
-from memtui.core.fd_paths import Location, fsync_dir_fd, remove_tree_at, rename_noreplace
+from memtui.core.parsing.echo import echo
+from memtui.core.resolving.fd_paths import (
+    DIR_MODE,
+    Location,
+    fsync_dir_fd,
+    remove_tree_at,
+    rename_noreplace,
+)
 from memtui.core.result import REFUSED
-from memtui.core.site import Site
-from memtui.core.sizes import format_size
-from memtui.core.viewing import not_found_message, numbered, read_text
 
 FILE_EXISTS = "Error: File {path} already exists"
 """create's refusal when something is already at the path (checked, or lost a race)."""

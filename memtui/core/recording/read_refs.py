@@ -12,9 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from memtui.core.command_types import ReadSource
+from memtui.core.parsing.command_types import ReadSource, numbered_lines
 from memtui.core.secrets import find_spans, redact
-from memtui.core.viewing import numbered_lines
 
 _REFERENCE = re.compile(
     r"\[memtui: lines (?P<first>\d+)-(?P<last>\d+) of the file with sha256 (?P<digest>[0-9a-f]{64})"

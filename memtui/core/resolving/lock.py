@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from memtui.core.fd_paths import StoreRoot, close_quietly, open_child_dir
+from memtui.core.resolving.fd_paths import StoreRoot, close_quietly, open_child_dir
 
 META_DIR_NAME = ".memtui"
 POLL_SECONDS = 0.05

@@ -17,15 +17,20 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
-from memtui.core.fd_paths import WALK_FLAGS, StoreRoot, chmod_fd, close_quietly, fsync_dir_fd
-from memtui.core.lock import META_DIR_NAME
+from memtui.core.resolving.fd_paths import (
+    DIR_MODE,
+    StoreRoot,
+    close_quietly,
+    fsync_dir_fd,
+    make_dir_at,
+)
+from memtui.core.resolving.lock import META_DIR_NAME
 
 TEMP_PREFIX = ".tmp-"
 MARKER_SUFFIX = ".where"
 """A marker `<temp name>.where` in the temp folder names an in-place temp: its folder and inode."""
 TEMP_DIR_NAME = "tmp"
 FILE_MODE = 0o600
-DIR_MODE = 0o700
 _NEW_FILE_FLAGS = os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC
 _NO_HARD_LINKS = (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK)
 """Errors of `os.link` on filesystems without hard links, where creation falls back to O_EXCL."""
@@ -55,28 +60,6 @@ def _fill_and_close(fd: int, data: bytes, mode: int) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
-
-
-def make_dir_at(dir_fd: int, name: str, mode: int = DIR_MODE, *, exclusive: bool = False) -> int:
-    """Folder `name` in `dir_fd`, created with exactly `mode` if missing; its WALK_FLAGS descriptor.
-
-    Raises OSError (ELOOP, ENOTDIR) if something other than a folder is there: never a link;
-    with `exclusive`, FileExistsError if anything is there.
-    """
-    try:
-        os.mkdir(name, mode, dir_fd=dir_fd)
-    except FileExistsError:
-        if exclusive:
-            raise
-        return os.open(name, WALK_FLAGS, dir_fd=dir_fd)
-    fd = os.open(name, WALK_FLAGS, dir_fd=dir_fd)
-    try:
-        chmod_fd(fd, mode)
-    except BaseException:
-        close_quietly(fd)
-        raise
-    fsync_dir_fd(dir_fd)
-    return fd
 
 
 def make_dirs(path: Path, mode: int = DIR_MODE) -> None:

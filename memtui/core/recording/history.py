@@ -20,13 +20,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memtui.core import db_text
-from memtui.core.db_errors import explain, sqlite_words
-from memtui.core.db_text import TEXT
-from memtui.core.lineage import Lineage, at_or_below_params, at_or_below_sql, trace
-from memtui.core.lock import META_DIR_NAME, UnsafeMetaDir, meta_dir
-from memtui.core.read_refs import viewed_text
-from memtui.core.regular import open_regular
+from memtui.core.recording import db_text
+from memtui.core.recording.db_errors import explain, sqlite_words
+from memtui.core.recording.db_text import TEXT
+from memtui.core.recording.lineage import (
+    Lineage,
+    at_or_below_params,
+    at_or_below_sql,
+    trace,
+)
+from memtui.core.recording.read_refs import viewed_text
+from memtui.core.resolving.lock import META_DIR_NAME, UnsafeMetaDir, meta_dir
+from memtui.core.resolving.regular import open_regular
 
 DB_NAME = "history.db"
 SCHEMA_VERSION = 4
@@ -190,6 +195,25 @@ class RecordFailed(Exception):
         self.applied = applied
         self.undone = undone
         self.undo_failed = undo_failed
+
+
+def unrecorded_message(what: str, problem: RecordFailed) -> str:
+    """The one-line answer for a change the history could not record."""
+    if problem.applied:
+        return (
+            f"Cannot {what}: memtui could not record the change in its history "
+            f"({problem.reason}) nor undo it ({problem.undo_failed}); the change stays on "
+            "disk and will be recorded as an outside change"
+        )
+    if problem.undone:
+        return (
+            f"Cannot {what}: memtui could not record the change in its history "
+            f"({problem.reason}), so it undid it; nothing changed"
+        )
+    return (
+        f"Cannot {what}: memtui could not record the change in its history "
+        f"({problem.reason}); nothing changed"
+    )
 
 
 def failure_reason(problem: BaseException, database: Path | None = None) -> str:

@@ -8,15 +8,21 @@ import stat
 from dataclasses import replace
 from typing import Any
 
-from memtui.core.command_types import (
+from memtui.core.applying.site import Site
+from memtui.core.applying.sizes import format_size
+from memtui.core.hashing import digest
+from memtui.core.parsing.command_types import (
+    MAX_LINES,
     CommandOutcome,
     ParsedCommand,
     ReadSource,
     error,
     not_found,
+    numbered_lines,
     success,
 )
-from memtui.core.fd_paths import (
+from memtui.core.parsing.paths import RESERVED_NAME
+from memtui.core.resolving.fd_paths import (
     Location,
     OutsideStore,
     close_quietly,
@@ -24,14 +30,8 @@ from memtui.core.fd_paths import (
     entry_lstat,
     open_child_dir,
 )
-from memtui.core.hashing import digest
-from memtui.core.paths import RESERVED_NAME
-from memtui.core.regular import NotRegularFile, open_regular
-from memtui.core.site import Site
-from memtui.core.sizes import format_size
+from memtui.core.resolving.regular import NotRegularFile, open_regular
 
-MAX_LINES = 999_999
-LINE_NUMBER_WIDTH = len(str(MAX_LINES))
 SKIPPED_DIRECTORY = "node_modules"
 
 
@@ -46,11 +46,6 @@ def too_big_to_read(path: str, size: int, limit: int) -> str:
         f"File {path} is {format_size(size)} ({size} bytes), over the maximum file size of "
         f"{format_size(limit)} ({limit} bytes); memtui does not read files that large"
     )
-
-
-def numbered(number: int, line: str) -> str:
-    """One line as the tool shows it: the number right-aligned to width 6, a tab, the text."""
-    return f"{str(number).rjust(LINE_NUMBER_WIDTH)}\t{line}"
 
 
 def read_text(location: Location, path: str, limit: int) -> str | CommandOutcome:
@@ -240,8 +235,3 @@ def file_view_text(path: str, lines: list[str], first: int = 1) -> str:
     """What `view` shows of a file's `lines`, numbered from `first` (also the app's raw view of
     a huge file's first lines)."""
     return f"Here's the content of {path} with line numbers:\n" + numbered_lines(lines, first)
-
-
-def numbered_lines(lines: list[str], first: int) -> str:
-    """`lines` numbered from `first`, as `view` shows them below its first line."""
-    return "\n".join(numbered(first + index, line) for index, line in enumerate(lines))

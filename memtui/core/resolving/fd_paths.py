@@ -32,6 +32,8 @@ LIST_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 """A folder opened to list (scandir) or to fsync."""
 READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 """A file opened to read: never through a final symlink, never waiting on a FIFO."""
+DIR_MODE = 0o700
+"""The mode of every folder memtui makes (its own and a store's)."""
 MAX_LINKS = 40
 """Links followed in one resolution before it counts as a loop (the kernel's own limit)."""
 RACE_RETRIES = 8
@@ -328,8 +330,6 @@ class Location:
         Raises NotADirectoryError if a component above the leaf is not a folder, and OSError
         (ELOOP) if one is a link (it never follows it).
         """
-        from memtui.core.atomic import make_dir_at
-
         while len(self.fds) < len(self.parts):
             name = self.parts[len(self.fds) - 1]
             try:
@@ -343,6 +343,28 @@ class Location:
     def starts_with(self, other: Location) -> bool:
         """True if this path is `other` or below it."""
         return self.parts[: len(other.parts)] == other.parts
+
+
+def make_dir_at(dir_fd: int, name: str, mode: int = DIR_MODE, *, exclusive: bool = False) -> int:
+    """Folder `name` in `dir_fd`, created with exactly `mode` if missing; its WALK_FLAGS descriptor.
+
+    Raises OSError (ELOOP, ENOTDIR) if something other than a folder is there: never a link;
+    with `exclusive`, FileExistsError if anything is there.
+    """
+    try:
+        os.mkdir(name, mode, dir_fd=dir_fd)
+    except FileExistsError:
+        if exclusive:
+            raise
+        return os.open(name, WALK_FLAGS, dir_fd=dir_fd)
+    fd = os.open(name, WALK_FLAGS, dir_fd=dir_fd)
+    try:
+        chmod_fd(fd, mode)
+    except BaseException:
+        close_quietly(fd)
+        raise
+    fsync_dir_fd(dir_fd)
+    return fd
 
 
 def open_child_dir(dir_fd: int, name: str) -> int:

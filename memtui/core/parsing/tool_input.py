@@ -1,8 +1,8 @@
-"""The six memory-tool commands over a root directory (spec 4, 6, 6b): parse, then apply.
+"""A memory-tool input parsed: its fields validated and coerced, its paths resolved (spec 4, 6,
+6b; rules M1-M4), touching nothing on disk.
 
-`parse_command` validates the raw tool input and resolves every path (reading only);
-`apply_command` runs a parsed command on descriptors and never raises. The commands themselves
-are in `viewing` and `handlers`; history, locks and secret scanning belong to the store.
+`parse_command` checks in the spec's order and answers the first problem as the tool would;
+applying the parsed command is `applying.dispatch`'s.
 """
 
 from __future__ import annotations
@@ -12,36 +12,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from memtui.core.command_types import (
-    COMMANDS,
-    CommandOutcome,
-    ParsedCommand,
-    error,
-    failure_message,
-    is_mutating,
-    shown,
-    well_formed,
-)
-from memtui.core.handlers import FILE_EXISTS, PLANNERS, Plan, run_plan
-from memtui.core.paths import PathRefusal, check_path
-from memtui.core.site import DEFAULT_MAX_FILE_SIZE, Site, open_site
-from memtui.core.viewing import MAX_LINES, view
-
-__all__ = [
-    "COMMANDS",
-    "FILE_EXISTS",
-    "MAX_LINES",
-    "CommandOutcome",
-    "ParsedCommand",
-    "Plan",
-    "apply_command",
-    "failure_message",
-    "is_mutating",
-    "parse_command",
-    "plan_command",
-    "run_on_site",
-    "well_formed",
-]
+from memtui.core.parsing.command_types import COMMANDS, CommandOutcome, ParsedCommand, error, shown
+from memtui.core.parsing.paths import PathRefusal, check_path
 
 # Field kinds: "str" required string, "opt_str" string defaulting to "", "int" required integer,
 # "range" optional list of integers (kept as sent when it is not one).
@@ -171,46 +143,3 @@ def parse_command(
         parts.append(checked.parts)
         virtual.append(checked.virtual)
     return ParsedCommand(command, validated, raw_paths, tuple(parts), tuple(virtual))
-
-
-# Running commands.
-
-
-def apply_command(
-    root: Path, cmd: ParsedCommand, max_size: int = DEFAULT_MAX_FILE_SIZE
-) -> CommandOutcome:
-    """Run a parsed command on disk; any unexpected OS failure becomes a one-line error.
-
-    The paths are walked again on descriptors (see `open_site`) and every step acts relative
-    to the folders opened, so a store that changes meanwhile is never followed out of.
-    """
-    try:
-        site = open_site(root, cmd, max_size)
-    except Exception as problem:
-        return error(failure_message(cmd, problem))
-    if isinstance(site, CommandOutcome):
-        return site
-    with site:
-        return run_on_site(cmd, site)
-
-
-def run_on_site(cmd: ParsedCommand, site: Site) -> CommandOutcome:
-    """Run a command whose paths `site` has located: view, or plan and carry out a change."""
-    plan = plan_command(cmd, site)
-    if isinstance(plan, CommandOutcome):
-        return plan
-    return run_plan(cmd, plan)
-
-
-def plan_command(cmd: ParsedCommand, site: Site) -> Plan | CommandOutcome:
-    """A change's plan, or the command's outcome when it changes nothing (view, a refusal)."""
-    try:
-        if cmd.command == "view":
-            return view(cmd, site)
-        planner = PLANNERS.get(cmd.command)
-        if planner is None:
-            known = ", ".join(COMMANDS)
-            return error(f"Unknown command: {shown(cmd.command)}. Expected one of: {known}")
-        return planner(cmd, site)
-    except Exception as problem:
-        return error(failure_message(cmd, problem))

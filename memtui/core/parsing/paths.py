@@ -7,9 +7,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memtui.core.db_text import only_name_bytes
-from memtui.core.echo import echo
-from memtui.core.fd_paths import OutsideStore, StoreRoot
+from memtui.core.parsing.command_types import only_name_bytes
+from memtui.core.parsing.echo import echo
+from memtui.core.resolving.fd_paths import OutsideStore, StoreRoot
 
 VIRTUAL_ROOT = "/memories"
 RESERVED_NAME = ".memtui"
