@@ -172,7 +172,7 @@ async def test_review_shows_a_long_queue_a_page_at_a_time(tmp_path: Path) -> Non
         assert title(screen, "#review-title").startswith(
             f"Review · {total} notes proposed (first {REVIEW_PAGE} shown) · 0 selected"
         )
-        await pilot.press("a")
+        await pilot.press("asterisk")
         assert len(screen.selected) == total
         for shown in (2 * REVIEW_PAGE, total):
             await pilot.press("ctrl+end")

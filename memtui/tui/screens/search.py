@@ -21,6 +21,7 @@ from memtui.tui import text_styles as styles
 from memtui.tui.messages import OpenNote
 from memtui.tui.screens.base import MemtuiScreen
 from memtui.tui.timers import Stoppable, timers_of
+from memtui.tui.widgets.cursor_list import CursorList
 
 if TYPE_CHECKING:
     from memtui.notes.search import SearchHit
@@ -102,7 +103,7 @@ class SearchScreen(MemtuiScreen[None]):
         """The query, a status line, the results and the footer."""
         yield Input(self.initial_query, placeholder="search… (F1: filters)", id="search-input")
         yield Static("", id="search-status", markup=False)
-        yield OptionList(id="search-results")
+        yield CursorList(id="search-results")
         yield Footer()
 
     def on_mount(self) -> None:

@@ -59,12 +59,14 @@ class ChangeTable(FittedTable):
             self._add(row)
 
     def show_rows(self, rows: list[InboxRow]) -> None:
-        """Replace the rows, keeping the cursor on the same note when it is still listed."""
+        """Replace the rows, keeping the cursor on the same note when it is still listed, else on
+        the note that followed it."""
         selected = self.selected_key()
+        before = self.shown_keys()
         self.clear()
         self.rows_shown = rows
         self.refill()
-        self.keep_cursor_on(selected)
+        self.keep_cursor_on(selected, before)
 
     def _add(self, row: InboxRow) -> None:
         """Append one note's row."""

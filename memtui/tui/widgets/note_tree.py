@@ -80,6 +80,8 @@ class NoteTree(Tree[TreeEntry]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("right", "expand_cursor", "Expand", show=False, id="tree.expand"),
         Binding("left", "collapse_cursor", "Collapse", show=False, id="tree.collapse"),
+        Binding("j", "cursor_down", "Down", show=False, id="tree.down"),
+        Binding("k", "cursor_up", "Up", show=False, id="tree.up"),
     ]
 
     @dataclass
