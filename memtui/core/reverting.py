@@ -7,7 +7,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from memtui.core.atomic import DIR_MODE
-from memtui.core.command_types import CommandOutcome
+from memtui.core.command_types import CommandOutcome, made_folders
 from memtui.core.fd_paths import Location, rename_noreplace
 from memtui.core.history import BASELINE, Event, actor_kind, is_reviewable
 from memtui.core.paths import PathRefusal, check_path
@@ -76,8 +76,7 @@ def _already_reverted(event: Event, force: bool) -> CommandOutcome | None:
     if event.reverted_by is None or force:
         return None
     return CommandOutcome(
-        f"Conflict: event {event.id} was already reverted by event {event.reverted_by}. "
-        "Use force to restore its before-state anyway.",
+        f"Conflict: event {event.id} was already reverted by event {event.reverted_by}.",
         True,
         kind=CONFLICT,
     )
@@ -115,8 +114,7 @@ def _changed_conflict(event: Event, current: State) -> CommandOutcome:
     """The conflict for a path that is no longer what `event` left (checked, or lost a race)."""
     return CommandOutcome(
         f"Conflict: {event.path} changed since event {event.id} ({event.command}); "
-        f"it is now {describe(current)}. "
-        "Use force to restore its before-state anyway.",
+        f"it is now {describe(current)}.",
         True,
         kind=CONFLICT,
     )
@@ -142,7 +140,7 @@ def _move_refusal(
     if refusal is None and not force and not _unchanged_since(store, event, current):
         refusal = CommandOutcome(
             f"Conflict: {event.new_path} changed since event {event.id} (rename); "
-            f"it is {describe(current)}. Use force to restore the original anyway.",
+            f"it is {describe(current)}.",
             True,
             kind=CONFLICT,
         )
@@ -255,7 +253,7 @@ def _revert_move(
             remove(source)
             _put_back(destination, current, site)
 
-    return store.human_change(
+    result = store.human_change(
         "revert",
         event.new_path or "",
         args,
@@ -267,6 +265,9 @@ def _revert_move(
         reverts=event.id,
         reviews=_reviews(store, event),
     )
+    if not result.is_error:
+        destination.remove_empty_parents(made_folders(event.flags))
+    return result
 
 
 def _move(origin: Location, target: Location) -> None:

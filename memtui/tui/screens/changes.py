@@ -19,13 +19,13 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import DataTable, Footer, Input, Static
 
-from memtui.core.inbox import ChangeQuery, InboxRow, inbox
+from memtui.core.inbox import ChangeQuery, InboxRow, first_changed_line, inbox, row_texts
 from memtui.core.paths import VIRTUAL_ROOT, to_relpath
 from memtui.tui import text_styles as styles
 from memtui.tui.messages import ChangeRecorded, OpenNote
 from memtui.tui.rest_gate import RestGate
 from memtui.tui.screens.base import StoreScreen
-from memtui.tui.screens.editor import EditorScreen, edit_in_external_editor
+from memtui.tui.screens.editor import edit_here, edit_in_external_editor
 from memtui.tui.undo_flow import revert_with_force
 from memtui.tui.widgets.change_rows import ChangeTable, describe_row
 from memtui.tui.widgets.confirm import ConfirmScreen
@@ -295,16 +295,17 @@ class ChangesScreen(StoreScreen):
 
     @work(exclusive=True, group="changes-action")
     async def action_edit(self) -> None:
-        """Edit the note in the app; saving marks its waiting changes reviewed."""
+        """Edit the note in the app, the cursor on the first line its changes touched; saving
+        marks its waiting changes reviewed."""
+        row = self.table.selected_row()
         relpath = self._note_to_edit()
-        if relpath is None:
+        if relpath is None or row is None:
             return
         try:
-            text, revision = await asyncio.to_thread(self.ctx.store.read, self.ctx.virtual(relpath))
-        except Exception as error:
-            self.notify(f"Cannot edit {relpath}: {error}", severity="error")
-            return
-        if await self.app.push_screen_wait(EditorScreen(relpath, text, revision)):
+            line = first_changed_line(*await asyncio.to_thread(row_texts, self.ctx.history, row))
+        except Exception:
+            line = 0
+        if await edit_here(self.memtui, relpath, (line, 0)):
             await self._saved(relpath)
 
     @work(exclusive=True, group="changes-action")

@@ -525,16 +525,15 @@ class MainScreen(MemtuiScreen[None]):
             await self.edit_note(relpath)
 
     async def edit_note(self, relpath: str, cursor: tuple[int, int] = (0, 0)) -> None:
-        """Open `relpath` in the in-app editor, the cursor at (row, column); show it once saved."""
-        from memtui.tui.screens.editor import EditorScreen, read_for_edit  # first use: start-up
+        """Open `relpath` in the in-app editor, the cursor at (row, column) (one too big for it
+        in $EDITOR, if wanted); show it once saved."""
+        from memtui.tui.screens.editor import edit_here  # imported on first use: start-up
 
-        loaded = await read_for_edit(self.memtui, relpath)
-        if loaded is None:
-            return
-        text, revision = loaded
-        saved = await self.app.push_screen_wait(EditorScreen(relpath, text, revision, cursor))
-        if saved:
+        if await edit_here(self.memtui, relpath, cursor):
             await self.changed({relpath}, show=relpath)
+        elif self.note_tree.cursor_relpath == relpath:
+            self._history_rows.pop(relpath, None)
+            self.refresh_side(relpath)
 
     @work(exclusive=True, group="main-action")
     async def action_external_edit(self) -> None:
