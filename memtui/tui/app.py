@@ -88,7 +88,7 @@ class MemtuiApp(PlainNotifyApp):
     COMMANDS: ClassVar = App.COMMANDS | {note_provider, action_provider}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),
-        Binding("f1,question_mark", "help", "Keys", id="app.help"),
+        Binding("f1,question_mark", "help", "Keys", key_display="F1", id="app.help"),
         Binding("q", "back", "Back", show=False, id="app.back"),
     ]
 

@@ -34,5 +34,5 @@ class MemtuiModal(ModalScreen[Answer]):
     """A dialog whose keys F1 or `?` lists, like every screen's (its Footer shows them too)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("f1,question_mark", "app.help", "Keys", id="dialog.help")
+        Binding("f1,question_mark", "app.help", "Keys", key_display="F1", id="dialog.help")
     ]

@@ -37,3 +37,30 @@ def test_a_conflicting_undo_names_the_force_flag(tmp_path: Path) -> None:
     assert done.stderr.endswith(". Use --force to undo it anyway.\n")
     assert "Use force" not in done.stderr
     assert (store.root / "a.md").read_text() == "three\n"
+
+
+def test_log_at_120_columns_keeps_the_path_whole_and_cuts_the_result(tmp_path: Path) -> None:
+    """A long path and a long result at 120 columns: the path shows whole, the result is cut
+    (before, the path was cut to two fifths of the room while the result kept the rest)."""
+    store = MemoryStore(tmp_path / "mem", actor="agent:claude", settings=Settings())
+    path = "/memories/claude/user_preferences.xml"
+    store.create(path, "x\n")
+    store.view(path)
+    done = run("log", str(store.root), "--limit", "1", columns=120)
+    assert done.returncode == 0, done.stderr
+    header, _rule, row = done.stdout.splitlines()
+    assert max(len(line) for line in (header, row)) <= 120
+    cells = [cell.strip() for cell in row.split("   ") if cell.strip()]
+    assert cells[4] == path
+    assert cells[5].startswith("Here's the content") and cells[5].endswith("…")
+
+
+def test_log_at_80_columns_cuts_a_path_in_the_middle(tmp_path: Path) -> None:
+    """A path cut for width keeps its start and its file name."""
+    store = MemoryStore(tmp_path / "mem", actor="agent:claude", settings=Settings())
+    store.create("/memories/sessions/2026-11-06-textual-snapshots.md", "x\n")
+    done = run("log", str(store.root), "--limit", "1", columns=80)
+    assert done.returncode == 0, done.stderr
+    row = done.stdout.splitlines()[2]
+    cell = next(part.strip() for part in row.split("   ") if "…" in part and "/me" in part)
+    assert cell.startswith("/me") and cell.endswith("shots.md")

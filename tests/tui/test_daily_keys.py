@@ -130,7 +130,7 @@ async def test_every_dialog_lists_its_keys(store_root: Path, make_app: AppFactor
         assert await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.pause()
         keys = footer_keys(app.screen)
-        assert "y Yes" in keys and "n No" in keys and "f1 Keys" in keys
+        assert "y Yes" in keys and "n No" in keys and "F1 Keys" in keys
         await pilot.press("q")
         assert await wait_for(pilot, lambda: isinstance(app.screen, MainScreen))
         assert (store_root / "tools" / "textual.md").exists()
@@ -138,7 +138,7 @@ async def test_every_dialog_lists_its_keys(store_root: Path, make_app: AppFactor
         assert await wait_for(pilot, lambda: isinstance(app.screen, RenameScreen))
         await pilot.pause()
         keys = footer_keys(app.screen)
-        assert "^s Rename" in keys and "esc Cancel" in keys and "f1 Keys" in keys
+        assert "^s Rename" in keys and "esc Cancel" in keys and "F1 Keys" in keys
 
 
 async def test_a_archives_in_the_review_queue_and_u_undoes_it(

@@ -17,7 +17,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import DataTable, Input, Static
 
 from memtui.core.inbox import ChangeQuery, InboxRow, first_changed_line, inbox, row_texts
 from memtui.core.paths import VIRTUAL_ROOT, to_relpath
@@ -30,6 +30,7 @@ from memtui.tui.undo_flow import revert_with_force
 from memtui.tui.widgets.change_rows import ChangeTable, describe_row
 from memtui.tui.widgets.confirm import ConfirmScreen
 from memtui.tui.widgets.history_events import parse_filter, short_path
+from memtui.tui.widgets.key_footer import KeyFooter
 from memtui.tui.wording import count
 
 if TYPE_CHECKING:
@@ -65,6 +66,8 @@ class ChangesScreen(StoreScreen):
         Binding("slash", "focus_filter", "Filter", id="changes.filter"),
         Binding("escape", "close", "Back", id="changes.close"),
     ]
+    FOOTER_DROPS: ClassVar[tuple[str, ...]] = ("changes.open", "changes.filter", "changes.edit")
+    """The footer keys a narrow terminal hides first."""
     PALETTE: ClassVar[list[PaletteEntry]] = [
         ("changes: approve the note's changes", "approve", "Mark them reviewed"),
         ("changes: approve all shown", "approve_all", "Mark every listed change reviewed"),
@@ -93,7 +96,7 @@ class ChangesScreen(StoreScreen):
         yield ChangeTable(id="changes-table")
         with VerticalScroll(id="changes-detail-scroll"):
             yield Static(id="changes-detail")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         """Query in the background and follow every change to the store and to the marks."""

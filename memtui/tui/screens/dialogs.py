@@ -11,7 +11,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Button, Checkbox, Footer, Input, Label, Static
+from textual.widgets import Button, Checkbox, Input, Label, Static
 from textual.widgets.input import Selection
 from textual.worker import get_current_worker
 
@@ -22,6 +22,7 @@ from memtui.tui.messages import MoveBreaksCounted
 from memtui.tui.modal import KEY_MAP, MemtuiModal
 from memtui.tui.timers import Stoppable, timers_of
 from memtui.tui.widgets.confirm import ConfirmScreen
+from memtui.tui.widgets.key_footer import KeyFooter
 from memtui.tui.wording import count
 
 if TYPE_CHECKING:
@@ -94,7 +95,7 @@ class NewNoteScreen(FormDialog[tuple[str, str]]):
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Cancel", id="cancel")
                 yield Button("Create", id="create", variant="primary")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         """Start in the title."""
@@ -173,7 +174,7 @@ class RenameScreen(FormDialog[tuple[str, bool]]):
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Cancel", id="cancel")
                 yield Button("Rename", id="rename", variant="primary")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         """Start with the file name's stem selected and the cursor at its end, so typing
@@ -271,7 +272,7 @@ class HelpScreen(MemtuiModal[None]):
             yield Label("Keys", classes="dialog-title")
             with VerticalScroll():
                 yield Static(self.keys_text(), id="help-keys")
-        yield Footer()
+        yield KeyFooter()
 
     def keys_text(self) -> Content:
         """Key, description and binding id of every active binding (memtui's own first, then

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 from textual import work
 from textual.app import ComposeResult, SuspendNotSupported
 from textual.binding import Binding, BindingType
-from textual.widgets import Footer, Static, TextArea
+from textual.widgets import Static, TextArea
 
 from memtui.core.display import visible
 from memtui.core.hashing import digest
@@ -20,6 +20,7 @@ from memtui.tui.messages import EditedNoteChanged
 from memtui.tui.save_flow import save_note
 from memtui.tui.screens.base import MemtuiScreen
 from memtui.tui.widgets.confirm import ConfirmScreen
+from memtui.tui.widgets.key_footer import KeyFooter
 from memtui.tui.widgets.safe_text_area import SafeTextArea
 
 if TYPE_CHECKING:
@@ -78,7 +79,7 @@ class EditorScreen(MemtuiScreen[bool]):
         yield SafeTextArea.code_editor(
             self.initial, language="markdown", soft_wrap=True, id="editor"
         )
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         """Focus the text with the cursor in place (scrolled to the middle), and follow changes

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, ClassVar
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import Footer, OptionList, Static, TabbedContent, TabPane
+from textual.widgets import OptionList, Static, TabbedContent, TabPane
 from textual.widgets.option_list import Option
 
 from memtui.core.display import visible, visible_text
@@ -19,6 +19,7 @@ from memtui.tui.messages import OpenNote
 from memtui.tui.screens.base import StoreScreen
 from memtui.tui.widgets.cursor_list import CursorList
 from memtui.tui.widgets.graph_view import GraphView
+from memtui.tui.widgets.key_footer import KeyFooter
 
 if TYPE_CHECKING:
     from memtui.notes.index import NoteIndex
@@ -202,7 +203,7 @@ class GraphScreen(StoreScreen):
             with TabPane("Unresolved", id="tab-unresolved"):
                 yield CursorList(id="graph-unresolved", markup=False)
         yield Static(id="graph-detail", markup=False)
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         """Draw and list in the background once the index is ready, and again when notes change."""

@@ -8,7 +8,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.widgets import Footer, Static, Tree
+from textual.widgets import Static, Tree
 from textual.worker import get_current_worker
 
 from memtui.core.display import visible
@@ -16,6 +16,7 @@ from memtui.tui.messages import NoteHistoryRead, PreviewPrepared, SettingSaved, 
 from memtui.tui.outlink import OutLink
 from memtui.tui.rest_gate import RestGate
 from memtui.tui.screens.base import MemtuiScreen
+from memtui.tui.widgets.key_footer import KeyFooter
 from memtui.tui.widgets.note_tree import BADGE_HELP, NoteTree, TreeEntry
 from memtui.tui.widgets.preview import LinkFollowed, Preview
 from memtui.tui.widgets.side_panel import SideItemChosen, SidePanel
@@ -58,6 +59,18 @@ class MainScreen(MemtuiScreen[None]):
         Binding("c", "changes", "Changes", id="main.changes"),
         Binding("ctrl+r", "reload", "Reload", show=False, id="main.reload"),
     ]
+    FOOTER_DROPS: ClassVar[tuple[str, ...]] = (
+        "main.raw",
+        "main.undo",
+        "main.delete",
+        "main.rename",
+        "main.new",
+        "main.graph",
+        "app.help",
+        "main.edit",
+    )
+    """The footer keys a narrow terminal hides first: search, history, review, changes and
+    quit stay."""
     PALETTE: ClassVar[list[PaletteEntry]] = [
         ("go: search", "search", "Search every note"),
         ("note: edit", "edit", "Edit the note in memtui"),
@@ -115,7 +128,7 @@ class MainScreen(MemtuiScreen[None]):
         """Add the preview, side panel and footer (showing the screen's keys), then load the
         first preview."""
         panes = self.query_one("#main-panes").mount(Preview(id="preview"), SidePanel(id="side"))
-        footer = self.mount(Footer())
+        footer = self.mount(KeyFooter())
         await panes
         await footer
         self.refresh_bindings()

@@ -10,13 +10,14 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Button, Footer, Label, Static
+from textual.widgets import Button, Label, Static
 
 from memtui.core.display import visible, visible_text
 from memtui.notes.merge import Conflict, Side
 from memtui.notes.operations.saving import Changed, who_changed
 from memtui.tui.modal import MemtuiModal
 from memtui.tui.widgets.history_events import format_time, unified_diff
+from memtui.tui.widgets.key_footer import KeyFooter
 from memtui.tui.widgets.safe_text_area import SafeTextArea
 from memtui.tui.wording import count
 
@@ -101,7 +102,7 @@ class MergedScreen(ChangedWhileEditing[bool]):
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Keep editing", id="edit")
                 yield Button("Save merged", id="save", variant="primary")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         """Focus the save button."""
@@ -149,7 +150,7 @@ class HunkEditScreen(MemtuiModal[str | None]):
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Cancel", id="cancel")
                 yield Button("Use this", id="done", variant="primary")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         """Start typing in the text."""
@@ -202,7 +203,7 @@ class DeletedScreen(ChangedWhileEditing[Resolution]):
                 yield Button("Keep editing", id="edit")
                 yield Button("Leave it deleted", id="theirs")
                 yield Button("Save mine", id="mine", variant="primary")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         """Focus keeping the text: saving it."""
@@ -260,7 +261,7 @@ class ConflictScreen(ChangedWhileEditing[Resolution]):
                 yield Button("Take theirs", id="theirs")
                 yield Button("Keep mine", id="mine")
                 yield Button("Save merged", id="save", variant="primary", disabled=True)
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         """Start on the first overlapping change, so m, t, b and e choose for it."""

@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from memtui.core.paths import from_relpath
 from memtui.notes.operations.moving import archive_path
@@ -20,6 +20,7 @@ from memtui.tui import text_styles as styles
 from memtui.tui.messages import ChangeRecorded, OpenNote
 from memtui.tui.screens.base import StoreScreen
 from memtui.tui.widgets.confirm import ConfirmScreen
+from memtui.tui.widgets.key_footer import KeyFooter
 from memtui.tui.widgets.review_table import ReviewTable
 from memtui.tui.wording import count
 
@@ -50,6 +51,13 @@ class ReviewScreen(StoreScreen):
         Binding("escape", "close", "Back", id="review.close"),
     ]
 
+    FOOTER_DROPS: ClassVar[tuple[str, ...]] = (
+        "review.open",
+        "review.select_all",
+        "review.undo",
+        "review.archive_all",
+    )
+    """The footer keys a narrow terminal hides first."""
     PALETTE: ClassVar[list[tuple[str, str, str]]] = [
         ("review: select or unselect", "toggle_selected", "Mark the note, move to the next"),
         ("review: select all or none", "select_all", "Mark every proposed note, or none"),
@@ -75,7 +83,7 @@ class ReviewScreen(StoreScreen):
         yield ReviewTable(self._mark, id="review-table")
         with VerticalScroll(id="review-detail-scroll"):
             yield Static(id="review-detail")
-        yield Footer()
+        yield KeyFooter()
 
     @property
     def table(self) -> ReviewTable:

@@ -10,7 +10,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.message import Message
-from textual.widgets import Footer, Input, OptionList, Static
+from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
@@ -22,6 +22,7 @@ from memtui.tui.messages import OpenNote
 from memtui.tui.screens.base import MemtuiScreen
 from memtui.tui.timers import Stoppable, timers_of
 from memtui.tui.widgets.cursor_list import CursorList
+from memtui.tui.widgets.key_footer import KeyFooter
 
 if TYPE_CHECKING:
     from memtui.notes.search import SearchHit
@@ -104,7 +105,7 @@ class SearchScreen(MemtuiScreen[None]):
         yield Input(self.initial_query, placeholder="search… (F1: filters)", id="search-input")
         yield Static("", id="search-status", markup=False)
         yield CursorList(id="search-results")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         """Focus the query and subscribe to index and change signals."""

@@ -7,10 +7,11 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Button, Footer, Label, Static
+from textual.widgets import Button, Label, Static
 
 from memtui.core.display import visible, visible_text
 from memtui.tui.modal import MemtuiModal
+from memtui.tui.widgets.key_footer import KeyFooter
 
 
 class ConfirmScreen(MemtuiModal[bool]):
@@ -41,7 +42,7 @@ class ConfirmScreen(MemtuiModal[bool]):
             with Horizontal():
                 yield Button("Cancel", id="cancel")
                 yield Button(self.confirm_label, id="confirm", variant="warning")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         """Focus the safe choice."""
