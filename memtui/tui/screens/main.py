@@ -60,17 +60,17 @@ class MainScreen(MemtuiScreen[None]):
         Binding("ctrl+r", "reload", "Reload", show=False, id="main.reload"),
     ]
     FOOTER_DROPS: ClassVar[tuple[str, ...]] = (
+        "app.help",
         "main.raw",
         "main.undo",
         "main.delete",
         "main.rename",
         "main.new",
         "main.graph",
-        "app.help",
         "main.edit",
     )
-    """The footer keys a narrow terminal hides first: search, history, review, changes and
-    quit stay."""
+    """The footer keys a narrow terminal hides first (F1 is in the status line): search,
+    history, review, changes and quit stay."""
     PALETTE: ClassVar[list[PaletteEntry]] = [
         ("go: search", "search", "Search every note"),
         ("note: edit", "edit", "Edit the note in memtui"),

@@ -253,10 +253,11 @@ class ReviewScreen(StoreScreen):
             f"\n… and {len(paths) - 8} more" if len(paths) > 8 else ""
         )
         where = f" to {ARCHIVE_FOLDER}/" if archive else ""
+        undo = "u undoes it." if len(paths) == 1 else "u undoes all of them at once."
         confirmed = await self.app.push_screen_wait(
             ConfirmScreen(
                 f"{verb} {count(len(paths), 'note')}?",
-                f"{verb}{where}:\n{listing}\n\nu undoes it (one change for all of them).",
+                f"{verb}{where}:\n{listing}\n\n{undo}",
                 confirm_label=f"{verb} {len(paths)}",
             )
         )

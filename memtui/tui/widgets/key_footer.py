@@ -44,8 +44,11 @@ class KeyFooter(Footer):
     then other keys from the right, and always shows quit, back and the palette."""
 
     def compose(self) -> ComposeResult:
-        """The keys, fitted to the width once they are laid out."""
-        yield from super().compose()
+        """The keys, F1 last (after the screen's own), fitted to the width once laid out."""
+        keys = list(super().compose())
+        help_keys = [key for key in keys if getattr(key, "action", "").endswith("help")]
+        yield from (key for key in keys if key not in help_keys)
+        yield from help_keys
         self.call_after_refresh(self.fit_keys)
 
     def on_resize(self) -> None:
