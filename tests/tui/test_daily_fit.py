@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.widgets import Static
 from textual.widgets._footer import FooterKey
 
@@ -40,28 +41,28 @@ def agent_writes(root: Path, *paths: str) -> None:
     agent.close()
 
 
+@pytest.mark.parametrize(("size", "cut"), [((120, 40), False), ((80, 24), True)])
 async def test_the_tree_fits_its_names_and_never_cuts_a_badge(
-    store_root: Path, make_app: AppFactory
+    store_root: Path, make_app: AppFactory, size: tuple[int, int], cut: bool
 ) -> None:
     """At 120 columns the tree is as wide as its longest name (within its third: 39 columns);
     at 80 a name too long for its third is cut in the middle and keeps its `●`."""
     agent_writes(store_root, LONG)
-    for size, cut in (((120, 40), False), ((80, 24), True)):
-        app = make_app()
-        async with app.run_test(size=size) as pilot:
-            main = await main_screen(app, pilot)
-            tree = main.note_tree
-            main.show_path(LONG)
-            assert await wait_for(pilot, lambda: bool(app.badges.get(LONG)))
-            wanted = 80 // 3 if cut else len("└─ coffee-order-preferences.json ●") + 1
-            assert await wait_for(pilot, lambda wanted=wanted: tree.outer_size.width == wanted)
-            assert await wait_for(pilot, lambda: any("●" in line for line in tree_lines(tree)))
-            line = next(line for line in tree_lines(tree) if "●" in line)
-            if cut:
-                assert line.startswith("└─ coffee") and "…" in line and len(line) <= wanted - 1
-                assert line.endswith("ces.json ●")
-            else:
-                assert line == "└─ coffee-order-preferences.json ●"
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        main = await main_screen(app, pilot)
+        tree = main.note_tree
+        main.show_path(LONG)
+        assert await wait_for(pilot, lambda: bool(app.badges.get(LONG)))
+        wanted = 80 // 3 if cut else len("└─ coffee-order-preferences.json ●") + 1
+        assert await wait_for(pilot, lambda: tree.outer_size.width == wanted)
+        assert await wait_for(pilot, lambda: any("●" in line for line in tree_lines(tree)))
+        line = next(line for line in tree_lines(tree) if "●" in line)
+        if cut:
+            assert line.startswith("└─ coffee") and "…" in line and len(line) <= wanted - 1
+            assert line.endswith("ces.json ●")
+        else:
+            assert line == "└─ coffee-order-preferences.json ●"
 
 
 async def test_a_short_store_gets_a_narrow_tree(store_root: Path, make_app: AppFactory) -> None:

@@ -258,9 +258,7 @@ class HelpScreen(MemtuiModal[None]):
     key map every screen shares."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(
-            "escape,f1,question_mark,q", "close", "Close", key_display="esc", id="help.close"
-        )
+        Binding("escape,f1,question_mark,q", "close", "Close", key_display="esc", id="help.close")
     ]
 
     def __init__(self, screen: Screen[object]) -> None:

@@ -591,12 +591,16 @@ class MainScreen(MemtuiScreen[None]):
         return self.note_tree.cursor_relpath or ""
 
     def action_graph(self) -> None:
-        """Open the graph around the note."""
+        """Open the graph around the note, or of the folder's notes."""
         from memtui.tui.screens.graph import GraphScreen  # imported on first use: start-up
 
-        relpath = self.selected_note()
-        if relpath is not None:
-            self.app.push_screen(GraphScreen(relpath))
+        entry = self.note_tree.cursor_entry
+        if entry is None:
+            self.notify("The store is empty: there is nothing to draw yet.", severity="warning")
+        elif entry.is_dir:
+            self.app.push_screen(GraphScreen(entry.relpath + "/"))
+        else:
+            self.app.push_screen(GraphScreen(entry.relpath))
 
     def action_history(self) -> None:
         """Open the history of the whole store."""

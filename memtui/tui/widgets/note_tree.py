@@ -14,6 +14,7 @@ from rich.text import Text, TextType
 from textual.binding import Binding, BindingType
 from textual.geometry import Size
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
@@ -307,7 +308,7 @@ class NoteTree(Tree[TreeEntry]):
         grows to fit its names) less its border and scrollbar."""
         width = self.outer_size.width
         limit = self.styles.max_width
-        if limit is not None and self.parent is not None:
+        if limit is not None and isinstance(self.parent, Widget):
             width = int(limit.resolve(self.parent.size, self.app.size))
         return width - (self.outer_size.width - self.scrollable_content_region.width)
 
@@ -326,7 +327,7 @@ class NoteTree(Tree[TreeEntry]):
         text = super().render_label(node, base_style, style)
         badges = self.badge_text(node)
         over = text.cell_len + badges.cell_len - self.label_room(node)
-        name = node.label.plain
+        name = str(node.label)
         if over > 0 and self.outer_size.width and cell_len(name) > 1:
             prefix = text[: len(text.plain) - len(name)]
             short = Text(shorten_middle(name, max(1, cell_len(name) - over)))
