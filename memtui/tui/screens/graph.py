@@ -15,6 +15,7 @@ from textual.widgets.option_list import Option
 
 from memtui.core.display import visible, visible_text
 from memtui.tui.layout_graph import (
+    DEFAULT_MAX_CHILDREN,
     FOLDER_SUFFIX,
     UNRESOLVED_PREFIX,
     GraphLayout,
@@ -86,15 +87,20 @@ def neighbourhood(
 
 
 def build_layout(
-    index: NoteIndex, centre: str, depth: int, width: int | None = None
+    index: NoteIndex, centre: str, depth: int, width: int | None = None, height: int = 0
 ) -> GraphLayout:
     """Lay out `centre`'s neighbourhood from the index, labelled with note titles, fitted to
-    `width` when given."""
+    `width` when given; a folder lists as many notes as `height` rows show."""
     nodes, found = neighbourhood(index, centre, depth)
     edges = [(source, target, visible(relation)) for source, target, relation in found]
     keys = set(nodes) | {centre}
     labels = {key: note_label(index, key) for key in keys}
-    return layout_neighbourhood(centre, keys, edges, depth=depth, labels=labels, width=width)
+    most = DEFAULT_MAX_CHILDREN
+    if centre.endswith(FOLDER_SUFFIX) and depth == 1:
+        most = max(most, height)
+    return layout_neighbourhood(
+        centre, keys, edges, depth=depth, labels=labels, width=width, max_children=most
+    )
 
 
 @dataclass(frozen=True)
@@ -124,9 +130,9 @@ def drawing(
     """Lay out the neighbourhood of `centre`, fitted to the `view` (width, height) when given,
     a scrollbar's width aside when it is taller, and title it."""
     width, height = view if view is not None else (None, 0)
-    graph = build_layout(index, centre, depth, width)
+    graph = build_layout(index, centre, depth, width, height)
     if width is not None and graph.height > height:
-        graph = build_layout(index, centre, depth, width - SCROLLBAR)
+        graph = build_layout(index, centre, depth, width - SCROLLBAR, height)
     more = f" · {graph.hidden} more not drawn" if graph.hidden else ""
     if centre.endswith(FOLDER_SUFFIX):
         notes = count(len(folder_notes(index, centre)), "note")
@@ -134,7 +140,7 @@ def drawing(
     else:
         title = (
             f"Graph · {note_label(index, centre)} ({visible(centre)}) · depth {depth}"
-            f" · {len(graph.nodes) - 1} neighbours{more}"
+            f" · {count(len(graph.nodes) - 1, 'neighbour')}{more}"
         )
     return Drawing(centre, depth, graph, title)
 

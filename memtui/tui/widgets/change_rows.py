@@ -30,20 +30,27 @@ COLUMNS: tuple[tuple[str, str, int], ...] = (
 """(label, key, smallest width) of the inbox table's columns; the note takes any spare width."""
 ACTORS_WIDTH = 22
 WHAT_WIDTH = 24
-"""The widest the By and What columns grow for their text."""
+NOTE_FIRST = 28
+"""The widest the By and What columns grow for their text, and how wide the note column grows
+before them."""
 
 
 def column_widths(width: int, padding: int = 1, rows: Sequence[InboxRow] = ()) -> dict[str, int]:
-    """Each column's width in a table `width` cells wide: By and What as wide as their text
-    (What never narrower than its longest word), the note column the rest; when there is not
-    room for all, What and By give up their extra width before the note goes below its least."""
+    """Each column's width in a table `width` cells wide: What never narrower than its longest
+    word; the room left goes to the note (up to NOTE_FIRST cells of its paths), then to By and
+    What as wide as their text, then to the note again."""
     widths = {key: smallest for _label, key, smallest in COLUMNS}
     actors = max((cell_len(", ".join(row.actors)) for row in rows), default=0)
     what = max((cell_len(row_what(row)) for row in rows), default=0)
     word = max((cell_len(w) for row in rows for w in row_what(row).split()), default=0)
+    note = max((cell_len(short_path(row.path)) + row.folder for row in rows), default=0)
     widths["what"] = max(widths["what"], word)
     spare = spare_width(COLUMNS, width, padding) - (widths["what"] - COLUMNS[4][2])
-    for key, wanted in (("what", min(what, WHAT_WIDTH)), ("actors", min(actors, ACTORS_WIDTH))):
+    for key, wanted in (
+        ("note", min(note, NOTE_FIRST)),
+        ("actors", min(actors, ACTORS_WIDTH)),
+        ("what", min(what, WHAT_WIDTH)),
+    ):
         grow = max(0, min(wanted - widths[key], spare))
         widths[key] += grow
         spare -= grow
