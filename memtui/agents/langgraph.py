@@ -35,6 +35,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         "memtui.agents.langgraph needs LangGraph: install it with `pip install 'memtui[langgraph]'`"
     ) from exc
 
+from memtui.agents.langgraph_index import ItemIndex, parse_index
 from memtui.agents.langgraph_names import (
     item_virtual,
     key_of_file,
@@ -148,8 +149,9 @@ def item_json(key: str, value: Mapping[str, Any]) -> str:
 class MemtuiStore(BaseStore):
     """A LangGraph store on a memtui memory folder, recorded in its history as `actor`.
 
-    `index` (semantic search) is not supported and raises NotImplementedError; a `query`
-    ranks items by fuzzy text match instead. TTLs are not supported (`supports_ttl` is False).
+    With `index` ({"dims", "embed", "fields"}), puts embed their fields and a `query` ranks items
+    by cosine similarity as InMemoryStore does (`langgraph_index.py`); without it a `query` ranks
+    items by fuzzy text match. TTLs are not supported (`supports_ttl` is False).
     """
 
     supports_ttl = False
@@ -167,11 +169,7 @@ class MemtuiStore(BaseStore):
 
         Raises ValueError for an empty or non-agent actor and ConfigError for a bad config.
         """
-        if index is not None:
-            raise NotImplementedError(
-                "MemtuiStore has no semantic (embedding) index: drop `index`; "
-                "search(query=...) ranks items by fuzzy text match"
-            )
+        config = parse_index(index) if index is not None else None
         self.store = MemoryStore(
             Path(root).expanduser(),
             actor=agent_actor(actor),
@@ -179,6 +177,7 @@ class MemtuiStore(BaseStore):
             settings=settings,
         )
         self.root = self.store.root
+        self._index = ItemIndex(self.root, config) if config is not None else None
         self._worker = SerialWorker("memtui-langgraph")
 
     # BaseStore.
@@ -201,11 +200,17 @@ class MemtuiStore(BaseStore):
             else:
                 puts[(op.namespace, op.key)] = op
                 results.append(None)
-        for put in puts.values():
-            if put.value is None:
-                self._delete(put.namespace, put.key)
-            else:
-                self._put(put.namespace, put.key, put.value)
+        done: list[tuple[str, PutOp]] = []
+        try:
+            for put in puts.values():
+                if put.value is None:
+                    self._delete(put.namespace, put.key)
+                else:
+                    self._put(put.namespace, put.key, put.value)
+                done.append((item_virtual(put.namespace, put.key), put))
+        finally:
+            if self._index is not None:
+                self._index.applied(done)
         return results
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
@@ -302,16 +307,25 @@ class MemtuiStore(BaseStore):
             for stored in self._namespace_items(namespace)
             if matches_filter(stored.value, op.filter)
         ]
+        if op.query and self._index is not None:
+            chosen = self._index.rank(
+                op.query, [(c.virtual, c) for c in candidates], op.offset, op.limit
+            )
+        else:
+            chosen = self._paged(op, candidates)
+        for stored, _ in chosen:
+            self.store.view(stored.virtual)
+        return [stored.search_item(score) for stored, score in chosen]
+
+    def _paged(self, op: SearchOp, candidates: list[_Stored]) -> list[tuple[_Stored, float | None]]:
+        """The page of candidates, best fuzzy match first for a query."""
         scores: list[float | None] = [None] * len(candidates)
         if op.query:
             ranked = rank(op.query, (value_text(stored.value) for stored in candidates))
             candidates = [candidates[position] for position, _ in ranked]
             scores = [score for _, score in ranked]
         page = slice(op.offset, op.offset + op.limit)
-        chosen = list(zip(candidates[page], scores[page], strict=True))
-        for stored, _ in chosen:
-            self.store.view(stored.virtual)
-        return [stored.search_item(score) for stored, score in chosen]
+        return list(zip(candidates[page], scores[page], strict=True))
 
     def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
         """Namespaces holding at least one item, filtered, cut to max_depth, sorted, paged."""

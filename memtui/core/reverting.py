@@ -65,7 +65,7 @@ def _reviews(store: MemoryStore, event: Event) -> tuple[int, ...]:
 
 def _locate(store: MemoryStore, site: Site, virtual: str | None) -> Location | CommandOutcome:
     """The location of a recorded virtual path, validated again."""
-    checked = check_path(store.root, virtual or "")
+    checked = check_path(store.root, virtual or "", any_name=True)
     if isinstance(checked, PathRefusal):
         return CommandOutcome(checked.message, True, checked.flags, REFUSED)
     return site.place(checked.parts, checked.virtual)

@@ -31,6 +31,7 @@ from memtui.core.command_types import (
 )
 from memtui.core.commands import apply_command, parse_command, plan_command
 from memtui.core.config import Settings, default_human_actor, load_settings
+from memtui.core.db_text import storable
 from memtui.core.echo import echo
 from memtui.core.fd_paths import rename_noreplace
 from memtui.core.handlers import Plan, run_plan, size_refusal
@@ -196,7 +197,7 @@ class MemoryStore:
         Raises RecordFailed, before anything changes, when the history cannot be written.
         """
         group = self.history.open_group(
-            time=self.clock(), actor=self.actor, kind=kind, summary=well_formed(summary)
+            time=self.clock(), actor=self.actor, kind=kind, summary=storable(summary)
         )
         part = self.with_actor(self.actor, self.session)
         part.lock_policy = self.lock_policy
@@ -242,7 +243,7 @@ class MemoryStore:
     def execute(self, tool_input: object) -> CommandResult:
         """Run one raw memory-tool input (any object) and record it."""
         self.ensure_recovered()
-        parsed = parse_command(self.root, tool_input)
+        parsed = parse_command(self.root, tool_input, any_name=not self.is_agent)
         scanner = Scanner()
         if isinstance(parsed, CommandOutcome):
             return self._record_refused(tool_input, parsed, scanner)
@@ -520,7 +521,7 @@ class MemoryStore:
             before=before.pair if changed else (None, None),
             after=after.pair if changed else (None, None),
             flags=flags,
-            blobs={**before.blobs, **after.blobs} if changed else None,
+            blobs={**before.blobs, **after.blobs} if changed else kept.blobs,
             reverts=reverts if changed else None,
             cleared=cleared,
             files=files,
@@ -672,7 +673,7 @@ class MemoryStore:
     def _read_bytes(self, path: str, limit: int | None = None) -> tuple[bytes, os.stat_result, str]:
         """A file's bytes (at most `limit`), its stat and the path as shown in messages; raises
         StoreError with a one-line message."""
-        checked = check_path(self.root, path)
+        checked = check_path(self.root, path, any_name=True)
         if isinstance(checked, PathRefusal):
             raise StoreError(checked.message)
         shown = echo(path)
@@ -699,7 +700,7 @@ class MemoryStore:
 
     def revision(self, path: str) -> str | None:
         """The sha256 hex of the file's bytes, or None if there is no file there."""
-        checked = check_path(self.root, path)
+        checked = check_path(self.root, path, any_name=True)
         if isinstance(checked, PathRefusal):
             return None
         with self.open_site() as site:
@@ -712,7 +713,7 @@ class MemoryStore:
         """Replace a whole file if it is still at `expected_revision` (None: must not exist)."""
         self.ensure_recovered()
         args: dict[str, Any] = {"path": path, "expected_revision": expected_revision}
-        checked = check_path(self.root, path)
+        checked = check_path(self.root, path, any_name=True)
         if isinstance(checked, PathRefusal):
             outcome = CommandOutcome(checked.message, True, checked.flags, REFUSED)
             return self.record_human("write", _clean(path), args, outcome)
@@ -858,7 +859,7 @@ class MemoryStore:
 
     def _external_event(self, site: Site, relpath: str) -> PendingEvent | None:
         """The event for one file that differs from its file_state row, or None."""
-        checked = check_path(self.root, "/memories/" + relpath.strip("/"))
+        checked = check_path(self.root, "/memories/" + relpath.strip("/"), any_name=True)
         if isinstance(checked, PathRefusal):
             return None
         try:

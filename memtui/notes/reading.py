@@ -30,6 +30,8 @@ class HeadBytes:
     """Whether the file holds more than `data`."""
     mtime: float = 0.0
     """`st_mtime` (seconds) as the stat gave it."""
+    ctime_ns: int = 0
+    inode: int = 0
 
 
 def read_head(path: str | os.PathLike[str], *, follow_symlinks: bool = False) -> HeadBytes:
@@ -46,7 +48,15 @@ def _capped(data: bytes, info: os.stat_result) -> HeadBytes:
     cut = len(data) > LARGE_NOTE_BYTES
     if cut:
         data = whole_chars(data[:LARGE_NOTE_BYTES])
-    return HeadBytes(data, info.st_size, info.st_mtime_ns, cut, info.st_mtime)
+    return HeadBytes(
+        data,
+        info.st_size,
+        info.st_mtime_ns,
+        cut,
+        info.st_mtime,
+        info.st_ctime_ns,
+        info.st_ino,
+    )
 
 
 def binary_reason(data: bytes) -> str | None:

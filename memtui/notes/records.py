@@ -61,6 +61,9 @@ class FileRecord:
     """The searchable text after the frontmatter (within the cap)."""
     problem: str | None = None
     """Why a binary file is skipped."""
+    ctime_ns: int = 0
+    inode: int = 0
+    """The stat the file was read under, besides its size and mtime (see `scan.FileStat`)."""
 
     @property
     def meta_text(self) -> str:
@@ -79,7 +82,15 @@ def build_record(relpath: str, head: HeadBytes) -> FileRecord:
         return note_record(relpath, head)
     reason = binary_reason(head.data)
     if reason is not None:
-        return FileRecord(relpath, BINARY, head.size, head.mtime_ns, problem=reason)
+        return FileRecord(
+            relpath,
+            BINARY,
+            head.size,
+            head.mtime_ns,
+            problem=reason,
+            ctime_ns=head.ctime_ns,
+            inode=head.inode,
+        )
     return text_record(relpath, head)
 
 
@@ -113,6 +124,8 @@ def note_record(relpath: str, head: HeadBytes) -> FileRecord:
         sample_hash=sample,
         lead_hash=lead,
         body=body,
+        ctime_ns=head.ctime_ns,
+        inode=head.inode,
     )
     return record
 
@@ -137,6 +150,8 @@ def text_record(relpath: str, head: HeadBytes) -> FileRecord:
         sample_hash=sample,
         lead_hash=lead,
         body=text,
+        ctime_ns=head.ctime_ns,
+        inode=head.inode,
     )
 
 
@@ -245,6 +260,8 @@ def encode_record(record: FileRecord) -> list[object]:
         record.lead_hash,
         record.body,
         record.problem,
+        record.ctime_ns,
+        record.inode,
     ]
 
 
@@ -271,6 +288,8 @@ def decode_record(values: list[Any]) -> FileRecord:
         lead,
         body,
         problem,
+        ctime_ns,
+        inode,
     ) = values
     return FileRecord(
         path,
@@ -293,4 +312,6 @@ def decode_record(values: list[Any]) -> FileRecord:
         lead_hash=lead,
         body=body,
         problem=problem,
+        ctime_ns=ctime_ns,
+        inode=inode,
     )

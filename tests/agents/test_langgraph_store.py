@@ -131,8 +131,8 @@ def test_refusals_use_langgraph_errors_and_one_line_messages(tmp_path: Path) -> 
         store.put(("a",), "k", {}, ttl=5)
     with pytest.raises(TypeError, match="cannot be stored as JSON"):
         store.put(("a",), "k", {"when": object()})
-    with pytest.raises(NotImplementedError, match="no semantic"):
-        MemtuiStore(tmp_path, index={"dims": 3, "embed": lambda texts: [[0.0] * 3]})
+    with pytest.raises(ValueError, match='index must be a dict with "dims" and "embed"'):
+        MemtuiStore(tmp_path, index={"dims": 3})
     with pytest.raises(ValueError, match="not an agent name"):
         MemtuiStore(tmp_path, actor="human:dana")
     assert [path.name for path in tmp_path.iterdir() if path.name != ".memtui"] == []
