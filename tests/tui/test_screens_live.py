@@ -240,5 +240,5 @@ async def test_graph_lists_follow_an_outside_change_without_redrawing(
         )
         assert await wait_for(pilot, lambda: orphans.option_count == count + 1)
         prompts = [str(orphans.get_option_at_index(i).prompt) for i in range(count + 1)]
-        assert "Lonely Note" in prompts
+        assert "Lonely Note  (user/lonely.md)" in prompts
         assert screen.query_one(GraphView).graph is drawn
