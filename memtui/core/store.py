@@ -713,8 +713,15 @@ class MemoryStore:
                 return None
             return capture(location, 0).hash
 
-    def write(self, path: str, text: str, expected_revision: str | None) -> CommandResult:
-        """Replace a whole file if it is still at `expected_revision` (None: must not exist)."""
+    def write(
+        self, path: str, text: str, expected_revision: str | None, *, seen: bool = False
+    ) -> CommandResult:
+        """Replace a whole file if it is still at `expected_revision` (None: must not exist).
+
+        `seen`: a person had the file as it is now in front of them and saved over it (an
+        editor's save), so the save marks its waiting changes reviewed; a change made for them
+        (a link rewrite, a template) marks nothing.
+        """
         self.ensure_recovered()
         args: dict[str, Any] = {"path": path, "expected_revision": expected_revision}
         checked = check_path(self.root, path, any_name=True)
@@ -729,7 +736,7 @@ class MemoryStore:
         return self.when_locked(
             f"write {shown}",
             ("write", virtual, args),
-            lambda: self._write_locked(checked, shown, data, flags, expected_revision, args),
+            lambda: self._write_locked(checked, shown, data, flags, expected_revision, args, seen),
         )
 
     def _write_locked(
@@ -740,6 +747,7 @@ class MemoryStore:
         flags: tuple[str, ...],
         expected_revision: str | None,
         args: dict[str, Any],
+        seen: bool,
     ) -> CommandResult:
         """`write` once the lock is held: check the revision, then replace and record as one."""
         virtual = checked.virtual
@@ -780,7 +788,7 @@ class MemoryStore:
                 undo,
                 before=before,
                 what=f"write {shown}",
-                reviews=self._saved_over(virtual),
+                reviews=self._saved_over(virtual) if seen else (),
             )
 
     def _saved_over(self, virtual: str) -> list[int]:

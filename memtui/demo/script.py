@@ -163,7 +163,8 @@ class _Replay:
     def human_write(self, relpath: str, text: str) -> None:
         """A human edit of a whole note through the editor path (revision-checked write)."""
         store = self.stores[HUMAN]
-        result = store.write(from_relpath(relpath), text, store.revision(from_relpath(relpath)))
+        virtual = from_relpath(relpath)
+        result = store.write(virtual, text, store.revision(virtual), seen=True)
         self._check(result.is_error, result.content, False)
         self._touch(relpath)
 

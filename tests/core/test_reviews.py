@@ -156,7 +156,8 @@ def test_a_persons_save_marks_every_waiting_change_of_the_note_across_renames(
     agent.str_replace("/memories/dir/b.md", "one", "two")  # 4
     agent.rename("/memories/dir", "/memories/moved")  # 5
 
-    saved = person.write("/memories/moved/b.md", "mine\n", person.revision("/memories/moved/b.md"))
+    moved = "/memories/moved/b.md"
+    saved = person.write(moved, "mine\n", person.revision(moved), seen=True)
 
     assert not saved.is_error and saved.event_id == 6
     assert [(row[0], row[1]) for row in review_rows(tmp_path)] == [
@@ -172,7 +173,7 @@ def test_an_agents_save_and_a_refused_save_mark_nothing(tmp_path: Path, clock: C
     agent, person = stores(tmp_path, clock)
     agent.create("/memories/a.md", "one\n")
     assert not agent.write("/memories/a.md", "agent\n", agent.revision("/memories/a.md")).is_error
-    stale = person.write("/memories/a.md", "mine\n", "0" * 64)
+    stale = person.write("/memories/a.md", "mine\n", "0" * 64, seen=True)
     assert stale.is_error and stale.content.startswith("Conflict:")
     assert review_rows(tmp_path) == []
     assert waiting_ids(person.history) == [1, 2]

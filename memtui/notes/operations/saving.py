@@ -54,7 +54,7 @@ def save_edit(
 ) -> Saved:
     """Write `text` if the note is still at `revision` (the editor loaded `loaded` there);
     when it changed meanwhile, nothing is written and `changed` holds the merge."""
-    result = store.write(virtual, text, revision)
+    result = store.write(virtual, text, revision, seen=True)
     if result.kind != CONFLICT:
         return Saved(result)
     return Saved(result, what_changed(store, virtual, revision, loaded, text))
@@ -63,7 +63,7 @@ def save_edit(
 def save_merged(store: MemoryStore, changed: Changed, text: str) -> Saved:
     """Write `text` (the merge, resolved) over the version `changed` found; if the note changed
     once more meanwhile, nothing is written and `changed` holds the merge with that change."""
-    result = store.write(changed.virtual, text, changed.revision)
+    result = store.write(changed.virtual, text, changed.revision, seen=True)
     if result.kind != CONFLICT:
         return Saved(result)
     return Saved(
