@@ -105,6 +105,51 @@ def _resolve_target(index: NoteIndex, target: str) -> str | None:
     return found
 
 
+def _relations(index: NoteIndex, relpath: str) -> list[tuple[str, str, str, str]]:
+    """Each resolved relation of a note, outgoing then incoming, as (source, target, type,
+    direction)."""
+    links = [(relpath, t, r.relation_type, "outgoing") for r, t in index.outgoing(relpath) if t]
+    links += [(s, relpath, r.relation_type, "incoming") for s, r in index.backlinks(relpath)]
+    return links
+
+
+def _related(
+    index: NoteIndex, primary: str, depth: int, since: float
+) -> tuple[list[RelatedNote], int]:
+    """Every relation within `depth` links of `primary`, once per (source, target, type) as
+    Basic Memory keeps them, both directions and several to one note; and how many notes were
+    left out as older than `since`."""
+    related: list[RelatedNote] = []
+    listed: set[tuple[str, str, str]] = set()
+    hidden: set[str] = set()
+    seen = {primary}
+    queue: deque[tuple[str, int]] = deque([(primary, 0)])
+    while queue:
+        current, distance = queue.popleft()
+        if distance >= depth:
+            continue
+        for source, target, relation_type, direction in _relations(index, current):
+            other = target if direction == "outgoing" else source
+            if (source, target, relation_type) in listed or other == current:
+                continue
+            listed.add((source, target, relation_type))
+            if other not in seen:
+                seen.add(other)
+                queue.append((other, distance + 1))
+            entry = index.entry(other)
+            if entry is None or other == primary:
+                continue
+            if entry.mtime < since:
+                hidden.add(other)
+                continue
+            related.append(
+                RelatedNote(
+                    other, entry.title, relation_type, direction, current, distance + 1, entry.mtime
+                )
+            )
+    return related, len(hidden)
+
+
 def build_context(
     index: NoteIndex,
     target: str,
@@ -128,38 +173,7 @@ def build_context(
     if primary is None or entry is None:
         raise LookupError(f"no note matches {target!r} (by permalink, title or path)")
     note = index.notes.get(primary)
-    related: list[RelatedNote] = []
-    hidden = 0
-    seen = {primary}
-    queue: deque[tuple[str, int]] = deque([(primary, 0)])
-    while queue:
-        current, distance = queue.popleft()
-        if distance >= depth:
-            continue
-        links = [(r.relation_type, t, "outgoing") for r, t in index.outgoing(current) if t]
-        links += [(r.relation_type, s, "incoming") for s, r in index.backlinks(current)]
-        for relation_type, other, direction in links:
-            if other in seen:
-                continue
-            seen.add(other)
-            queue.append((other, distance + 1))
-            other_entry = index.entry(other)
-            if other_entry is None:
-                continue
-            if other_entry.mtime < since:
-                hidden += 1
-            else:
-                related.append(
-                    RelatedNote(
-                        other,
-                        other_entry.title,
-                        relation_type,
-                        direction,
-                        current,
-                        distance + 1,
-                        other_entry.mtime,
-                    )
-                )
+    related, hidden = _related(index, primary, depth, since)
     unresolved = tuple((r.relation_type, r.target) for r, t in index.outgoing(primary) if t is None)
     return NoteContext(
         path=primary,

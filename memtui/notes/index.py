@@ -17,7 +17,8 @@ from memtui.notes.bulk import InteractionSignal, Pacer
 from memtui.notes.file_checks import shown_part
 from memtui.notes.index_db import IndexFile, IndexUnavailable, from_db, to_db
 from memtui.notes.index_sync import sync_paths, sync_store
-from memtui.notes.index_write import RESOLVE, alias_key, target_key
+from memtui.notes.index_write import alias_key, project_of, resolve_sql, target_key
+from memtui.notes.link_keys import link_slug
 from memtui.notes.model import Note, Relation
 from memtui.notes.reading import normalise_text, read_store_head
 from memtui.notes.records import NOTE, TEXT
@@ -330,14 +331,12 @@ class NoteIndex:
         """The relpath a link target points at, or None; `./x.md` targets are relative to
         `source`."""
         key = to_db(target_key(target, source))
-        row = (
-            self._conn()
-            .execute(
-                f"SELECT path FROM files WHERE id = {RESOLVE.format(key='?1', alias='?2')}",
-                (key, alias_key(key)),
-            )
-            .fetchone()
-        )
+        slug = link_slug(target)
+        conn = self._conn()
+        row = conn.execute(
+            f"SELECT path FROM files WHERE id = {resolve_sql('?1', '?2', '?3', '?4')}",
+            (key, alias_key(key), None if slug is None else to_db(slug), project_of(conn)),
+        ).fetchone()
         return None if row is None else from_db(row[0])
 
     @contextmanager

@@ -24,10 +24,11 @@ from memtui.notes.index_seal import KEY_META, left_as_is, never_left, new_key, r
 INDEX_NAME = "index.db"
 LOCK_NAME = "index.lock"
 """The lock every process holds while it writes the index, so no two build it at once."""
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """Raised when what an index record holds changes (2: the `lead` hash of each body; 3: the
-vector tables of search by meaning; 4: each file's ctime, inode number and seal), so an older
-index is rebuilt rather than read with fields missing."""
+vector tables of search by meaning; 4: each file's ctime, inode number and seal; 5: each note's
+project prefix and each link's slug, for Basic Memory's permalink lookups), so an older index
+is rebuilt rather than read with fields missing."""
 APPLICATION_ID = 0x6D74_7569
 """`PRAGMA application_id` of a memtui index ("mtui")."""
 BUSY_SECONDS = 30.0
@@ -55,6 +56,7 @@ SCHEMA = (
         line_kinds BLOB,
         warned INTEGER NOT NULL DEFAULT 0,
         info TEXT NOT NULL DEFAULT '{}',
+        project TEXT,
         seal BLOB
     )""",
     "CREATE UNIQUE INDEX files_path ON files (path)",
@@ -70,11 +72,13 @@ SCHEMA = (
         line INTEGER NOT NULL,
         target_key TEXT NOT NULL,
         target_alias TEXT NOT NULL,
+        target_slug TEXT,
         resolved INTEGER,
         PRIMARY KEY (source, ord)
     ) WITHOUT ROWID""",
     "CREATE INDEX links_resolved ON links (resolved)",
     "CREATE INDEX links_alias ON links (target_alias)",
+    "CREATE INDEX links_slug ON links (target_slug)",
     """CREATE TABLE tags (
         file INTEGER NOT NULL, tag TEXT NOT NULL, PRIMARY KEY (file, tag)
     ) WITHOUT ROWID""",
@@ -112,7 +116,10 @@ frontmatter values) and one `fts` row per body line (rowid `doc << LINE_BITS | l
 query finds the lines that hold its words together. Document numbers follow the paths' order,
 so SQLite hands matches over in path order; `dead` lists the numbers whose rows the full-text
 tables still hold for files gone or read again. `links` holds each relation with the note it
-resolves to. A note's `alias` is its path without `.md`, lowercased with `_` as `-`.
+resolves to. A note's `alias` is its path without `.md`, lowercased with `_` as `-`; its
+`project` the project prefix its permalink carries (Basic Memory's default), and the prefix most
+notes carry is the meta `project` links are also resolved under; a link's `target_slug` is its
+target as a permalink, NULL for a path target (`./x.md`), which resolves by path alone.
 `vec_chunks` holds search by meaning's vectors (`notes/meaning/vectors.py`), one per section, and
 `vec_files` the stat of each file they were made from; both stay empty while it is off."""
 LINE_BITS = 16
@@ -123,6 +130,7 @@ SECONDARY_INDEXES = (
     "files_alias",
     "links_resolved",
     "links_alias",
+    "links_slug",
     "tags_tag",
     "categories_category",
 )

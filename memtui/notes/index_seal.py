@@ -26,11 +26,11 @@ STATE_FOLDER = "index-state"
 """Below the user's cache folder: one file per index, naming the stat memtui left it with."""
 SEALED_COLUMNS = (
     "path, kind, size, mtime_ns, ctime_ns, inode, title, permalink, note_type, alias, "
-    "body_line, line_kinds, warned, info"
+    "body_line, line_kinds, warned, info, project"
 )
 """The `files` columns a seal covers (not `doc`, renumbered by compaction, nor `resolved` of
 links, which follows the other notes)."""
-LINK_COLUMNS = "ord, relation_type, target, context, line, target_key, target_alias"
+LINK_COLUMNS = "ord, relation_type, target, context, line, target_key, target_alias, target_slug"
 
 
 def new_key() -> str:

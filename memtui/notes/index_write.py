@@ -23,6 +23,7 @@ from memtui.notes.index_db import (
     transaction,
 )
 from memtui.notes.index_seal import seal, seal_key
+from memtui.notes.link_keys import link_slug
 from memtui.notes.reading import normalise_text
 from memtui.notes.records import BINARY, NOTE, FileRecord, after_line
 
@@ -44,17 +45,79 @@ DOC_STEP = 1 << 8
 files added after it)."""
 MAX_LINE = (1 << LINE_BITS) - 1
 
-RESOLVE = """COALESCE(
+RESOLVE = """CASE WHEN {slug} IS NULL THEN
+    (SELECT id FROM files WHERE path = {key} AND kind = 1)
+ELSE COALESCE(
     (SELECT id FROM files WHERE permalink = {key} AND kind = 1 ORDER BY path LIMIT 1),
+    (SELECT CASE WHEN count(*) = 1 THEN min(id) END FROM files
+        WHERE permalink = {slug} AND kind = 1),
+    (SELECT CASE WHEN count(*) = 1 THEN min(id) END FROM files
+        WHERE permalink = {project} || '/' || {slug} AND kind = 1
+        AND {slug} != {project} AND NOT {slug_in_project}),
+    (SELECT CASE WHEN count(*) = 1 THEN min(id) END FROM files
+        WHERE permalink = substr({key}, length({project}) + 2) AND kind = 1
+        AND {slug_in_project} AND substr({key}, 1, length({project}) + 1) = {project} || '/'),
+    (SELECT CASE WHEN count(*) = 1 THEN min(id) END FROM files
+        WHERE permalink = substr({slug}, length({project}) + 2) AND kind = 1
+        AND {slug_in_project}),
     (SELECT id FROM files WHERE title = {key} AND kind = 1 ORDER BY path LIMIT 1),
     (SELECT id FROM files WHERE path = {key} AND kind = 1),
     (SELECT id FROM files WHERE path = {key} || '.md' AND kind = 1),
     (SELECT CASE WHEN count(*) = 1 THEN min(id) END FROM files WHERE kind = 1 AND (
         alias = {alias} OR (substr({alias}, -3) = '.md'
-            AND alias = substr({alias}, 1, length({alias}) - 3)))))"""
-"""Basic Memory's strict resolution of a link target, the one rule every lookup uses: the note
-with that permalink, else that title (the first path in order on a tie), that path, that path
-plus `.md`, else the only note whose path matches ignoring case and `_`/`-`."""
+            AND alias = substr({alias}, 1, length({alias}) - 3)))),
+    (SELECT id FROM files WHERE title = {rest} AND kind = 1 AND {slug_in_project}
+        ORDER BY path LIMIT 1),
+    (SELECT id FROM files WHERE path = {rest} AND kind = 1 AND {slug_in_project}),
+    (SELECT id FROM files WHERE path = {rest} || '.md' AND kind = 1 AND {slug_in_project}),
+    (SELECT CASE WHEN count(*) = 1 THEN min(id) END FROM files WHERE kind = 1
+        AND {slug_in_project} AND alias = replace(lower({rest}), '_', '-')))
+END"""
+"""Basic Memory's strict resolution of a link target (its bulk link resolver), the one rule every
+lookup uses. A path target (`./x.md`, no slug) is the note at that path. Any other target is
+the note with that permalink, or the only note with the target as a permalink (its slug), under
+the store's project prefix too, or with the prefix taken off a target that carries it (only one:
+Basic Memory's permalinks are unique, the ones memtui derives from paths may not be); else the
+note with that title (the first path in order on a tie), that path, that path plus `.md`, the
+only note whose path matches ignoring case and `_`/`-`; else, for a target starting with the
+project prefix, the title or path after the prefix."""
+
+
+def resolve_sql(key: str, alias: str, slug: str, project: str) -> str:
+    """RESOLVE for SQL expressions giving a link's key, alias and slug and the store's project
+    prefix (NULL when its notes carry none)."""
+    return RESOLVE.format(
+        key=key,
+        alias=alias,
+        slug=slug,
+        project=project,
+        rest=f"substr({key}, instr({key}, '/') + 1)",
+        slug_in_project=f"(substr({slug}, 1, length({project}) + 1) = {project} || '/')",
+    )
+
+
+def project_of(conn: sqlite3.Connection) -> str | None:
+    """The project prefix the store's notes carry (meta `project`), None when there is none."""
+    row = conn.execute("SELECT value FROM meta WHERE key = 'project'").fetchone()
+    return None if row is None else str(row[0])
+
+
+def settle_project(conn: sqlite3.Connection) -> bool:
+    """Take as the store's project prefix the one at least half of its notes' permalinks carry
+    (most notes first, then the first by name); whether it changed."""
+    notes = conn.execute("SELECT count(*) FROM files WHERE kind = 1").fetchone()[0]
+    row = conn.execute(
+        "SELECT project, count(*) AS uses FROM files WHERE kind = 1 AND project IS NOT NULL "
+        "GROUP BY project ORDER BY uses DESC, project LIMIT 1"
+    ).fetchone()
+    project = row[0] if row is not None and row[1] * 2 >= notes else None
+    if project == project_of(conn):
+        return False
+    if project is None:
+        conn.execute("DELETE FROM meta WHERE key = 'project'")
+    else:
+        conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('project', ?)", (project,))
+    return True
 
 
 def alias_key(path: str) -> str:
@@ -63,11 +126,14 @@ def alias_key(path: str) -> str:
 
 
 def target_key(target: str, source: str | None) -> str:
-    """The lookup key of a relation target: markdown-style `./x.md` targets are made
-    root-relative."""
+    """The lookup key of a relation target: a path target is made root-relative (`./x.md` and
+    `../x.md` from the linking note's folder, `/x.md` from the root)."""
     target = target.strip()
-    if source is not None and (target.startswith("./") or target.startswith("../")):
-        return posixpath.normpath(posixpath.join(posixpath.dirname(source), target))
+    if target.startswith("/"):
+        return posixpath.normpath("/" + target.lstrip("/")).lstrip("/")
+    if target.startswith(("./", "../")):
+        folder = posixpath.dirname(source) if source is not None else ""
+        return posixpath.normpath(posixpath.join(folder, target))
     return target
 
 
@@ -84,6 +150,9 @@ class Written:
     paths: set[str] = field(default_factory=set)
     sources: set[int] = field(default_factory=set)
     aliases: set[str] = field(default_factory=set)
+    slugs: set[str] = field(default_factory=set)
+    project: str | None = None
+    """The store's project prefix as the transaction began."""
     words: set[str] = field(default_factory=set)
     records: int = 0
     key: bytes = b""
@@ -105,7 +174,7 @@ class Written:
         conn.executemany("INSERT INTO fts (rowid, text) VALUES (?, ?)", self.lines)
         conn.executemany(
             "INSERT INTO links (source, ord, relation_type, target, context, line, target_key, "
-            "target_alias) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "target_alias, target_slug) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             self.links,
         )
         conn.executemany("INSERT OR IGNORE INTO tags (file, tag) VALUES (?, ?)", self.tags)
@@ -115,11 +184,21 @@ class Written:
         self.links, self.tags, self.categories, self.heads, self.lines = [], [], [], [], []
 
     def add_keys(self, path: str, title: str | None, permalink: str | None) -> None:
-        """The alias of every key a note answers to (permalink, title, paths): a link whose
-        target has one of these aliases may resolve differently now."""
+        """The alias of every key a note answers to (permalink, title, paths) and the slugs its
+        permalink answers (with and without the project prefix): a link whose target has one
+        of these aliases or slugs may resolve differently now."""
+        prefix = f"{self.project}/" if self.project else ""
         for key in (permalink, title, *_path_keys(path)):
             if key:
                 self.aliases.add(alias_key(key))
+                if prefix and key != permalink:
+                    self.aliases.add(alias_key(prefix + key))
+        if permalink:
+            self.slugs.add(permalink)
+            if prefix:
+                self.slugs.add(prefix + permalink)
+                if permalink.startswith(prefix):
+                    self.slugs.add(permalink[len(prefix) :])
 
 
 class DocNumbers:
@@ -246,9 +325,9 @@ def remove_file(conn: sqlite3.Connection, path: str, written: Written) -> None:
 
 _COLUMNS = (
     "kind, size, mtime_ns, ctime_ns, inode, title, permalink, note_type, alias, body_line, "
-    "line_kinds, warned, info, doc, seal"
+    "line_kinds, warned, info, project, doc, seal"
 )
-_INSERT_FILE = f"INSERT INTO files (path, {_COLUMNS}) VALUES (?{', ?' * 15})"
+_INSERT_FILE = f"INSERT INTO files (path, {_COLUMNS}) VALUES (?{', ?' * 16})"
 _UPDATE_FILE = (
     "UPDATE files SET "
     + ", ".join(f"{name.strip()} = ?" for name in _COLUMNS.split(","))
@@ -292,6 +371,7 @@ def put_record(
         record.line_kinds or None,
         1 if record.warnings else 0,
         record_info(record),
+        to_db(record.project) if is_note and record.project else None,
     )
     links = _link_rows(record) if is_note else []
     tags = sorted(set(record.tags)) if is_note else []
@@ -316,6 +396,7 @@ def put_record(
 
 def _link_rows(record: FileRecord) -> list[tuple[object, ...]]:
     """A note's `links` rows but their source (index_seal.LINK_COLUMNS), in file order."""
+    slugs = record.link_slugs or [link_slug(relation.target) for relation in record.relations]
     return [
         (
             ord_,
@@ -325,8 +406,9 @@ def _link_rows(record: FileRecord) -> list[tuple[object, ...]]:
             relation.line,
             key := to_db(target_key(relation.target, record.path)),
             alias_key(key),
+            None if slug is None else to_db(slug),
         )
-        for ord_, relation in enumerate(record.relations)
+        for ord_, (relation, slug) in enumerate(zip(record.relations, slugs, strict=True))
     ]
 
 
@@ -343,25 +425,33 @@ def resolve_affected(conn: sqlite3.Connection, written: Written) -> None:
     written notes, and every link whose target matches one of their keys (ignoring case)."""
     conn.execute("CREATE TEMP TABLE IF NOT EXISTS affected_sources (id INTEGER PRIMARY KEY)")
     conn.execute("CREATE TEMP TABLE IF NOT EXISTS affected_aliases (alias TEXT PRIMARY KEY)")
+    conn.execute("CREATE TEMP TABLE IF NOT EXISTS affected_slugs (slug TEXT PRIMARY KEY)")
     conn.execute("DELETE FROM temp.affected_sources")
     conn.execute("DELETE FROM temp.affected_aliases")
+    conn.execute("DELETE FROM temp.affected_slugs")
     conn.executemany(
         "INSERT INTO temp.affected_sources VALUES (?)", ((i,) for i in written.sources)
     )
     conn.executemany(
         "INSERT INTO temp.affected_aliases VALUES (?)", ((a,) for a in written.aliases)
     )
+    conn.executemany(
+        "INSERT INTO temp.affected_slugs VALUES (?)", ((to_db(s),) for s in written.slugs)
+    )
     for condition in (
         "source IN (SELECT id FROM temp.affected_sources)",
         "target_alias IN (SELECT alias FROM temp.affected_aliases)",
+        "target_slug IN (SELECT slug FROM temp.affected_slugs)",
     ):
         resolve_links(conn, condition)
 
 
 def resolve_links(conn: sqlite3.Connection, condition: str = "1") -> None:
     """Resolve the links that meet an SQL condition (all of them by default)."""
-    resolve = RESOLVE.format(key="links.target_key", alias="links.target_alias")
-    conn.execute(f"UPDATE links SET resolved = {resolve} WHERE {condition}")
+    resolve = resolve_sql("links.target_key", "links.target_alias", "links.target_slug", ":p")
+    conn.execute(
+        f"UPDATE links SET resolved = {resolve} WHERE {condition}", {"p": project_of(conn)}
+    )
 
 
 def terms_from_index(conn: sqlite3.Connection, generation: int) -> None:
@@ -417,6 +507,7 @@ def write_batch(
         conn.execute("DELETE FROM meta WHERE key = 'walk_digest'")
         generation = _meta(conn, "generation") + 1
         written.key = seal_key(conn)
+        written.project = project_of(conn)
         docs = written.docs = DocNumbers(conn, in_order=mode == FRESH)
         for path in gone:
             remove_file(conn, path, written)
@@ -427,7 +518,10 @@ def write_batch(
         _set_meta(conn, "top_doc", docs.top)
         _set_meta(conn, "ordered", int(docs.ordered))
         if mode != FRESH:
-            resolve_affected(conn, written)
+            if settle_project(conn):
+                resolve_links(conn)
+            else:
+                resolve_affected(conn, written)
         if mode == UPDATE:
             conn.executemany(
                 "INSERT OR IGNORE INTO terms (term, gen) VALUES (?, ?)",
@@ -471,6 +565,7 @@ def finish_bulk(conn: sqlite3.Connection) -> None:
         for statement in missing:
             conn.execute(statement)
         if missing:
+            settle_project(conn)
             resolve_links(conn)
         terms_from_index(conn, generation)
         _set_meta(conn, "terms_stale", 0)

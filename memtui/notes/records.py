@@ -13,6 +13,7 @@ from typing import Any
 
 from memtui.core.resolving.regular import Head
 from memtui.notes.file_checks import name_warnings, shown_part, size_warnings
+from memtui.notes.link_keys import link_slug, project_prefix
 from memtui.notes.model import Note, Relation
 from memtui.notes.reading import binary_reason, is_note, normalise_text
 from memtui.notes.titles import first_heading
@@ -65,6 +66,10 @@ class FileRecord:
     ctime_ns: int = 0
     inode: int = 0
     """The stat the file was read under, besides its size and mtime (see `scan.FileStat`)."""
+    project: str | None = None
+    """The project prefix the note's permalink carries (`link_keys.project_prefix`)."""
+    link_slugs: list[str | None] = field(default_factory=list)
+    """Each relation's target as a permalink (`link_keys.link_slug`), in order."""
 
     @property
     def meta_text(self) -> str:
@@ -127,6 +132,8 @@ def note_record(relpath: str, head: Head) -> FileRecord:
         body=body,
         ctime_ns=head.ctime_ns,
         inode=head.inode,
+        project=project_prefix(note.permalink, relpath),
+        link_slugs=[link_slug(relation.target) for relation in note.relations],
     )
     return record
 
@@ -263,6 +270,8 @@ def encode_record(record: FileRecord) -> list[object]:
         record.problem,
         record.ctime_ns,
         record.inode,
+        record.project,
+        record.link_slugs,
     ]
 
 
@@ -291,6 +300,8 @@ def decode_record(values: list[Any]) -> FileRecord:
         problem,
         ctime_ns,
         inode,
+        project,
+        link_slugs,
     ) = values
     return FileRecord(
         path,
@@ -315,4 +326,6 @@ def decode_record(values: list[Any]) -> FileRecord:
         problem=problem,
         ctime_ns=ctime_ns,
         inode=inode,
+        project=project,
+        link_slugs=link_slugs,
     )

@@ -217,7 +217,7 @@ def test_update_delete_rename_and_retitle(tmp_path: Path) -> None:
 
 def test_update_handles_a_higher_priority_match_appearing(tmp_path: Path) -> None:
     write(tmp_path, "a.md", note("A", "- needs [[shared_thing]]\n"))
-    write(tmp_path, "Shared_Thing.md", note("Other"))
+    write(tmp_path, "Shared_Thing.md", note("Other", permalink="elsewhere"))
     index = NoteIndex.load(tmp_path)
     assert index.outgoing("a.md")[0][1] == "Shared_Thing.md"
     write(tmp_path, "z.md", note("shared_thing"))
