@@ -13,7 +13,7 @@ import pytest
 from textual.pilot import Pilot
 
 from memtui.tui.app import MemtuiApp
-from tests.tui.settle import record_watchers, wait_for, wait_idle
+from tests.tui.settle import wait_for, wait_idle
 
 __all__ = ["wait_for", "wait_idle"]
 
@@ -26,12 +26,6 @@ def a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     from memtui.cli import app_cmd
 
     monkeypatch.setattr(app_cmd, "terminal_problem", lambda: None)
-
-
-@pytest.fixture(autouse=True)
-def watchers(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Record the store watchers a test starts, so `wait_idle` waits until they are set up."""
-    record_watchers(monkeypatch)
 
 
 FIXTURE_BASE = Path("/tmp/memtui-tui-fixture")

@@ -113,11 +113,12 @@ def repaint_pending(screen: Screen[Any]) -> bool:
     )
 
 
-def pending(app: App[Any]) -> list[str]:
-    """What keeps the app from being settled, one entry per kind (empty: settled)."""
+def pending(app: App[Any], index: bool = True) -> list[str]:
+    """What keeps the app from being settled, one entry per kind (empty: settled); with
+    `index`, an app with a context and no index yet is not settled."""
     reasons: list[str] = []
-    index = getattr(getattr(app, "ctx", None), "index", None)
-    if hasattr(app, "ctx") and index is None:
+    loaded = getattr(getattr(app, "ctx", None), "index", None)
+    if index and hasattr(app, "ctx") and loaded is None:
         reasons.append("the index is not installed")
     if watch_pending(app):
         reasons.append("the file watcher is not set up")
@@ -145,10 +146,16 @@ def describe(pump: MessagePump) -> str:
     return type(pump).__name__
 
 
-async def wait_idle(pilot: Pilot[Any], timeout: float = SETTLE_TIMEOUT) -> None:
+async def wait_idle(
+    pilot: Pilot[Any], timeout: float = SETTLE_TIMEOUT, *, index: bool = True
+) -> None:
     """Wait until the index is installed, the file watcher (if any) is set up, every finite
     worker has finished, every queued message and callback is handled, no debounce is pending
-    and the screen is repainted; fail naming what is pending after `timeout` seconds."""
+    and the screen is repainted; fail naming what is pending after `timeout` seconds.
+
+    `index=False` for an app held at a start-up question (an unreadable history), which starts
+    indexing only once it is answered.
+    """
     app = pilot.app
     deadline = time.monotonic() + timeout
     while True:
@@ -158,7 +165,7 @@ async def wait_idle(pilot: Pilot[Any], timeout: float = SETTLE_TIMEOUT) -> None:
                 remaining = max(deadline - time.monotonic(), 0.0)
                 await asyncio.wait_for(app.workers.wait_for_complete(workers), remaining)
         await pilot.pause()
-        reasons = pending(app)
+        reasons = pending(app, index)
         if not reasons:
             return
         if time.monotonic() > deadline:
