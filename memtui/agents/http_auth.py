@@ -43,7 +43,7 @@ class BearerAuth:
     def __init__(self, app: ASGIApp, token: str) -> None:
         """Guard `app` with `token`."""
         self.app = app
-        self._expected = f"Bearer {token}".encode()
+        self._token = token.encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Pass lifespan events and authorised requests through; refuse the rest."""
@@ -67,8 +67,12 @@ class BearerAuth:
         await send({"type": "http.response.body", "body": body})
 
     def _authorised(self, scope: Scope) -> bool:
-        """True if the request's Authorization header is exactly the expected one."""
+        """True if the request's Authorization header is `Bearer <the token>`: the scheme in any
+        case (RFC 9110), then one or more spaces."""
         for name, value in scope.get("headers", []):
             if name.lower() == b"authorization":
-                return hmac.compare_digest(bytes(value), self._expected)
+                scheme, space, credentials = bytes(value).partition(b" ")
+                if not space or scheme.lower() != b"bearer":
+                    return False
+                return hmac.compare_digest(credentials.lstrip(b" "), self._token)
         return False

@@ -35,6 +35,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         "memtui.agents.langgraph needs LangGraph: install it with `pip install 'memtui[langgraph]'`"
     ) from exc
 
+from memtui.agents.langgraph_index import ItemIndex, parse_index
 from memtui.agents.langgraph_names import (
     item_virtual,
     key_of_file,
@@ -55,6 +56,9 @@ log = logging.getLogger(__name__)
 
 WRITE_ATTEMPTS = 5
 """A put retried this often when another writer changes the file between its read and write."""
+MAX_DEPTH = 100
+"""The deepest nesting of objects and lists an item holds: a deeper value is refused and a deeper
+file is not an item, so no reading or ranking of a value can exhaust Python's recursion limit."""
 
 
 class MemtuiStoreError(RuntimeError):
@@ -101,12 +105,40 @@ def _utc(timestamp: float) -> datetime:
     return datetime.fromtimestamp(timestamp, tz=UTC)
 
 
+def nested_deeper(value: object, limit: int) -> bool:
+    """Whether a JSON value nests objects and lists more than `limit` levels (`{}` is one).
+
+    Walked without recursion, and stops past `limit`, so any depth (a cycle too) is safe.
+    """
+    stack: list[tuple[object, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, Mapping):
+            children: Iterable[object] = item.values()
+        elif isinstance(item, list | tuple):
+            children = item
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
+
+
 def item_json(key: str, value: Mapping[str, Any]) -> str:
-    """The file text of an item: its value as pretty-printed JSON and a final newline."""
+    """The file text of an item: its value as pretty-printed JSON and a final newline.
+
+    Raises TypeError for a value JSON cannot hold or nested deeper than `MAX_DEPTH` levels.
+    """
+    too_deep = f"the value for key {key!r} is nested deeper than {MAX_DEPTH} levels"
     try:
         text = json.dumps(dict(value), indent=2, ensure_ascii=False, allow_nan=False)
+    except RecursionError:
+        raise TypeError(too_deep) from None
     except (TypeError, ValueError) as error:
         raise TypeError(f"the value for key {key!r} cannot be stored as JSON: {error}") from error
+    if nested_deeper(value, MAX_DEPTH):
+        raise TypeError(too_deep)
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
@@ -117,8 +149,9 @@ def item_json(key: str, value: Mapping[str, Any]) -> str:
 class MemtuiStore(BaseStore):
     """A LangGraph store on a memtui memory folder, recorded in its history as `actor`.
 
-    `index` (semantic search) is not supported and raises NotImplementedError; a `query`
-    ranks items by fuzzy text match instead. TTLs are not supported (`supports_ttl` is False).
+    With `index` ({"dims", "embed", "fields"}), puts embed their fields and a `query` ranks items
+    by cosine similarity as InMemoryStore does (`langgraph_index.py`); without it a `query` ranks
+    items by fuzzy text match. TTLs are not supported (`supports_ttl` is False).
     """
 
     supports_ttl = False
@@ -136,11 +169,7 @@ class MemtuiStore(BaseStore):
 
         Raises ValueError for an empty or non-agent actor and ConfigError for a bad config.
         """
-        if index is not None:
-            raise NotImplementedError(
-                "MemtuiStore has no semantic (embedding) index: drop `index`; "
-                "search(query=...) ranks items by fuzzy text match"
-            )
+        config = parse_index(index) if index is not None else None
         self.store = MemoryStore(
             Path(root).expanduser(),
             actor=agent_actor(actor),
@@ -148,6 +177,7 @@ class MemtuiStore(BaseStore):
             settings=settings,
         )
         self.root = self.store.root
+        self._index = ItemIndex(self.root, config) if config is not None else None
         self._worker = SerialWorker("memtui-langgraph")
 
     # BaseStore.
@@ -170,11 +200,17 @@ class MemtuiStore(BaseStore):
             else:
                 puts[(op.namespace, op.key)] = op
                 results.append(None)
-        for put in puts.values():
-            if put.value is None:
-                self._delete(put.namespace, put.key)
-            else:
-                self._put(put.namespace, put.key, put.value)
+        done: list[tuple[str, PutOp]] = []
+        try:
+            for put in puts.values():
+                if put.value is None:
+                    self._delete(put.namespace, put.key)
+                else:
+                    self._put(put.namespace, put.key, put.value)
+                done.append((item_virtual(put.namespace, put.key), put))
+        finally:
+            if self._index is not None:
+                self._index.applied(done)
         return results
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
@@ -220,13 +256,8 @@ class MemtuiStore(BaseStore):
             text, _revision = self.store.read(virtual)
         except StoreError:
             return None
-        try:
-            value = json.loads(text)
-        except ValueError:
-            log.warning("memtui: %s is not JSON; LangGraph does not see it as an item", virtual)
-            return None
-        if not isinstance(value, dict):
-            log.warning("memtui: %s holds no JSON object; it is not an item", virtual)
+        value = _item_value(text, virtual)
+        if value is None:
             return None
         created, updated, order = self._times(virtual)
         return _Stored(namespace, key, virtual, value, created, updated, order)
@@ -276,16 +307,25 @@ class MemtuiStore(BaseStore):
             for stored in self._namespace_items(namespace)
             if matches_filter(stored.value, op.filter)
         ]
+        if op.query and self._index is not None:
+            chosen = self._index.rank(
+                op.query, [(c.virtual, c) for c in candidates], op.offset, op.limit
+            )
+        else:
+            chosen = self._paged(op, candidates)
+        for stored, _ in chosen:
+            self.store.view(stored.virtual)
+        return [stored.search_item(score) for stored, score in chosen]
+
+    def _paged(self, op: SearchOp, candidates: list[_Stored]) -> list[tuple[_Stored, float | None]]:
+        """The page of candidates, best fuzzy match first for a query."""
         scores: list[float | None] = [None] * len(candidates)
         if op.query:
             ranked = rank(op.query, (value_text(stored.value) for stored in candidates))
             candidates = [candidates[position] for position, _ in ranked]
             scores = [score for _, score in ranked]
         page = slice(op.offset, op.offset + op.limit)
-        chosen = list(zip(candidates[page], scores[page], strict=True))
-        for stored, _ in chosen:
-            self.store.view(stored.virtual)
-        return [stored.search_item(score) for stored, score in chosen]
+        return list(zip(candidates[page], scores[page], strict=True))
 
     def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
         """Namespaces holding at least one item, filtered, cut to max_depth, sorted, paged."""
@@ -329,6 +369,29 @@ class MemtuiStore(BaseStore):
                 if label is not None:
                     stack.append((*namespace, label))
         return sorted(found)
+
+
+def _item_value(text: str, virtual: str) -> dict[str, Any] | None:
+    """The value an item file holds, or None (with a warning logged) when it holds no item."""
+    try:
+        value = json.loads(text)
+        too_deep = nested_deeper(value, MAX_DEPTH)
+    except ValueError:
+        log.warning("memtui: %s is not JSON; LangGraph does not see it as an item", virtual)
+        return None
+    except RecursionError:
+        too_deep = True
+    if too_deep:
+        log.warning(
+            "memtui: %s is nested deeper than %d levels; LangGraph does not see it as an item",
+            virtual,
+            MAX_DEPTH,
+        )
+        return None
+    if not isinstance(value, dict):
+        log.warning("memtui: %s holds no JSON object; it is not an item", virtual)
+        return None
+    return value
 
 
 def _entry_names(root: Path, relative: str, wanted: int) -> list[str]:

@@ -25,6 +25,7 @@ SUBCOMMANDS: dict[str, str] = {
     "export": "memtui.cli.export_cmd",
     "search": "memtui.cli.search_cmd",
     "stale": "memtui.cli.stale_cmd",
+    "budget": "memtui.cli.budget_cmd",
     "mcp": "memtui.cli.mcp_cmd",
 }
 """Subcommand name -> module with `register(subparsers)` and `run(args) -> int`."""
@@ -95,7 +96,20 @@ def reader_gone() -> int:
 
 
 USES_CONFIG = frozenset(
-    {"tool", "log", "undo", "edit", "mv", "rm", "changes", "approve", "search", "stale", "mcp"}
+    {
+        "tool",
+        "log",
+        "undo",
+        "edit",
+        "mv",
+        "rm",
+        "changes",
+        "approve",
+        "search",
+        "stale",
+        "budget",
+        "mcp",
+    }
 )
 """Subcommands that read the config file, so a broken one stops them with its error."""
 

@@ -18,6 +18,7 @@ from memtui.cli.table import Layout, output_width, print_table, time_format
 from memtui.cli.terminal import visible
 from memtui.core.operations import Entry, listed_entries
 from memtui.core.paths import as_virtual
+from memtui.core.result_line import first_line
 
 if TYPE_CHECKING:
     from memtui.core.history import Event, Review
@@ -111,7 +112,7 @@ def _cells(event: Event, reviews: dict[int, Review], when: str, mark: str = "") 
         event.actor,
         event.command,
         path_cell(event),
-        event.result.split("\n", 1)[0],
+        first_line(event.result, (event.path, event.new_path)),
         " ".join(flags),
     )
     return tuple(visible(cell) for cell in cells)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import stat
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -21,7 +22,7 @@ from memtui.core.lock import META_DIR_NAME
 
 TEMP_PREFIX = ".tmp-"
 MARKER_SUFFIX = ".where"
-"""A marker `<temp name>.where` in the temp folder holds the store folder of an in-place temp."""
+"""A marker `<temp name>.where` in the temp folder names an in-place temp: its folder and inode."""
 TEMP_DIR_NAME = "tmp"
 FILE_MODE = 0o600
 DIR_MODE = 0o700
@@ -56,14 +57,17 @@ def _fill_and_close(fd: int, data: bytes, mode: int) -> None:
         os.close(fd)
 
 
-def make_dir_at(dir_fd: int, name: str, mode: int = DIR_MODE) -> int:
+def make_dir_at(dir_fd: int, name: str, mode: int = DIR_MODE, *, exclusive: bool = False) -> int:
     """Folder `name` in `dir_fd`, created with exactly `mode` if missing; its WALK_FLAGS descriptor.
 
-    Raises OSError (ELOOP, ENOTDIR) if something other than a folder is there: never a link.
+    Raises OSError (ELOOP, ENOTDIR) if something other than a folder is there: never a link;
+    with `exclusive`, FileExistsError if anything is there.
     """
     try:
         os.mkdir(name, mode, dir_fd=dir_fd)
     except FileExistsError:
+        if exclusive:
+            raise
         return os.open(name, WALK_FLAGS, dir_fd=dir_fd)
     fd = os.open(name, WALK_FLAGS, dir_fd=dir_fd)
     try:
@@ -149,22 +153,42 @@ class TempArea:
     def _place_in_folder(
         self, dir_fd: int, data: bytes, mode: int, put: Callable[[int, str], None]
     ) -> None:
-        """As `place`, with the temp file in the target's own folder (another filesystem)."""
+        """As `place`, with the temp file in the target's own folder (another filesystem).
+
+        Its marker, written before any data, names the folder and the temp file's device and
+        inode, so recovery removes that very file and never another of the same name.
+        """
         area = self.fd()
-        marker = temp_name()
+        name = temp_name()
         folder = os.readlink(f"/proc/self/fd/{dir_fd}")
         relative = os.path.relpath(folder, self.root.real)
-        write_new(area, marker + MARKER_SUFFIX, os.fsencode(relative), FILE_MODE)
+        fd = os.open(name, _NEW_FILE_FLAGS, mode, dir_fd=dir_fd)
         try:
-            write_new(dir_fd, marker, data, mode)
-            try:
-                put(dir_fd, marker)
-            finally:
-                with contextlib.suppress(OSError):
-                    os.unlink(marker, dir_fd=dir_fd)
+            write_new(area, name + MARKER_SUFFIX, marker_bytes(relative, os.fstat(fd)), FILE_MODE)
+            filling, fd = fd, -1
+            _fill_and_close(filling, data, mode)
+            put(dir_fd, name)
         finally:
+            if fd >= 0:
+                close_quietly(fd)
             with contextlib.suppress(OSError):
-                os.unlink(marker + MARKER_SUFFIX, dir_fd=area)
+                os.unlink(name, dir_fd=dir_fd)
+            with contextlib.suppress(OSError):
+                os.unlink(name + MARKER_SUFFIX, dir_fd=area)
+
+
+def marker_bytes(folder: str, info: os.stat_result) -> bytes:
+    """A marker's content: `<device> <inode>` of the temp file, then its folder in the store."""
+    return f"{info.st_dev} {info.st_ino}\n".encode() + os.fsencode(folder)
+
+
+def read_marker(data: bytes) -> tuple[str, int, int] | None:
+    """(folder, device, inode) from a marker's content, or None if it is not one memtui wrote."""
+    identity, newline, folder = data.partition(b"\n")
+    numbers = identity.split(b" ")
+    if not newline or len(numbers) != 2 or not all(number.isdigit() for number in numbers):
+        return None
+    return os.fsdecode(folder), int(numbers[0]), int(numbers[1])
 
 
 def replace_at(temps: TempArea, dir_fd: int, name: str, data: bytes, mode: int = FILE_MODE) -> None:
@@ -206,6 +230,22 @@ def write_new(dir_fd: int, name: str, data: bytes, mode: int) -> None:
         with contextlib.suppress(OSError):
             os.unlink(name, dir_fd=dir_fd)
         raise
+
+
+def private_file(path: Path, *, create: bool = True) -> None:
+    """Make memtui's own file `path` readable by its owner only: created empty with mode 0600
+    if missing (FileNotFoundError without `create`), narrowed to 0600 if it allows more. A link
+    there is never followed (ELOOP); anything but a regular file is left as it is."""
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    if create:
+        flags |= os.O_CREAT
+    fd = os.open(path, flags, FILE_MODE)
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISREG(info.st_mode) and info.st_mode & 0o077:
+            os.fchmod(fd, FILE_MODE)
+    finally:
+        os.close(fd)
 
 
 def replace_file(path: Path, data: bytes, mode: int = FILE_MODE) -> None:

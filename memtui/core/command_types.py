@@ -23,6 +23,17 @@ _VERBS = {
 
 
 @dataclass(frozen=True)
+class ReadSource:
+    """The file bytes a successful `view` showed and which of their lines (1-based, inclusive),
+    so the history can keep a reference to them instead of the text (`read_refs`)."""
+
+    data: bytes = field(repr=False)
+    digest: str
+    first: int
+    last: int
+
+
+@dataclass(frozen=True)
 class CommandOutcome:
     """A command's tool_result text, its error flag and any security flags it raised."""
 
@@ -31,6 +42,8 @@ class CommandOutcome:
     flags: tuple[str, ...] = ()
     kind: ResultKind | None = None
     """What became of it (see `result.ResultKind`); None: `ok` or `error` by the error flag."""
+    read: ReadSource | None = field(default=None, compare=False, repr=False)
+    """For a `view` of a file: the bytes its text shows."""
 
 
 @dataclass(frozen=True)

@@ -146,8 +146,11 @@ def _validate_fields(command: str, tool_input: Mapping[Any, Any]) -> dict[str, A
     return args
 
 
-def parse_command(root: Path, tool_input: object) -> ParsedCommand | CommandOutcome:
-    """Validate raw tool input and its paths in the spec's order, touching nothing on disk."""
+def parse_command(
+    root: Path, tool_input: object, *, any_name: bool = False
+) -> ParsedCommand | CommandOutcome:
+    """Validate raw tool input and its paths in the spec's order, touching nothing on disk
+    (`any_name`: a person's paths, which may name bytes that are not UTF-8; see `check_path`)."""
     command = tool_input.get("command") if isinstance(tool_input, Mapping) else None
     if (
         not isinstance(tool_input, Mapping)
@@ -162,7 +165,7 @@ def parse_command(root: Path, tool_input: object) -> ParsedCommand | CommandOutc
     parts: list[tuple[str, ...]] = []
     virtual: list[str] = []
     for raw in raw_paths:
-        checked = check_path(root, raw)
+        checked = check_path(root, raw, any_name=any_name)
         if isinstance(checked, PathRefusal):
             return error(checked.message, *checked.flags)
         parts.append(checked.parts)

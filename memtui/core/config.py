@@ -12,6 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from memtui.core.actors import ActorError, human_actor
+from memtui.core.config_tables import (
+    BudgetSettings,
+    ContradictionSettings,
+    TableError,
+    budget_settings,
+    contradiction_settings,
+)
 from memtui.core.display import visible
 from memtui.core.keymap import BINDING_IDS, keys_problem
 from memtui.core.regular import read_regular
@@ -53,6 +60,13 @@ class Settings:
     tree_labels: str = "names"
     """What the app's tree shows for a file: `names` (file names) or `titles` (frontmatter
     title, else first heading); `t` in the app switches and saves it here."""
+    search_model: str | None = None
+    """`[search] model`: the embedding model of search by meaning (a model name the library
+    downloads once, or a local folder); None: search by meaning is off."""
+    budget: BudgetSettings = field(default_factory=BudgetSettings)
+    """`[budget]`: the store kind, always-loaded files and token limit, overriding detection."""
+    contradictions: ContradictionSettings = field(default_factory=ContradictionSettings)
+    """`[contradictions]`: what keeping the newer statement does to the older line."""
     source: Path | None = None
     """The config file these settings were read from, if any."""
 
@@ -151,6 +165,22 @@ def _check_keymap(path: Path, value: object) -> dict[str, str]:
     return dict(value)
 
 
+def _check_search(path: Path, value: object) -> dict[str, Any]:
+    """The Settings fields of a `[search]` table (its one key: `model`)."""
+    if not isinstance(value, dict):
+        raise ConfigError(f'{path}: key "search" must be a table ([search])')
+    values: dict[str, Any] = {}
+    for key, item in value.items():
+        if key != "model":
+            raise ConfigError(f'{path}: [search] unknown key "{visible(key)}"')
+        values["search_model"] = _check_str(path, "search.model", item).strip()
+    return values
+
+
+_TABLES = {"budget": budget_settings, "contradictions": contradiction_settings}
+"""Config tables checked in their own module: key -> checker returning the typed settings."""
+
+
 def _from_table(path: Path, table: Mapping[str, Any]) -> dict[str, Any]:
     """Validated Settings fields from a config file's top-level table."""
     values: dict[str, Any] = {}
@@ -169,6 +199,13 @@ def _from_table(path: Path, table: Mapping[str, Any]) -> dict[str, Any]:
             values["tree_labels"] = check_tree_labels(f'{path}: key "tree_labels"', value)
         elif key == "keymap":
             values["keymap"] = _check_keymap(path, value)
+        elif key == "search":
+            values.update(_check_search(path, value))
+        elif key in _TABLES:
+            try:
+                values[key] = _TABLES[key](path, value)
+            except TableError as error:
+                raise ConfigError(str(error)) from error
         else:
             raise ConfigError(f'{path}: unknown key "{key}"')
     return values

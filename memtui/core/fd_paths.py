@@ -17,7 +17,9 @@ store's root or a path below it (`/home/me/memories/x`); any other absolute targ
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import errno
+import functools
 import os
 import stat
 from collections import deque
@@ -36,6 +38,14 @@ RACE_RETRIES = 8
 """How often a component that changed between its lstat and its readlink is looked at again."""
 _MISSING = frozenset({errno.ENOENT, errno.ENOTDIR})
 """Errors that mean 'nothing there' rather than 'cannot look'."""
+RENAME_NOREPLACE = 1
+"""renameat2's flag: fail with EEXIST instead of replacing what is at the destination."""
+_RENAMEAT2_SYSCALL = {"x86_64": 316, "aarch64": 276, "riscv64": 276, "i686": 353, "i386": 353}
+"""renameat2's syscall number, for a libc without the wrapper."""
+_UNSUPPORTED = frozenset({errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP})
+"""renameat2 errors that may mean the kernel or the filesystem lacks RENAME_NOREPLACE."""
+_NO_HARD_LINK = frozenset({errno.EPERM, errno.EOPNOTSUPP, errno.EMLINK})
+"""link() errors of a file that cannot be moved by link and unlink (a folder, no hard links)."""
 
 
 class OutsideStore(Exception):
@@ -440,3 +450,67 @@ def chmod_fd(fd: int, mode: int) -> None:
         if error.errno != errno.EBADF:
             raise
         os.chmod(f"/proc/self/fd/{fd}", mode)
+
+
+@functools.cache
+def _libc() -> ctypes.CDLL:
+    """The C library, loaded once, with errno kept for the caller."""
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def renameat2(src_dir_fd: int, src: str, dst_dir_fd: int, dst: str, flags: int) -> None:
+    """The renameat2 system call (libc's wrapper, else the raw syscall); OSError on failure.
+
+    OSError(ENOSYS) when neither is there.
+    """
+    libc = _libc()
+    names = (os.fsencode(src), os.fsencode(dst))
+    if b"\0" in names[0] + names[1]:
+        raise ValueError("embedded null byte")
+    wrapper = getattr(libc, "renameat2", None)
+    if wrapper is not None:
+        result = wrapper(src_dir_fd, names[0], dst_dir_fd, names[1], ctypes.c_uint(flags))
+    else:
+        number = _RENAMEAT2_SYSCALL.get(os.uname().machine)
+        if number is None:
+            raise OSError(errno.ENOSYS, os.strerror(errno.ENOSYS), src, None, dst)
+        fds = (ctypes.c_long(src_dir_fd), ctypes.c_long(dst_dir_fd))
+        result = libc.syscall(ctypes.c_long(number), fds[0], names[0], fds[1], names[1], flags)
+    if result != 0:
+        code = ctypes.get_errno()
+        raise OSError(code, os.strerror(code), src, None, dst)
+
+
+def rename_noreplace(src_dir_fd: int, src: str, dst_dir_fd: int, dst: str) -> None:
+    """Rename `src` in `src_dir_fd` to `dst` in `dst_dir_fd`, never replacing anything there.
+
+    FileExistsError if anything (a file, a folder, a link) is at the destination: another
+    process that creates it at any moment keeps it. Where the filesystem lacks
+    RENAME_NOREPLACE, a file (or link) is hard-linked to the destination, which fails the same
+    way, and then unlinked from its old name; a folder, which cannot be hard-linked, is renamed
+    after a check that nothing is there (only that last fallback leaves a window, between the
+    check and the rename, in which an empty folder created there would be replaced).
+    """
+    try:
+        renameat2(src_dir_fd, src, dst_dir_fd, dst, RENAME_NOREPLACE)
+        return
+    except OSError as error:
+        if error.errno not in _UNSUPPORTED:
+            raise
+    _rename_without_flag(src_dir_fd, src, dst_dir_fd, dst)
+
+
+def _rename_without_flag(src_dir_fd: int, src: str, dst_dir_fd: int, dst: str) -> None:
+    """rename_noreplace on a filesystem without RENAME_NOREPLACE: link and unlink, or a checked
+    rename for a folder."""
+    try:
+        os.link(src, dst, src_dir_fd=src_dir_fd, dst_dir_fd=dst_dir_fd, follow_symlinks=False)
+    except OSError as error:
+        if error.errno not in _NO_HARD_LINK:
+            raise
+    else:
+        os.unlink(src, dir_fd=src_dir_fd)
+        return
+    if entry_lstat(dst_dir_fd, dst) is not None:
+        raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), src, None, dst)
+    os.rename(src, dst, src_dir_fd=src_dir_fd, dst_dir_fd=dst_dir_fd)

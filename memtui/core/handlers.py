@@ -23,7 +23,7 @@ from memtui.core.command_types import (
     success,
 )
 from memtui.core.echo import echo
-from memtui.core.fd_paths import Location, fsync_dir_fd, remove_tree_at
+from memtui.core.fd_paths import Location, fsync_dir_fd, remove_tree_at, rename_noreplace
 from memtui.core.result import REFUSED
 from memtui.core.site import Site
 from memtui.core.sizes import format_size
@@ -31,6 +31,8 @@ from memtui.core.viewing import not_found_message, numbered, read_text
 
 FILE_EXISTS = "Error: File {path} already exists"
 """create's refusal when something is already at the path (checked, or lost a race)."""
+DESTINATION_EXISTS = "Error: The destination {new_path} already exists"
+"""rename's refusal when something is already at the destination (checked, or lost a race)."""
 
 
 @dataclass(frozen=True)
@@ -306,7 +308,7 @@ def rename_refusal(cmd: ParsedCommand, site: Site) -> CommandOutcome | None:
     if old.is_root:
         return error("Cannot rename the /memories directory itself")
     if new.is_root or _exists(new):
-        return error(f"Error: The destination {new_path} already exists")
+        return error(DESTINATION_EXISTS.format(new_path=new_path))
     source_missing = not_found(f"Error: The path {old_path} does not exist")
     if new.blocked_by_file():
         # Like the SDK: a missing source wins when no directory has to be made first.
@@ -335,7 +337,9 @@ def plan_rename(cmd: ParsedCommand, site: Site) -> Plan | CommandOutcome:
         if old_parent is None:
             return source_missing
         try:
-            os.rename(old.name, new.name, src_dir_fd=old_parent, dst_dir_fd=new_parent)
+            rename_noreplace(old_parent, old.name, new_parent, new.name)
+        except FileExistsError:
+            return error(DESTINATION_EXISTS.format(new_path=new_path))
         except (FileNotFoundError, NotADirectoryError):
             if old.lstat() is None:
                 return source_missing

@@ -20,8 +20,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memtui.core import db_text
+from memtui.core.db_errors import explain, sqlite_words
+from memtui.core.db_text import TEXT
 from memtui.core.lineage import Lineage, at_or_below_params, at_or_below_sql, trace
 from memtui.core.lock import META_DIR_NAME, UnsafeMetaDir, meta_dir
+from memtui.core.read_refs import viewed_text
 from memtui.core.regular import open_regular
 
 DB_NAME = "history.db"
@@ -161,8 +165,8 @@ and events.group_id from schema 4)."""
 _SINCE_VERSION = {"file_state": 2, "groups": 4, "reviews": 4}
 """The schema version that brought each table that schema 1 did not have."""
 _WORD_CLAUSE = (
-    "instr(memtui_lower(coalesce(path, '') || ' ' || coalesce(new_path, '') || ' ' || actor"
-    " || ' ' || command || ' ' || result), ?) > 0"
+    "instr(memtui_lower(CAST(coalesce(path, '') || ' ' || coalesce(new_path, '') || ' ' || actor"
+    " || ' ' || command || ' ' || result AS BLOB)), ?) > 0"
 )
 """A free word appears in the event's path, new path, actor, command or result (any case)."""
 
@@ -188,12 +192,14 @@ class RecordFailed(Exception):
         self.undo_failed = undo_failed
 
 
-def failure_reason(problem: BaseException) -> str:
-    """One line saying why the history could not be written (sqlite's own words)."""
+def failure_reason(problem: BaseException, database: Path | None = None) -> str:
+    """One line saying why the history could not be written (sqlite's own words, after the
+    cause when `database` is given and the cause can be named: a full disk, a linked -wal)."""
     if isinstance(problem, UnicodeError):
         return "a value could not be encoded"
-    text = str(problem).strip().split("\n", 1)[0]
-    return text or type(problem).__name__
+    if database is not None and isinstance(problem, sqlite3.Error):
+        return explain(problem, database)
+    return sqlite_words(problem)
 
 
 class HistoryCorrupt(Exception):
@@ -373,11 +379,6 @@ def actor_kind(actor: str) -> str:
     return actor.split(":", 1)[0]
 
 
-def _lower(text: str | None) -> str | None:
-    """Python's (Unicode) lowercase for SQL, which only folds ASCII itself."""
-    return None if text is None else text.lower()
-
-
 def _filter_sql(  # noqa: C901
     *,
     path: str | None = None,
@@ -430,7 +431,7 @@ def _filter_sql(  # noqa: C901
         clauses.append("is_error = 1")
     for word in words:
         clauses.append(_WORD_CLAUSE)
-        params.append(word.lower())
+        params.append(db_text.folded(word))
     if before_id is not None:
         clauses.append("id < ?")
         params.append(before_id)
@@ -553,7 +554,9 @@ class History:
                     uri=read_only,
                 )
             except sqlite3.Error as error:
-                raise HistoryCorrupt(self.path, f"cannot open: {error}") from error
+                raise HistoryCorrupt(
+                    self.path, f"cannot open: {explain(error, self.path)}"
+                ) from error
             conn.counted_key = key
             _open_connections[key] = _open_connections.get(key, 0) + 1
         try:
@@ -562,7 +565,8 @@ class History:
             if not read_only:
                 conn.execute("PRAGMA journal_mode = WAL")
                 conn.execute("PRAGMA synchronous = NORMAL")
-            conn.create_function("memtui_lower", 1, _lower, deterministic=True)
+            conn.create_function("memtui_lower", 1, db_text.folded, deterministic=True)
+            conn.text_factory = db_text.read_text
             if version != SCHEMA_VERSION and read_only and version:
                 raise sqlite3.DatabaseError(
                     f"written by an older memtui (schema {version}) on a read-only filesystem,"
@@ -580,10 +584,10 @@ class History:
                 return self._open(attempt + 1)
             if not read_only and self._on_read_only_filesystem(error):
                 return self._open(attempt, read_only=True)
-            raise HistoryCorrupt(self.path, str(error)) from error
+            raise HistoryCorrupt(self.path, explain(error, self.path)) from error
         except sqlite3.Error as error:
             conn.close()
-            raise HistoryCorrupt(self.path, str(error)) from error
+            raise HistoryCorrupt(self.path, explain(error, self.path)) from error
         mode = os.stat(self.path).st_mode & 0o777
         if mode & 0o077:
             with contextlib.suppress(OSError):
@@ -617,7 +621,9 @@ class History:
             with contextlib.suppress(FileExistsError):
                 os.link(temp, self.path)
         except (sqlite3.Error, OSError) as error:
-            raise HistoryCorrupt(self.path, f"cannot create: {failure_reason(error)}") from error
+            raise HistoryCorrupt(
+                self.path, f"cannot create: {failure_reason(error, self.path)}"
+            ) from error
         finally:
             for suffix in ("", "-wal", "-shm"):
                 with contextlib.suppress(OSError):
@@ -750,11 +756,11 @@ class History:
         conn = self._connection()
         try:
             cursor = conn.execute(
-                "INSERT INTO groups (time, actor, kind, summary) VALUES (?, ?, ?, ?)",
-                (time, actor, kind, summary),
+                f"INSERT INTO groups (time, actor, kind, summary) VALUES (?, ?, ?, {TEXT})",
+                (time, actor, kind, db_text.param(summary)),
             )
         except (sqlite3.Error, UnicodeError, ValueError) as problem:
-            raise RecordFailed(failure_reason(problem), applied=False) from problem
+            raise RecordFailed(failure_reason(problem, self.path), applied=False) from problem
         return int(cursor.lastrowid or 0)
 
     def group(self, group_id: int) -> Group | None:
@@ -814,7 +820,7 @@ class History:
             conn.execute("COMMIT")
         except (sqlite3.Error, UnicodeError, ValueError) as problem:
             self._rollback(conn)
-            raise RecordFailed(failure_reason(problem), applied=False) from problem
+            raise RecordFailed(failure_reason(problem, self.path), applied=False) from problem
         except BaseException:
             self._rollback(conn)
             raise
@@ -856,7 +862,7 @@ class History:
             event_id = self._insert_event(conn, dataclasses.replace(prepared, reviews=()), stored)
         except (sqlite3.Error, UnicodeError, ValueError) as problem:
             self._rollback(conn)
-            raise RecordFailed(failure_reason(problem), applied=False) from problem
+            raise RecordFailed(failure_reason(problem, self.path), applied=False) from problem
         try:
             final = apply()
         except BaseException:
@@ -867,7 +873,7 @@ class History:
             conn.execute("COMMIT")
         except (sqlite3.Error, UnicodeError, ValueError) as problem:
             self._rollback(conn)
-            reason = failure_reason(problem)
+            reason = failure_reason(problem, self.path)
             if final.is_error:
                 raise RecordFailed(reason, applied=False) from problem
             try:
@@ -908,7 +914,7 @@ class History:
             "INSERT INTO events (id, time, actor, actor_kind, session, command, path, new_path,"
             " args, result, is_error, before_kind, before_hash, after_kind, after_hash,"
             " flags, reverted_by, group_id)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)",
+            f" VALUES (?, ?, ?, ?, ?, ?, {TEXT}, {TEXT}, ?, {TEXT}, ?, ?, ?, ?, ?, ?, NULL, ?)",
             (
                 event_id,
                 event.time,
@@ -916,10 +922,10 @@ class History:
                 actor_kind(event.actor),
                 event.session,
                 event.command,
-                event.path,
-                event.new_path,
+                db_text.param(event.path),
+                db_text.param(event.new_path),
                 args_json,
-                event.result,
+                db_text.param(event.result),
                 int(event.is_error),
                 event.before[0],
                 event.before[1],
@@ -940,8 +946,8 @@ class History:
             )
         for base in event.cleared:
             conn.execute(
-                "DELETE FROM file_state WHERE path = ? OR (path > ? AND path < ?)",
-                (base, base + "/", base + "0"),
+                f"DELETE FROM file_state WHERE path = {TEXT} OR (path > {TEXT} AND path < {TEXT})",
+                db_text.params([base, base + "/", base + "0"]),
             )
         if event.files:
             self._put_files(conn, event.files)
@@ -951,14 +957,14 @@ class History:
     def _put_files(conn: sqlite3.Connection, files: Mapping[str, FileRecord | None]) -> None:
         """Insert, replace or (for None) drop file_state rows (inside the caller's transaction)."""
         conn.executemany(
-            "DELETE FROM file_state WHERE path = ?",
-            [(path,) for path, row in files.items() if row is None],
+            f"DELETE FROM file_state WHERE path = {TEXT}",
+            [(db_text.param(path),) for path, row in files.items() if row is None],
         )
         conn.executemany(
             "INSERT OR REPLACE INTO file_state (path, sha256, size, mtime_ns, checked_ns)"
-            " VALUES (?, ?, ?, ?, ?)",
+            f" VALUES ({TEXT}, ?, ?, ?, ?)",
             [
-                (path, row.sha256, row.size, row.mtime_ns, row.checked_ns)
+                (db_text.param(path), row.sha256, row.size, row.mtime_ns, row.checked_ns)
                 for path, row in files.items()
                 if row is not None
             ],
@@ -1005,8 +1011,8 @@ class History:
         row = (
             self._connection()
             .execute(
-                "SELECT sha256, size, mtime_ns, checked_ns FROM file_state WHERE path = ?",
-                (path,),
+                f"SELECT sha256, size, mtime_ns, checked_ns FROM file_state WHERE path = {TEXT}",
+                (db_text.param(path),),
             )
             .fetchone()
         )
@@ -1015,8 +1021,8 @@ class History:
     def files_below(self, folder: str) -> dict[str, str]:
         """Path below the virtual `folder` -> sha256, of every file_state row there."""
         rows = self._connection().execute(
-            "SELECT path, sha256 FROM file_state WHERE path > ? AND path < ?",
-            (folder + "/", folder + "0"),
+            f"SELECT path, sha256 FROM file_state WHERE path > {TEXT} AND path < {TEXT}",
+            db_text.params([folder + "/", folder + "0"]),
         )
         return {path[len(folder) + 1 :]: digest for path, digest in rows}
 
@@ -1251,8 +1257,8 @@ class History:
 
     def last_change(self, paths: Iterable[str]) -> Event | None:
         """The newest successful change whose path or new_path is one of `paths`."""
-        wanted = list(paths)
-        marks = ", ".join("?" for _ in wanted)
+        wanted = db_text.params(list(paths))
+        marks = db_text.marks(len(wanted))
         row = (
             self._connection()
             .execute(
@@ -1278,7 +1284,7 @@ class History:
         try:
             conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, '1')", (SEEN,))
         except (sqlite3.Error, UnicodeError) as problem:
-            raise RecordFailed(failure_reason(problem), applied=False) from problem
+            raise RecordFailed(failure_reason(problem, self.path), applied=False) from problem
 
     def recording_since(self) -> float | None:
         """The time of the first recorded event, or None for an empty history."""
@@ -1293,8 +1299,8 @@ class History:
         """
         conn = self._connection()
         parts = path.split("/")
-        places = ["/".join(parts[:end]) for end in range(3, len(parts) + 1)]
-        marks = ", ".join("?" * len(places))
+        places = db_text.params(["/".join(parts[:end]) for end in range(3, len(parts) + 1)])
+        marks = db_text.marks(len(places))
         moved = conn.execute(
             f"SELECT 1 FROM events WHERE is_error = 0 AND command != 'view'"
             f" AND (path IN ({marks}) OR new_path IN ({marks}))"
@@ -1305,9 +1311,9 @@ class History:
         if moved is not None:
             return self.last_agent_reads().get(path)
         row = conn.execute(
-            "SELECT max(time) FROM events WHERE path = ? AND command = 'view'"
+            f"SELECT max(time) FROM events WHERE path = {TEXT} AND command = 'view'"
             " AND actor_kind = 'agent' AND is_error = 0",
-            (path,),
+            (db_text.param(path),),
         ).fetchone()
         return None if row is None else row[0]
 
@@ -1403,7 +1409,10 @@ class History:
         return None if data is None else Manifest.from_bytes(data)
 
     def texts(self, event: Event) -> tuple[str | None, str | None]:
-        """The before and after text of an event for a diff (a folder as its file list)."""
+        """The before and after text of an event for a diff (a folder as its file list); for a
+        view kept as a reference, (None, the text it showed)."""
+        if event.command == "view" and not event.is_error:
+            return None, viewed_text(event.result, self.blob)
         return (
             self._state_text(event.before_kind, event.before_hash),
             self._state_text(event.after_kind, event.after_hash),

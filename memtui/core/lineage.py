@@ -13,11 +13,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from memtui.core import db_text
+from memtui.core.db_text import TEXT
+
 MAX_NAMES = 10_000
 """Most names a lineage follows (each step goes to an older event, so the walk ends anyway)."""
 
 _AT_OR_BELOW = (
-    "(path = ? OR new_path = ? OR (path > ? AND path < ?) OR (new_path > ? AND new_path < ?))"
+    f"(path = {TEXT} OR new_path = {TEXT} OR (path > {TEXT} AND path < {TEXT})"
+    f" OR (new_path > {TEXT} AND new_path < {TEXT}))"
 )
 _LATEST_MOVE = (
     "SELECT id, path, new_path FROM events WHERE is_error = 0 AND command != 'view'"
@@ -25,7 +29,7 @@ _LATEST_MOVE = (
     " ORDER BY id DESC LIMIT 1"
 )
 _LATEST_CREATION = (
-    "SELECT id FROM events WHERE path = ? AND new_path IS NULL AND before_kind IS NULL"
+    "SELECT id FROM events WHERE path = {text} AND new_path IS NULL AND before_kind IS NULL"
     " AND after_kind IS NOT NULL AND is_error = 0 AND command NOT IN ('view', 'revert')"
     " AND id > ?{bound} ORDER BY id DESC LIMIT 1"
 )
@@ -41,10 +45,10 @@ def at_or_below_sql() -> str:
     return _AT_OR_BELOW
 
 
-def at_or_below_params(path: str) -> list[str]:
+def at_or_below_params(path: str) -> list[str | bytes | None]:
     """The parameters of `at_or_below_sql` for one virtual path."""
     folder = path.rstrip("/") or path
-    return [folder, folder, folder + "/", folder + "0", folder + "/", folder + "0"]
+    return db_text.params([folder, folder, folder + "/", folder + "0", folder + "/", folder + "0"])
 
 
 def places(path: str) -> list[str]:
@@ -101,16 +105,17 @@ def _creation(
 ) -> int | None:
     """The id of the event that created the note at `name` between the ids `after` and `end`
     (a creation right after the name's deletion does not count: the note lives on), or None."""
-    marks = ", ".join("?" for _ in around)
+    marks = db_text.marks(len(around))
+    stored = db_text.params(around)
     while True:
         bound = "" if end is None else " AND id < ?"
-        params: list[Any] = [name, after, *(() if end is None else (end,))]
-        row = conn.execute(_LATEST_CREATION.format(bound=bound), params).fetchone()
+        params: list[Any] = [db_text.param(name), after, *(() if end is None else (end,))]
+        row = conn.execute(_LATEST_CREATION.format(text=TEXT, bound=bound), params).fetchone()
         if row is None:
             return None
         created = int(row[0])
         before = conn.execute(
-            _EVENT_BEFORE.format(marks=marks), [*around, *around, created]
+            _EVENT_BEFORE.format(marks=marks), [*stored, *stored, created]
         ).fetchone()
         deleted = before is not None and before[2] is None and before[1] is None and before[0]
         if not deleted:
@@ -130,11 +135,12 @@ def trace(conn: sqlite3.Connection, path: str, baseline: Callable[[str], int | N
     linked: list[int] = []
     for _ in range(MAX_NAMES):
         around = places(name)
-        marks = ", ".join("?" for _ in around)
+        marks = db_text.marks(len(around))
+        stored = db_text.params(around)
         bound = "" if end is None else " AND id < ?"
         row = conn.execute(
             _LATEST_MOVE.format(marks=marks, bound=bound),
-            [*around, *around, *(() if end is None else (end,))],
+            [*stored, *stored, *(() if end is None else (end,))],
         ).fetchone()
         created = _creation(conn, name, around, 0 if row is None else row[0], end)
         if created is not None:

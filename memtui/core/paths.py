@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from memtui.core.db_text import only_name_bytes
 from memtui.core.echo import echo
 from memtui.core.fd_paths import OutsideStore, StoreRoot
 
@@ -107,11 +108,13 @@ def has_traversal(path: str) -> bool:
     return ".." in path.split("/")
 
 
-def check_path(root: Path, path: str) -> ResolvedPath | PathRefusal:
+def check_path(root: Path, path: str, *, any_name: bool = False) -> ResolvedPath | PathRefusal:
     """Validate one path argument in the spec's order and resolve it, touching nothing on disk.
 
     Order: prefix, M2 lookalike, M3 traversal, NUL, resolve, escape (symlinks), M1 reserved.
-    Resolution walks the store on descriptors and only reads (lstat, readlink).
+    Resolution walks the store on descriptors and only reads (lstat, readlink). An agent's path
+    (JSON text) holding a lone surrogate is refused; with `any_name` (a name read from disk, or
+    given by a person or the history) one that stands for a byte that is not UTF-8 is a name.
     """
     if not path.startswith(VIRTUAL_ROOT) or (
         path != VIRTUAL_ROOT and not path.startswith(VIRTUAL_ROOT + "/")
@@ -122,7 +125,7 @@ def check_path(root: Path, path: str) -> ResolvedPath | PathRefusal:
         return PathRefusal(f"Path {echo(path)} would escape /memories directory", FLAG_TRAVERSAL)
     if "\x00" in path:
         return PathRefusal("Path must not contain NUL characters")
-    if _SURROGATE.search(path):
+    if _SURROGATE.search(path) and not (any_name and only_name_bytes(path)):
         return PathRefusal(f"Path {echo(path)} is not valid Unicode")
     root_real = real_root(root)
     try:

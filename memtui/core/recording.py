@@ -3,7 +3,9 @@
 Agents' arguments are recorded with every likely secret replaced by `<redacted secret:KIND>`;
 every recorded result is redacted the same way. A refused or failed call keeps at most
 `RECORD_LIMIT` characters of any argument or path and `RESULT_LIMIT` of its result (the head,
-the length and a hash).
+the length and a hash). So does a successful one, since its long text repeats content: a long
+`view` of a file is kept as a reference to the file bytes it showed (`read_refs`), any other
+long result cut like a failure's.
 The content undo needs (a file's bytes before and after a change) is kept whole, as blobs.
 """
 
@@ -12,11 +14,13 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from memtui.core.command_types import CommandOutcome, well_formed
+from memtui.core.command_types import CommandOutcome
+from memtui.core.db_text import storable
 from memtui.core.echo import RECORD_LIMIT, RESULT_LIMIT
+from memtui.core.read_refs import referenced
 from memtui.core.secrets import SecretFinding, SecretSpan, find_spans, findings_of, redact
 
 MAX_RECORDED_DEPTH = 10
@@ -82,10 +86,11 @@ def kept_text(text: str, *, scanner: Scanner | None, cut: bool, limit: int = REC
 
 
 def kept_path(path: str | None, *, scanner: Scanner | None, cut: bool) -> str | None:
-    """A path column's value: as `kept_text`, surrogates folded; None stays None."""
+    """A path column's value: as `kept_text`, a name's bytes that are not UTF-8 kept (undo needs
+    them) and other lone surrogates folded (see `db_text.storable`); None stays None."""
     if path is None:
         return None
-    return well_formed(kept_text(path, scanner=scanner, cut=cut))
+    return storable(kept_text(path, scanner=scanner, cut=cut))
 
 
 def args_of(tool_input: object) -> dict[str, Any]:
@@ -139,6 +144,8 @@ class Kept:
     result: str
     path: str | None
     new_path: str | None
+    blobs: dict[str, bytes] = field(default_factory=dict)
+    """Content the result refers to (the file bytes a long view showed)."""
 
 
 def keep(
@@ -158,12 +165,27 @@ def keep(
     file). A change keeps its paths as written, since undo needs them.
     """
     cut = outcome.is_error
+    result, blobs = kept_result(outcome, scanner)
     return Kept(
         args=kept_args(args, scanner=scanner if agent else None, cut=cut),
-        result=kept_text(outcome.content, scanner=scanner, cut=cut, limit=RESULT_LIMIT),
+        result=result,
         path=kept_path(path, scanner=None if changed else scanner, cut=cut),
         new_path=kept_path(new_path, scanner=None if changed else scanner, cut=cut),
+        blobs=blobs,
     )
+
+
+def kept_result(outcome: CommandOutcome, scanner: Scanner) -> tuple[str, dict[str, bytes]]:
+    """A result as the history keeps it, and the blobs it refers to: redacted; over
+    `RESULT_LIMIT` characters a view's text becomes a reference to the file bytes it showed,
+    any other text is cut."""
+    content, read = outcome.content, outcome.read
+    if len(content) <= RESULT_LIMIT:
+        return kept_text(content, scanner=scanner, cut=False), {}
+    if read is None or outcome.is_error:
+        return kept_text(content, scanner=scanner, cut=True, limit=RESULT_LIMIT), {}
+    header = scanner.redacted(content.partition("\n")[0])
+    return referenced(header, content, read), {read.digest: read.data}
 
 
 def secret_flags(findings: Iterable[SecretFinding]) -> tuple[str, ...]:

@@ -1,9 +1,11 @@
 """Start-up recovery: remove temp files left by killed writes and log changes the history missed.
 
 Temp files live under `.memtui/tmp` (see `atomic`), so only memtui's own are ever removed: a note
-named like one (`/memories/.tmp-999999-<uuid>`) is a note. The store is walked on descriptors
-(`os.scandir` of each folder, never through a link), and a file is hashed in chunks by
-descriptor, so recovery neither leaves the store nor reads more than it hashes.
+named like one (`/memories/.tmp-999999-<uuid>`) is a note. The one kind left among the notes (a
+write to another filesystem) is removed only when its marker names its device and inode. The
+store is walked on descriptors (`os.scandir` of each folder, never through a link), and a file is
+hashed in chunks by descriptor, so recovery neither leaves the store nor reads more than it
+hashes.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memtui.core.atomic import MARKER_SUFFIX, TEMP_DIR_NAME, TEMP_PREFIX
+from memtui.core.atomic import MARKER_SUFFIX, TEMP_DIR_NAME, TEMP_PREFIX, read_marker
 from memtui.core.baseline import record_baseline, store_files
 from memtui.core.fd_paths import (
     OutsideStore,
@@ -135,12 +137,15 @@ def remove_stale_temp_files(
 
 def _remove_marked_temp(store_root: StoreRoot, area: int, marker: str) -> list[str]:
     """Remove the temp file a marker names (in the store folder it records), if it is still
-    there."""
+    there and is the very file the marker was written for (same device and inode)."""
     try:
         with open_regular(marker, dir_fd=area) as (handle, _info):
-            folder = os.fsdecode(handle.read(4096))
+            marked = read_marker(handle.read(4096))
     except OSError:
         return []
+    if marked is None:
+        return []
+    folder, device, inode = marked
     temp = marker.removesuffix(MARKER_SUFFIX)
     try:
         with store_root.locate_relative(folder) as location:
@@ -150,6 +155,8 @@ def _remove_marked_temp(store_root: StoreRoot, area: int, marker: str) -> list[s
     try:
         info = entry_lstat(parent, temp)
         if info is None or not stat.S_ISREG(info.st_mode):
+            return []
+        if (info.st_dev, info.st_ino) != (device, inode):
             return []
         os.unlink(temp, dir_fd=parent)
     except OSError:
@@ -282,7 +289,7 @@ def recover(store: MemoryStore) -> RecoveryReport:
             report.unrecorded = problem.reason
             return report
         except sqlite3.Error as problem:
-            report.unrecorded = failure_reason(problem)
+            report.unrecorded = failure_reason(problem, history.path)
             return report
         report.external_paths = [
             event.path or ""

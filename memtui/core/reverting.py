@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from memtui.core.atomic import DIR_MODE
 from memtui.core.command_types import CommandOutcome
-from memtui.core.fd_paths import Location
+from memtui.core.fd_paths import Location, rename_noreplace
 from memtui.core.history import BASELINE, Event, actor_kind, is_reviewable
 from memtui.core.paths import PathRefusal, check_path
 from memtui.core.result import CONFLICT, NOT_FOUND, REFUSED, CommandResult
@@ -65,7 +65,7 @@ def _reviews(store: MemoryStore, event: Event) -> tuple[int, ...]:
 
 def _locate(store: MemoryStore, site: Site, virtual: str | None) -> Location | CommandOutcome:
     """The location of a recorded virtual path, validated again."""
-    checked = check_path(store.root, virtual or "")
+    checked = check_path(store.root, virtual or "", any_name=True)
     if isinstance(checked, PathRefusal):
         return CommandOutcome(checked.message, True, checked.flags, REFUSED)
     return site.place(checked.parts, checked.virtual)
@@ -107,14 +107,29 @@ def _in_place_refusal(
     """The conflict that stops undoing an in-place change now, or None."""
     refusal = _already_reverted(event, force)
     if refusal is None and not force and not _unchanged_since(store, event, current):
-        refusal = CommandOutcome(
-            f"Conflict: {event.path} changed since event {event.id} ({event.command}); "
-            f"it is now {describe(current)}. "
-            "Use force to restore its before-state anyway.",
-            True,
-            kind=CONFLICT,
-        )
+        refusal = _changed_conflict(event, current)
     return refusal
+
+
+def _changed_conflict(event: Event, current: State) -> CommandOutcome:
+    """The conflict for a path that is no longer what `event` left (checked, or lost a race)."""
+    return CommandOutcome(
+        f"Conflict: {event.path} changed since event {event.id} ({event.command}); "
+        f"it is now {describe(current)}. "
+        "Use force to restore its before-state anyway.",
+        True,
+        kind=CONFLICT,
+    )
+
+
+def _exists_again(event: Event) -> CommandOutcome:
+    """The conflict for a rename whose old path is taken again (checked, or lost a race)."""
+    return CommandOutcome(
+        f"Conflict: {event.path} exists again, so {event.new_path} cannot move back; "
+        "move or delete it first.",
+        True,
+        kind=CONFLICT,
+    )
 
 
 def _move_refusal(
@@ -123,12 +138,7 @@ def _move_refusal(
     """The conflict that stops moving a renamed path back now, or None."""
     refusal = _already_reverted(event, force)
     if refusal is None and source.lstat() is not None:
-        refusal = CommandOutcome(
-            f"Conflict: {event.path} exists again, so {event.new_path} cannot move back; "
-            "move or delete it first.",
-            True,
-            kind=CONFLICT,
-        )
+        refusal = _exists_again(event)
     if refusal is None and not force and not _unchanged_since(store, event, current):
         refusal = CommandOutcome(
             f"Conflict: {event.new_path} changed since event {event.id} (rename); "
@@ -171,7 +181,16 @@ def _revert_in_place(
 
     def apply() -> tuple[CommandOutcome, State]:
         try:
-            restore(target, event.before_kind, event.before_hash, store.history.blob, site.temps)
+            restore(
+                target,
+                event.before_kind,
+                event.before_hash,
+                store.history.blob,
+                site.temps,
+                replace=current.kind is not None,
+            )
+        except FileExistsError:
+            return _changed_conflict(event, capture(target, store.max_size)), MISSING
         except (RestoreError, OSError) as problem:
             return _restore_failed(event, problem), MISSING
         outcome = CommandOutcome(f"Reverted event {event.id} ({event.command} {event.path})", False)
@@ -212,9 +231,16 @@ def _revert_move(
                 _move(destination, source)
             else:
                 restore(
-                    source, event.before_kind, event.before_hash, store.history.blob, site.temps
+                    source,
+                    event.before_kind,
+                    event.before_hash,
+                    store.history.blob,
+                    site.temps,
+                    replace=False,
                 )
                 remove(destination)
+        except FileExistsError:
+            return _exists_again(event), MISSING
         except (RestoreError, OSError) as problem:
             return _restore_failed(event, problem), MISSING
         outcome = CommandOutcome(
@@ -244,9 +270,10 @@ def _revert_move(
 
 
 def _move(origin: Location, target: Location) -> None:
-    """Rename `origin` to `target` by descriptors, making `target`'s missing parents."""
+    """Rename `origin` to `target` by descriptors, making `target`'s missing parents;
+    FileExistsError if anything is at `target`."""
     target_parent = target.make_parents(DIR_MODE)
     origin_parent = origin.parent_fd()
     if origin_parent is None:
         raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), origin.relative)
-    os.rename(origin.name, target.name, src_dir_fd=origin_parent, dst_dir_fd=target_parent)
+    rename_noreplace(origin_parent, origin.name, target_parent, target.name)

@@ -14,6 +14,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from memtui.core.secret_forms import base64_texts, unhidden
+
 
 @dataclass(frozen=True)
 class SecretFinding:
@@ -188,28 +190,96 @@ _ANCHORS = (
 def find_spans(text: str) -> tuple[SecretSpan, ...]:
     """Every likely credential's value in `text`, in text order.
 
-    An assignment whose name or value overlaps a match of a specific kind is that kind only.
-    A text without any pattern's anchor is passed over in one scan.
+    The text is read as a person would read it (`secret_forms`): invisible characters dropped
+    and JSON escapes decoded, and each base64 run that decodes to text is scanned decoded (a
+    finding there spans the whole run). An assignment whose name or value overlaps a match of a
+    specific kind is that kind only.
+    """
+    view = unhidden(text)
+    spans = _spans_in(view.text, decode=True)
+    if view.edits:
+        spans = [SecretSpan(span.kind, *view.original(span.start, span.end)) for span in spans]
+    return tuple(sorted(spans, key=lambda span: (span.start, span.end)))
+
+
+def _spans_in(text: str, *, decode: bool) -> list[SecretSpan]:
+    """The spans of `find_spans` in a revealed text; with `decode`, base64 runs' too.
+
+    Every pattern but the private key's stays on one line, so only the lines holding one of the
+    patterns' anchors are searched, and a text without any anchor is passed over in one scan.
     """
     lowered = text.lower()
-    if not any(anchor in lowered for anchor in _ANCHORS):
-        return ()
+    if len(lowered) != len(text):
+        anchored = any(anchor in lowered for anchor in _ANCHORS)
+        lines = [(0, len(text))] if anchored else []
+    else:
+        lines = _anchored_lines(lowered)
+    spans, matched = _pattern_spans(text, lines, "private key" in lowered)
+    if decode:
+        for start, end, decoded in base64_texts(text):
+            kinds = {span.kind for span in _spans_in(unhidden(decoded).text, decode=False)}
+            if kinds:
+                matched.append((start, end))
+                spans += [SecretSpan(kind, start, end) for kind in sorted(kinds)]
+    for start, end in lines:
+        spans += _assignment_spans(text, start, end, matched)
+    return spans
+
+
+def _anchored_lines(lowered: str) -> list[tuple[int, int]]:
+    """(start, end) of each run of lines of `lowered` that hold an anchor, in order."""
+    found: list[tuple[int, int]] = []
+    for anchor in _ANCHORS:
+        position = lowered.find(anchor)
+        while position >= 0:
+            start = lowered.rfind("\n", 0, position) + 1
+            end = lowered.find("\n", position)
+            end = len(lowered) if end < 0 else end
+            found.append((start, end))
+            position = lowered.find(anchor, end)
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(found):
+        if merged and start <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def _pattern_spans(
+    text: str, lines: list[tuple[int, int]], private_key: bool
+) -> tuple[list[SecretSpan], list[tuple[int, int]]]:
+    """The spans of the specific kinds' patterns in `lines` (a private key's anywhere, when
+    `private_key`), and the whole matches they came from."""
     spans: list[SecretSpan] = []
     matched: list[tuple[int, int]] = []
     for kind, _label, pattern in _PATTERNS:
-        for match in pattern.finditer(text):
+        if kind == "private-key":
+            found = pattern.finditer(text) if private_key else iter(())
+        else:
+            found = (match for start, end in lines for match in pattern.finditer(text, start, end))
+        for match in found:
             group = "value" if "value" in pattern.groupindex else 0
             if kind in _CHECKED_VALUES and not _non_trivial(match.group(group), quoted=False):
                 continue
             matched.append(match.span())
             spans.append(SecretSpan(kind, *match.span(group)))
-    for match in _ASSIGNMENT.finditer(text):
-        if any(start < match.end() and match.start() < end for start, end in matched):
+    return spans, matched
+
+
+def _assignment_spans(
+    text: str, start: int, end: int, matched: list[tuple[int, int]]
+) -> list[SecretSpan]:
+    """The values of credential assignments in `text[start:end]` that overlap none of the
+    `matched` spans."""
+    spans: list[SecretSpan] = []
+    for match in _ASSIGNMENT.finditer(text, start, end):
+        if any(low < match.end() and match.start() < high for low, high in matched):
             continue
         group = next(name for name in ("dq", "sq", "bare") if match.group(name) is not None)
         if _non_trivial(match.group(group), quoted=group != "bare"):
             spans.append(SecretSpan("assignment", *match.span(group)))
-    return tuple(sorted(spans, key=lambda span: (span.start, span.end)))
+    return spans
 
 
 def redact(text: str, spans: Iterable[SecretSpan] | None = None) -> str:

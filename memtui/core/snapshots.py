@@ -14,7 +14,14 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from memtui.core.atomic import DIR_MODE, FILE_MODE, TempArea, make_dir_at, replace_at
+from memtui.core.atomic import (
+    DIR_MODE,
+    FILE_MODE,
+    TempArea,
+    create_at,
+    make_dir_at,
+    replace_at,
+)
 from memtui.core.fd_paths import (
     Location,
     chmod_fd,
@@ -236,28 +243,36 @@ def restore(
     key: str | None,
     blob: Callable[[str], bytes | None],
     temps: TempArea,
+    *,
+    replace: bool = True,
 ) -> None:
-    """Make `location` hold the given state, replacing what is there; checks every blob first."""
+    """Make `location` hold the given state, replacing what is there; checks every blob first.
+
+    Without `replace` (the location was checked empty), FileExistsError if anything is there
+    now: what another process put there meanwhile is never replaced.
+    """
     if kind == KIND_FILE:
         data = _need(blob, key)
-        info = location.lstat()
+        info = location.lstat() if replace else None
         if info is not None and stat.S_ISDIR(info.st_mode):
             remove(location)
         parent = location.make_parents(DIR_MODE)
-        replace_at(temps, parent, location.name, data)
+        (replace_at if replace else create_at)(temps, parent, location.name, data)
         return
     if kind == KIND_DIR:
         manifest = Manifest.from_bytes(_need(blob, key))
         contents = {name: _need(blob, value) for name, value in manifest.files.items()}
-        remove(location)
+        if replace:
+            remove(location)
         parent = location.make_parents(DIR_MODE)
-        top = make_dir_at(parent, location.name, DIR_MODE)
+        top = make_dir_at(parent, location.name, DIR_MODE, exclusive=not replace)
         try:
             _fill_folder(top, manifest, contents, temps)
         finally:
             close_quietly(top)
         return
-    remove(location)
+    if replace:
+        remove(location)
 
 
 def _fill_folder(top: int, manifest: Manifest, contents: dict[str, bytes], temps: TempArea) -> None:

@@ -31,7 +31,9 @@ from memtui.core.command_types import (
 )
 from memtui.core.commands import apply_command, parse_command, plan_command
 from memtui.core.config import Settings, default_human_actor, load_settings
+from memtui.core.db_text import storable
 from memtui.core.echo import echo
+from memtui.core.fd_paths import rename_noreplace
 from memtui.core.handlers import Plan, run_plan, size_refusal
 from memtui.core.history import (
     KIND_DIR,
@@ -54,6 +56,7 @@ from memtui.core.recording import (
 )
 from memtui.core.regular import NotRegularFile, read_regular, whole_chars
 from memtui.core.result import BUSY, CONFLICT, REFUSED, CommandResult, ResultKind
+from memtui.core.secret_forms import unescaped_name
 from memtui.core.secrets import SecretFinding
 from memtui.core.site import Site, open_site
 from memtui.core.snapshots import (
@@ -194,7 +197,7 @@ class MemoryStore:
         Raises RecordFailed, before anything changes, when the history cannot be written.
         """
         group = self.history.open_group(
-            time=self.clock(), actor=self.actor, kind=kind, summary=well_formed(summary)
+            time=self.clock(), actor=self.actor, kind=kind, summary=storable(summary)
         )
         part = self.with_actor(self.actor, self.session)
         part.lock_policy = self.lock_policy
@@ -240,7 +243,7 @@ class MemoryStore:
     def execute(self, tool_input: object) -> CommandResult:
         """Run one raw memory-tool input (any object) and record it."""
         self.ensure_recovered()
-        parsed = parse_command(self.root, tool_input)
+        parsed = parse_command(self.root, tool_input, any_name=not self.is_agent)
         scanner = Scanner()
         if isinstance(parsed, CommandOutcome):
             return self._record_refused(tool_input, parsed, scanner)
@@ -408,7 +411,7 @@ class MemoryStore:
         if field is not None:
             raw = parsed.args.get(field)
             if isinstance(raw, str):
-                found += [_in_path(finding) for finding in scanner.in_change(raw, (0, len(raw)))]
+                found += _path_findings(scanner, raw)
         return list(dict.fromkeys(found))
 
     def _secret_refusal(self, findings: list[SecretFinding]) -> CommandOutcome | None:
@@ -518,7 +521,7 @@ class MemoryStore:
             before=before.pair if changed else (None, None),
             after=after.pair if changed else (None, None),
             flags=flags,
-            blobs={**before.blobs, **after.blobs} if changed else None,
+            blobs={**before.blobs, **after.blobs} if changed else kept.blobs,
             reverts=reverts if changed else None,
             cleared=cleared,
             files=files,
@@ -670,7 +673,7 @@ class MemoryStore:
     def _read_bytes(self, path: str, limit: int | None = None) -> tuple[bytes, os.stat_result, str]:
         """A file's bytes (at most `limit`), its stat and the path as shown in messages; raises
         StoreError with a one-line message."""
-        checked = check_path(self.root, path)
+        checked = check_path(self.root, path, any_name=True)
         if isinstance(checked, PathRefusal):
             raise StoreError(checked.message)
         shown = echo(path)
@@ -697,7 +700,7 @@ class MemoryStore:
 
     def revision(self, path: str) -> str | None:
         """The sha256 hex of the file's bytes, or None if there is no file there."""
-        checked = check_path(self.root, path)
+        checked = check_path(self.root, path, any_name=True)
         if isinstance(checked, PathRefusal):
             return None
         with self.open_site() as site:
@@ -710,12 +713,12 @@ class MemoryStore:
         """Replace a whole file if it is still at `expected_revision` (None: must not exist)."""
         self.ensure_recovered()
         args: dict[str, Any] = {"path": path, "expected_revision": expected_revision}
-        checked = check_path(self.root, path)
+        checked = check_path(self.root, path, any_name=True)
         if isinstance(checked, PathRefusal):
             outcome = CommandOutcome(checked.message, True, checked.flags, REFUSED)
             return self.record_human("write", _clean(path), args, outcome)
         virtual, shown = checked.virtual, echo(path)
-        allowed = self._writable(shown, text, args)
+        allowed = self._writable(path, expected_revision is None, text, args)
         if isinstance(allowed, CommandOutcome):
             return self.record_human("write", virtual, args, allowed)
         data, flags = allowed
@@ -792,19 +795,26 @@ class MemoryStore:
         return [event.id for event in waiting]
 
     def _writable(
-        self, shown: str, text: str, args: dict[str, Any]
+        self, path: str, new: bool, text: str, args: dict[str, Any]
     ) -> tuple[bytes, tuple[str, ...]] | CommandOutcome:
         """The bytes a whole-file write would leave and its secret flags, or why it is refused.
 
         Refused: text that is not valid Unicode, over the size limit, or (an agent's, in block
-        mode) holding a likely secret. `args` gets the size.
+        mode) holding a likely secret, in the text or in the path a `new` file would bring into
+        being. `args` gets the size.
         """
+        shown = echo(path)
         try:
             data = text.encode("utf-8")
         except UnicodeEncodeError:
             return CommandOutcome(f"The text for {shown} is not valid Unicode", True)
         args["size"] = len(data)
-        findings = Scanner().in_change(text, (0, len(text))) if self.is_agent else []
+        findings: list[SecretFinding] = []
+        if self.is_agent:
+            scanner = Scanner()
+            findings = scanner.in_change(text, (0, len(text)))
+            if new:
+                findings = list(dict.fromkeys(findings + _path_findings(scanner, path)))
         refusal = size_refusal(shown, len(data), self.max_size) or self._secret_refusal(findings)
         if refusal is not None:
             return refusal
@@ -849,7 +859,7 @@ class MemoryStore:
 
     def _external_event(self, site: Site, relpath: str) -> PendingEvent | None:
         """The event for one file that differs from its file_state row, or None."""
-        checked = check_path(self.root, "/memories/" + relpath.strip("/"))
+        checked = check_path(self.root, "/memories/" + relpath.strip("/"), any_name=True)
         if isinstance(checked, PathRefusal):
             return None
         try:
@@ -918,6 +928,16 @@ def _in_path(finding: SecretFinding) -> SecretFinding:
     return SecretFinding(finding.kind, finding.label + _IN_PATH)
 
 
+def _path_findings(scanner: Scanner, path: str) -> list[SecretFinding]:
+    """The likely secrets in a path a change brings into being (its byte escapes decoded too),
+    marked as found in a path."""
+    found = scanner.in_change(path, (0, len(path)))
+    decoded = unescaped_name(path)
+    if decoded is not None:
+        found += [f for f in scanner.in_change(decoded, (0, len(decoded))) if f not in found]
+    return [_in_path(finding) for finding in found]
+
+
 def _plain(finding: SecretFinding) -> SecretFinding:
     """A finding without the path mark."""
     return SecretFinding(finding.kind, finding.label.removesuffix(_IN_PATH))
@@ -942,12 +962,7 @@ def _undo_command(parsed: ParsedCommand, site: Site, before: State) -> None:
         destination_parent = destination.parent_fd()
         if source_parent is None or destination_parent is None:
             raise RestoreError("the renamed path is gone")
-        os.rename(
-            destination.name,
-            location.name,
-            src_dir_fd=destination_parent,
-            dst_dir_fd=source_parent,
-        )
+        rename_noreplace(destination_parent, destination.name, source_parent, location.name)
         return
     if before.unkept:
         raise RestoreError("its content was over the maximum file size and was not kept")

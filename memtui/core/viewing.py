@@ -5,9 +5,17 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from dataclasses import replace
 from typing import Any
 
-from memtui.core.command_types import CommandOutcome, ParsedCommand, error, not_found, success
+from memtui.core.command_types import (
+    CommandOutcome,
+    ParsedCommand,
+    ReadSource,
+    error,
+    not_found,
+    success,
+)
 from memtui.core.fd_paths import (
     Location,
     OutsideStore,
@@ -16,6 +24,7 @@ from memtui.core.fd_paths import (
     entry_lstat,
     open_child_dir,
 )
+from memtui.core.hashing import digest
 from memtui.core.paths import RESERVED_NAME
 from memtui.core.regular import NotRegularFile, open_regular
 from memtui.core.site import Site
@@ -49,6 +58,20 @@ def read_text(location: Location, path: str, limit: int) -> str | CommandOutcome
 
     A file over `limit` bytes is refused before it is read (rule M6).
     """
+    data = read_bytes(location, path, limit)
+    return data if isinstance(data, CommandOutcome) else decoded(data, path)
+
+
+def decoded(data: bytes, path: str) -> str | CommandOutcome:
+    """A file's bytes as strict UTF-8 text, or the tool's error naming `path`."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return error(f"The file {path} is not valid UTF-8 text")
+
+
+def read_bytes(location: Location, path: str, limit: int) -> bytes | CommandOutcome:
+    """A regular file's bytes, as `read_text` reads them (files over `limit` refused)."""
     parent = location.parent_fd()
     if parent is None:
         return not_found(not_found_message(path))
@@ -69,10 +92,7 @@ def read_text(location: Location, path: str, limit: int) -> str | CommandOutcome
         raise
     if len(data) > limit:
         return error(too_big_to_read(path, len(data), limit))
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return error(f"The file {path} is not valid UTF-8 text")
+    return data
 
 
 def view(cmd: ParsedCommand, site: Site) -> CommandOutcome:
@@ -199,7 +219,10 @@ def select_lines(lines: list[str], view_range: Any) -> tuple[int, list[str]] | N
 
 def _view_file(location: Location, path: str, view_range: Any, limit: int) -> CommandOutcome:
     """Show a file's lines, optionally a `[start, end]` slice of them, with numbers."""
-    text = read_text(location, path, limit)
+    data = read_bytes(location, path, limit)
+    if isinstance(data, CommandOutcome):
+        return data
+    text = decoded(data, path)
     if isinstance(text, CommandOutcome):
         return text
     lines = text.split("\n")
@@ -209,11 +232,16 @@ def _view_file(location: Location, path: str, view_range: Any, limit: int) -> Co
     if selection is None:
         return error("Invalid input for view: `view_range` must be a list of two integers")
     first, lines = selection
-    return success(file_view_text(path, lines, first))
+    shown = success(file_view_text(path, lines, first))
+    return replace(shown, read=ReadSource(data, digest(data), first, first + len(lines) - 1))
 
 
 def file_view_text(path: str, lines: list[str], first: int = 1) -> str:
     """What `view` shows of a file's `lines`, numbered from `first` (also the app's raw view of
     a huge file's first lines)."""
-    shown = [numbered(first + index, line) for index, line in enumerate(lines)]
-    return f"Here's the content of {path} with line numbers:\n" + "\n".join(shown)
+    return f"Here's the content of {path} with line numbers:\n" + numbered_lines(lines, first)
+
+
+def numbered_lines(lines: list[str], first: int) -> str:
+    """`lines` numbered from `first`, as `view` shows them below its first line."""
+    return "\n".join(numbered(first + index, line) for index, line in enumerate(lines))

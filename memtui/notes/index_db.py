@@ -15,14 +15,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
+from memtui.core.atomic import private_file
 from memtui.core.lock import MutationLock, meta_dir
 
 INDEX_NAME = "index.db"
 LOCK_NAME = "index.lock"
 """The lock every process holds while it writes the index, so no two build it at once."""
-SCHEMA_VERSION = 2
-"""Raised when what an index record holds changes (2: the `lead` hash of each body), so an
-older index is rebuilt rather than read with fields missing."""
+SCHEMA_VERSION = 3
+"""Raised when what an index record holds changes (2: the `lead` hash of each body; 3: the
+vector tables of search by meaning), so an older index is rebuilt rather than read with fields
+missing."""
 APPLICATION_ID = 0x6D74_7569
 """`PRAGMA application_id` of a memtui index ("mtui")."""
 BUSY_SECONDS = 30.0
@@ -85,6 +87,18 @@ SCHEMA = (
     f"""CREATE VIRTUAL TABLE fts USING fts5 (
         text, content='', columnsize=0, tokenize="{TOKENIZER}"
     )""",
+    """CREATE TABLE vec_files (
+        path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL
+    ) WITHOUT ROWID""",
+    """CREATE TABLE vec_chunks (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        path TEXT NOT NULL,
+        line INTEGER NOT NULL,
+        heading TEXT NOT NULL,
+        digest BLOB NOT NULL,
+        vector BLOB NOT NULL
+    )""",
+    "CREATE INDEX vec_chunks_path ON vec_chunks (path)",
 )
 """The index's tables. Every note and text file has a `files` row, a document number (`doc`, a
 new one whenever the file is read again), an `fts_file` row (rowid `doc`: its title, path and
@@ -92,7 +106,9 @@ frontmatter values) and one `fts` row per body line (rowid `doc << LINE_BITS | l
 query finds the lines that hold its words together. Document numbers follow the paths' order,
 so SQLite hands matches over in path order; `dead` lists the numbers whose rows the full-text
 tables still hold for files gone or read again. `links` holds each relation with the note it
-resolves to. A note's `alias` is its path without `.md`, lowercased with `_` as `-`."""
+resolves to. A note's `alias` is its path without `.md`, lowercased with `_` as `-`.
+`vec_chunks` holds search by meaning's vectors (`notes/meaning/vectors.py`), one per section, and
+`vec_files` the stat of each file they were made from; both stay empty while it is off."""
 LINE_BITS = 16
 """Bits of an `fts` rowid that hold the line number (a shown part has at most 20,001 lines)."""
 SECONDARY_INDEXES = (
@@ -226,6 +242,8 @@ class IndexFile:
         """Open the index at `path`, making or replacing it under the index lock when needed."""
         index = cls(path, lock, private=False)
         if index._trusted() == "ok":
+            with suppress(FileNotFoundError):
+                private_file(path, create=False)
             return index
         index.close()
         with lock.hold():
@@ -234,6 +252,7 @@ class IndexFile:
                 index.close()
                 if verdict != "missing":
                     _remove(path)
+                private_file(path)
                 conn = index.connection()
                 conn.execute("PRAGMA journal_mode = WAL")
                 _create_schema(conn)

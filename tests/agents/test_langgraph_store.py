@@ -131,8 +131,8 @@ def test_refusals_use_langgraph_errors_and_one_line_messages(tmp_path: Path) -> 
         store.put(("a",), "k", {}, ttl=5)
     with pytest.raises(TypeError, match="cannot be stored as JSON"):
         store.put(("a",), "k", {"when": object()})
-    with pytest.raises(NotImplementedError, match="no semantic"):
-        MemtuiStore(tmp_path, index={"dims": 3, "embed": lambda texts: [[0.0] * 3]})
+    with pytest.raises(ValueError, match='index must be a dict with "dims" and "embed"'):
+        MemtuiStore(tmp_path, index={"dims": 3})
     with pytest.raises(ValueError, match="not an agent name"):
         MemtuiStore(tmp_path, actor="human:dana")
     assert [path.name for path in tmp_path.iterdir() if path.name != ".memtui"] == []
@@ -233,4 +233,106 @@ def test_a_namespace_folder_linked_inside_the_store_is_not_a_namespace(tmp_path:
     store = open_store(tmp_path)
     store.put(NS, "k", {"text": "real"})
     (tmp_path / "alias").symlink_to(tmp_path / "users", target_is_directory=True)
+    assert store.list_namespaces() == [NS]
+
+
+AWS_KEY = "AKIAQWERTYUIOPASDFGH"
+
+
+def history_texts(store: MemtuiStore) -> list[str]:
+    """Every text the history keeps outside blobs: paths, arguments and results."""
+    events = store.store.history.events()
+    return [
+        text
+        for event in events
+        for text in (event.path, event.new_path, json.dumps(event.args), event.result)
+        if text
+    ]
+
+
+def test_a_key_that_is_a_secret_is_refused_in_block_mode(tmp_path: Path) -> None:
+    store = open_store(tmp_path, secrets="block")
+    with pytest.raises(MemtuiStoreError) as refused:
+        store.put(NS, AWS_KEY, {"text": "harmless"})
+    assert str(refused.value) == (
+        "Refused: the path looks like it contains a secret (AWS access key in the path). "
+        "Nothing was written; choose a name without it."
+    )
+    assert store.get(NS, AWS_KEY) is None
+    assert [path.name for path in tmp_path.iterdir()] == [".memtui"]
+    (event,) = store.store.history.events(skip_reads=True)
+    assert (event.command, event.flags) == ("write", ("secret:aws-access-key",))
+    assert not any(AWS_KEY in text for text in history_texts(store))
+
+
+def test_a_key_split_by_an_invisible_character_is_still_refused(tmp_path: Path) -> None:
+    store = open_store(tmp_path, secrets="block")
+    hidden = AWS_KEY[:4] + "\u200b" + AWS_KEY[4:]
+    with pytest.raises(MemtuiStoreError, match="AWS access key in the path"):
+        store.put(NS, hidden, {"text": "harmless"})
+    assert [path.name for path in tmp_path.iterdir()] == [".memtui"]
+
+
+def test_a_key_that_is_a_secret_is_flagged_in_warn_mode(tmp_path: Path) -> None:
+    store = open_store(tmp_path, secrets="warn")
+    store.put(NS, AWS_KEY, {"text": "harmless"})
+    assert store.get(NS, AWS_KEY).value == {"text": "harmless"}  # type: ignore[union-attr]
+    (event,) = store.store.history.events(skip_reads=True)
+    assert (event.command, event.is_error) == ("write", False)
+    assert event.flags == ("secret:aws-access-key",)
+    assert event.path == f"/memories/users/ana/memories/{AWS_KEY}.json"
+    assert event.args["path"] == (
+        "/memories/users/ana/memories/<redacted secret:aws-access-key>.json"
+    )
+    store.put(NS, AWS_KEY, {"text": "changed"})
+    assert store.store.history.events(skip_reads=True)[0].flags == ()
+
+
+def nested(depth: int) -> dict[str, object]:
+    """A value nesting `depth` objects."""
+    value: dict[str, object] = {}
+    for _ in range(depth - 1):
+        value = {"a": value}
+    return value
+
+
+def test_a_value_nested_too_deeply_raises_type_error(tmp_path: Path) -> None:
+    store = open_store(tmp_path)
+    for depth in (101, 5000):
+        with pytest.raises(TypeError) as raised:
+            store.put(NS, "deep", nested(depth))
+        assert str(raised.value) == "the value for key 'deep' is nested deeper than 100 levels"
+    store.put(NS, "deep", nested(100))
+    assert store.get(NS, "deep").value == nested(100)  # type: ignore[union-attr]
+    cycle: dict[str, object] = {}
+    cycle["self"] = cycle
+    with pytest.raises(TypeError, match="Circular reference detected"):
+        store.put(NS, "cycle", cycle)
+
+
+def test_a_file_nested_too_deeply_is_skipped_with_a_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    store = open_store(tmp_path)
+    store.put(NS, "k", {"text": "real tea"})
+    agent = MemoryStore(tmp_path, actor="agent:other", settings=Settings(actor="dana"))
+    folder = "/memories/users/ana/memories"
+    assert not agent.create(f"{folder}/bomb.json", "[" * 100_000 + "]" * 100_000).is_error
+    deep_object = '{"a": ' * 100_000 + "1" + "}" * 100_000
+    assert not agent.create(f"{folder}/deep.json", deep_object).is_error
+    assert not agent.create(f"{folder}/shallow.json", json.dumps(nested(101))).is_error
+    warnings = [
+        f"memtui: {folder}/{name}.json is nested deeper than 100 levels; "
+        "LangGraph does not see it as an item"
+        for name in ("bomb", "deep", "shallow")
+    ]
+    with caplog.at_level("WARNING", logger="memtui.agents.langgraph"):
+        assert store.get(NS, "deep") is None
+        assert caplog.messages == [warnings[1]]
+        caplog.clear()
+        assert [item.key for item in store.search(NS)] == ["k"]
+        assert sorted(caplog.messages) == warnings
+        caplog.clear()
+        assert [(item.key, item.score) for item in store.search(NS, query="tea")] == [("k", 1.0)]
+        assert sorted(caplog.messages) == warnings
     assert store.list_namespaces() == [NS]

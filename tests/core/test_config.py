@@ -90,6 +90,9 @@ def test_environment_overrides_file(tmp_path: Path) -> None:
         ("actor = 3\n", 'key "actor" must be a non-empty string, got 3'),
         ("keymap = 1\n", 'key "keymap" must be a table of binding id = "keys" strings'),
         ('colour = "red"\n', 'unknown key "colour"'),
+        ('[search]\nmodle = "x"\n', '[search] unknown key "modle"'),
+        ("search = 3\n", 'key "search" must be a table ([search])'),
+        ('[search]\nmodel = ""\n', "key \"search.model\" must be a non-empty string, got ''"),
     ],
 )
 def test_bad_values_name_file_and_key(tmp_path: Path, text: str, message: str) -> None:
@@ -193,3 +196,9 @@ def test_an_unknown_binding_id_or_an_invalid_key_is_a_config_error(
 def test_valid_keys_are_accepted(tmp_path: Path, keys: str) -> None:
     _path, env = write_config(tmp_path, f'[keymap]\n"main.search" = "{keys}"\n')
     assert load_settings(env).keymap == {"main.search": keys}
+
+
+def test_the_search_model_is_named_in_a_search_table(tmp_path: Path) -> None:
+    assert load_settings({"XDG_CONFIG_HOME": str(tmp_path)}).search_model is None
+    _path, env = write_config(tmp_path, '[search]\nmodel = " minishlab/potion-base-8M "\n')
+    assert load_settings(env).search_model == "minishlab/potion-base-8M"

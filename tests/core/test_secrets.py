@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import base64
+import json
+import re
 import time
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -293,3 +297,115 @@ def test_an_agent_write_is_scanned_once(
     (event,) = agent.history.events()
     assert event.flags == ("secret:aws-access-key",)
     assert "AKIAIOSFODNN7EXAMPLE" not in event.args["file_text"]
+
+
+def b64(text: str, *, url: bool = False) -> str:
+    """`text` in base64 (URL-safe and unpadded with `url`)."""
+    if url:
+        return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
+    return base64.b64encode(text.encode()).decode()
+
+
+KEY = "AKIAQWERTYUIOPASDFGH"
+WRAPPED = "\n".join(
+    (lambda encoded: [encoded[i : i + 76] for i in range(0, len(encoded), 76)])(
+        b64("filler " * 12 + "DB_PASSWORD=Sup3rS3cret\n")
+    )
+)
+ESCAPED = "".join(f"\\u{ord(char):04x}" for char in KEY)
+
+
+@pytest.mark.parametrize(
+    ("text", "redacted"),
+    [
+        ('{"k": "\\u0041KIAQWERTYUIOPASDFGH"}', '{"k": "<redacted secret:aws-access-key>"}'),
+        (f'{{"k": "{ESCAPED}", "n": 1}}', '{"k": "<redacted secret:aws-access-key>", "n": 1}'),
+        ('{"k": "AKIA\\u200bQWERTYUIOPASDFGH"}', '{"k": "<redacted secret:aws-access-key>"}'),
+        (
+            '{"aws_secret_key": "wJalrXUtnFEMI\\/K7MDENG\\/bPxRfiCYzq9LmW3kT8"}',
+            '{"aws_secret_key": "<redacted secret:aws-secret-key>"}',
+        ),
+        ("key AKIA\u200bQWERTYUIOPASDFGH.", "key <redacted secret:aws-access-key>."),
+        (
+            "key AK\u200cIA\u200dQWERTY\u2060UIOP\ufeffASDF\u00adGH.",
+            "key <redacted secret:aws-access-key>.",
+        ),
+        ("\u200bAKIAQWERTYUIOPASDFGH\u200b", "\u200b<redacted secret:aws-access-key>\u200b"),
+        (
+            "ghp_16C7e42F292c6912E7710c838347Ae1\U000e0041\ufe0f78B4a",
+            "<redacted secret:github-token>",
+        ),
+        (f"token {b64(KEY)} ok", "token <redacted secret:aws-access-key> ok"),
+        (f"token={b64(KEY, url=True)}", "token=<redacted secret:aws-access-key>"),
+        (
+            f"env: {b64('APP=1' + chr(10) + 'DB_PASSWORD=Sup3rS3cret' + chr(10))}",
+            "env: <redacted secret:assignment>",
+        ),
+        (
+            json.dumps({"auth": b64(json.dumps({"key": "\\u0041" + KEY[1:]}))}),
+            '{"auth": "<redacted secret:aws-access-key>"}',
+        ),
+        ("İstanbul AKIAQWERTYUIOPASDFGH", "İstanbul <redacted secret:aws-access-key>"),
+        (
+            f"/memories/ns/{b64(KEY, url=True)}.json",
+            "/memories/ns/<redacted secret:aws-access-key>.json",
+        ),
+        (
+            "blob:\n" + WRAPPED + "\nend.",
+            "blob:\n<redacted secret:assignment>\nend.",
+        ),
+    ],
+    ids=[
+        "json escape",
+        "every char escaped",
+        "escaped zero-width",
+        "escaped slashes",
+        "zero-width space",
+        "many invisibles",
+        "invisibles around",
+        "tag and variation selector",
+        "base64",
+        "base64 url-safe unpadded",
+        "base64 env file",
+        "base64 json in json",
+        "text whose lowercase is longer",
+        "base64 file name",
+        "base64 wrapped at 76 columns",
+    ],
+)
+def test_hidden_and_encoded_secrets_are_found_and_redacted(text: str, redacted: str) -> None:
+    assert scan(text) != []
+    assert redact(text) == redacted
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b64("The meeting moved to Thursday, bring the slides."),
+        b64("password policy: at least twelve characters"),
+        "sha256 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+        "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk",
+        "see src/memtui/notes/operations/moving.py and tests/notes/test_moving_links.py",
+        "call very_long_function_name_for_the_background_worker_pool()",
+        '{"name": "caf\\u00e9 \\u2014 \\ud83d\\ude00", "path": "a\\/b"}',
+        "zero\u200bwidth\u200djoined text and \ufeffa BOM",
+        "ASK\u200bIA QWERTYUIOPASDFGH",
+    ],
+)
+def test_encoded_harmless_text_is_not_flagged(text: str) -> None:
+    assert scan(text) == []
+
+
+def test_every_invisible_character_is_dropped_and_nothing_visible() -> None:
+    from memtui.core.secret_forms import IGNORABLE
+
+    ignorable = re.compile(f"[{IGNORABLE}]")
+    named = [
+        chr(code)
+        for code in range(0x110000)
+        if unicodedata.name(chr(code), "").startswith(("ZERO WIDTH", "TAG ", "VARIATION SELECTOR"))
+    ]
+    invisible = "\u00ad\u034f\u180e\u200e\u200f\u202a\u202e\u2060\u2062\u2066\u2069\u3164"
+    assert len(named) >= 355
+    assert all(ignorable.match(char) for char in [*named, *invisible])
+    assert not any(ignorable.match(char) for char in " \u00a0\u2009é-_/\u0600\U0001f600")

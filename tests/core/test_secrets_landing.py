@@ -129,3 +129,49 @@ def test_a_secret_named_file_created_in_warn_mode_keeps_its_name_for_undo(tmp_pa
     assert event.flags == ("secret:github-token",)
     assert not store.with_actor("human:ann").revert(created.event_id or 0).is_error
     assert not (tmp_path / f"{GITHUB}.md").exists()
+
+
+PATH_REFUSAL = (
+    "Refused: the path looks like it contains a secret (AWS access key in the path). "
+    "Nothing was written; choose a name without it."
+)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [f"{AWS_KEY}.json", "QUtJQVFXRVJUWVVJT1BBU0RGR0g.md", "AKIA\u200bQWERTYUIOPASDFGH.md"],
+    ids=["plain", "base64", "zero-width"],
+)
+def test_an_agent_write_that_creates_a_secret_named_file_is_blocked(
+    tmp_path: Path, name: str
+) -> None:
+    store = agent(tmp_path, "block")
+    result = store.write(f"/memories/ns/{name}", "{}\n", None)
+    assert (result.content, result.is_error) == (PATH_REFUSAL, True)
+    assert sorted(path.name for path in tmp_path.iterdir()) == [".memtui"]
+    event = store.history.event(result.event_id or 0)
+    assert event is not None and event.flags == ("secret:aws-access-key",)
+    assert event.path == "/memories/ns/<redacted secret:aws-access-key>." + name.split(".")[-1]
+    for text in recorded_texts(tmp_path):
+        assert AWS_KEY not in text and "QWERTYUIOPASDFGH" not in text
+
+
+def test_an_agent_write_that_creates_a_secret_named_file_is_flagged_in_warn_mode(
+    tmp_path: Path,
+) -> None:
+    store = agent(tmp_path, "warn")
+    result = store.write(f"/memories/{AWS_KEY}.md", "plain\n", None)
+    assert (result.content, result.is_error) == (f"Saved /memories/{AWS_KEY}.md", False)
+    event = store.history.event(result.event_id or 0)
+    assert event is not None and event.flags == ("secret:aws-access-key",)
+    assert event.path == f"/memories/{AWS_KEY}.md"
+
+
+def test_an_agent_write_over_an_existing_file_is_not_judged_by_its_name(tmp_path: Path) -> None:
+    (tmp_path / f"{AWS_KEY}.md").write_text("old\n")
+    store = agent(tmp_path, "block")
+    path = f"/memories/{AWS_KEY}.md"
+    result = store.write(path, "new\n", store.revision(path))
+    assert (result.content, result.is_error) == (f"Saved {path}", False)
+    event = store.history.event(result.event_id or 0)
+    assert event is not None and event.flags == ()

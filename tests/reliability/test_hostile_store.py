@@ -269,10 +269,13 @@ def test_start_up_recovery_records_only_regular_files_and_changes_nothing(
     from memtui.core.store import MemoryStore
 
     store = MemoryStore(hostile.root, actor="human:t")
-    recorded = sorted(event.path or "" for event in store.history.events(command="external"))
-    assert recorded == sorted(
-        "/memories/" + name
-        for name in [
+    history = store.history
+    baseline_event = history.baseline()
+    assert baseline_event is not None and baseline_event.after_hash is not None
+    manifest = history.manifest(baseline_event.after_hash)
+    assert manifest is not None
+    assert sorted(manifest.files) == sorted(
+        [
             *hostile.good,
             *hostile.bad_text,
             *hostile.big,
@@ -281,7 +284,9 @@ def test_start_up_recovery_records_only_regular_files_and_changes_nothing(
             hostile.deep_note,
             "new\nline.md",
             "tab\there.md",
+            os.fsdecode(b"bad-\xff\xfe-name.md"),
         ]
     )
+    assert history.events(command="external") == []
     assert recover(store).external_event_ids == []
     assert_untouched(hostile, baseline)

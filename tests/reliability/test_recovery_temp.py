@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import time
 import uuid
 from pathlib import Path
@@ -92,14 +93,37 @@ def test_an_agent_note_named_like_a_temp_file_survives_recovery(tmp_path: Path) 
     assert report.external_event_ids == []
 
 
+CRASH_IN_PLACE = """
+import errno, os, sys
+from memtui.core.atomic import TempArea
+from memtui.core.fd_paths import StoreRoot
+root = StoreRoot(sys.argv[1])
+folder = os.open(os.path.join(sys.argv[1], "mount", "sub"), os.O_RDONLY | os.O_DIRECTORY)
+calls = []
+def put(temp_fd, temp):
+    calls.append(temp)
+    if len(calls) == 1:
+        raise OSError(errno.EXDEV, os.strerror(errno.EXDEV))
+    os._exit(9)
+TempArea(root).place(folder, b"half", 0o600, put)
+"""
+
+
+def crash_in_place(root: Path) -> str:
+    """A process killed while writing to a folder on another filesystem (EXDEV): its temp
+    file is left beside the target, marked; the temp's name."""
+    (root / "mount" / "sub").mkdir(parents=True)
+    done = subprocess.run([sys.executable, "-c", CRASH_IN_PLACE, str(root)], check=False)
+    assert done.returncode == 9
+    (temp,) = os.listdir(root / "mount" / "sub")
+    assert f"{temp}.where" in os.listdir(area(root))
+    return temp
+
+
 def test_a_marked_temp_beside_its_target_is_removed_with_its_marker(tmp_path: Path) -> None:
     """A write to a folder on another filesystem leaves its temp beside the target, marked."""
-    pid = dead_pid()
-    name = temp_name(pid)
-    (tmp_path / "mount" / "sub").mkdir(parents=True)
-    (tmp_path / "mount" / "sub" / name).write_bytes(b"half")
-    (area(tmp_path) / f"{name}.where").write_bytes(b"mount/sub")
-    unmarked = tmp_path / "mount" / temp_name(pid)
+    name = crash_in_place(tmp_path)
+    unmarked = tmp_path / "mount" / temp_name(dead_pid())
     unmarked.write_bytes(b"a note of that name\n")
 
     removed = remove_stale_temp_files(tmp_path)
@@ -107,6 +131,38 @@ def test_a_marked_temp_beside_its_target_is_removed_with_its_marker(tmp_path: Pa
     assert sorted(removed) == [f".memtui/tmp/{name}.where", f"mount/sub/{name}"]
     assert os.listdir(tmp_path / "mount" / "sub") == []
     assert unmarked.read_bytes() == b"a note of that name\n"
+
+
+def test_a_marker_never_removes_a_file_it_was_not_written_for(tmp_path: Path) -> None:
+    """A marker planted in `.memtui/tmp` naming an agent's note (or naming another file's
+    inode), or the marker of a temp replaced by a note since, removes only itself: the notes
+    stay and no outside delete is recorded."""
+    agent = MemoryStore(tmp_path, actor="agent:t", settings=Settings())
+    named = temp_name(dead_pid())
+    assert not agent.create(f"/memories/notes/{named}", "an agent's note\n").is_error
+    (area(tmp_path) / f"{named}.where").write_bytes(b"notes")
+    other = tmp_path / "other.md"
+    other.write_bytes(b"x")
+    forged = temp_name(dead_pid())
+    assert not agent.create(f"/memories/notes/{forged}", "another note\n").is_error
+    identity = f"{other.stat().st_dev} {other.stat().st_ino}\n".encode()
+    (area(tmp_path) / f"{forged}.where").write_bytes(identity + b"notes")
+    swapped = crash_in_place(tmp_path)
+    (tmp_path / "moved.md").write_bytes(b"a note moved there since\n")
+    os.replace(tmp_path / "moved.md", tmp_path / "mount" / "sub" / swapped)
+    agent.close()
+
+    report = MemoryStore(tmp_path, actor="agent:t", settings=Settings()).recovery
+
+    assert report is not None
+    assert sorted(report.removed_temp_files) == sorted(
+        f".memtui/tmp/{name}.where" for name in (named, forged, swapped)
+    )
+    assert (tmp_path / "notes" / named).read_text() == "an agent's note\n"
+    assert (tmp_path / "notes" / forged).read_text() == "another note\n"
+    assert (tmp_path / "mount" / "sub" / swapped).read_text() == "a note moved there since\n"
+    assert f"/memories/notes/{named}" not in report.external_paths
+    assert f"/memories/notes/{forged}" not in report.external_paths
 
 
 def test_never_touches_lookalikes_links_folders_or_outside(tmp_path: Path) -> None:

@@ -118,7 +118,7 @@ def delete(store: MemoryStore, plan: DeletePlan) -> Deleted:
 def _count_files(root: Path, relpath: str) -> tuple[bool, int]:
     """Whether `relpath` is a folder, and how many files (and links) it holds; links are not
     followed, and a path the store refuses counts nothing."""
-    checked = check_path(root, from_relpath(relpath))
+    checked = check_path(root, from_relpath(relpath), any_name=True)
     if isinstance(checked, PathRefusal) or not checked.parts:
         return False, 0
     target = root.joinpath(*checked.parts)

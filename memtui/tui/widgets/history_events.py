@@ -13,10 +13,11 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Static
 
-from memtui.core.display import visible, visible_text
+from memtui.core.display import visible
 from memtui.core.history import BASELINE, actor_kind
 from memtui.core.operations import Entry, entries
 from memtui.core.paths import VIRTUAL_ROOT, from_relpath, to_relpath, under_root
+from memtui.core.result_line import first_line
 from memtui.core.wording import count
 from memtui.tui import text_styles as styles
 from memtui.tui.widgets.fitted_table import FittedTable, spare_width
@@ -86,9 +87,10 @@ def flag_alarms(flags: str) -> bool:
     return "refused" in flags or "secret" in flags
 
 
-def first_line(text: str, limit: int = 40) -> str:
-    """The first line of a result, cut to `limit` cells."""
-    return shorten_end(text.strip().splitlines()[0] if text.strip() else "", limit)
+def result_cell(text: str, names: Sequence[str | None] = (), limit: int = 40) -> str:
+    """The first line of a result (a name in `names` kept whole), display-safe, cut to `limit`
+    cells."""
+    return shorten_end(visible(first_line(text.strip(), names)), limit)
 
 
 @dataclass
@@ -255,7 +257,9 @@ class EventTable(FittedTable):
             styles.plain(shorten_middle(path, self.widths["path"])),
             styles.assemble(
                 (
-                    first_line(visible_text(result), max(self.widths["result"], 16)),
+                    result_cell(
+                        result, (event.path, event.new_path), max(self.widths["result"], 16)
+                    ),
                     styles.ERROR if event.is_error else "",
                 )
             ),
@@ -339,7 +343,8 @@ def describe_event(event: Event, before: str | None, after: str | None) -> Conte
     if event.is_error:
         return styles.assemble(title, (f"{event_flags(event)}: {event.result}\n", styles.ERROR))
     if event.command == "view":
-        read = event.result + ("\n" if not event.result.endswith("\n") else "")
+        shown = after if after is not None else event.result
+        read = shown + ("\n" if not shown.endswith("\n") else "")
         return styles.assemble(title, (reader_label(event.actor), styles.ASIDE), read)
     if event.command == BASELINE:
         return styles.assemble(title, *baseline_listing(event, after))

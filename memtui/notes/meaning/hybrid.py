@@ -1,0 +1,60 @@
+"""One query by meaning or by text and meaning together, over one index: the seam the app, the
+CLI, MCP and the LangGraph store call (they hold one `MeaningSearch` per open store)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Iterable
+
+from memtui.notes.index import NoteIndex
+from memtui.notes.meaning.embedder import Embedder
+from memtui.notes.meaning.fusion import Fused, rank_fusion
+from memtui.notes.meaning.scan import MeaningHit, VectorScan
+from memtui.notes.search import Searcher, SearchFilters, SearchHit, matching_notes
+
+LINES_PER_FILE = 4
+"""Text hits asked for per file wanted (a file may match on several lines)."""
+
+
+def text_ranking(hits: Iterable[SearchHit]) -> list[tuple[str, float]]:
+    """Each file of a text search's hits once, with its best hit's score, in the hits' order."""
+    ranking: dict[str, float] = {}
+    for hit in hits:
+        ranking.setdefault(hit.path, hit.score)
+    return list(ranking.items())
+
+
+class MeaningSearch:
+    """Search by meaning over one index's vectors with one model (vectors held in memory)."""
+
+    def __init__(self, index: NoteIndex, embedder: Embedder) -> None:
+        """Search `index` with `embedder`'s vectors (made by `sync.sync_vectors`)."""
+        self.index = index
+        self.embedder = embedder
+        self.scan = VectorScan(index.db)
+
+    def nearest(
+        self, query: str, limit: int, *, paths: Collection[str] | None = None
+    ) -> list[MeaningHit]:
+        """The `limit` files nearest `query` in meaning, each with its nearest section."""
+        vector = self.embedder.embed([query])[0]
+        return self.scan.nearest(vector, limit, paths=paths)
+
+    def hybrid(
+        self,
+        searcher: Searcher,
+        query: str,
+        *,
+        limit: int = 50,
+        filters: SearchFilters | None = None,
+        history: object | None = None,
+        cancelled: Callable[[], bool] | None = None,
+    ) -> list[Fused]:
+        """The best `limit` files for `query` by text and meaning fused; filters apply to both."""
+        hits = searcher.search(
+            query, limit=limit * LINES_PER_FILE, filters=filters, cancelled=cancelled
+        )
+        paths = None
+        if filters is not None and filters.any():
+            paths = matching_notes(self.index, filters, history)
+        meaning = self.nearest(query, limit, paths=paths) if query.strip() else []
+        return rank_fusion(text_ranking(hits), meaning)[:limit]

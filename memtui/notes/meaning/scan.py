@@ -1,0 +1,188 @@
+"""Finding the sections nearest a query's vector: the index's vectors held in memory by a
+resident process (refreshed by what changed), or scanned in SQL by sqlite-vec in a one-shot one."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Collection
+from dataclasses import dataclass
+
+import numpy as np
+
+from memtui.notes.index_db import IndexFile, from_db, to_db
+from memtui.notes.meaning.vectors import decode, encode, generation
+
+CANDIDATES_PER_HIT = 8
+"""Nearest chunks looked at per file wanted (a file's sections may hold several of them)."""
+
+
+@dataclass(frozen=True, slots=True)
+class MeaningHit:
+    """A file found by meaning: its nearest section and how near (cosine similarity)."""
+
+    path: str
+    line: int
+    """1-based first line of the section."""
+    heading: str
+    """The section's heading (or the file's title): why it matched."""
+    score: float
+
+
+class VectorScan:
+    """The index's vectors in memory (float32, one row per chunk), brought up to date with the
+    index by loading only the chunks written since the last look and dropping those gone."""
+
+    def __init__(self, db: IndexFile) -> None:
+        """Vectors of `db`, loaded on first use."""
+        self._db = db
+        self._lock = threading.Lock()
+        self._generation = -1
+        self._ids = np.zeros(0, dtype=np.int64)
+        self._matrix = np.zeros((0, 0), dtype=np.float32)
+        self._row_file = np.zeros(0, dtype=np.int32)
+        self._paths: list[str] = []
+        self._path_numbers: dict[str, int] = {}
+
+    def __len__(self) -> int:
+        """How many chunk vectors are held."""
+        return len(self._ids)
+
+    def refresh(self) -> None:
+        """Take in what the vector tables gained or lost since the last look."""
+        conn = self._db.connection()
+        with self._lock, self._db.snapshot():
+            now = generation(conn)
+            if now == self._generation:
+                return
+            ids = np.fromiter(
+                (row[0] for row in conn.execute("SELECT id FROM vec_chunks")), np.int64
+            )
+            keep = np.isin(self._ids, ids, assume_unique=True)
+            top = int(self._ids.max()) if len(self._ids) else 0
+            rows = conn.execute(
+                "SELECT id, path, vector FROM vec_chunks WHERE id > ? ORDER BY id", (top,)
+            ).fetchall()
+            self._take(keep, rows)
+            self._generation = now
+
+    def _take(self, keep: np.ndarray, rows: list[tuple[int, str, bytes]]) -> None:
+        """Keep the rows `keep` marks and append the new `rows`."""
+        dims = len(rows[0][2]) // 4 if rows else self._matrix.shape[1]
+        if dims != self._matrix.shape[1]:
+            keep = np.zeros(len(self._ids), dtype=bool)
+            self._matrix = np.zeros((0, dims), dtype=np.float32)
+        numbers = [self._number(path) for _id, path, _blob in rows]
+        self._ids = np.concatenate([self._ids[keep], np.fromiter((r[0] for r in rows), np.int64)])
+        self._row_file = np.concatenate([self._row_file[keep], np.asarray(numbers, dtype=np.int32)])
+        self._matrix = np.concatenate(
+            [self._matrix[keep], decode([bytes(r[2]) for r in rows], dims)]
+        )
+
+    def _number(self, path: str) -> int:
+        """A small number for a stored path (rows hold it instead of the text)."""
+        number = self._path_numbers.get(path)
+        if number is None:
+            number = self._path_numbers[path] = len(self._paths)
+            self._paths.append(path)
+        return number
+
+    def nearest(
+        self, query: np.ndarray, k: int, *, paths: Collection[str] | None = None
+    ) -> list[MeaningHit]:
+        """The `k` files whose best section is nearest `query` (a unit vector), best first, each
+        with that section; only files of `paths` when given."""
+        self.refresh()
+        with self._lock:
+            matrix, row_file, ids = self._matrix, self._row_file, self._ids
+            allowed = None
+            if paths is not None:
+                numbers = [
+                    self._path_numbers[p] for p in map(to_db, paths) if p in self._path_numbers
+                ]
+                allowed = np.isin(row_file, np.asarray(numbers, dtype=np.int32))
+        if k <= 0 or not len(ids) or not np.any(query):
+            return []
+        scores = matrix @ np.asarray(query, dtype=np.float32)
+        if allowed is not None:
+            scores = np.where(allowed, scores, -np.inf)
+        best = _best_per_file(scores, row_file, k)
+        return self._hits([(int(ids[row]), float(scores[row])) for row in best])
+
+    def _hits(self, found: list[tuple[int, float]]) -> list[MeaningHit]:
+        """The hits of (chunk id, score) pairs, with their path, line and heading."""
+        conn = self._db.connection()
+        hits = []
+        for chunk_id, score in found:
+            row = conn.execute(
+                "SELECT path, line, heading FROM vec_chunks WHERE id = ?", (chunk_id,)
+            ).fetchone()
+            if row is not None:
+                hits.append(MeaningHit(from_db(row[0]), row[1], row[2], score))
+        return hits
+
+
+def _best_per_file(scores: np.ndarray, row_file: np.ndarray, k: int) -> list[int]:
+    """Rows of the best chunk of each of the `k` best files (ties: lower row first)."""
+    finite = int(np.count_nonzero(np.isfinite(scores)))
+    wanted = min(finite, k * CANDIDATES_PER_HIT)
+    while True:
+        top = (
+            np.argpartition(-scores, wanted - 1)[:wanted]
+            if wanted < len(scores)
+            else np.arange(len(scores))
+        )
+        top = top[np.isfinite(scores[top])]
+        order = top[np.lexsort((top, -scores[top]))]
+        seen: dict[int, int] = {}
+        for row in order:
+            seen.setdefault(int(row_file[row]), int(row))
+            if len(seen) == k:
+                break
+        if len(seen) == k or wanted >= finite:
+            return list(seen.values())
+        wanted = min(finite, wanted * 4)
+
+
+def sql_nearest(
+    conn: sqlite3.Connection, query: np.ndarray, k: int, *, paths: Collection[str] | None = None
+) -> list[MeaningHit]:
+    """`VectorScan.nearest` computed by sqlite-vec inside SQLite (the connection has it loaded),
+    without holding the vectors in memory: for a process that asks once."""
+    if k <= 0 or not np.any(query):
+        return []
+    where = ""
+    params: list[object] = [encode(query)]
+    if paths is not None:
+        conn.execute("CREATE TEMP TABLE IF NOT EXISTS wanted_paths (path TEXT PRIMARY KEY)")
+        conn.execute("DELETE FROM temp.wanted_paths")
+        conn.executemany(
+            "INSERT OR IGNORE INTO temp.wanted_paths VALUES (?)", ((to_db(p),) for p in paths)
+        )
+        where = "WHERE path IN (SELECT path FROM temp.wanted_paths)"
+    rows = conn.execute(
+        f"""SELECT path, line, heading, max(score) AS best FROM (
+              SELECT path, line, heading, 1 - vec_distance_cosine(vector, ?) AS score
+              FROM vec_chunks {where})
+            GROUP BY path ORDER BY best DESC, path LIMIT ?""",
+        (*params, k),
+    ).fetchall()
+    return [
+        MeaningHit(from_db(path), line, heading, float(best)) for path, line, heading, best in rows
+    ]
+
+
+def load_sqlite_vec(conn: sqlite3.Connection) -> bool:
+    """Load sqlite-vec into `conn`; whether it could (this Python's SQLite may not load
+    extensions, or the package is missing)."""
+    try:
+        import sqlite_vec
+
+        conn.enable_load_extension(True)
+        try:
+            sqlite_vec.load(conn)
+        finally:
+            conn.enable_load_extension(False)
+    except (ImportError, AttributeError, sqlite3.Error):
+        return False
+    return True
