@@ -131,12 +131,9 @@ async def test_refused_agent_paths_are_listed_in_the_history_screen(tmp_path: Pa
 
     app = MemtuiApp(root, actor="human:t", watch=False)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await wait_idle(pilot)
         app.push_screen(HistoryScreen())
-        await pilot.pause()
-        while busy := [worker for worker in app.workers if not worker.is_finished]:
-            await app.workers.wait_for_complete(busy)
-            await pilot.pause()
+        await wait_idle(pilot)
         table = app.screen.query_one(EventTable)
         for event, expected in zip(events, shown.values(), strict=True):
             row = [str(cell) for cell in table.get_row(str(event.id))]
