@@ -195,7 +195,7 @@ async def test_undo_restores_a_deleted_folder(store_root: Path) -> None:
             "todo.md",
         ]
         await pilot.press("u")
-        await pilot.pause()
+        await wait_idle(pilot)
         assert isinstance(app.screen, ConfirmScreen)
         await pilot.press("y")
         await settle(pilot)
@@ -221,9 +221,9 @@ async def test_undo_conflict_offers_to_force(store_root: Path) -> None:
         await settle(pilot)
         select(app, 74)
         await pilot.press("u")
-        await pilot.pause()
+        await wait_idle(pilot)
         await pilot.press("y")
-        await pilot.pause()
+        await wait_idle(pilot)
         assert isinstance(app.screen, ConfirmScreen)
         assert app.screen.title_text == "Undo conflicts"
         await pilot.press("y")
@@ -239,7 +239,7 @@ async def test_undo_of_a_read_changes_nothing(store_root: Path) -> None:
         await settle(pilot)
         select(app, 77)
         await pilot.press("u")
-        await pilot.pause()
+        await wait_idle(pilot)
         assert isinstance(app.screen, HistoryScreen)
         assert len(app.ctx.history.events()) == ROOT_EVENT_COUNT
 

@@ -141,7 +141,7 @@ async def test_archive_moves_the_selected_notes_and_each_move_is_undoable(store_
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("space", "space", "A")
-        await pilot.pause()
+        await wait_idle(pilot)
         assert isinstance(app.screen, ConfirmScreen)
         assert app.screen.title_text == "Archive 2 notes?"
         await pilot.press("y")
@@ -178,7 +178,7 @@ async def test_archive_moves_the_selected_notes_and_each_move_is_undoable(store_
         for event in renames:
             table.move_cursor(row=table.get_row_index(str(event.id)), animate=False)
             await pilot.press("u")
-            await pilot.pause()
+            await wait_idle(pilot)
             await pilot.press("y")
             await wait_idle(pilot)
         for path in FIRST_TWO:
@@ -191,14 +191,14 @@ async def test_delete_without_selection_removes_the_cursor_note(store_root: Path
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("down", "down", "d")
-        await pilot.pause()
+        await wait_idle(pilot)
         assert isinstance(app.screen, ConfirmScreen)
         assert app.screen.title_text == "Delete 1 note?"
         await pilot.press("n")
         await pilot.pause()
         assert (store_root / "patterns/prompt-formats.md").exists()
         await pilot.press("d")
-        await pilot.pause()
+        await wait_idle(pilot)
         await pilot.press("y")
         await wait_idle(pilot)
         assert not (store_root / "patterns/prompt-formats.md").exists()
@@ -216,7 +216,7 @@ async def test_many_removals_show_progress_and_a_count(store_root: Path) -> None
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await settle(pilot)
         await pilot.press("a", "A")
-        await pilot.pause()
+        await wait_idle(pilot)
         await pilot.press("y")
         await wait_idle(pilot)
         messages = [n.message for n in app._notifications]
