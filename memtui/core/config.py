@@ -21,7 +21,7 @@ from memtui.core.config_tables import (
 )
 from memtui.core.display import visible
 from memtui.core.keymap import BINDING_IDS, keys_problem
-from memtui.core.regular import read_regular
+from memtui.core.resolving.regular import read_regular
 
 DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024
 SECRET_MODES = ("warn", "block")
