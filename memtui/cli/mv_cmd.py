@@ -1,5 +1,5 @@
-"""`memtui mv`: rename or move a note or folder as one operation, optionally rewriting the
-links that the move would break."""
+"""`memtui mv`: rename or move a note or folder as one operation, rewriting the links that
+the move would break unless told not to."""
 
 from __future__ import annotations
 
@@ -14,10 +14,11 @@ from memtui.core.reporting import fail
 
 _DESCRIPTION = """\
 Rename or move the note or folder OLD of the memory folder PATH to NEW (/memories/x.md or
-x.md), as you, recorded in the history as one operation. With --rewrite-links, the notes whose
-[[links]] the move would break are rewritten to the new name in the same operation (links by
-title, or by a permalink set in the frontmatter, keep working and are left as they are);
-without it they are named. `memtui undo PATH EVENT_ID` of any of its events undoes all of it.
+x.md), as you, recorded in the history as one operation. The notes whose [[links]] or
+Markdown links the move would break are rewritten to the new name in the same operation, as the
+app does (links by title, or by a permalink set in the frontmatter, keep working and are left as
+they are); with --no-rewrite-links they are left and named. `memtui undo PATH EVENT_ID` of any
+of its events undoes all of it.
 """
 
 
@@ -25,7 +26,7 @@ def register(subparsers: Any) -> None:
     """Add the `mv` subcommand."""
     parser = subparsers.add_parser(
         "mv",
-        help="rename or move a note or folder, optionally rewriting links to it",
+        help="rename or move a note or folder, rewriting the links to it",
         description=_DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -34,8 +35,10 @@ def register(subparsers: Any) -> None:
     parser.add_argument("new", metavar="NEW", help="where it goes")
     parser.add_argument(
         "--rewrite-links",
-        action="store_true",
-        help="point the links the move would break at the new name (in the same operation)",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="point the links the move would break at the new name, in the same operation "
+        "(the default; --no-rewrite-links leaves them)",
     )
     add_actor_option(parser)
 
@@ -60,6 +63,6 @@ def run(args: argparse.Namespace) -> int:
         return fail("mv", moved.result.content, 1)
     print(visible(moved.summary))
     if moved.broken:
-        print("Pass --rewrite-links to point them at the new name.")
+        print("Leave out --no-rewrite-links to point them at the new name.")
     print(visible(f"Undo: memtui undo {shlex.quote(args.path)} {moved.result.event_id}"))
     return 0

@@ -232,17 +232,53 @@ def test_undo_event_only_undoes_one_part(tmp_path: Path, root: Path) -> None:
 
 
 def test_mv_without_rewriting_names_the_notes_whose_links_break(tmp_path: Path, root: Path) -> None:
-    moved = run(tmp_path, "mv", str(root), "tools/textual.md", "libs/textual.md")
+    moved = run(
+        tmp_path, "mv", str(root), "tools/textual.md", "libs/textual.md", "--no-rewrite-links"
+    )
     assert moved.returncode == 0
     assert moved.stdout.splitlines()[:2] == [
         "Moved tools/textual.md to libs/textual.md; 2 notes still link to the old path "
         "(projects/p.md, projects/q.md)",
-        "Pass --rewrite-links to point them at the new name.",
+        "Leave out --no-rewrite-links to point them at the new name.",
     ]
+    assert (root / "projects" / "p.md").read_text() == "# P\n- uses [[tools/textual]]\n"
     refused = run(tmp_path, "mv", str(root), "nope.md", "x.md")
     assert (refused.returncode, refused.stderr) == (
         1,
         "memtui mv: Error: The path /memories/nope.md does not exist\n",
+    )
+
+
+def test_mv_rewrites_wikilinks_and_markdown_links_by_default(tmp_path: Path) -> None:
+    """As the app does: links by path, Markdown ones URL-encoded or not, in `<...>` or with a
+    fragment, from notes elsewhere and from the moved folder's own notes, point at the new place."""
+    root = tmp_path / "mem"
+    (root / "gear").mkdir(parents=True)
+    (root / "coffee").mkdir()
+    (root / "gear" / "Burr Grinder.md").write_text("# Burr Grinder\n")
+    (root / "gear" / "list.md").write_text("- [grinder](Burr%20Grinder.md)\n")
+    (root / "coffee" / "methods.md").write_text(
+        "# Methods\n- see [grinder](../gear/Burr%20Grinder.md)\n"
+        '- and [g](<../gear/Burr Grinder.md#Setup> "title")\n- uses [[gear/Burr Grinder]]\n'
+        "- root [r](/gear/Burr%20Grinder.md), `[code](../gear/Burr%20Grinder.md)`\n"
+    )
+    moved = run(tmp_path, "mv", str(root), "gear/Burr Grinder.md", "kit/Burr Grinder.md")
+    assert (moved.returncode, moved.stderr) == (0, "")
+    assert moved.stdout.splitlines()[0] == (
+        "Moved gear/Burr Grinder.md to kit/Burr Grinder.md; rewrote links in 2 notes"
+    )
+    assert (root / "gear" / "list.md").read_text() == "- [grinder](../kit/Burr%20Grinder.md)\n"
+    assert (root / "coffee" / "methods.md").read_text() == (
+        "# Methods\n- see [grinder](../kit/Burr%20Grinder.md)\n"
+        '- and [g](<../kit/Burr Grinder.md#Setup> "title")\n- uses [[kit/Burr Grinder]]\n'
+        "- root [r](/kit/Burr%20Grinder.md), `[code](../gear/Burr%20Grinder.md)`\n"
+    )
+    folder = run(tmp_path, "mv", str(root), "coffee", "drinks/coffee")
+    assert (folder.returncode, folder.stderr) == (0, "")
+    assert (root / "drinks" / "coffee" / "methods.md").read_text() == (
+        "# Methods\n- see [grinder](../../kit/Burr%20Grinder.md)\n"
+        '- and [g](<../../kit/Burr Grinder.md#Setup> "title")\n- uses [[kit/Burr Grinder]]\n'
+        "- root [r](/kit/Burr%20Grinder.md), `[code](../gear/Burr%20Grinder.md)`\n"
     )
 
 
