@@ -7,6 +7,7 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any
 
+from memtui.cli.event_diff import diff_json, print_event
 from memtui.cli.events import event_record, lines_cell, path_cell, review_fields
 from memtui.cli.shared import SINCE_HELP, history_to_list, parse_when
 from memtui.cli.table import Layout, output_width, print_table, time_format
@@ -21,7 +22,9 @@ List what agents and processes outside memtui changed in PATH that nobody has re
 newest first: one line per change with its id, time, actor, command, path and the lines it
 added and removed. Approve changes with `memtui approve PATH ID...`, undo one with
 `memtui undo PATH ID` (which also marks it reviewed); the app's inbox (`c`) does the same.
-With --json, one JSON object per change and line.
+With --diff, each change with what it changed as a unified diff (coloured on a terminal, plain
+in a pipe; `memtui show PATH ID` shows one). With --json, one JSON object per change and line
+(with --diff, its `diff` lines too).
 """
 WAITING = Layout(("id", "time", "actor", "command", "path", "lines"), 2, (4,))
 EVERY = Layout((*WAITING.headers, "reviewed by"), 2, (4, 6))
@@ -53,17 +56,28 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--all", action="store_true", help="also list reviewed changes, with who reviewed them"
     )
+    parser.add_argument(
+        "--diff", action="store_true", help="show each change's diff, before it is approved"
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object per change")
 
 
-def change_json(event: Event, counts: tuple[int, int] | None, review: Review | None) -> str:
-    """One change as a JSON line (valid UTF-8, control characters escaped)."""
+def change_json(
+    event: Event,
+    counts: tuple[int, int] | None,
+    review: Review | None,
+    diff: list[str] | None = None,
+) -> str:
+    """One change as a JSON line (valid UTF-8, control characters escaped), with its `diff`
+    lines when given."""
+    extra = {} if diff is None else {"diff": diff}
     return event_record(
         event,
         added=None if counts is None else counts[0],
         removed=None if counts is None else counts[1],
         flags=list(event.flags),
         **review_fields(event, review),
+        **extra,
     )
 
 
@@ -116,10 +130,18 @@ def run(args: argparse.Namespace) -> int:
     counts = {event.id: event_line_changes(history, event) for event in events}
     if args.json:
         for event in events:
-            sys.stdout.write(change_json(event, counts[event.id], reviews.get(event.id)) + "\n")
+            diff = diff_json(history, event) if args.diff else None
+            line = change_json(event, counts[event.id], reviews.get(event.id), diff)
+            sys.stdout.write(line + "\n")
         return 0
     if not events:
         print(NOTHING_AT_ALL if args.all else NOTHING)
+        return 0
+    if args.diff:
+        for number, event in enumerate(events):
+            if number:
+                print()
+            print_event(history, event, counts[event.id])
         return 0
     width = output_width()
     rows = _rows(events, counts, reviews if args.all else None, time_format(width))

@@ -7,6 +7,7 @@ SUBCOMMANDS: dict[str, str] = {
     "log": "memtui.cli.log_cmd",
     "undo": "memtui.cli.undo_cmd",
     "changes": "memtui.cli.changes_cmd",
+    "show": "memtui.cli.show_cmd",
     "approve": "memtui.cli.approve_cmd",
     "edit": "memtui.cli.edit_cmd",
     "mv": "memtui.cli.mv_cmd",

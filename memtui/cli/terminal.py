@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from memtui.core.display import visible, visible_spans
+from memtui.core.display import visible, visible_spans, visible_text
 
 _JSON_UNSAFE = re.compile(
     "[\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
@@ -19,7 +19,7 @@ _JSON_UNSAFE = re.compile(
 """What `json.dumps(..., ensure_ascii=False)` leaves raw but a terminal, a UTF-8 reader or a line
 splitter must not get (U+0085, U+2028 and U+2029 end a line for `str.splitlines`)."""
 
-__all__ = ["console", "json_safe", "visible", "visible_spans"]
+__all__ = ["console", "json_safe", "visible", "visible_spans", "visible_text"]
 
 
 def json_safe(line: str) -> str:

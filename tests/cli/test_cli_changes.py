@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import pty
 import subprocess
 import sys
 from pathlib import Path
@@ -213,3 +214,100 @@ def test_changes_without_a_history_or_folder(tmp_path: Path) -> None:
         2,
         f"memtui approve: {tmp_path / 'empty'}: no memtui history here\n",
     )
+
+
+def test_changes_diff_shows_each_change_before_it_is_approved_plain_in_a_pipe(
+    root: Path,
+) -> None:
+    done = run("changes", str(root), "--diff")
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout == (
+        "#5 2027-01-15 08:05:00 agent:claude rename /memories/p -> /memories/q (+0 -0)\n"
+        "(no content change: moved or identical)\n"
+        "\n"
+        "#4 2027-01-15 08:04:00 agent:cursor create /memories/p/b.md (+1 -0)\n"
+        "--- /dev/null\n+++ p/b.md\n@@ -0,0 +1 @@\n+bee\n"
+        "\n"
+        "#2 2027-01-15 08:02:00 agent:claude str_replace /memories/a.md (+2 -1)\n"
+        "--- a.md\n+++ a.md\n@@ -1 +1,2 @@\n-one\n+two\n+three\n"
+    )
+    assert "\x1b" not in done.stdout
+    lines = run("changes", str(root), "--diff", "--json").stdout.splitlines()
+    assert json.loads(lines[2])["diff"] == [
+        "--- a.md",
+        "+++ a.md",
+        "@@ -1 +1,2 @@",
+        "-one",
+        "+two",
+        "+three",
+    ]
+    assert (
+        run("changes", str(root), "--diff", "--actor", "nobody").stdout
+        == "Nothing waits for review.\n"
+    )
+
+
+def test_show_one_event_and_its_diff(root: Path) -> None:
+    shown = run("show", str(root), "2")
+    assert (shown.returncode, shown.stderr) == (0, "")
+    assert shown.stdout == (
+        "#2 2027-01-15 08:02:00 agent:claude str_replace /memories/a.md (+2 -1)\n"
+        "--- a.md\n+++ a.md\n@@ -1 +1,2 @@\n-one\n+two\n+three\n"
+    )
+    read = run("show", str(root), "3")
+    assert read.stdout == (
+        "#3 2027-01-15 08:03:00 agent:claude view /memories/a.md\n"
+        "Here's the content of /memories/a.md with line numbers:\n"
+        "     1\ttwo\n     2\tthree\n     3\t\n"
+    )
+    missing = run("show", str(root), "99")
+    assert (missing.returncode, missing.stdout, missing.stderr) == (
+        1,
+        "",
+        f"memtui show: no event 99 in {root}'s history (see memtui log)\n",
+    )
+
+
+def test_show_colours_on_a_terminal_and_never_passes_an_agents_escapes(root: Path) -> None:
+    agent = MemoryStore(root, actor="agent:claude", settings=Settings())
+    agent.create("/memories/trap.md", "clear\x1b[2J\x1b]0;owned\x07\n")
+    event_id = agent.history.events(newest_first=True, changes_only=True)[0].id
+    agent.close()
+    piped = run("show", str(root), str(event_id))
+    assert piped.stdout.splitlines()[1:] == [
+        "--- /dev/null",
+        "+++ trap.md",
+        "@@ -0,0 +1 @@",
+        "+clear␛[2J␛]0;owned␇",
+    ]
+    shown = run("show", str(root), "2")
+    env = {"PATH": "/usr/bin:/bin", "MEMTUI_CONFIG_FILE": os.devnull, "TZ": "UTC"}
+    assert on_a_terminal(["show", str(root), "2"], env) == (
+        "\x1b[1m#2 2027-01-15 08:02:00 agent:claude str_replace /memories/a.md (+2 -1)\x1b[0m\n"
+        "\x1b[1m--- a.md\x1b[0m\n\x1b[1m+++ a.md\x1b[0m\n\x1b[36m@@ -1 +1,2 @@\x1b[0m\n"
+        "\x1b[31m-one\x1b[0m\n\x1b[32m+two\x1b[0m\n\x1b[32m+three\x1b[0m\n"
+    )
+    assert on_a_terminal(["show", str(root), "2"], {**env, "NO_COLOR": "1"}) == shown.stdout
+
+
+def on_a_terminal(args: list[str], env: dict[str, str]) -> str:
+    """Everything `memtui ARGS` writes to a pseudo-terminal, line ends as `\\n`."""
+    leader, follower = pty.openpty()
+    process = subprocess.Popen(
+        [MEMTUI, *args], stdin=follower, stdout=follower, stderr=follower, env=env
+    )
+    os.close(follower)
+    shown = b""
+    while chunk := _read(leader):
+        shown += chunk
+    assert process.wait(timeout=60) == 0
+    os.close(leader)
+    return shown.decode().replace("\r\n", "\n")
+
+
+def _read(leader: int) -> bytes:
+    """The next output from a pseudo-terminal, b"" once the other side closed it."""
+    try:
+        return os.read(leader, 4096)
+    except OSError:
+        return b""

@@ -12,6 +12,7 @@ from memtui.cli.subcommands import SUBCOMMANDS
 QUERY_FOR = {
     "search": ["python"],
     "undo": ["1"],
+    "show": ["1"],
     "edit": ["x.md"],
     "mv": ["a.md", "b.md"],
     "rm": ["a.md"],
