@@ -66,19 +66,14 @@ def diff_text(history: History, event: Event) -> list[tuple[str, str]]:
     return [(line, _style(line)) for line in lines]
 
 
+_STYLES = {"file": HEADING, "hunk": HUNK, "added": ADDED, "removed": REMOVED, "note": ASIDE}
+
+
 def _style(line: str) -> str:
     """The colour of one unified diff line."""
-    if line.startswith(("---", "+++")):
-        return HEADING
-    if line.startswith("@@"):
-        return HUNK
-    if line.startswith("+"):
-        return ADDED
-    if line.startswith("-"):
-        return REMOVED
-    if line.startswith("\\"):
-        return ASIDE
-    return ""
+    from memtui.notes.merge import diff_line_kind
+
+    return _STYLES.get(diff_line_kind(line), "")
 
 
 def diff_json(history: History, event: Event) -> list[str]:

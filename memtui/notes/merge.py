@@ -103,6 +103,20 @@ def merge_texts(base: str, mine: str, theirs: str) -> MergeResult:
     return MergeResult(tuple(pieces))
 
 
+def diff_line_kind(line: str) -> str:
+    """What one line of a unified diff is: "file" (`---`/`+++`), "hunk", "added", "removed",
+    "note" (`\\ No newline`), or "" for context."""
+    if line.startswith(("+++", "---")):
+        return "file"
+    if line.startswith("@@"):
+        return "hunk"
+    if line.startswith("+"):
+        return "added"
+    if line.startswith("-"):
+        return "removed"
+    return "note" if line.startswith("\\") else ""
+
+
 def diff_lines(before: str, after: str, before_name: str, after_name: str) -> list[str]:
     """A unified diff of two texts, one string per line without its line break (a line that
     had no final line break is followed by git's `\\ No newline at end of file`)."""

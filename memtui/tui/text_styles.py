@@ -85,15 +85,19 @@ def syntax_style(token_type: tuple[str, ...]) -> str:
 
 def diff_line(line: str) -> str:
     """The style of one line of a unified diff."""
-    if line.startswith(("+++", "---")):
-        return DIFF_FILE
-    if line.startswith("@@"):
-        return DIFF_HUNK
-    if line.startswith("+"):
-        return DIFF_ADDED
-    if line.startswith("-"):
-        return DIFF_REMOVED
-    return ""
+    from memtui.notes.merge import diff_line_kind
+
+    return _DIFF_STYLES[diff_line_kind(line)]
+
+
+_DIFF_STYLES = {
+    "file": DIFF_FILE,
+    "hunk": DIFF_HUNK,
+    "added": DIFF_ADDED,
+    "removed": DIFF_REMOVED,
+    "note": "",
+    "": "",
+}
 
 
 def plain(text: str) -> Content:
