@@ -218,12 +218,33 @@ class MemoryStore:
         run: Callable[[], CommandResult],
     ) -> CommandResult:
         """`run()` with the lock held; when the lock policy's time limit passes first, the
-        human command `recorded` (command, path, args) is recorded as not attempted."""
+        human command `recorded` (command, path, args) is recorded as not attempted. A store
+        that cannot be written refuses it at once (`read_only_result`)."""
+        refused = self.read_only_result(what)
+        if refused is not None:
+            return refused
         try:
             with self.locked():
                 return run()
         except LockBusy as busy:
             return self.record_human(*recorded, busy_outcome(what, busy))
+
+    @property
+    def read_only(self) -> str | None:
+        """Why this store cannot be written (a read-only folder or filesystem, a full disk), or
+        None when it can."""
+        return self.history.read_only
+
+    def read_only_result(self, what: str) -> CommandResult | None:
+        """The one-line refusal of a change to a store that cannot be written, or None."""
+        reason = self.read_only
+        if reason is None:
+            return None
+        return CommandResult(
+            f"Cannot {what}: the memory folder cannot be written ({reason}); nothing changed",
+            True,
+            kind=REFUSED,
+        )
 
     def close(self) -> None:
         """Close this thread's history connection and the lock file (the store can reopen them)."""
@@ -252,7 +273,12 @@ class MemoryStore:
         args = args_of(tool_input)
         if not is_mutating(parsed.command):
             outcome = apply_command(self.root, parsed, self.max_size)
+            if self.read_only is not None:
+                return CommandResult(outcome.content, outcome.is_error, kind=outcome.kind)
             return self._record_call(parsed, args, outcome, scanner)
+        refused = self.read_only_result(f"{_verb(parsed)} {parsed.echoed[0]}")
+        if refused is not None:
+            return refused
         try:
             with self.locked():
                 return self._mutate(parsed, args, scanner)
@@ -851,8 +877,10 @@ class MemoryStore:
         The last-seen state is the file_state row; every event and row update is stored in one
         transaction. Files that cannot be read are left for a later check, and so is everything
         while the lock stays held longer than this store's policy waits. Raises RecordFailed
-        when the history cannot be written.
+        when the history cannot be written; records nothing in a store that cannot be written.
         """
+        if self.read_only is not None:
+            return []
         try:
             with self._shared.lock.hold(self.lock_policy.timeout):
                 return self._record_external(relpaths)

@@ -124,6 +124,8 @@ class MemtuiApp(PlainNotifyApp):
         self._badges_lock = threading.Lock()
         self.undo_stack: list[int] = []
         self.history_ready = False
+        self.read_only: str | None = None
+        """Why the store cannot be written, once the history knows (None: it can)."""
         self._plain_history: History | None = None
         self.history_problem: HistoryCorrupt | None = None
         self.notes_changed_signal: Signal[frozenset[str]] = Signal(self, "notes-changed")
@@ -133,6 +135,8 @@ class MemtuiApp(PlainNotifyApp):
         self.searcher_ready_signal: Signal[None] = Signal(self, "searcher-ready")
         self.progress_signal: Signal[tuple[int, int]] = Signal(self, "index-progress")
         self.badges_signal: Signal[None] = Signal(self, "badges")
+        self.read_only_signal: Signal[str] = Signal(self, "read-only")
+        """Published once the history finds that the store cannot be written (with why)."""
         self.review_count: int | None = None
         """How many agent and outside changes wait for review (None until counted)."""
         self.review_count_signal: Signal[int] = Signal(self, "review-count")
@@ -241,7 +245,7 @@ class MemtuiApp(PlainNotifyApp):
         except Exception as error:
             self.post_message(HistoryReady(f"History recovery failed: {error}"))
         else:
-            self.post_message(HistoryReady())
+            self.post_message(HistoryReady(read_only=self.ctx.store.read_only))
 
     def plain_history(self) -> History:
         """The history for background readers: never runs start-up recovery itself."""
@@ -257,6 +261,9 @@ class MemtuiApp(PlainNotifyApp):
         """History queries no longer block: refresh what shows it (and say if recovery failed)."""
         if message.error:
             self.notify(message.error, severity="error", timeout=10)
+        if message.read_only is not None:
+            self.read_only = message.read_only
+            self.read_only_signal.publish(message.read_only)
         self.history_ready = True
         self.notes_changed_signal.publish(frozenset())
         self.compute_badges()

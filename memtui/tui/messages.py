@@ -58,6 +58,8 @@ class HistoryReady(Message):
 
     error: str | None = None
     """Why recovery failed, if it did."""
+    read_only: str | None = None
+    """Why the store cannot be written (a read-only folder, a full disk), if it cannot."""
 
 
 @dataclass

@@ -22,7 +22,8 @@ SAVE_ATTEMPTS = 3
 @dataclass(frozen=True)
 class SaveReport:
     """How a save ended: written (`text` is what was written), theirs kept, back to editing,
-    or failed (already said)."""
+    or failed (`text` says why, in one line, for the caller to say with what became of the
+    text)."""
 
     outcome: Outcome
     text: str | None = None
@@ -42,8 +43,7 @@ async def save_note(
             return SaveReport("saved", written)
         changed = saved.changed
         if changed is None:
-            app.notify(saved.result.content, severity="error", timeout=8)
-            return SaveReport("failed")
+            return SaveReport("failed", saved.result.content)
         decision = await decide(app, relpath, changed)
         if decision.action in ("edit", "theirs"):
             return SaveReport(decision.action)

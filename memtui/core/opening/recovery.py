@@ -273,6 +273,9 @@ def recover(store: MemoryStore) -> RecoveryReport:
     """
     report = RecoveryReport()
     history = store.history
+    if history.read_only is not None:
+        report.unrecorded = history.read_only
+        return report
     with store.lock.hold():
         report.removed_temp_files = remove_stale_temp_files(store.root)
         try:

@@ -527,16 +527,56 @@ def _check_schema(conn: sqlite3.Connection) -> int:
     return version
 
 
+CANNOT_WRITE = frozenset({errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOSPC, errno.EDQUOT})
+"""The errors of a write that say the store cannot be written (rather than that it is broken)."""
+
+
+def cannot_write(error: OSError) -> str:
+    """Why a store cannot be written, in a few words (`read-only file system`, `no space left
+    on device`)."""
+    return (error.strerror or str(error)).lower()
+
+
+def _read_only_reason(folder: Path) -> str:
+    """Why `folder` cannot be written, as `cannot_write` words it."""
+    try:
+        on_read_only_mount = bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except OSError:
+        on_read_only_mount = False
+    return os.strerror(errno.EROFS if on_read_only_mount else errno.EACCES).lower()
+
+
+class CannotCreate(Exception):
+    """The history file could not be made because the folder cannot be written."""
+
+    def __init__(self, reason: str) -> None:
+        """Keep why."""
+        super().__init__(reason)
+        self.reason = reason
+
+
 class History:
     """The audit store at `<root>/.memtui/history.db`; safe to share between threads."""
 
     def __init__(self, root: Path) -> None:
-        """Open (creating) the database; raises HistoryCorrupt if it is unreadable."""
+        """Open (creating) the database; raises HistoryCorrupt if it is unreadable.
+
+        A store that cannot be written (a read-only folder or filesystem, a full disk) opens
+        read-only: `read_only` says why, its history (empty if it had none) shows, and every
+        attempt to record fails with one line.
+        """
         self.root = Path(root)
+        self.read_only: str | None = None
+        """Why the history cannot be written, or None when it can."""
         try:
             self.path = meta_dir(self.root) / DB_NAME
         except UnsafeMetaDir as error:
             raise HistoryCorrupt(self.root / META_DIR_NAME / DB_NAME, str(error.args[0])) from error
+        except OSError as error:
+            if error.errno not in CANNOT_WRITE:
+                raise
+            self.path = self.root / META_DIR_NAME / DB_NAME
+            self.read_only = cannot_write(error)
         self._local = threading.local()
         self._known_blobs: set[str] = set()
         self._baseline_paths: tuple[int | None, tuple[str, ...]] | None = None
@@ -564,8 +604,8 @@ class History:
         key = os.path.realpath(self.path)
         with _opening:
             _settle_open_connections()
-            if not os.path.lexists(self.path):
-                self._create_file()
+            if not self._file_made():
+                return self._open_empty()
             if not _open_connections.get(key):
                 self._check_header()
             target = f"file:{urllib.parse.quote(str(self.path))}?immutable=1" if read_only else None
@@ -607,6 +647,7 @@ class History:
                 time.sleep(0.05 * attempt)
                 return self._open(attempt + 1)
             if not read_only and self._on_read_only_filesystem(error):
+                self.read_only = self.read_only or _read_only_reason(self.path.parent)
                 return self._open(attempt, read_only=True)
             raise HistoryCorrupt(self.path, explain(error, self.path)) from error
         except sqlite3.Error as error:
@@ -616,6 +657,31 @@ class History:
         if mode & 0o077:
             with contextlib.suppress(OSError):
                 os.chmod(self.path, 0o600)
+        return conn
+
+    def _file_made(self) -> bool:
+        """Whether the history file is there (made now if missing); False, with `read_only`
+        saying why, when the folder cannot hold one."""
+        if os.path.lexists(self.path):
+            return True
+        if self.read_only is None:
+            try:
+                self._create_file()
+                return True
+            except CannotCreate as error:
+                self.read_only = error.reason
+        return False
+
+    def _open_empty(self) -> sqlite3.Connection:
+        """An empty history in memory that refuses every write (`query_only`), for a store
+        whose folder cannot hold one."""
+        conn = sqlite3.connect(
+            ":memory:", isolation_level=None, factory=_CountedConnection, check_same_thread=True
+        )
+        self._create_schema(conn, 0)
+        conn.execute("PRAGMA query_only = 1")
+        conn.create_function("memtui_lower", 1, db_text.folded, deterministic=True)
+        conn.text_factory = db_text.read_text
         return conn
 
     def _on_read_only_filesystem(self, error: sqlite3.Error) -> bool:
@@ -645,6 +711,8 @@ class History:
             with contextlib.suppress(FileExistsError):
                 os.link(temp, self.path)
         except (sqlite3.Error, OSError) as error:
+            if isinstance(error, OSError) and error.errno in CANNOT_WRITE:
+                raise CannotCreate(cannot_write(error)) from error
             raise HistoryCorrupt(
                 self.path, f"cannot create: {failure_reason(error, self.path)}"
             ) from error

@@ -145,6 +145,18 @@ class EditorScreen(MemtuiScreen[bool]):
             self.copy.remove()
             self.copy = None
 
+    def keep_copy(self, text: str) -> str:
+        """Keep `text`, which could not be saved, in a private copy outside the store (until
+        saved or discarded on purpose); says where, or that the editor alone holds it."""
+        try:
+            if self.copy is None:
+                self.copy = EditCopy.create(self.relpath, text)
+            else:
+                self.copy.path.write_text(text, encoding="utf-8", newline="")
+        except OSError as problem:
+            return f"Your text is still here (no copy could be kept: {problem.strerror})."
+        return f"Your text is still here, and a copy is kept at {visible(str(self.copy.path))}."
+
     @work(exclusive=True, group="editor-save")
     async def action_save(self) -> None:
         """Save; when the note changed meanwhile, show the merge and follow the choice. Text
@@ -152,6 +164,10 @@ class EditorScreen(MemtuiScreen[bool]):
         app = self.memtui
         text = self.text
         report = await save_note(app, self.relpath, text, self.revision, self.loaded)
+        if report.outcome == "failed":
+            kept = await asyncio.to_thread(self.keep_copy, text)
+            app.notify(f"{report.text}. {kept}", severity="error", timeout=12)
+            return
         if report.outcome == "theirs":
             self.drop_copy()
             app.notify(f"Kept the version on disk of {self.relpath}")
@@ -359,7 +375,11 @@ async def _save_copy(
         app.notify(f"Kept the version on disk of {relpath}")
         return True
     if report.outcome == "failed":
-        app.notify(f"Your edited copy is kept at {copy.path}.", timeout=10)
+        app.notify(
+            f"{report.text}. Your edited copy is kept at {visible(str(copy.path))}.",
+            severity="error",
+            timeout=12,
+        )
         return False
     saved: bool = await app.push_screen_wait(
         EditorScreen(relpath, edited, revision, loaded=text, copy=copy)

@@ -105,6 +105,7 @@ class MainScreen(MemtuiScreen[None]):
     def compose(self) -> ComposeResult:
         """The tree and a status line; the preview, side panel and footer join them once the
         first frame is on screen (they would hold the tree's first frame up by 40%)."""
+        yield Static("", id="read-only", markup=False)
         with Horizontal(id="main-panes"):
             labels = getattr(self.ctx.settings, "tree_labels", "names")
             yield NoteTree(self.ctx.root, labels=labels, id="tree")
@@ -120,6 +121,9 @@ class MainScreen(MemtuiScreen[None]):
         app.progress_signal.subscribe(self, lambda _progress: self.update_status())
         app.badges_signal.subscribe(self, lambda _none: self.note_tree.set_badges(app.badges))
         app.review_count_signal.subscribe(self, lambda _count: self.update_status())
+        app.read_only_signal.subscribe(self, self.show_read_only)
+        if app.read_only is not None:
+            self.show_read_only(app.read_only)
         self.note_tree.focus()
         self.update_status()
         self.call_after_refresh(self._after_first_frame)
@@ -149,6 +153,15 @@ class MainScreen(MemtuiScreen[None]):
     def side(self) -> SidePanel:
         """The side panel."""
         return self.query_one(SidePanel)
+
+    def show_read_only(self, reason: str) -> None:
+        """The banner of a store that cannot be written: notes show, changes are refused."""
+        banner = self.query_one("#read-only", Static)
+        banner.update(
+            f" Read-only: this memory folder cannot be written ({visible(reason)}). Notes show; "
+            "changes are refused, and a refused save keeps your text."
+        )
+        banner.add_class("shown")
 
     def update_status(self) -> None:
         """The status line: the store and its notes, or indexing progress."""
