@@ -60,6 +60,7 @@ from memtui.core.recording.history import (
     PendingEvent,
     RecordFailed,
     actor_kind,
+    read_only_failure,
     unrecorded_message,
 )
 from memtui.core.recording.keeping import (
@@ -241,9 +242,7 @@ class MemoryStore:
         if reason is None:
             return None
         return CommandResult(
-            f"Cannot {what}: the memory folder cannot be written ({reason}); nothing changed",
-            True,
-            kind=REFUSED,
+            unrecorded_message(what, read_only_failure(reason)), True, kind=REFUSED
         )
 
     def close(self) -> None:

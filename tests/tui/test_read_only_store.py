@@ -113,6 +113,36 @@ async def test_opens_with_a_banner_refuses_a_save_and_keeps_the_text(
     assert files(read_only_root) == before
 
 
+async def test_approving_and_creating_are_refused_in_one_line(
+    read_only_root: Path, make_app: AppFactory
+) -> None:
+    before = files(read_only_root)
+    app = make_app(read_only_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_idle(pilot)
+        assert await wait_for(pilot, lambda: app.read_only is not None)
+        reason = app.read_only
+        await pilot.press("n")
+        await pilot.press(*"idea", "enter")
+        assert await wait_for(pilot, lambda: len(app._notifications) == 1)
+        await pilot.press("c")
+        await wait_idle(pilot)
+        await pilot.press("a")
+        assert await wait_for(pilot, lambda: len(app._notifications) == 2)
+        approving = (
+            f"Could not approve: the memory folder cannot be written ({reason})"
+            if read_only_root.name == "kept"
+            else "Nothing selected: the inbox is empty."
+        )
+        assert [n.message for n in app._notifications] == [
+            "Cannot create /memories/idea.md: the memory folder cannot be written "
+            f"({reason}); nothing changed",
+            approving,
+        ]
+        assert app.return_code is None
+    assert files(read_only_root) == before
+
+
 def test_as_root_under_a_read_only_mount(tmp_path: Path) -> None:
     """Root ignores permissions: run the tests above in a mount namespace where the stores
     are a read-only bind mount (skipped where that cannot be made)."""
@@ -127,7 +157,7 @@ def test_as_root_under_a_read_only_mount(tmp_path: Path) -> None:
     script = (
         f"mount --bind '{source}' '{mounted}' && mount -o remount,bind,ro '{mounted}' || exit 77; "
         f"exec '{sys.executable}' -m pytest -q -p no:cacheprovider -n0 '{__file__}' "
-        "-k opens_with_a_banner"
+        "-k 'opens_with_a_banner or approving_and_creating'"
     )
     env = {**os.environ, READ_ONLY_ROOTS: str(mounted)}
     done = subprocess.run(
@@ -136,7 +166,7 @@ def test_as_root_under_a_read_only_mount(tmp_path: Path) -> None:
     if done.returncode == 77 or "unshare failed" in done.stderr:
         pytest.skip(f"cannot make a read-only mount here: {done.stderr.strip()[:200]}")
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
-    assert "2 passed" in done.stdout
+    assert "4 passed" in done.stdout
 
 
 async def test_a_full_disk_refuses_the_save_in_one_line_and_keeps_the_text(

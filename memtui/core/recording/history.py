@@ -187,18 +187,36 @@ class RecordFailed(Exception):
     """
 
     def __init__(
-        self, reason: str, *, applied: bool, undone: bool = False, undo_failed: str = ""
+        self,
+        reason: str,
+        *,
+        applied: bool,
+        undone: bool = False,
+        undo_failed: str = "",
+        read_only: bool = False,
     ) -> None:
-        """Keep the reason and what became of the change."""
+        """Keep the reason and what became of the change (`read_only`: the reason is that the
+        store cannot be written at all, see `read_only_failure`)."""
         super().__init__(reason)
         self.reason = reason
         self.applied = applied
         self.undone = undone
         self.undo_failed = undo_failed
+        self.read_only = read_only
+
+
+def read_only_failure(why: str) -> RecordFailed:
+    """The failure of any change to a store that cannot be written (`why`: read-only file
+    system, no space left on device); nothing was changed."""
+    return RecordFailed(
+        f"the memory folder cannot be written ({why})", applied=False, read_only=True
+    )
 
 
 def unrecorded_message(what: str, problem: RecordFailed) -> str:
     """The one-line answer for a change the history could not record."""
+    if problem.read_only:
+        return f"Cannot {what}: {problem.reason}; nothing changed"
     if problem.applied:
         return (
             f"Cannot {what}: memtui could not record the change in its history "
@@ -659,6 +677,13 @@ class History:
                 os.chmod(self.path, 0o600)
         return conn
 
+    def _writable(self) -> sqlite3.Connection:
+        """This thread's connection for a write; raises `read_only_failure` at once when the
+        store cannot be written."""
+        if self.read_only is not None:
+            raise read_only_failure(self.read_only)
+        return self._connection()
+
     def _file_made(self) -> bool:
         """Whether the history file is there (made now if missing); False, with `read_only`
         saying why, when the folder cannot hold one."""
@@ -845,7 +870,7 @@ class History:
 
         Raises RecordFailed when the history cannot be written, before anything changes.
         """
-        conn = self._connection()
+        conn = self._writable()
         try:
             cursor = conn.execute(
                 f"INSERT INTO groups (time, actor, kind, summary) VALUES (?, ?, ?, {TEXT})",
@@ -893,7 +918,7 @@ class History:
         Returns the new event ids in order. Nothing is stored if any part fails; a history
         that cannot be written raises RecordFailed.
         """
-        conn = self._connection()
+        conn = self._writable()
         with self._writing(conn) as stored:
             ids = [self._insert_event(conn, event, stored) for event in events]
             if files:
@@ -947,7 +972,7 @@ class History:
         cannot be committed (disk full, an I/O error), `undo(event)` puts the disk back before
         RecordFailed is raised.
         """
-        conn = self._connection()
+        conn = self._writable()
         stored: list[str] = []
         try:
             conn.execute("BEGIN IMMEDIATE")
@@ -1310,7 +1335,7 @@ class History:
         RecordFailed if the history cannot be written.
         """
         wanted = list(dict.fromkeys(event_ids))
-        conn = self._connection()
+        conn = self._writable()
         with self._writing(conn):
             found = {event.id: event for event in self._events_by_id(conn, wanted)}
             unknown = [event_id for event_id in wanted if event_id not in found]
@@ -1372,7 +1397,7 @@ class History:
     def mark_seen(self) -> None:
         """Remember that memtui opened this (empty) folder, so files that appear later are
         changes."""
-        conn = self._connection()
+        conn = self._writable()
         try:
             conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, '1')", (SEEN,))
         except (sqlite3.Error, UnicodeError) as problem:
