@@ -14,7 +14,9 @@ from memtui.cli.terminal import visible
 from memtui.core.parsing.paths import as_virtual
 
 if TYPE_CHECKING:
-    from memtui.core.recording.history import Event, History, Review
+    from memtui.core.recording.events import Event
+    from memtui.core.recording.history import History
+    from memtui.core.recording.reviews import Review
 
 _DESCRIPTION = """\
 List what agents and processes outside memtui changed in PATH that nobody has reviewed yet,

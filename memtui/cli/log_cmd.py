@@ -21,7 +21,8 @@ from memtui.core.recording.entries import Entry, listed_entries
 from memtui.core.recording.result_line import first_line
 
 if TYPE_CHECKING:
-    from memtui.core.recording.history import Event, Review
+    from memtui.core.recording.events import Event
+    from memtui.core.recording.reviews import Review
 
 DEFAULT_LIMIT = 100
 

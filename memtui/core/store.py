@@ -50,18 +50,12 @@ from memtui.core.parsing.command_types import (
 from memtui.core.parsing.echo import echo
 from memtui.core.parsing.paths import PathRefusal, ResolvedPath, check_path
 from memtui.core.parsing.tool_input import parse_command
+from memtui.core.recording.blobs import KIND_DIR, KIND_FILE
+from memtui.core.recording.database import RecordFailed, unrecorded_message
 from memtui.core.recording.db_text import storable
-from memtui.core.recording.history import (
-    KIND_DIR,
-    KIND_FILE,
-    REVIEWED_KINDS,
-    FileRecord,
-    History,
-    PendingEvent,
-    RecordFailed,
-    actor_kind,
-    unrecorded_message,
-)
+from memtui.core.recording.events import PendingEvent, actor_kind
+from memtui.core.recording.file_state import FileRecord
+from memtui.core.recording.history import History
 from memtui.core.recording.keeping import (
     NEW_PATH_FIELDS,
     Scanner,
@@ -69,6 +63,7 @@ from memtui.core.recording.keeping import (
     keep,
     secret_flags,
 )
+from memtui.core.recording.reviews import REVIEWED_KINDS
 from memtui.core.resolving.fd_paths import DIR_MODE, rename_noreplace
 from memtui.core.resolving.lock import LockBusy, MutationLock
 from memtui.core.resolving.regular import Head, NotRegularFile, read_head, read_regular

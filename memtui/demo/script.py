@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memtui.core.parsing.paths import from_relpath
-from memtui.core.recording.history import REVIEWED_KINDS
+from memtui.core.recording.reviews import REVIEWED_KINDS
 from memtui.demo.bundled import final_text, without
 from memtui.demo.memory_tool import Step, memory_tool_steps
 

@@ -8,10 +8,11 @@ from datetime import datetime
 from typing import Any
 
 from memtui.core.parsing.paths import from_relpath, under_root
-from memtui.core.recording.history import Event, is_reviewable
+from memtui.core.recording.events import Event
+from memtui.core.recording.reviews import is_reviewable
+from memtui.core.timeframe import parse_timeframe
 from memtui.notes.index import NoteIndex
 from memtui.notes.model import Observation
-from memtui.notes.timeframe import parse_timeframe
 
 MEMORY_URL = "memory://"
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 from difflib import SequenceMatcher
 
 from memtui.core.parsing.paths import from_relpath
-from memtui.core.recording.history import KIND_DIR, History
+from memtui.core.recording.blobs import KIND_DIR
+from memtui.core.recording.history import History
 
 
 def _carried(

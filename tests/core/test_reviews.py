@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from memtui.core.config import Settings
-from memtui.core.recording.history import History, NotReviewable, Review
+from memtui.core.recording.history import History
 from memtui.core.recording.inbox import (
     ChangeQuery,
     changes,
@@ -17,6 +17,7 @@ from memtui.core.recording.inbox import (
     line_changes,
     row_texts,
 )
+from memtui.core.recording.reviews import NotReviewable, Review
 from memtui.core.store import MemoryStore
 
 T0 = 1_800_000_000.0

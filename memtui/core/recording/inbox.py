@@ -12,13 +12,10 @@ import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from memtui.core.recording.history import (
-    KIND_DIR,
-    KIND_FILE,
-    REVIEWED_KINDS,
-    Event,
-    History,
-)
+from memtui.core.recording.blobs import KIND_DIR, KIND_FILE
+from memtui.core.recording.events import Event
+from memtui.core.recording.history import History
+from memtui.core.recording.reviews import REVIEWED_KINDS
 
 
 @dataclass(frozen=True)

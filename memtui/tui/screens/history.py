@@ -15,7 +15,7 @@ from textual.content import Content
 from textual.widgets import Checkbox, DataTable, Footer, Input, Static
 
 from memtui.core.parsing.paths import VIRTUAL_ROOT
-from memtui.core.recording.history import BASELINE
+from memtui.core.recording.events import BASELINE
 from memtui.notes.operations.undoing import undo_target
 from memtui.tui import text_styles as styles
 from memtui.tui.messages import ChangeRecorded
@@ -35,7 +35,8 @@ from memtui.tui.wording import count
 
 if TYPE_CHECKING:
     from memtui.core.recording.entries import Entry
-    from memtui.core.recording.history import Event, Group, History
+    from memtui.core.recording.events import Event, Group
+    from memtui.core.recording.history import History
 
 FILTER_HELP = "actor:agent cmd:str_replace path:projects/ since:7d  words…"
 PAGE = 200

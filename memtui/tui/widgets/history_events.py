@@ -17,7 +17,7 @@ from memtui.core.display import visible
 from memtui.core.parsing.paths import VIRTUAL_ROOT, from_relpath, to_relpath, under_root
 from memtui.core.plurals import count
 from memtui.core.recording.entries import Entry, entries
-from memtui.core.recording.history import BASELINE, actor_kind
+from memtui.core.recording.events import BASELINE, actor_kind
 from memtui.core.recording.result_line import first_line
 from memtui.tui import text_styles as styles
 from memtui.tui.widgets.fitted_table import FittedTable, spare_width
@@ -26,7 +26,7 @@ from memtui.tui.wording import shorten_end, shorten_middle
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from memtui.core.recording.history import Event, Group
+    from memtui.core.recording.events import Event, Group
 
 SINCE_WORDS = 3
 """Most words a `since:` timeframe spans in the filter row (`since:3 weeks ago`)."""
@@ -111,7 +111,7 @@ def since_start(words: list[str], now: float) -> tuple[float, int] | None:
     The longest reading wins, so `since:1 month ago`, `since:2 weeks` and
     `since:2026-11-01 09:30` take their following words.
     """
-    from memtui.notes.timeframe import parse_when  # imported on first use: start-up
+    from memtui.core.timeframe import parse_when  # imported on first use: start-up
 
     for taken in range(min(SINCE_WORDS, len(words)), 0, -1):
         try:
@@ -127,7 +127,7 @@ def parse_filter(query: str, now: float) -> EventFilter:
     `since:` takes what `memtui log --since` takes (one parser): `45s`, `1.5d`, `12h`,
     `2 weeks`, `1 month`, `1y`, `today`, `yesterday`, an ISO date or date and time.
     """
-    from memtui.notes.timeframe import WHEN_EXAMPLES  # imported on first use: start-up
+    from memtui.core.timeframe import WHEN_EXAMPLES  # imported on first use: start-up
 
     result = EventFilter()
     try:
