@@ -88,7 +88,8 @@ def run(args: argparse.Namespace) -> int:
     from memtui.core.config import ConfigError, default_human_actor, load_settings
     from memtui.core.recording.database import HistoryCorrupt, RecordFailed
     from memtui.core.recording.history import History
-    from memtui.core.recording.reviews import REVIEWED_KINDS, NotReviewable
+    from memtui.core.recording.inbox import changes
+    from memtui.core.recording.reviews import NotReviewable
 
     if bool(args.event_ids) == bool(args.all):
         return fail("approve", "give the EVENT_IDs to approve, or --all (not both)")
@@ -99,12 +100,7 @@ def run(args: argparse.Namespace) -> int:
         settings = load_settings()
         reviewer = default_human_actor(settings) if args.actor is None else human_actor(args.actor)
         history = History(root)
-        wanted = args.event_ids or [
-            event.id
-            for event in history.events(
-                actor_kinds=REVIEWED_KINDS, changes_only=True, reviewed=False
-            )
-        ]
+        wanted = args.event_ids or [event.id for event in changes(history)]
         marked, earlier = history.mark_reviewed(wanted, reviewer, time.time())
     except ActorError as error:
         return fail("approve", f"{'login name' if args.actor is None else '--actor'}: {error}")

@@ -50,9 +50,11 @@ from memtui.core.parsing.command_types import (
 from memtui.core.parsing.echo import echo
 from memtui.core.parsing.paths import PathRefusal, ResolvedPath, check_path
 from memtui.core.parsing.tool_input import parse_command
+from memtui.core.recording import inbox
 from memtui.core.recording.blobs import KIND_DIR, KIND_FILE
 from memtui.core.recording.database import RecordFailed, unrecorded_message
 from memtui.core.recording.db_text import storable
+from memtui.core.recording.event_query import EventQuery
 from memtui.core.recording.events import PendingEvent, actor_kind
 from memtui.core.recording.file_state import FileRecord
 from memtui.core.recording.history import History
@@ -63,7 +65,6 @@ from memtui.core.recording.keeping import (
     keep,
     secret_flags,
 )
-from memtui.core.recording.reviews import REVIEWED_KINDS
 from memtui.core.resolving.fd_paths import DIR_MODE, rename_noreplace
 from memtui.core.resolving.lock import LockBusy, MutationLock
 from memtui.core.resolving.regular import Head, NotRegularFile, read_head, read_regular
@@ -784,13 +785,7 @@ class MemoryStore:
         all of them (a save is refused unless the editor had loaded the newest one)."""
         if actor_kind(self.actor) != "human":
             return []
-        waiting = self.history.events(
-            path=virtual,
-            follow=True,
-            actor_kinds=REVIEWED_KINDS,
-            changes_only=True,
-            reviewed=False,
-        )
+        waiting = self.history.events(inbox.waiting(EventQuery(path=virtual)))
         return [event.id for event in waiting]
 
     def _writable(
