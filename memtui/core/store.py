@@ -499,12 +499,23 @@ class MemoryStore:
         when: float | None = None,
         reviews: Iterable[int] = (),
     ) -> PendingEvent:
-        """One event as the history keeps it (redacted, capped when it changed nothing).
+        """One event as the history keeps it (redacted, capped when it changed nothing; a long
+        text a create wrote kept as a reference to the file it left).
 
         `when` is the call's time (the store's clock now if not given).
         """
+        written = None
+        if changed and command == "create" and after.hash is not None and after.hash in after.blobs:
+            written = (after.hash, after.blobs[after.hash])
         kept = keep(
-            args, outcome, path, new_path, scanner=scanner, agent=self.is_agent, changed=changed
+            args,
+            outcome,
+            path,
+            new_path,
+            scanner=scanner,
+            agent=self.is_agent,
+            changed=changed,
+            written=written,
         )
         return PendingEvent(
             time=self.clock() if when is None else when,

@@ -30,10 +30,10 @@ from memtui.core.recording.database import (
 )
 from memtui.core.recording.db_text import TEXT
 from memtui.core.recording.event_query import EventQuery
-from memtui.core.recording.events import Event, EventLog, Group, PendingEvent
+from memtui.core.recording.events import Event, EventLog, Group, PendingEvent, actor_kind
 from memtui.core.recording.file_state import FileRecord, FileStates
 from memtui.core.recording.lineage import Lineage
-from memtui.core.recording.read_refs import viewed_text
+from memtui.core.recording.read_refs import rebuilt_args, viewed_text
 from memtui.core.recording.reviews import Review, ReviewMarks
 from memtui.core.resolving.lock import META_DIR_NAME, UnsafeMetaDir, meta_dir
 
@@ -397,6 +397,12 @@ class History:
             self.blob_store.state_text(event.before_kind, event.before_hash),
             self.blob_store.state_text(event.after_kind, event.after_hash),
         )
+
+    def args(self, event: Event) -> dict[str, Any]:
+        """The arguments an event's call sent, as recorded (an agent's redacted); a long text
+        kept as a reference to the file a create left is rebuilt from that blob."""
+        agent = actor_kind(event.actor) == "agent"
+        return rebuilt_args(event.args, agent, self.blob_store.blob)
 
     def pending_review_count(self) -> int:
         """How many agent and outside changes wait for review."""
