@@ -27,12 +27,20 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: {visible(message.removeprefix('argument '))}\n")
 
 
+LARGEST_NUMBER = (1 << 63) - 1
+"""The largest whole number an argument may be: what SQLite stores."""
+
+
 def whole_number(text: str) -> int:
-    """`int(text)` for an argument; a one-line argparse error when it is not a whole number."""
+    """`int(text)` for an argument; a one-line argparse error when it is not a whole number or
+    is beyond what SQLite stores (an event id, a limit)."""
     try:
-        return int(text)
+        number = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if abs(number) > LARGEST_NUMBER:
+        raise argparse.ArgumentTypeError(f"{text!r} is too large (at most {LARGEST_NUMBER:,})")
+    return number
 
 
 def parse_when(value: str, now: float | None = None) -> float:

@@ -13,6 +13,7 @@ from memtui.notes.file_checks import LARGE_NOTE_BYTES, name_warnings, nul_warnin
 from memtui.notes.frontmatter_norm import Frontmatter, read_frontmatter
 from memtui.notes.model import Note, Relation
 from memtui.notes.permalink import generate_permalink
+from memtui.notes.temporal import date_budget
 
 _NEWLINE = re.compile(r"\r\n?|\n")
 _SOURCE_KEY = re.compile(r"^source[ \t]*:", re.MULTILINE)
@@ -87,7 +88,8 @@ def parse_note(
         note.index_error = decode_error
         return note
     try:
-        _fill(note, text, stem, use_fast_path)
+        with date_budget():
+            _fill(note, text, stem, use_fast_path)
     except Exception as error:  # a parser bug must not take the app down
         note.permalink = note.permalink or generate_permalink(path)
         note.warnings.append(f"could not parse this note ({type(error).__name__}: {error})")

@@ -62,6 +62,9 @@ class FileRecord:
     """The searchable text after the frontmatter (within the cap)."""
     problem: str | None = None
     """Why a binary file is skipped."""
+    ctime_ns: int = 0
+    inode: int = 0
+    """The stat the file was read under, besides its size and mtime (see `scan.FileStat`)."""
 
     @property
     def meta_text(self) -> str:
@@ -80,7 +83,15 @@ def build_record(relpath: str, head: Head) -> FileRecord:
         return note_record(relpath, head)
     reason = binary_reason(head.data)
     if reason is not None:
-        return FileRecord(relpath, BINARY, head.size, head.mtime_ns, problem=reason)
+        return FileRecord(
+            relpath,
+            BINARY,
+            head.size,
+            head.mtime_ns,
+            problem=reason,
+            ctime_ns=head.ctime_ns,
+            inode=head.inode,
+        )
     return text_record(relpath, head)
 
 
@@ -114,6 +125,8 @@ def note_record(relpath: str, head: Head) -> FileRecord:
         sample_hash=sample,
         lead_hash=lead,
         body=body,
+        ctime_ns=head.ctime_ns,
+        inode=head.inode,
     )
     return record
 
@@ -138,6 +151,8 @@ def text_record(relpath: str, head: Head) -> FileRecord:
         sample_hash=sample,
         lead_hash=lead,
         body=text,
+        ctime_ns=head.ctime_ns,
+        inode=head.inode,
     )
 
 
@@ -246,6 +261,8 @@ def encode_record(record: FileRecord) -> list[object]:
         record.lead_hash,
         record.body,
         record.problem,
+        record.ctime_ns,
+        record.inode,
     ]
 
 
@@ -272,6 +289,8 @@ def decode_record(values: list[Any]) -> FileRecord:
         lead,
         body,
         problem,
+        ctime_ns,
+        inode,
     ) = values
     return FileRecord(
         path,
@@ -294,4 +313,6 @@ def decode_record(values: list[Any]) -> FileRecord:
         lead_hash=lead,
         body=body,
         problem=problem,
+        ctime_ns=ctime_ns,
+        inode=inode,
     )

@@ -101,6 +101,9 @@ class Head:
     """Whether the file holds more than `data`."""
     mtime: float = 0.0
     """`st_mtime` (seconds) as the stat gave it."""
+    ctime_ns: int = 0
+    """`st_ctime_ns`: no user process can set it back, so an edit with its mtime restored shows."""
+    inode: int = 0
 
     @property
     def text(self) -> str:
@@ -121,7 +124,9 @@ def read_head(
     cut = len(data) > limit
     if cut:
         data = whole_chars(data[:limit])
-    return Head(data, info.st_size, info.st_mtime_ns, cut, info.st_mtime)
+    return Head(
+        data, info.st_size, info.st_mtime_ns, cut, info.st_mtime, info.st_ctime_ns, info.st_ino
+    )
 
 
 @dataclass(frozen=True)
