@@ -47,6 +47,7 @@ from memtui.agents.worker import SerialWorker
 from memtui.core.actors import agent_actor
 from memtui.core.config import Settings
 from memtui.core.parsing.paths import to_relpath
+from memtui.core.recording.event_query import EventQuery
 from memtui.core.resolving.fd_paths import (
     OutsideStore,
     StoreRoot,
@@ -274,7 +275,7 @@ class MemtuiStore(BaseStore):
         Created is when the file last came into being (a create, a write to a missing path, a
         rename onto it, an outside creation, an undo); without any event, its mtime.
         """
-        events = self.store.history.events(path=virtual, skip_reads=True)
+        events = self.store.history.events(EventQuery(path=virtual, skip_reads=True))
         changes = [event for event in events if not event.is_error]
         if not changes:
             mtime = _mtime(self.root, to_relpath(virtual))

@@ -42,7 +42,8 @@ if TYPE_CHECKING:
     from textual.screen import Screen
 
     from memtui.core.config import Settings
-    from memtui.core.recording.history import History, HistoryCorrupt
+    from memtui.core.recording.database import HistoryCorrupt
+    from memtui.core.recording.history import History
     from memtui.core.store import MemoryStore
     from memtui.notes.index import NoteIndex
 
@@ -246,9 +247,7 @@ class MemtuiApp(PlainNotifyApp):
     def plain_history(self) -> History:
         """The history for background readers: never runs start-up recovery itself."""
         if self._plain_history is None:
-            from memtui.core.recording.history import (
-                History,  # imported on first use: start-up
-            )
+            from memtui.core.recording.history import History
 
             self._plain_history = History(self.ctx.root)
         return self._plain_history

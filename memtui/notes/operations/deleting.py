@@ -10,7 +10,7 @@ from pathlib import Path
 
 from memtui.core.parsing.paths import PathRefusal, check_path, from_relpath
 from memtui.core.plurals import count
-from memtui.core.recording.history import RecordFailed, unrecorded_message
+from memtui.core.recording.database import RecordFailed, unrecorded_message
 from memtui.core.result import CommandResult
 from memtui.core.store import MemoryStore
 from memtui.notes.index import NoteIndex

@@ -9,7 +9,7 @@ from typing import Any
 
 from memtui.core.parsing.paths import from_relpath
 from memtui.core.plurals import count
-from memtui.core.recording.history import RecordFailed, unrecorded_message
+from memtui.core.recording.database import RecordFailed, unrecorded_message
 from memtui.core.result import CommandResult
 from memtui.core.store import MemoryStore, StoreError
 from memtui.notes.index import NoteIndex

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import yaml
 
 from memtui.core.parsing.paths import from_relpath
-from memtui.core.recording.history import RecordFailed, unrecorded_message
+from memtui.core.recording.database import RecordFailed, unrecorded_message
 from memtui.core.result import CONFLICT, CommandResult
 from memtui.core.store import MemoryStore
 from memtui.notes.permalink import generate_permalink

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from typing import Literal
 
 from memtui.core.parsing.paths import from_relpath
-from memtui.core.recording.history import RecordFailed
+from memtui.core.recording.database import RecordFailed
 from memtui.core.result import CONFLICT, NOT_FOUND, CommandResult
 from memtui.core.store import MemoryStore, StoreError, unrecorded_message
 from memtui.notes.contradictions import Contradiction

@@ -7,7 +7,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from memtui.core.hashing import digest
-from memtui.core.recording.history import Event
+from memtui.core.recording.event_query import EventQuery
+from memtui.core.recording.events import Event
 from memtui.core.result import CONFLICT, CommandResult
 from memtui.core.store import MemoryStore, StoreError
 from memtui.notes.merge import MergeResult, merge_texts
@@ -102,7 +103,8 @@ def base_text(store: MemoryStore, revision: str | None, loaded: str) -> str:
 def changes_since(store: MemoryStore, virtual: str, revision: str | None) -> list[Event]:
     """The changes to the note after it was at `revision`, newest first."""
     changes: list[Event] = []
-    for event in store.history.events(path=virtual, skip_reads=True, limit=CHANGES_LOOKED_AT):
+    query = EventQuery(path=virtual, skip_reads=True)
+    for event in store.history.events(query, limit=CHANGES_LOOKED_AT):
         if revision is not None and event.after_hash == revision:
             break
         if event.changed:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from memtui.core.applying.group_reverting import changed_parts
 from memtui.core.parsing.paths import VIRTUAL_ROOT, to_relpath
 from memtui.core.plurals import count
-from memtui.core.recording.history import Event, Group
+from memtui.core.recording.events import Event, Group
 from memtui.core.result import CommandResult
 from memtui.core.store import MemoryStore
 
