@@ -215,16 +215,17 @@ def notes_in_all(
     hits: list[SearchHit],
     limit: int,
 ) -> str | None:
-    """How many notes match in all when `limit` cut the hits to `hits` (`12`, or `at least
-    1000` past COUNT_CAP), or None when nothing was cut.
+    """How many notes match in all when `limit` cut the hits to `hits` (`12`, or `at least 250`
+    when counting stopped early), or None when nothing was cut.
 
-    The notes are counted without scoring them; when no more notes match than are shown, the
-    hits past the limit (in those notes only) say whether anything was cut.
+    The notes are counted without scoring them; when no more notes are counted than are shown,
+    the best COUNT_CAP hits say whether anything was cut.
     """
     shown = len({hit.path for hit in hits})
     counted = searcher.count_notes(query, filters=filters, cap=COUNT_CAP)
-    if counted is not None and counted > shown:
-        return f"at least {counted}" if counted >= COUNT_CAP else str(counted)
+    if counted is not None and counted[0] > shown:
+        notes, complete = counted
+        return str(notes) if complete else f"at least {notes}"
     every = searcher.search(query, limit=max(COUNT_CAP, limit + 1), filters=filters)
     if len(every) <= len(hits):
         return None

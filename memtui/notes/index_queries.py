@@ -9,15 +9,25 @@ from memtui.notes.index_db import LINE_BITS
 
 FILE_KINDS = "f.kind IN (1, 2)"
 """Notes and text files: what search and review look at (binaries are kept out)."""
+COUNT_ROWS = 2_000
+"""Matching rows a count reads of each full-text table, at most (a common word's lines run to
+millions in a large store; past this many the count is a lower bound)."""
 
 
 def count_matching_files(
-    conn: sqlite3.Connection, match: str, where: str, params: list[object], cap: int
-) -> int:
+    conn: sqlite3.Connection,
+    match: str,
+    where: str,
+    params: list[object],
+    cap: int,
+    rows: int = COUNT_ROWS,
+) -> tuple[int, bool]:
     """How many notes and text files passing the filters (`where` on `files` as `f`) hold a match
-    of the FTS expression `match` in a title, path, frontmatter value or body line, counted up to
-    `cap` (each table's matches are read in document order and only until `cap` files)."""
+    of the FTS expression `match` in a title, path, frontmatter value or body line, and whether
+    that is all of them: the matches are read in document order, at most `rows` of each table,
+    until `cap` files are found."""
     found: set[int] = set()
+    complete = True
     queries = (
         f"SELECT f.id FROM fts_file t JOIN files f ON f.doc = t.rowid "
         f"WHERE t.fts_file MATCH ? AND {FILE_KINDS}{where}",
@@ -25,12 +35,13 @@ def count_matching_files(
         f"WHERE t.fts MATCH ? AND {FILE_KINDS}{where}",
     )
     for sql in queries:
-        cursor = conn.execute(sql, (match, *params))
+        cursor = conn.execute(f"{sql} LIMIT ?", (match, *params, rows + 1))
         try:
-            for (file_id,) in cursor:
+            for number, (file_id,) in enumerate(cursor):
+                if number == rows or len(found) >= cap:
+                    complete = False
+                    break
                 found.add(file_id)
-                if len(found) >= cap:
-                    return cap
         finally:
             cursor.close()
-    return len(found)
+    return min(len(found), cap), complete and len(found) < cap

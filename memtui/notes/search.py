@@ -304,13 +304,14 @@ class Searcher:
 
     def count_notes(
         self, query: str, *, filters: SearchFilters | None = None, cap: int = 1000
-    ) -> int | None:
-        """How many notes and text files a word query matches in all (any variant of any of its
-        words, in a title, path, frontmatter value or body line), counted up to `cap`, without
-        scoring them; None for a query of filters alone or of one or two characters."""
+    ) -> tuple[int, bool] | None:
+        """How many notes and text files a word query matches (any variant of any of its words,
+        in a title, path, frontmatter value or body line), and whether that is all of them (the
+        count stops at `cap` files or after a bounded read of the matches), without scoring
+        them; None for a query of filters alone or of one or two characters."""
         query = query.strip()
         if self.index is None:
-            return 0
+            return 0, True
         filters = filters if filters is not None and filters.any() else None
         words, tokens = _query_words(_lower_same_length(query))
         if len(query) <= 2 or not words:
@@ -320,7 +321,7 @@ class Searcher:
             self._vocab.refresh(conn, self.index.generation())
             terms = self._prepare(words, tokens).by_word
             if not terms:
-                return 0
+                return 0, True
             return count_matching_files(conn, any_of(terms), where, params, cap)
 
     # ----- filters -----------------------------------------------------------------------------

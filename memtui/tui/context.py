@@ -8,7 +8,6 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memtui.notes.workspace import Workspace
 from memtui.tui.interaction import Interaction
 
 if TYPE_CHECKING:
@@ -18,6 +17,7 @@ if TYPE_CHECKING:
     from memtui.notes.bulk import InteractionSignal
     from memtui.notes.index import NoteIndex
     from memtui.notes.search import Searcher
+    from memtui.notes.workspace import Workspace
 
 AGENT_BADGE_DAYS = 7
 """A note keeps the tree's agent badge this many days after an agent last changed it."""
@@ -43,9 +43,11 @@ class AppContext:
     ) -> None:
         """The context of the store at `root`; `store` is the store or what makes it on first use
         (then `actor` is the actor it will record as)."""
+        from memtui.notes.workspace import Workspace  # imported on first use: start-up
+
         self.root = root
         self.settings = settings
-        self.workspace = Workspace(
+        self.workspace: Workspace = Workspace(
             store, root=root, index=index, history=partial(plain_history, root)
         )
         """The open store: the core facade, the index and its lock, the searcher, the history."""
