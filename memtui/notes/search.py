@@ -27,6 +27,7 @@ from memtui.core.parsing.paths import under_root
 from memtui.notes.file_checks import shown_part
 from memtui.notes.index import NoteIndex
 from memtui.notes.index_db import LINE_BITS, from_db, to_db
+from memtui.notes.index_queries import count_matching_files
 from memtui.notes.query import QueryError, SearchFilters, parse_query
 from memtui.notes.reading import normalise_text, read_store_head
 from memtui.notes.search_groups import (
@@ -43,6 +44,7 @@ from memtui.notes.search_groups import (
     Group,
     GroupSource,
     Tier,
+    any_of,
     in_column,
     quoted,
     word_tiers,
@@ -299,6 +301,28 @@ class Searcher:
                 self._held, self._held_generation = {}, generation
             prepared = self._prepare(words, tokens)
             return self._search_words(conn, prepared, limit, where, params, cancelled)
+
+    def count_notes(
+        self, query: str, *, filters: SearchFilters | None = None, cap: int = 1000
+    ) -> tuple[int, bool] | None:
+        """How many notes and text files a word query matches (any variant of any of its words,
+        in a title, path, frontmatter value or body line), and whether that is all of them (the
+        count stops at `cap` files or after a bounded read of the matches), without scoring
+        them; None for a query of filters alone or of one or two characters."""
+        query = query.strip()
+        if self.index is None:
+            return 0, True
+        filters = filters if filters is not None and filters.any() else None
+        words, tokens = _query_words(_lower_same_length(query))
+        if len(query) <= 2 or not words:
+            return None
+        with self.index.db.snapshot() as conn:
+            where, params = self._filter_sql(conn, filters)
+            self._vocab.refresh(conn, self.index.generation())
+            terms = self._prepare(words, tokens).by_word
+            if not terms:
+                return 0, True
+            return count_matching_files(conn, any_of(terms), where, params, cap)
 
     # ----- filters -----------------------------------------------------------------------------
 

@@ -255,7 +255,7 @@ class ChangesScreen(StoreScreen):
             return
         undone = 0
         for event in reversed(row.events):
-            result = await revert_with_force(self.app, self.ctx.store, event.id)
+            result = await revert_with_force(self.app, self.ctx.workspace, event.id)
             if result is None or result.is_error:
                 if result is not None:
                     self.notify(result.content, severity="error", timeout=6)

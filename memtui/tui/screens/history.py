@@ -293,8 +293,8 @@ class HistoryScreen(StoreScreen):
     async def _confirm_and_undo(self, event: Event) -> None:
         """Ask (naming the whole operation when the event is a part of one), undo through the
         core, and on a conflict offer to force."""
-        store = self.ctx.store
-        target = await asyncio.to_thread(undo_target, store, event.id)
+        workspace = self.ctx.workspace
+        target = await asyncio.to_thread(undo_target, workspace, event.id)
         if target is None:
             return
         what = f"#{event.id} {target.describe()}"
@@ -307,7 +307,7 @@ class HistoryScreen(StoreScreen):
         )
         if not confirmed:
             return
-        result = await undo_with_force(self.app, store, target)
+        result = await undo_with_force(self.app, workspace, target)
         if result is None:
             return
         if result.is_error:
