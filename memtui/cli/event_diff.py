@@ -44,7 +44,7 @@ def heading(event: Event, counts: tuple[int, int] | None) -> str:
 def diff_text(history: History, event: Event) -> list[tuple[str, str]]:
     """The lines showing what `event` did, each with its style: the unified diff of its before
     and after, what a read returned, or the error a refused change got."""
-    from memtui.core.recording.history import KIND_DIR, KIND_FILE
+    from memtui.core.recording.blobs import KIND_DIR, KIND_FILE
     from memtui.notes.merge import diff_lines
 
     if event.is_error:
