@@ -10,6 +10,7 @@ from memtui.core.recording.inbox import changes
 from memtui.core.store import MemoryStore
 from memtui.notes.index import NoteIndex
 from memtui.notes.operations import move, save_edit
+from memtui.notes.workspace import Workspace
 
 
 def agent_wrote_two_links(root: Path) -> tuple[MemoryStore, MemoryStore]:
@@ -34,7 +35,8 @@ def test_a_move_rewriting_links_in_agent_notes_leaves_their_changes_waiting(
     person, _agent = agent_wrote_two_links(tmp_path / "s")
     index = NoteIndex.load(person.root, use_cache=False)
 
-    moved = move(person, index, "tools/textual.md", "libs/textual.md", rewrite_links=True)
+    workspace = Workspace(person, index=index)
+    moved = move(workspace, "tools/textual.md", "libs/textual.md", rewrite_links=True)
 
     assert moved.summary == "Moved tools/textual.md to libs/textual.md; rewrote links in 2 notes"
     assert (person.root / "a.md").read_text() == "# A\n- uses [[libs/textual]]\n"
@@ -46,7 +48,7 @@ def test_a_save_of_the_note_still_approves_what_the_person_saw(tmp_path: Path) -
     person, _agent = agent_wrote_two_links(tmp_path / "s")
     text, revision = person.read("/memories/a.md")
 
-    saved = save_edit(person, "/memories/a.md", text + "mine\n", revision, text)
+    saved = save_edit(Workspace(person), "/memories/a.md", text + "mine\n", revision, text)
 
     assert not saved.result.is_error
     assert waiting(person) == [("create", "/memories/b.md")]

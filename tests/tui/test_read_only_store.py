@@ -16,13 +16,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from textual.pilot import Pilot
 from textual.widgets import Static, TextArea
 
 from memtui.core.config import Settings
 from memtui.core.store import MemoryStore
-from memtui.tui.screens.editor import EditorScreen
+from memtui.tui.app import MemtuiApp
 from memtui.tui.screens.main import MainScreen
 from tests.tui.conftest import AppFactory, wait_for, wait_idle
+from tests.tui.test_edit import start_editing
 
 READ_ONLY_ROOTS = "MEMTUI_TEST_READ_ONLY_ROOTS"
 """Set in the child process: the folder under which `fresh` and `kept` are mounted read-only."""
@@ -89,26 +91,11 @@ async def test_opens_with_a_banner_refuses_a_save_and_keeps_the_text(
         banner = screen.query_one("#read-only", Static)
         assert await wait_for(pilot, lambda: banner.has_class("shown"))
         assert str(banner.render()).startswith(" Read-only: this memory folder cannot be written (")
-        screen.show_path(NOTE)
-        assert await wait_for(pilot, lambda: screen.preview.relpath == NOTE)
-        await pilot.press("e")
-        assert await wait_for(pilot, lambda: isinstance(app.screen, EditorScreen))
-        editor = app.screen
-        assert isinstance(editor, EditorScreen)
-        typed = TEXT + "Typed on a read-only store.\n"
-        editor.query_one(TextArea).text = typed
-        await pilot.press("ctrl+s")
-        assert await wait_for(pilot, lambda: any(n.severity == "error" for n in app._notifications))
-        [message] = [n.message for n in app._notifications if n.severity == "error"]
+        message = await refused_save(app, pilot, NOTE, TEXT + "Typed on a read-only store.\n")
         assert message.startswith(
             f"Cannot write /memories/{NOTE}: the memory folder cannot be written ("
         )
         assert "; nothing changed. Your text is still here, and a copy is kept at " in message
-        copy = Path(message.rsplit(" is kept at ", 1)[1].removesuffix("."))
-        assert copy.read_text(encoding="utf-8") == typed
-        assert app.screen is editor and editor.query_one(TextArea).text == typed
-        await pilot.press("r")
-        await pilot.pause()
         assert app.return_code is None
     assert files(read_only_root) == before
 
@@ -141,6 +128,20 @@ async def test_approving_and_creating_are_refused_in_one_line(
         ]
         assert app.return_code is None
     assert files(read_only_root) == before
+
+
+async def refused_save(app: MemtuiApp, pilot: Pilot[None], note: str, typed: str) -> str:
+    """Edit `note`, type `typed`, press ctrl+s: the one error line the refused save gives, once
+    checked that the editor still holds `typed` and that the copy it names does too."""
+    editor = await start_editing(app, pilot, note)
+    editor.query_one(TextArea).text = typed
+    await pilot.press("ctrl+s")
+    assert await wait_for(pilot, lambda: any(n.severity == "error" for n in app._notifications))
+    [message] = [n.message for n in app._notifications if n.severity == "error"]
+    copy = Path(message.rsplit(" is kept at ", 1)[1].removesuffix("."))
+    assert copy.read_text(encoding="utf-8") == typed
+    assert app.screen is editor and editor.query_one(TextArea).text == typed
+    return message
 
 
 def test_as_root_under_a_read_only_mount(tmp_path: Path) -> None:
@@ -182,26 +183,10 @@ async def test_a_full_disk_refuses_the_save_in_one_line_and_keeps_the_text(
     before = (store_root / note).read_bytes()
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_idle(pilot)
-        screen = app.screen
-        assert isinstance(screen, MainScreen)
-        screen.show_path(note)
-        assert await wait_for(pilot, lambda: screen.preview.relpath == note)
-        await pilot.press("e")
-        assert await wait_for(pilot, lambda: isinstance(app.screen, EditorScreen))
-        editor = app.screen
-        assert isinstance(editor, EditorScreen)
-        typed = before.decode() + "Typed on a full disk.\n"
-        editor.query_one(TextArea).text = typed
         monkeypatch.setattr(atomic, "write_all", full)
-        await pilot.press("ctrl+s")
-        assert await wait_for(pilot, lambda: any(n.severity == "error" for n in app._notifications))
-        [message] = [n.message for n in app._notifications if n.severity == "error"]
+        message = await refused_save(app, pilot, note, before.decode() + "Typed on a full disk.\n")
         assert message.startswith(
             f"Cannot write /memories/{note}: No space left on device. Your text is still here, "
             "and a copy is kept at "
         )
-        copy = Path(message.rsplit(" is kept at ", 1)[1].removesuffix("."))
-        assert copy.read_text(encoding="utf-8") == typed
-        assert app.screen is editor and editor.query_one(TextArea).text == typed
     assert (store_root / note).read_bytes() == before
