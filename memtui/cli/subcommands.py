@@ -15,6 +15,7 @@ SUBCOMMANDS: dict[str, str] = {
     "search": "memtui.cli.search_cmd",
     "stale": "memtui.cli.stale_cmd",
     "budget": "memtui.cli.budget_cmd",
+    "show": "memtui.cli.show_cmd",
     "mcp": "memtui.cli.mcp_cmd",
 }
 """Subcommand name -> module with `register(subparsers)` and `run(args) -> int`."""

@@ -15,6 +15,7 @@ QUERY_FOR = {
     "edit": ["x.md"],
     "mv": ["a.md", "b.md"],
     "rm": ["a.md"],
+    "show": ["1"],
 }
 """Positional arguments after PATH that a subcommand needs."""
 
