@@ -117,6 +117,37 @@ def with_reasons(
     return proposed
 
 
+@dataclass(frozen=True)
+class HealthReasons:
+    """The health reasons of a store by file, and the budget and pairs they came from."""
+
+    budget: Budget
+    pairs: list[Contradiction]
+    reasons: dict[str, list[StaleReason]]
+
+
+def health_reasons(
+    index: NoteIndex,
+    history: History | None,
+    *,
+    budget_settings: BudgetSettings | None = None,
+    listing: Callable[[], str] | None = None,
+    kept: Collection[str] | None = None,
+    now: float | None = None,
+    interaction: InteractionSignal | None = None,
+) -> HealthReasons:
+    """The budget and contradiction reasons of `index`; `kept` (the history's kept pairs when
+    None) are the pairs not proposed again."""
+    budget = store_budget(index, history, settings=budget_settings, listing=listing, now=now)
+    if kept is None:
+        kept = history.kept_pair_keys() if history is not None else frozenset()
+    pairs = store_contradictions(index, history, kept=kept, pace=Pacer(interaction))
+    extra = budget_reasons(budget)
+    for path, reasons in contradiction_reasons(pairs).items():
+        extra.setdefault(path, []).extend(reasons)
+    return HealthReasons(budget, pairs, extra)
+
+
 def health_review(
     index: NoteIndex,
     history: History | None,
@@ -128,15 +159,17 @@ def health_review(
     min_score: float = PROPOSE_SCORE,
     interaction: InteractionSignal | None = None,
 ) -> HealthReview:
-    """The review queue of `index` with the budget and contradiction reasons; `kept` (the
-    history's kept pairs when None) are the pairs not proposed again."""
+    """The review queue of `index` with the budget and contradiction reasons (see
+    `health_reasons`)."""
     now = time.time() if now is None else now
     stale = review(index, history, now=now, min_score=0.0, interaction=interaction)
-    budget = store_budget(index, history, settings=budget_settings, listing=listing, now=now)
-    if kept is None:
-        kept = history.kept_pair_keys() if history is not None else frozenset()
-    pairs = store_contradictions(index, history, kept=kept, pace=Pacer(interaction))
-    extra = budget_reasons(budget)
-    for path, reasons in contradiction_reasons(pairs).items():
-        extra.setdefault(path, []).extend(reasons)
-    return HealthReview(with_reasons(stale, extra, min_score), budget, pairs)
+    health = health_reasons(
+        index,
+        history,
+        budget_settings=budget_settings,
+        listing=listing,
+        kept=kept,
+        now=now,
+        interaction=interaction,
+    )
+    return HealthReview(with_reasons(stale, health.reasons, min_score), health.budget, health.pairs)

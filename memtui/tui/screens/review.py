@@ -14,9 +14,9 @@ from textual.content import Content
 from textual.widgets import DataTable, Static
 
 from memtui.core.parsing.paths import from_relpath
-from memtui.notes.health_review import CONTRADICTS, health_review
+from memtui.notes.health_review import CONTRADICTS, HealthReasons, health_reasons, with_reasons
 from memtui.notes.operations.moving import archive_path
-from memtui.notes.stale import ARCHIVE_FOLDER
+from memtui.notes.stale import ARCHIVE_FOLDER, review
 from memtui.tui import text_styles as styles
 from memtui.tui.messages import ChangeRecorded, OpenNote
 from memtui.tui.screens.base import StoreScreen
@@ -86,6 +86,9 @@ class ReviewScreen(StoreScreen):
         self.candidates: list[StaleCandidate] = []
         self.selected: set[str] = set()
         self._by_path: dict[str, StaleCandidate] = {}
+        self._signals: list[StaleCandidate] | None = None
+        self.health: HealthReasons | None = None
+        """The last computed budget and contradiction reasons (None until the first)."""
         self._shown = PAGE
 
     def compose(self) -> ComposeResult:
@@ -107,27 +110,41 @@ class ReviewScreen(StoreScreen):
     def on_mount(self) -> None:
         """Compute the queue in the background and follow index changes."""
         self._queue = self.refresher("review-queue", self._compute, self._show_queue, quiet=QUIET)
-        self.follow_index(lambda _data=None: self._queue.request())
+        self._health = self.refresher(
+            "review-health", self._compute_health, self._show_health, quiet=QUIET
+        )
+        self.follow_index(lambda _data=None: self._request_both())
         self.query_one("#review-title", Static).update("Review: finding stale notes…")
         self.reload()
         self.table.focus()
 
+    def _request_both(self, *, now: bool = False) -> None:
+        """Compute the staleness signals and the health reasons again (each in its thread)."""
+        self._queue.request(now=now)
+        self._health.request(now=now)
+
     def reload(self) -> None:
         """Compute the stale queue again in the background."""
-        self._queue.request(now=True)
+        self._request_both(now=True)
 
     def _compute(self) -> list[StaleCandidate] | None:
-        """The stale queue, or None while the index loads (runs in a thread).
-
-        Candidates equal to those shown are kept rather than replaced, so a recompute leaves few
-        new objects behind for the garbage collector to scan.
-        """
+        """Every file with a staleness signal (whatever its score), or None while the index
+        loads (runs in a thread)."""
         index = self.ctx.index
         if index is None:
             return None
-        shown = {candidate.path: candidate for candidate in self.candidates}
+        return review(
+            index, self.ctx.history, now=self.now(), min_score=0.0, interaction=self.ctx.interaction
+        )
+
+    def _compute_health(self) -> HealthReasons | None:
+        """The budget and contradiction reasons, or None while the index loads (runs in a
+        thread; slower than the signals, so the queue shows first and gains them after)."""
+        index = self.ctx.index
+        if index is None:
+            return None
         settings = self.ctx.settings
-        found = health_review(
+        return health_reasons(
             index,
             self.ctx.history,
             budget_settings=settings.budget if settings is not None else None,
@@ -135,13 +152,33 @@ class ReviewScreen(StoreScreen):
             now=self.now(),
             interaction=self.ctx.interaction,
         )
-        return [shown[c.path] if shown.get(c.path) == c else c for c in found.candidates]
 
-    def _show_queue(self, candidates: list[StaleCandidate] | None) -> None:
-        """Show a computed queue, keeping the selection and the cursor's note."""
-        if candidates is None:
+    def _show_queue(self, signals: list[StaleCandidate] | None) -> None:
+        """Show the queue with newly computed staleness signals."""
+        if signals is None:
             self.query_one("#review-title", Static).update("Review: indexing notes…")
             return
+        self._signals = signals
+        self._merge()
+
+    def _show_health(self, health: HealthReasons | None) -> None:
+        """Show the queue with newly computed health reasons."""
+        if health is None:
+            return
+        self.health = health
+        if self._signals is not None:
+            self._merge()
+
+    def _merge(self) -> None:
+        """The queue from the signals and health reasons, keeping the selection and the cursor's
+        note. Candidates equal to those shown are kept rather than replaced, so a recompute
+        leaves few new objects behind for the garbage collector to scan."""
+        shown = {candidate.path: candidate for candidate in self.candidates}
+        extra = self.health.reasons if self.health is not None else {}
+        candidates = [
+            shown[c.path] if shown.get(c.path) == c else c
+            for c in with_reasons(self._signals or [], extra)
+        ]
         self.candidates = candidates
         self._by_path = {c.path: c for c in candidates}
         self.selected &= self._by_path.keys()
