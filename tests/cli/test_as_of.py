@@ -149,3 +149,43 @@ def test_the_store_after_an_event(tmp_path: Path) -> None:
     with pytest.raises(BeforeHistory):
         store_at(agent.history, BASE - 1)
     agent.close()
+
+
+def test_bytes_that_are_not_utf8_and_hostile_text_come_back_exactly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "store"
+    root.mkdir()
+    raw = b"\xff\xfe not utf-8 \x00\n"
+    hostile = "title\x1b]0;pwned\x07 \x1b[2J\n"
+    (root / "raw.bin.md").write_bytes(raw)
+    agent = MemoryStore(root, actor="agent:claude", settings=Settings())
+    agent.create("/memories/evil.md", hostile)
+    agent.close()
+    out = tmp_path / "then"
+    assert main(["export", str(root), "--as-of", "0d", "--to", str(out)]) == 0
+    assert (out / "raw.bin.md").read_bytes() == raw
+    assert (out / "evil.md").read_bytes() == hostile.encode()
+    assert main(["export", str(root), "--as-of", "0d"]) == 0
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert records == [
+        {"path": "evil.md", "text": hostile},
+        {"path": "raw.bin.md", "base64": "//4gbm90IHV0Zi04IAAK"},
+    ]
+    monkeypatch.setattr("sys.stdout.isatty", lambda: True)
+    assert main(["show", str(root), "evil.md", "--as-of", "0d"]) == 0
+    shown = capsys.readouterr().out
+    assert "\x1b" not in shown and "\x07" not in shown and shown.startswith("title")
+
+
+def test_export_to_a_folder_that_is_not_empty_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store_root = tmp_path / "store"
+    _history(store_root).close()
+    out = tmp_path / "busy"
+    out.mkdir()
+    (out / "keep.md").write_text("mine\n")
+    assert main(["export", str(store_root), "--as-of", "0d", "--to", str(out)]) == 2
+    assert capsys.readouterr().err == f"memtui export: {out} is not empty\n"
+    assert [p.name for p in out.iterdir()] == ["keep.md"]
