@@ -16,19 +16,11 @@ from memtui.notes.health_review import health_review
 from memtui.notes.index import NoteIndex
 from memtui.notes.operations.resolving import keep_both, undo_keep_both
 from memtui.notes.workspace import Workspace
+from tests.notes.test_budget import POINTERS, _write
 
 NOW = 1_800_000_000.0
 DAY = 86400.0
 HEALTH = ("unseen", "over-budget", "contradicts")
-POINTERS = [f"- [Topic {i}](topic_{i}.md) — what we learned about area {i}" for i in range(1, 341)]
-
-
-def _write(root: Path, files: dict[str, str]) -> None:
-    """Write files under `root`."""
-    for relpath, text in files.items():
-        target = root / relpath
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
 
 
 def _reasons(root: Path, history: History | None = None) -> dict[str, list[tuple[str, str]]]:

@@ -88,7 +88,7 @@ async def test_b_opens_the_budget_with_the_unseen_lines(
         await wait_idle(pilot)
         assert isinstance(app.screen, BudgetScreen)
         assert str(app.screen.query_one("#budget-title", Static).render()) == (
-            "Budget · Claude Code auto memory (detected) · 3,069 of 6,250 tokens loaded at the "
+            "Budget · Claude Code auto memory (detected): 3,069 of 6,250 tokens loaded at the "
             "start of every session"
         )
         table = app.screen.query_one(DataTable)

@@ -37,14 +37,8 @@ QUIET = 0.5
 
 
 def headline(budget: Budget) -> str:
-    """The kind of store and the session-start total against its limit."""
-    how = "detected" if budget.rules.detected else "from the config"
-    limit = f" of {budget.rules.limit:,}" if budget.rules.limit is not None else ""
-    over = " (over the limit)" if budget.over_limit else ""
-    return (
-        f"Budget · {budget.rules.name} ({how}) · {budget.loaded_tokens:,}{limit} tokens loaded "
-        f"at the start of every session{over}"
-    )
+    """The screen's title: the kind and the session-start total against its limit."""
+    return f"Budget · {budget.summary()}"
 
 
 def unseen_cell(row: BudgetRow) -> str:
