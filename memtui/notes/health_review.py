@@ -32,6 +32,10 @@ OVER_BUDGET_WEIGHT = 1.0
 OVER_BUDGET_SHARE_WEIGHT = 0.5
 """Any other always-loaded file of a store over its limit: a weak reason."""
 CONTRADICTS_WEIGHT = 2.0
+CONTRADICTS_MORE_WEIGHT = 0.25
+"""Each further contradicted statement of a file."""
+MAX_CONTRADICTS_WEIGHT = 3.0
+"""The most all the `contradicts` reasons of one file add up to."""
 CONTRADICTS_NEWER_WEIGHT = 0.25
 """The newer statement's file is shown the pair too, but the newer line is not what is stale."""
 MAX_DETAIL = 60
@@ -77,24 +81,32 @@ def _shown(text: str) -> str:
     return text if len(text) <= MAX_DETAIL else text[: MAX_DETAIL - 1] + "…"
 
 
+def _capped(earlier: Iterable[StaleReason], first: float) -> float:
+    """The weight of a file's next `contradicts` reason: `first` for its first, a little for
+    the next few, nothing past MAX_CONTRADICTS_WEIGHT, so a long log cannot outweigh all."""
+    so_far = sum(r.weight for r in earlier if r.kind == CONTRADICTS)
+    wanted = first if so_far == 0 else CONTRADICTS_MORE_WEIGHT
+    return round(max(0.0, min(wanted, MAX_CONTRADICTS_WEIGHT - so_far)), 3)
+
+
 def contradiction_reasons(pairs: Iterable[Contradiction]) -> dict[str, list[StaleReason]]:
     """relpath -> its `contradicts` reasons: strong on the older statement's file, weak on the
     newer's when that is another file; each reason carries its pair."""
     reasons: dict[str, list[StaleReason]] = {}
     for pair in pairs:
         older, newer = pair.older, pair.newer
+        weight = _capped(reasons.get(older.path, ()), CONTRADICTS_WEIGHT)
         where = f"line {newer.line}" if older.path == newer.path else f"{newer.path}:{newer.line}"
         said = f'"{_shown(older.text)}" contradicts newer {where} "{_shown(newer.text)}"'
         text = f"line {older.line} {said}"
-        reason = StaleReason(CONTRADICTS, text, CONTRADICTS_WEIGHT, pair)
+        reason = StaleReason(CONTRADICTS, text, weight, pair)
         reasons.setdefault(older.path, []).append(reason)
         if newer.path != older.path:
             text = (
                 f'line {newer.line} is newer than {older.path}:{older.line} "{_shown(older.text)}"'
             )
-            reasons.setdefault(newer.path, []).append(
-                StaleReason(CONTRADICTS, text, CONTRADICTS_NEWER_WEIGHT, pair)
-            )
+            weight = _capped(reasons.get(newer.path, ()), CONTRADICTS_NEWER_WEIGHT)
+            reasons.setdefault(newer.path, []).append(StaleReason(CONTRADICTS, text, weight, pair))
     return reasons
 
 
