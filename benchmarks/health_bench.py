@@ -13,7 +13,9 @@ measured in the same run:
   and scaled to the store: what the finder would cost without its candidate blocks;
 - the finder (`find_contradictions` on the store's files, their texts already read);
 - `store_contradictions` end to end (files and links read from the index, then the finder);
-- `store_budget` (kind detection, every file's row, no history).
+- `store_budget` (kind detection, every file's row, no history);
+- the review queue: the staleness signals alone (`stale.review`, the baseline) against the
+  queue with the health reasons (`health_review.health_review`).
 """
 
 from __future__ import annotations
@@ -34,7 +36,9 @@ from memtui.notes import contradiction_rules, statement_words  # noqa: E402
 from memtui.notes.budget import store_budget  # noqa: E402
 from memtui.notes.contradiction_rules import judge  # noqa: E402
 from memtui.notes.contradictions import MemoryFile, find_contradictions  # noqa: E402
+from memtui.notes.health_review import health_review  # noqa: E402
 from memtui.notes.index import NoteIndex  # noqa: E402
+from memtui.notes.stale import review  # noqa: E402
 from memtui.notes.statement_words import read_statement  # noqa: E402
 from memtui.notes.statements import statement_lines  # noqa: E402
 from memtui.notes.store_contradictions import memory_files, store_contradictions  # noqa: E402
@@ -103,6 +107,8 @@ def bench(root: Path, repeat: int, sample: int) -> None:
     naive = (naive_part[0] * len(files) / len(part), naive_part[1] * len(files) / len(part))
     whole = median_of(repeat, end_to_end)
     budget = median_of(repeat, lambda: store_budget(index))
+    signals = median_of(repeat, lambda: review(index, None))
+    queue = median_of(repeat, lambda: (cold_caches(), health_review(index, None)))
     candidates = len(find_contradictions(files))
     rows = [
         ("read every statement (floor)", floor),
@@ -110,12 +116,15 @@ def bench(root: Path, repeat: int, sample: int) -> None:
         (f"find_contradictions ({candidates} candidates)", found),
         ("store_contradictions (index -> pairs)", whole),
         ("store_budget", budget),
+        ("review queue: staleness signals (baseline)", signals),
+        ("review queue with health reasons", queue),
     ]
     for name, (wall, cpu) in rows:
         print(f"  {name:<52} wall {wall:8.2f} s  cpu {cpu:8.2f} s")
     print(
         f"  finder / floor (cpu): {found[1] / floor[1]:.1f}x;  all pairs / finder (cpu): "
-        f"{naive[1] / found[1]:.1f}x"
+        f"{naive[1] / found[1]:.1f}x;  queue with health / signals (cpu): "
+        f"{queue[1] / signals[1]:.1f}x"
     )
     index.close()
     bench_long_file(files, repeat)

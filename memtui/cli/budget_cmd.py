@@ -51,17 +51,6 @@ def total_record(budget: Any) -> dict[str, Any]:
     }
 
 
-def _headline(budget: Any) -> str:
-    """The first line: the kind and the session-start total against the limit."""
-    how = "detected" if budget.rules.detected else "from the config"
-    limit = f" of {budget.rules.limit:,}" if budget.rules.limit is not None else ""
-    over = " (over the limit)" if budget.over_limit else ""
-    return (
-        f"{budget.rules.name} ({how}): {budget.loaded_tokens:,}{limit} tokens loaded at the "
-        f"start of every session{over}"
-    )
-
-
 def _line(row: Any) -> str:
     """One row as text."""
     note = ""
@@ -109,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
             print(json_safe(json.dumps(row.record(), ensure_ascii=False)))
         print(json_safe(json.dumps(total_record(budget), ensure_ascii=False)))
         return 0
-    print(visible(_headline(budget)))
+    print(visible(budget.summary()))
     print(f"{'tokens':>9}  {'loaded':<9}  {'read 30d':>9}  path")
     for row in budget.rows:
         print(_line(row))

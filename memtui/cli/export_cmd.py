@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import Any
 
-from memtui.cli.shared import progress_printer, report_skipped
+from memtui.cli.as_of_output import AS_OF_HELP, as_of_store, file_record, write_folder
+from memtui.cli.shared import parse_when, progress_printer, report_skipped
 from memtui.cli.terminal import json_safe
 from memtui.core.reporting import fail
 
@@ -27,6 +29,11 @@ gives {"path", "error"}. Any other text file gives {"path", "kind": "text", "tit
 title is its first markdown heading or its file name, "truncated": true when the file is longer
 than what memtui reads (its first MiB, at most 20,000 lines). Each entry that is skipped (a
 binary file, a link out of PATH, a symlink loop, a FIFO) is named on stderr.
+
+With --as-of WHEN, the store as it was then, rebuilt from its history (renames and deletes
+followed): one {"path", "text"} per file ({"path", "base64"} when its bytes are not UTF-8),
+or with --to DIR every file written under DIR byte for byte. A time before the history began
+is refused in one line.
 """
 
 
@@ -50,6 +57,37 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help='add a "warnings" list to records of notes memtui has parse warnings for',
     )
+    parser.add_argument("--as-of", metavar="WHEN", type=parse_when, help=AS_OF_HELP)
+    parser.add_argument(
+        "--to",
+        metavar="DIR",
+        help="with --as-of: write the files under DIR (a new or empty folder), byte for byte",
+    )
+
+
+def _export_as_of(args: argparse.Namespace) -> int:
+    """`memtui export PATH --as-of WHEN [--to DIR]`: the store as it was then."""
+    from memtui.notes.as_of import NotThen
+
+    found = as_of_store("export", args.path, args.as_of)
+    if isinstance(found, int):
+        return found
+    history, as_of = found
+    if args.to is not None:
+        return write_folder("export", history, as_of, args.to)
+    records = []
+    for relpath in as_of.paths():
+        try:
+            records.append(file_record(relpath, as_of.content(history, relpath)))
+        except NotThen as problem:
+            records.append({"path": relpath, "error": str(problem)})
+    lines = [json_safe(json.dumps(record, ensure_ascii=False)) for record in records]
+    if args.format == "json":
+        sys.stdout.write("[\n" + ",\n".join(lines) + "\n]\n" if lines else "[]\n")
+    else:
+        sys.stdout.write("".join(line + "\n" for line in lines))
+    sys.stdout.flush()
+    return 0
 
 
 def run(args: argparse.Namespace) -> int:
@@ -60,6 +98,10 @@ def run(args: argparse.Namespace) -> int:
     from memtui.notes.scan import scan_files
     from memtui.notes.workspace import Workspace
 
+    if args.to is not None and args.as_of is None:
+        return fail("export", "--to needs --as-of WHEN")
+    if args.as_of is not None:
+        return _export_as_of(args)
     root = Path(args.path)
     if not root.is_dir():
         return fail("export", f"{args.path} is not a folder")

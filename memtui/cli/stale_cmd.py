@@ -23,8 +23,10 @@ def register(subparsers: Any) -> None:
             "of date: not read back by an agent since they changed, unchanged for long, "
             "superseded by a newer near-duplicate, expired or unverified frontmatter dates, "
             "broken path links, links to notes not written yet, no links (only in a store "
-            "where most notes link), very large. A file is proposed when its reasons add up "
-            "to one strong signal. Only proposes; never changes a file."
+            "where most notes link), very large, lines the agent never sees (past line 200 of "
+            "MEMORY.md), over the always-loaded budget, a statement a newer one contradicts "
+            "(the reason `contradicts`, with both paths, lines and texts). A file is proposed "
+            "when its reasons add up to one strong signal. Only proposes; never changes a file."
         ),
     )
     parser.add_argument("path", metavar="PATH", help="the memory folder (what /memories maps to)")
@@ -38,20 +40,36 @@ def register(subparsers: Any) -> None:
     )
 
 
+def _statement(line: Any) -> dict[str, Any]:
+    """One statement of a contradiction: its path, line, text and when it was written."""
+    return {"path": line.path, "line": line.line, "text": line.text, "time": line.time or None}
+
+
+def reason_record(reason: Any) -> dict[str, Any]:
+    """One reason as a JSON-ready dict; a `contradicts` reason adds both statements."""
+    record: dict[str, Any] = {"kind": reason.kind, "text": reason.text, "weight": reason.weight}
+    if reason.pair is not None:
+        record["older"] = _statement(reason.pair.older)
+        record["newer"] = _statement(reason.pair.newer)
+        record["rule"] = reason.pair.reason
+        record["key"] = reason.pair.key
+    return record
+
+
 def candidate_record(candidate: Any) -> dict[str, Any]:
     """One review candidate as a JSON-ready dict: path, score, reasons."""
     return {
         "path": candidate.path,
         "score": candidate.score,
-        "reasons": [
-            {"kind": r.kind, "text": r.text, "weight": r.weight} for r in candidate.reasons
-        ],
+        "reasons": [reason_record(r) for r in candidate.reasons],
     }
 
 
 def run(args: argparse.Namespace) -> int:
     """Run `memtui stale`."""
-    from memtui.notes.stale import review
+    from memtui.core.config import ConfigError, load_settings
+    from memtui.core.store import MemoryStore
+    from memtui.notes.health_review import health_review
     from memtui.notes.workspace import Workspace
 
     root = Path(args.path)
@@ -59,11 +77,23 @@ def run(args: argparse.Namespace) -> int:
         return fail("stale", f"{args.path} is not a folder")
     if args.limit < 0:
         return fail("stale", "--limit must be 0 or more")
-    workspace = Workspace(root=root, history=partial(open_history, root))
     try:
+        settings = load_settings()
+        workspace = Workspace(
+            lambda: MemoryStore(root, actor="external", settings=settings),
+            root=root,
+            history=partial(open_history, root),
+        )
         history = workspace.history
         index = workspace.load_index(progress_printer())
-        candidates = review(index, history)
+        candidates = health_review(
+            index,
+            history,
+            budget_settings=settings.budget,
+            listing=lambda: workspace.store.render_view("/memories"),
+        ).candidates
+    except ConfigError as error:
+        return fail("stale", error)
     except Exception as exc:  # a one-line message, never a traceback
         return fail("stale", exc)
     report_skipped("stale", index.problems)

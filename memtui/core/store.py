@@ -65,6 +65,7 @@ from memtui.core.recording.keeping import (
     keep,
     secret_flags,
 )
+from memtui.core.recording.kept_pairs import KeptPair
 from memtui.core.resolving.fd_paths import DIR_MODE, rename_noreplace
 from memtui.core.resolving.lock import LockBusy, MutationLock
 from memtui.core.resolving.regular import Head, NotRegularFile, read_head, read_regular
@@ -187,6 +188,15 @@ class MemoryStore:
             clock=self.clock,
             _shared=self._shared,
         )
+
+    def keep_both(self, key: str, texts: tuple[str, str]) -> None:
+        """Remember that a person keeps both statements of a pair (`key`), as this store's actor
+        now, so the pair is not proposed again. Raises RecordFailed when it cannot be kept."""
+        self.history.keep_pair(KeptPair(key, self.actor, self.clock(), texts))
+
+    def forget_kept(self, key: str) -> bool:
+        """Undo a `keep_both`: the pair may be proposed again; False when it was not kept."""
+        return self.history.forget_pair(key)
 
     def operation(self, kind: str, summary: str) -> MemoryStore:
         """A copy of this store whose every event is a part of one new operation (a group in

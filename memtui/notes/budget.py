@@ -73,6 +73,16 @@ class Budget:
         """Estimated tokens loaded at the start of every session."""
         return sum(row.loaded_tokens for row in self.rows)
 
+    def summary(self) -> str:
+        """The kind (detected or configured) and the session-start total against the limit."""
+        how = "detected" if self.rules.detected else "from the config"
+        limit = f" of {self.rules.limit:,}" if self.rules.limit is not None else ""
+        over = " (over the limit)" if self.over_limit else ""
+        return (
+            f"{self.rules.name} ({how}): {self.loaded_tokens:,}{limit} tokens loaded at the "
+            f"start of every session{over}"
+        )
+
     @property
     def over_limit(self) -> bool:
         """Whether the session-start load is over the kind's (or the config's) limit."""

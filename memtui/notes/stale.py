@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memtui.core.parsing.paths import from_relpath
 from memtui.core.plurals import count
@@ -55,6 +55,9 @@ SUPERSEDED_AFTER_SECONDS = 3600.0
 """A near-duplicate changed this much later than a file supersedes it; closer ones are twins."""
 MAX_LINKS_NAMED = 3
 
+if TYPE_CHECKING:
+    from memtui.notes.contradictions import Contradiction
+
 
 @dataclass(frozen=True)
 class StaleReason:
@@ -63,6 +66,8 @@ class StaleReason:
     kind: str
     text: str
     weight: float
+    pair: Contradiction | None = None
+    """The two statements of a `contradicts` reason."""
 
 
 ORPHAN = StaleReason("orphan", "no links in or out, in a store where most notes link", 0.5)

@@ -123,6 +123,9 @@ def test_help_describes_the_command() -> None:
         text=True,
         check=True,
     )
-    assert "usage: memtui export [-h] [--format {jsonl,json}] [--warnings] PATH" in done.stdout
+    assert " ".join(done.stdout.split("\n\n")[0].split()) == (
+        "usage: memtui export [-h] [--format {jsonl,json}] [--warnings] [--as-of WHEN] "
+        "[--to DIR] PATH"
+    )
     assert "Basic Memory 0.24.1" in done.stdout
     assert "hidden folders" in done.stdout

@@ -25,6 +25,7 @@ from memtui.core.opening.baseline import record_baseline, store_files
 from memtui.core.parsing.paths import VIRTUAL_ROOT
 from memtui.core.recording.blobs import KIND_DIR, KIND_FILE
 from memtui.core.recording.database import RecordFailed, failure_reason
+from memtui.core.recording.event_query import EventQuery
 from memtui.core.recording.file_state import FileRecord
 from memtui.core.recording.history import History
 from memtui.core.resolving.fd_paths import (
@@ -184,11 +185,15 @@ def _place(
                 state[f"{base}/{relative}"] = digest
 
 
-def known_files(history: History) -> dict[str, str]:
+def known_files(
+    history: History, *, until: float | None = None, through: int | None = None
+) -> dict[str, str]:
     """Virtual path -> sha256 of every file the history says exists now, by replaying its
-    changes."""
+    changes; with `until` (a unix time) or `through` (an event id), as it was then."""
     state: dict[str, str] = {}
-    for event in history.events(newest_first=False):
+    query = EventQuery(until=until, skip_reads=True)
+    before = None if through is None else through + 1
+    for event in history.events(query, newest_first=False, before_id=before):
         if not event.changed or not event.path:
             continue
         folder = KIND_DIR in (event.before_kind, event.after_kind)

@@ -38,6 +38,7 @@ from memtui.core.recording.db_text import TEXT
 from memtui.core.recording.event_query import EventQuery
 from memtui.core.recording.events import Event, EventLog, Group, PendingEvent, actor_kind
 from memtui.core.recording.file_state import FileRecord, FileStates
+from memtui.core.recording.kept_pairs import KeptPair, KeptPairs
 from memtui.core.recording.lineage import Lineage
 from memtui.core.recording.read_refs import rebuilt_args, viewed_text
 from memtui.core.recording.reviews import Review, ReviewMarks
@@ -82,6 +83,8 @@ class History:
         """Who reviewed which change, and when."""
         self.file_states = FileStates(self._connection)
         """What the history last recorded of each file (start-up recovery compares it)."""
+        self.kept_pairs = KeptPairs(self._connection, self._writing)
+        """Pairs of statements a person decided to keep both of."""
         self._connection()
 
     # Connections.
@@ -455,6 +458,18 @@ class History:
     ) -> tuple[list[int], dict[int, Review]]:
         """Mark changes reviewed in one transaction (see `ReviewMarks.mark_reviewed`)."""
         return self.review_marks.mark_reviewed(event_ids, reviewer, when)
+
+    def keep_pair(self, pair: KeptPair) -> None:
+        """Remember a "keep both" decision (see `KeptPairs.keep`)."""
+        self.kept_pairs.keep(pair)
+
+    def forget_pair(self, key: str) -> bool:
+        """Undo a "keep both" decision; False when the pair was not kept."""
+        return self.kept_pairs.forget(key)
+
+    def kept_pair_keys(self) -> frozenset[str]:
+        """The keys of the pairs kept both."""
+        return self.kept_pairs.keys()
 
     def file_state_built(self) -> bool:
         """True once file_state describes every file the history knows."""

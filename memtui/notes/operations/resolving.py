@@ -61,3 +61,22 @@ def keep_newer(
     if not result.is_error:
         workspace.apply([pair.older.path])
     return result
+
+
+def keep_both(workspace: Workspace, pair: Contradiction) -> CommandResult:
+    """Keep both statements of a pair: remembered in the history (`MemoryStore.keep_both`), so
+    the pair is not proposed again; no file changes."""
+    try:
+        workspace.store.keep_both(pair.key, (pair.older.text, pair.newer.text))
+    except RecordFailed as problem:
+        return CommandResult(unrecorded_message("keep both", problem), True)
+    return CommandResult(
+        f"Kept both: line {pair.older.line} of {from_relpath(pair.older.path)} and line "
+        f"{pair.newer.line} of {from_relpath(pair.newer.path)} will not be proposed again",
+        False,
+    )
+
+
+def undo_keep_both(workspace: Workspace, pair: Contradiction) -> bool:
+    """Undo `keep_both`: the pair may be proposed again."""
+    return workspace.store.forget_kept(pair.key)

@@ -75,12 +75,14 @@ class HistoryScreen(StoreScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("u", "undo", "Undo event", id="history.undo"),
         Binding("slash", "focus_filter", "Filter", id="history.filter"),
+        Binding("a", "as_of", "Store as of", id="history.as_of"),
         Binding("escape", "close", "Back", id="history.close"),
     ]
 
     PALETTE: ClassVar[list[tuple[str, str, str]]] = [
         ("history: undo the selected event", "undo", "Restore what the event changed"),
         ("history: filter", "focus_filter", "actor:, cmd:, path:, since: and words"),
+        ("history: view the store as of this event", "as_of", "Read-only; restore a file"),
         ("go: back", "close", "Leave the history"),
     ]
 
@@ -275,6 +277,14 @@ class HistoryScreen(StoreScreen):
     def action_focus_filter(self) -> None:
         """Put the cursor in the filter row."""
         self.query_one("#history-filter", Input).focus()
+
+    def action_as_of(self) -> None:
+        """Show the store as it was just after the selected event (read-only)."""
+        from memtui.tui.screens.as_of import AsOfScreen  # imported on first use
+
+        event = self.selected_event()
+        if event is not None:
+            self.app.push_screen(AsOfScreen(event))
 
     def action_undo(self) -> None:
         """Undo the selected event after confirmation."""

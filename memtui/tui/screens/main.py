@@ -12,6 +12,7 @@ from textual.widgets import Static, Tree
 from textual.worker import get_current_worker
 
 from memtui.core.display import visible
+from memtui.tui.background import Computed
 from memtui.tui.messages import NoteHistoryRead, PreviewPrepared, SettingSaved, TitlesRead
 from memtui.tui.outlink import OutLink
 from memtui.tui.rest_gate import RestGate
@@ -56,6 +57,7 @@ class MainScreen(MemtuiScreen[None]):
         Binding("h", "history", "History", id="main.history"),
         Binding("H", "note_history", "Note history", show=False, id="main.note_history"),
         Binding("r", "review", "Review", id="main.review"),
+        Binding("b", "budget", "Budget", show=False, id="main.budget"),
         Binding("c", "changes", "Changes", id="main.changes"),
         Binding("ctrl+r", "reload", "Reload", show=False, id="main.reload"),
     ]
@@ -86,6 +88,7 @@ class MainScreen(MemtuiScreen[None]):
         ("go: history", "history", "Every event in the store"),
         ("go: note history", "note_history", "Events of this note"),
         ("go: review", "review", "Stale notes to review"),
+        ("go: budget", "budget", "What the agent loads every session, and what it read"),
         ("go: changes to review", "changes", "What agents and outside edits changed, to approve"),
         ("view: reload tree", "reload", "Re-list the folders"),
     ]
@@ -99,6 +102,8 @@ class MainScreen(MemtuiScreen[None]):
         self._history_rows: dict[str, list[Event]] = {}
         self._line_wanted: tuple[str, int | None] | None = None
         """The note `show_path` moved the cursor to and the line its highlight shows it at."""
+        self.loaded_total = ""
+        """The always-loaded total as the status line says it ("" when nothing loads)."""
         self._view_wanted: tuple[str, bool] | None = None
         """The file (and whether raw) whose view is being prepared, so an older one is dropped."""
 
@@ -124,6 +129,8 @@ class MainScreen(MemtuiScreen[None]):
         app.read_only_signal.subscribe(self, self.show_read_only)
         if app.read_only is not None:
             self.show_read_only(app.read_only)
+        app.index_ready_signal.subscribe(self, lambda _none: self.count_loaded())
+        app.notes_changed_signal.subscribe(self, lambda _paths: self.count_loaded())
         self.note_tree.focus()
         self.update_status()
         self.call_after_refresh(self._after_first_frame)
@@ -179,9 +186,35 @@ class MainScreen(MemtuiScreen[None]):
         waiting = self.memtui.review_count
         if waiting:
             state += f"  ·  {count(waiting, 'change')} to review (c)"
+        if self.loaded_total:
+            state += f"  ·  {self.loaded_total}"
         self.query_one("#status", Static).update(
             f" {visible(str(self.ctx.root))}  ·  {state}  ·  F1 keys"
         )
+
+    @work(thread=True, exclusive=True, group="loaded-total")
+    def count_loaded(self) -> None:
+        """Compute the tokens loaded at every session's start, for the status line."""
+        from memtui.tui.screens.budget import compute_budget, status_total
+
+        budget = compute_budget(self)
+        if budget is None or get_current_worker().is_cancelled:
+            return
+        self.post_message(Computed(self._show_loaded, status_total(budget)))
+
+    def on_computed(self, message: Computed) -> None:
+        """Apply a background result on the UI thread."""
+        message.apply(message.result)
+
+    def _show_loaded(self, total: str) -> None:
+        """Show the always-loaded total in the status line."""
+        if total != self.loaded_total:
+            self.loaded_total = total
+            self.update_status()
+
+    def now(self) -> float:
+        """The app's clock (notes' ages, the reads of the last 30 days)."""
+        return float(self.memtui.clock())
 
     def on_index_ready_signal(self) -> None:
         """Index ready: refresh the status and the current note's links."""
@@ -635,6 +668,12 @@ class MainScreen(MemtuiScreen[None]):
         from memtui.tui.screens.changes import ChangesScreen  # imported on first use: start-up
 
         self.app.push_screen(ChangesScreen())
+
+    def action_budget(self) -> None:
+        """Open the budget: what the agent loads of the store, and what it read."""
+        from memtui.tui.screens.budget import BudgetScreen  # imported on first use: start-up
+
+        self.app.push_screen(BudgetScreen())
 
     def action_review(self) -> None:
         """Open the stale-note review queue."""

@@ -9,11 +9,12 @@ from typing import TYPE_CHECKING, ClassVar
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.widgets import DataTable, Static
 
 from memtui.core.parsing.paths import from_relpath
+from memtui.notes.health_review import CONTRADICTS, HealthReasons, health_reasons, with_reasons
 from memtui.notes.operations.moving import archive_path
 from memtui.notes.stale import ARCHIVE_FOLDER, review
 from memtui.tui import text_styles as styles
@@ -25,6 +26,7 @@ from memtui.tui.widgets.review_table import ReviewTable
 from memtui.tui.wording import count
 
 if TYPE_CHECKING:
+    from memtui.notes.contradictions import Contradiction, Line
     from memtui.notes.stale import StaleCandidate
 
 PROGRESS_THRESHOLD = 5
@@ -48,10 +50,16 @@ class ReviewScreen(StoreScreen):
         Binding("d", "delete_selected", "Delete", id="review.delete"),
         Binding("u", "undo", "Undo", id="review.undo"),
         Binding("o", "open_note", "Open", id="review.open"),
+        Binding("n", "keep_newer", "Keep newer", id="review.keep_newer"),
+        Binding("b", "keep_both", "Keep both", id="review.keep_both"),
+        Binding("e", "edit_pair", "Edit", id="review.edit"),
         Binding("escape", "close", "Back", id="review.close"),
     ]
 
     FOOTER_DROPS: ClassVar[tuple[str, ...]] = (
+        "review.edit",
+        "review.keep_both",
+        "review.keep_newer",
         "review.open",
         "review.select_all",
         "review.undo",
@@ -66,6 +74,9 @@ class ReviewScreen(StoreScreen):
         ("review: delete", "delete_selected", "Delete the selected notes, undoable"),
         ("review: undo your last change", "undo", "Undo the last archive or delete (named)"),
         ("review: open note", "open_note", "Open the note in the main screen"),
+        ("review: keep the newer", "keep_newer", "Remove (or mark) the older contradicting line"),
+        ("review: keep both", "keep_both", "Keep both lines; the pair is not proposed again"),
+        ("review: edit the older line", "edit_pair", "Edit the note at the older line"),
         ("go: back", "close", "Leave the review"),
     ]
 
@@ -75,6 +86,9 @@ class ReviewScreen(StoreScreen):
         self.candidates: list[StaleCandidate] = []
         self.selected: set[str] = set()
         self._by_path: dict[str, StaleCandidate] = {}
+        self._signals: list[StaleCandidate] | None = None
+        self.health: HealthReasons | None = None
+        """The last computed budget and contradiction reasons (None until the first)."""
         self._shown = PAGE
 
     def compose(self) -> ComposeResult:
@@ -83,6 +97,9 @@ class ReviewScreen(StoreScreen):
         yield ReviewTable(self._mark, id="review-table")
         with VerticalScroll(id="review-detail-scroll"):
             yield Static(id="review-detail")
+            with Horizontal(id="review-pair"):
+                yield Static(id="pair-newer")
+                yield Static(id="pair-older")
         yield KeyFooter()
 
     @property
@@ -93,37 +110,75 @@ class ReviewScreen(StoreScreen):
     def on_mount(self) -> None:
         """Compute the queue in the background and follow index changes."""
         self._queue = self.refresher("review-queue", self._compute, self._show_queue, quiet=QUIET)
-        self.follow_index(lambda _data=None: self._queue.request())
+        self._health = self.refresher(
+            "review-health", self._compute_health, self._show_health, quiet=QUIET
+        )
+        self.follow_index(lambda _data=None: self._request_both())
         self.query_one("#review-title", Static).update("Review: finding stale notes…")
         self.reload()
         self.table.focus()
 
+    def _request_both(self, *, now: bool = False) -> None:
+        """Compute the staleness signals and the health reasons again (each in its thread)."""
+        self._queue.request(now=now)
+        self._health.request(now=now)
+
     def reload(self) -> None:
         """Compute the stale queue again in the background."""
-        self._queue.request(now=True)
+        self._request_both(now=True)
 
     def _compute(self) -> list[StaleCandidate] | None:
-        """The stale queue, or None while the index loads (runs in a thread).
-
-        Candidates equal to those shown are kept rather than replaced, so a recompute leaves few
-        new objects behind for the garbage collector to scan.
-        """
+        """Every file with a staleness signal (whatever its score), or None while the index
+        loads (runs in a thread)."""
         index = self.ctx.index
         if index is None:
             return None
-        shown = {candidate.path: candidate for candidate in self.candidates}
-        return [
-            shown[c.path] if shown.get(c.path) == c else c
-            for c in review(
-                index, self.ctx.history, now=self.now(), interaction=self.ctx.interaction
-            )
-        ]
+        return review(
+            index, self.ctx.history, now=self.now(), min_score=0.0, interaction=self.ctx.interaction
+        )
 
-    def _show_queue(self, candidates: list[StaleCandidate] | None) -> None:
-        """Show a computed queue, keeping the selection and the cursor's note."""
-        if candidates is None:
+    def _compute_health(self) -> HealthReasons | None:
+        """The budget and contradiction reasons, or None while the index loads (runs in a
+        thread; slower than the signals, so the queue shows first and gains them after)."""
+        index = self.ctx.index
+        if index is None:
+            return None
+        settings = self.ctx.settings
+        return health_reasons(
+            index,
+            self.ctx.history,
+            budget_settings=settings.budget if settings is not None else None,
+            listing=lambda: self.ctx.store.render_view("/memories"),
+            now=self.now(),
+            interaction=self.ctx.interaction,
+        )
+
+    def _show_queue(self, signals: list[StaleCandidate] | None) -> None:
+        """Show the queue with newly computed staleness signals."""
+        if signals is None:
             self.query_one("#review-title", Static).update("Review: indexing notes…")
             return
+        self._signals = signals
+        self._merge()
+
+    def _show_health(self, health: HealthReasons | None) -> None:
+        """Show the queue with newly computed health reasons."""
+        if health is None:
+            return
+        self.health = health
+        if self._signals is not None:
+            self._merge()
+
+    def _merge(self) -> None:
+        """The queue from the signals and health reasons, keeping the selection and the cursor's
+        note. Candidates equal to those shown are kept rather than replaced, so a recompute
+        leaves few new objects behind for the garbage collector to scan."""
+        shown = {candidate.path: candidate for candidate in self.candidates}
+        extra = self.health.reasons if self.health is not None else {}
+        candidates = [
+            shown[c.path] if shown.get(c.path) == c else c
+            for c in with_reasons(self._signals or [], extra)
+        ]
         self.candidates = candidates
         self._by_path = {c.path: c for c in candidates}
         self.selected &= self._by_path.keys()
@@ -164,6 +219,7 @@ class ReviewScreen(StoreScreen):
         detail = self.query_one("#review-detail", Static)
         path = self.current_path()
         candidate = self._by_path.get(path) if path is not None else None
+        self._show_pair(candidate)
         if candidate is None:
             detail.update(Content.styled("Nothing to review: no note looks stale.", styles.ASIDE))
             return
@@ -176,7 +232,45 @@ class ReviewScreen(StoreScreen):
                 (f"{reason.kind:<12} ", styles.KIND),
                 f"{reason.text}\n",
             ]
+        if self.current_pair() is not None:
+            parts.append(
+                ("  n keeps the newer · b keeps both · e edits the older line\n", styles.ASIDE)
+            )
         detail.update(styles.assemble(*parts))
+
+    def current_pair(self) -> Contradiction | None:
+        """The first contradiction of the candidate under the cursor."""
+        path = self.current_path()
+        candidate = self._by_path.get(path) if path is not None else None
+        if candidate is None:
+            return None
+        return next((r.pair for r in candidate.reasons if r.kind == CONTRADICTS and r.pair), None)
+
+    def _show_pair(self, candidate: StaleCandidate | None) -> None:
+        """The candidate's first contradiction side by side, newer first, or nothing."""
+        pair = self.current_pair() if candidate is not None else None
+        self.query_one("#review-pair").display = pair is not None
+        if pair is None:
+            return
+        self.query_one("#pair-newer", Static).update(self._statement("Newer", pair.newer))
+        older = self._statement("Older", pair.older)
+        self.query_one("#pair-older", Static).update(older)
+
+    def _statement(self, label: str, line: Line) -> Content:
+        """One side of a pair: which, where, when written, and its text."""
+        when = self._date(line.time)
+        return styles.assemble(
+            (f"{label}", styles.HEADING),
+            (f"  {line.path}:{line.line}  {when}\n", styles.MUTED),
+            line.text,
+        )
+
+    @staticmethod
+    def _date(when: float) -> str:
+        """A statement's time as a day, or "" when unknown."""
+        from memtui.notes.operations.resolving import day_of
+
+        return day_of(when) if when else ""
 
     @on(DataTable.RowHighlighted)
     def _on_row(self, event: DataTable.RowHighlighted) -> None:
@@ -241,6 +335,65 @@ class ReviewScreen(StoreScreen):
         path = self.current_path()
         if path is not None:
             self.post_message(OpenNote(path))
+
+    @work(exclusive=True, group="review-remove")
+    async def action_keep_newer(self) -> None:
+        """Keep the newer statement of the pair under the cursor: the older line removed (or
+        marked superseded, as `[contradictions] older` says) through the core, undoable."""
+        from memtui.notes.operations.resolving import keep_newer
+
+        pair = self.current_pair()
+        if pair is None:
+            self.notify("No contradiction here.", timeout=2)
+            return
+        settings = self.ctx.settings
+        mark = settings is not None and settings.contradictions.older == "mark"
+        workspace, now = self.ctx.workspace, self.now()
+        if mark:
+            result = await asyncio.to_thread(keep_newer, workspace, pair, "mark", now=now)
+        else:
+            result = await asyncio.to_thread(keep_newer, workspace, pair, "remove", now=now)
+        await self._resolved(result, [pair.older.path])
+
+    @work(exclusive=True, group="review-remove")
+    async def action_keep_both(self) -> None:
+        """Keep both statements of the pair under the cursor; it is not proposed again."""
+        from memtui.notes.operations.resolving import keep_both
+
+        pair = self.current_pair()
+        if pair is None:
+            self.notify("No contradiction here.", timeout=2)
+            return
+        result = await asyncio.to_thread(keep_both, self.ctx.workspace, pair)
+        await self._resolved(result, [])
+
+    async def _resolved(self, result: object, paths: list[str]) -> None:
+        """Say how a choice went, update what it changed and compute the queue again."""
+        from memtui.core.result import CommandResult
+
+        assert isinstance(result, CommandResult)
+        if result.is_error:
+            self.notify(result.content, severity="error", timeout=6)
+            return
+        if result.event_id is not None:
+            self.post_message(ChangeRecorded(result.event_id))
+        if paths:
+            await self.memtui.apply_changes(frozenset(paths))
+        self.notify(result.content.splitlines()[0] if result.content else "Done.", timeout=3)
+        self.reload()
+
+    @work(exclusive=True, group="review-remove")
+    async def action_edit_pair(self) -> None:
+        """Edit the note of the older statement, the cursor on its line."""
+        from memtui.tui.screens.editor import edit_here  # imported on first use: start-up
+
+        pair = self.current_pair()
+        if pair is None:
+            self.notify("No contradiction here.", timeout=2)
+            return
+        if await edit_here(self.memtui, pair.older.path, (pair.older.line - 1, 0)):
+            await self.memtui.apply_changes(frozenset({pair.older.path}))
+            self.reload()
 
     @work(exclusive=True, group="review-remove")
     async def _remove(self, paths: list[str], *, archive: bool) -> None:
