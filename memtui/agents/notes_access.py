@@ -3,6 +3,7 @@ Workspace, and the paths a memory command changes."""
 
 from __future__ import annotations
 
+import json
 import math
 import posixpath
 from typing import Any
@@ -38,8 +39,8 @@ def relpath_of(virtual: object) -> str | None:
     return None if normal.startswith("..") else normal
 
 
-FILTERS_SCHEMA: dict[str, Any] = {
-    "type": ["object", "null"],
+FILTERS_OBJECT_SCHEMA: dict[str, Any] = {
+    "type": "object",
     "properties": {
         "folder": {"type": "string", "description": "Only notes below this folder, e.g. projects"},
         "tag": {"type": "string", "description": "Only notes with this tag"},
@@ -59,15 +60,22 @@ FILTERS_SCHEMA: dict[str, Any] = {
     },
     "additionalProperties": False,
 }
-"""JSON schema of the `filters` argument of search_memories (null, its default, means none)."""
+"""JSON schema of a `filters` object of search_memories."""
+
+FILTERS_SCHEMA: dict[str, Any] = {"anyOf": [FILTERS_OBJECT_SCHEMA, {"type": "null"}]}
+"""JSON schema of the `filters` argument of search_memories (null, its default, means none);
+`anyOf` rather than a list of types, which some clients do not read."""
 
 
 def parse_filters(filters: object) -> SearchFilters | None:
-    """SearchFilters from the tool's `filters` object; a bad key or value is a one-line error."""
+    """SearchFilters from the tool's `filters` object (or that object as JSON text, as some
+    clients send it); a bad key or value is a one-line error."""
+    if isinstance(filters, str):
+        filters = filters_from_text(filters)
     if filters is None:
         return None
     if not isinstance(filters, dict):
-        raise NotesError('filters must be an object, e.g. {"folder": "projects"}')
+        raise NotesError(FILTERS_EXPECTED)
     unknown = sorted(str(key) for key in set(filters) - set(FILTER_FIELDS))
     if unknown:
         raise NotesError(
@@ -91,6 +99,19 @@ def parse_filters(filters: object) -> SearchFilters | None:
         else:
             raise NotesError(f"Filter {key} must be a string")
     return SearchFilters(**values) if values else None
+
+
+FILTERS_EXPECTED = 'filters must be an object, e.g. {"folder": "projects"}'
+
+
+def filters_from_text(text: str) -> object:
+    """The filters a client sent as JSON text (blank or `null`: none); not JSON is an error."""
+    if not text.strip():
+        return None
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        raise NotesError(FILTERS_EXPECTED) from None
 
 
 COUNT_CAP = 1000
@@ -165,7 +186,7 @@ class NotesAccess:
         return self.workspace.current_index()
 
     def search_text(
-        self, query: str, limit: int = 10, filters: dict[str, Any] | None = None
+        self, query: str, limit: int = 10, filters: dict[str, Any] | str | None = None
     ) -> str:
         """search_memories: matching notes with titles and matched lines."""
         if limit < 1:
