@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import jsonschema
 import pytest
 from mcp.shared.exceptions import MCPError
 
+from memtui.demo.bundled import DEMO_NOTES_DIR
 from tests.agents.mcp_client import call_memory, mcp_session, result_text
 
 BIRD = "---\ntitle: Falcon\n---\n- [seen] falcon over the bay\n"
@@ -141,3 +143,29 @@ async def test_move_note_says_how_many_links_it_rewrote(tmp_path: Path) -> None:
         False,
     )
     assert result_text(kept).startswith("Moved libs/textual.md to tools/textual.md; 2 notes still")
+
+
+async def test_search_memories_finds_a_two_letter_word_and_names_a_note_once(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "demo"
+    shutil.copytree(DEMO_NOTES_DIR, root)
+    async with mcp_session(root) as session:
+        short = await session.call_tool("search_memories", {"query": "go", "limit": 50})
+        named = await session.call_tool("search_memories", {"query": "runbook"})
+    text = result_text(short)
+    assert short.is_error is False
+    assert (
+        "/memories/projects/billing-service.md (Billing Service)\n"
+        "  5: tags: project, billing, go\n"
+        "  12: Go service that turns usage events into invoices. Postgres ledger, nightly "
+        "reconciliation.\n"
+        "  15: - [stack] Go 1.23, Postgres 16, NATS for usage events #tech\n"
+    ) in text
+    runbook = result_text(named).split("/memories/projects/data-pipeline/runbook.md")[1]
+    assert runbook.split("\n\n")[0].splitlines()[1:] == [
+        "  title: Data Pipeline Runbook",
+        "  3: type: runbook",
+        "  5: tags: pipeline, ops, runbook",
+        "  9: # Data Pipeline Runbook",
+    ]
