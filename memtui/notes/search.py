@@ -148,11 +148,13 @@ class _Kept:
         """Whether `limit` hits are kept."""
         return len(self.hits) >= self.limit
 
+    def takes(self, path: str) -> bool:
+        """Whether another hit of the note at `path` would be kept (were it the best left)."""
+        return self.per_note is None or self._counts.get(path, 0) < self.per_note
+
     def add(self, hit: SearchHit) -> bool:
         """Keep `hit` (no better hit may come after it) unless a rule leaves it out."""
-        if self.full or (
-            self.per_note is not None and self._counts.get(hit.path, 0) >= self.per_note
-        ):
+        if self.full or not self.takes(hit.path):
             return False
         if hit.kind in NAME_KINDS:
             if hit.path in self._named:
@@ -462,6 +464,8 @@ class Searcher:
                     if kept.full:
                         return kept.hits
                     if kind == LINES:
+                        if not kept.takes(doc.path):
+                            continue
                         what = META if line == 0 else BODY
                         for hit in self._visit(conn, doc, line, what, prepared):
                             kept.add(replace(hit, score=SHORT_LINE_SCORE))
@@ -539,13 +543,15 @@ class Searcher:
         limit = kept.limit
         hits: list[SearchHit] = []
         worst: tuple[float, str, int] | None = None
+        trim_at = limit
         try:
             while (found := walk.next(worst)) is not None:
                 line, doc, group = found
                 floor = worst[0] if worst is not None else -1.0
                 hits.extend(self._visit(conn, doc, line, group.what, prepared, floor))
-                if len(hits) >= limit * 2 or (len(hits) >= limit and worst is None):
+                if len(hits) >= trim_at:
                     hits = kept.best_of(hits)
+                    trim_at = len(hits) + limit
                     if len(hits) >= limit:
                         worst = (hits[-1].score, hits[-1].path, hits[-1].line)
         except _Cancelled:
