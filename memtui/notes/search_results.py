@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from memtui.notes.query import SearchFilters
-from memtui.notes.search import Searcher, SearchHit
+if TYPE_CHECKING:
+    from memtui.notes.query import SearchFilters
+    from memtui.notes.search import Searcher, SearchHit
 
 PER_NOTE = 3
 """Hits shown under one note, at most (its best)."""
