@@ -13,6 +13,7 @@ from memtui.core.plurals import count
 from memtui.notes.agent_context import build_context, recent_activity
 from memtui.notes.index import NoteIndex
 from memtui.notes.search import Searcher, SearchFilters, SearchHit
+from memtui.notes.search_results import by_note
 from memtui.notes.workspace import Workspace
 
 FILTER_FIELDS: tuple[str, ...] = ("folder", "tag", "category", "note_type", "actor", "max_age_days")
@@ -135,21 +136,17 @@ def format_hits(
     """
     if not hits:
         return f'No notes match "{query}".'
-    by_path: dict[str, list[SearchHit]] = {}
-    for hit in hits:
-        by_path.setdefault(hit.path, []).append(hit)
-    header = (
-        f'{count(len(hits), "match", "matches")} in {count(len(by_path), "note")} for "{query}"'
-    )
+    notes = by_note(hits)
+    header = f'{count(len(hits), "match", "matches")} in {count(len(notes), "note")} for "{query}"'
     if total_notes is not None:
         header += f" (the best {len(hits)}; {total_notes} notes match in all, raise limit for more)"
     lines = [header + ":"]
-    for path, note_hits in by_path.items():
-        entry = index.entry(path)
-        title = entry.title if entry is not None else posixpath.basename(path)
+    for note in notes:
+        entry = index.entry(note.path)
+        title = entry.title if entry is not None else posixpath.basename(note.path)
         lines.append("")
-        lines.append(f"{from_relpath(path)} ({title})")
-        lines.extend(hit_line(hit) for hit in note_hits)
+        lines.append(f"{from_relpath(note.path)} ({title})")
+        lines.extend(hit_line(hit) for hit in note.hits)
     return "\n".join(lines)
 
 
