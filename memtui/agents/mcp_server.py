@@ -40,6 +40,19 @@ the history, and point the [[links]] in other notes that the move would break at
 working and are left as they are. Prefer it to the memory tool's rename when other notes link \
 to what you move."""
 
+NAME_SHOWN = 100
+"""Characters of an unknown tool or prompt name repeated in the error, at most."""
+
+UNSERVED_METHODS = (
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "resources/subscribe",
+    "resources/unsubscribe",
+)
+"""Methods the SDK serves by default that memtui has nothing behind (so it advertises no
+`resources` capability)."""
+
 MEMORY_COMMANDS: tuple[str, ...] = ("view", "create", "str_replace", "insert", "delete", "rename")
 
 MEMORY_TOOL_SCHEMA: dict[str, Any] = {
@@ -153,7 +166,26 @@ class NotesTool(Tool):
 
 
 class MemtuiServer(MCPServer):
-    """The MCP server, answering a prompt request it cannot serve as an invalid-params error."""
+    """The MCP server, answering a tool call or prompt request it cannot serve as an
+    invalid-params error, and advertising only what it serves: tools and prompts."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        """An MCPServer without the resource methods (their handlers make it advertise them)."""
+        super().__init__(*args, **kwargs)
+        handlers = self._lowlevel_server._request_handlers
+        for method in UNSERVED_METHODS:
+            handlers.pop(method, None)
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        context: Context[Any, Any] | None = None,
+    ) -> Any:
+        """Call the tool `name`; an unknown name is the client's error (-32602), not a result."""
+        if name not in {tool.name for tool in await self.list_tools()}:
+            raise MCPError(INVALID_PARAMS, f"Unknown tool: {shown_name(name)}")
+        return await super().call_tool(name, arguments, context)
 
     async def get_prompt(
         self,
@@ -163,7 +195,7 @@ class MemtuiServer(MCPServer):
     ) -> Any:
         """The prompt `name`; an unknown name or any argument is the client's error, not ours."""
         if name not in PROMPT_NAMES:
-            raise MCPError(INVALID_PARAMS, f"Unknown prompt: {name}")
+            raise MCPError(INVALID_PARAMS, f"Unknown prompt: {shown_name(name)}")
         if arguments:
             raise MCPError(INVALID_PARAMS, f"The prompt {name} takes no arguments")
         return await super().get_prompt(name, None, context)
@@ -247,7 +279,10 @@ class MemoryService:
             return text_result(
                 f"memtui could not run the move: {type(exc).__name__}: {exc}", is_error=True
             )
-        return text_result(moved.summary, is_error=moved.result.is_error)
+        text = moved.summary
+        if rewrite_links and not (moved.result.is_error or moved.rewritten or moved.unrewritten):
+            text += "; no links needed rewriting"
+        return text_result(text, is_error=moved.result.is_error)
 
     async def notes_result(self, function: Callable[..., str], *args: object) -> CallToolResult:
         """Run a notes query on the worker thread; its text, or a one-line error with isError."""
@@ -260,6 +295,11 @@ class MemoryService:
                 f"memtui could not answer: {type(exc).__name__}: {exc}", is_error=True
             )
         return text_result(text)
+
+
+def shown_name(name: str) -> str:
+    """A client's name for a tool or prompt, cut to NAME_SHOWN characters, for an error."""
+    return name if len(name) <= NAME_SHOWN else name[:NAME_SHOWN] + "…"
 
 
 def text_result(text: str, *, is_error: bool = False) -> CallToolResult:
@@ -325,7 +365,7 @@ def build_server(service: MemoryService) -> MemtuiServer:
     async def search_memories(
         query: Annotated[str, Field(description="Words to look for (fuzzy).")],
         limit: Annotated[int, Field(description="Most matches to return.", ge=1, le=200)] = 10,
-        filters: Annotated[dict[str, Any] | None, WithJsonSchema(FILTERS_SCHEMA)] = None,
+        filters: Annotated[dict[str, Any] | str | None, WithJsonSchema(FILTERS_SCHEMA)] = None,
     ) -> CallToolResult:
         return await service.notes_result(service.notes.search_text, query, limit, filters)
 

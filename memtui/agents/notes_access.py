@@ -3,6 +3,7 @@ Workspace, and the paths a memory command changes."""
 
 from __future__ import annotations
 
+import json
 import math
 import posixpath
 from typing import Any
@@ -12,6 +13,7 @@ from memtui.core.plurals import count
 from memtui.notes.agent_context import build_context, recent_activity
 from memtui.notes.index import NoteIndex
 from memtui.notes.search import Searcher, SearchFilters, SearchHit
+from memtui.notes.search_results import by_note
 from memtui.notes.workspace import Workspace
 
 FILTER_FIELDS: tuple[str, ...] = ("folder", "tag", "category", "note_type", "actor", "max_age_days")
@@ -38,8 +40,8 @@ def relpath_of(virtual: object) -> str | None:
     return None if normal.startswith("..") else normal
 
 
-FILTERS_SCHEMA: dict[str, Any] = {
-    "type": ["object", "null"],
+FILTERS_OBJECT_SCHEMA: dict[str, Any] = {
+    "type": "object",
     "properties": {
         "folder": {"type": "string", "description": "Only notes below this folder, e.g. projects"},
         "tag": {"type": "string", "description": "Only notes with this tag"},
@@ -59,15 +61,22 @@ FILTERS_SCHEMA: dict[str, Any] = {
     },
     "additionalProperties": False,
 }
-"""JSON schema of the `filters` argument of search_memories (null, its default, means none)."""
+"""JSON schema of a `filters` object of search_memories."""
+
+FILTERS_SCHEMA: dict[str, Any] = {"anyOf": [FILTERS_OBJECT_SCHEMA, {"type": "null"}]}
+"""JSON schema of the `filters` argument of search_memories (null, its default, means none);
+`anyOf` rather than a list of types, which some clients do not read."""
 
 
 def parse_filters(filters: object) -> SearchFilters | None:
-    """SearchFilters from the tool's `filters` object; a bad key or value is a one-line error."""
+    """SearchFilters from the tool's `filters` object (or that object as JSON text, as some
+    clients send it); a bad key or value is a one-line error."""
+    if isinstance(filters, str):
+        filters = filters_from_text(filters)
     if filters is None:
         return None
     if not isinstance(filters, dict):
-        raise NotesError('filters must be an object, e.g. {"folder": "projects"}')
+        raise NotesError(FILTERS_EXPECTED)
     unknown = sorted(str(key) for key in set(filters) - set(FILTER_FIELDS))
     if unknown:
         raise NotesError(
@@ -93,6 +102,19 @@ def parse_filters(filters: object) -> SearchFilters | None:
     return SearchFilters(**values) if values else None
 
 
+FILTERS_EXPECTED = 'filters must be an object, e.g. {"folder": "projects"}'
+
+
+def filters_from_text(text: str) -> object:
+    """The filters a client sent as JSON text (blank or `null`: none); not JSON is an error."""
+    if not text.strip():
+        return None
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        raise NotesError(FILTERS_EXPECTED) from None
+
+
 COUNT_CAP = 1000
 """When `limit` cuts the list, the notes matching in all are counted up to this many."""
 
@@ -114,21 +136,17 @@ def format_hits(
     """
     if not hits:
         return f'No notes match "{query}".'
-    by_path: dict[str, list[SearchHit]] = {}
-    for hit in hits:
-        by_path.setdefault(hit.path, []).append(hit)
-    header = (
-        f'{count(len(hits), "match", "matches")} in {count(len(by_path), "note")} for "{query}"'
-    )
+    notes = by_note(hits)
+    header = f'{count(len(hits), "match", "matches")} in {count(len(notes), "note")} for "{query}"'
     if total_notes is not None:
         header += f" (the best {len(hits)}; {total_notes} notes match in all, raise limit for more)"
     lines = [header + ":"]
-    for path, note_hits in by_path.items():
-        entry = index.entry(path)
-        title = entry.title if entry is not None else posixpath.basename(path)
+    for note in notes:
+        entry = index.entry(note.path)
+        title = entry.title if entry is not None else posixpath.basename(note.path)
         lines.append("")
-        lines.append(f"{from_relpath(path)} ({title})")
-        lines.extend(hit_line(hit) for hit in note_hits)
+        lines.append(f"{from_relpath(note.path)} ({title})")
+        lines.extend(hit_line(hit) for hit in note.hits)
     return "\n".join(lines)
 
 
@@ -165,7 +183,7 @@ class NotesAccess:
         return self.workspace.current_index()
 
     def search_text(
-        self, query: str, limit: int = 10, filters: dict[str, Any] | None = None
+        self, query: str, limit: int = 10, filters: dict[str, Any] | str | None = None
     ) -> str:
         """search_memories: matching notes with titles and matched lines."""
         if limit < 1:

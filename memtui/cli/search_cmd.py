@@ -17,6 +17,7 @@ from memtui.notes.query import QueryError, SearchFilters, parse_query
 
 if TYPE_CHECKING:
     from memtui.notes.search import SearchHit
+    from memtui.notes.search_results import NoteHits
 
 HIGHLIGHT = "bold yellow"
 PLAIN_WINDOW = 200
@@ -38,7 +39,9 @@ def register(subparsers: Any) -> None:
             "Fuzzy search every text file of a memory folder (notes and any other text file; "
             "binary files are skipped and named): titles, paths, frontmatter tags and type, "
             "observations, relations and lines. Typos are tolerated; exact words and phrases "
-            "rank first. Filters go in the query as in the app (tag:NAME category:NAME "
+            "rank first. Each matching note is listed once, with its best three matching lines "
+            "(a title or path match shows no line number). Filters go in the query as in the "
+            "app (tag:NAME category:NAME "
             "type:NAME folder:PATH actor:WHO age:DAYS) or as the options below; a query of "
             "filters alone lists the notes that pass them, most recently changed first. "
             f"A line longer than {PLAIN_WINDOW} characters is shown around its first match, cut "
@@ -55,13 +58,14 @@ def register(subparsers: Any) -> None:
         "query", metavar="QUERY", nargs="?", default="", help="words to look for, in any order"
     )
     parser.add_argument(
-        "--limit", type=whole_number, default=20, metavar="N", help="at most N hits (20)"
+        "--limit", type=whole_number, default=20, metavar="N", help="at most N notes (20)"
     )
     parser.add_argument(
         "--json",
         action="store_true",
         help=(
-            "print one JSON object per hit: path, line, kind, text, score, spans; a text "
+            "print one JSON object per hit shown: path, line (0 for a title or path), kind, "
+            "text, score, spans; a text "
             f"longer than {JSON_TEXT_LIMIT:,} characters is cut to its first {JSON_TEXT_LIMIT:,}, "
             f"with at most {MAX_SPANS} spans"
         ),
@@ -125,21 +129,30 @@ def hit_json(hit: SearchHit) -> str:
     )
 
 
-def print_hits(hits: list[SearchHit]) -> None:
-    """Hits as `path:line  kind  text`, the matches highlighted on a terminal, control chars
-    visible."""
+def print_notes(notes: list[NoteHits]) -> None:
+    """Each note's path, then its hits as `line  kind  text` (no number for a title or path),
+    the matches highlighted on a terminal, control chars visible."""
     from rich.text import Text
 
     out = console(highlight=False, soft_wrap=True)
-    for hit in hits:
-        line = Text(f"{visible(hit.path)}:{hit.line}", style="cyan")
-        line.append(f"  {hit.kind:<11} ", style="dim")
-        shown, spans = visible_spans(*clip(hit.text, hit.spans, PLAIN_WINDOW, PLAIN_BEFORE))
-        body = Text(shown)
-        for start, end in spans:
-            body.stylize(HIGHLIGHT, start, end)
-        line.append_text(body)
-        out.print(line)
+    for note in notes:
+        out.print(Text(visible(note.path), style="cyan"))
+        for hit in note.hits:
+            out.print(hit_row(hit))
+
+
+def hit_row(hit: SearchHit) -> Any:
+    """One hit under its note: its line number (none for a title or path), kind and text."""
+    from rich.text import Text
+
+    line = Text(f"{hit.line or '':>7}  ", style="cyan")
+    line.append(f"{hit.kind:<11} ", style="dim")
+    shown, spans = visible_spans(*clip(hit.text, hit.spans, PLAIN_WINDOW, PLAIN_BEFORE))
+    body = Text(shown)
+    for start, end in spans:
+        body.stylize(HIGHLIGHT, start, end)
+    line.append_text(body)
+    return line
 
 
 def filters_of(args: argparse.Namespace, query_filters: SearchFilters) -> SearchFilters:
@@ -178,21 +191,24 @@ def run(args: argparse.Namespace) -> int:
     if not words and not filters.any():
         return fail("search", "give words to look for, filters, or both")
     # Imported here: every `memtui` command builds this parser, and these cost 35 ms.
+    from memtui.notes.search_results import search_notes
     from memtui.notes.workspace import Workspace
 
     readers = partial(open_history, root) if filters.actor else (lambda: None)
     workspace = Workspace(root=root, history=readers)
     try:
         index = workspace.load_index(progress_printer())
-        hits = workspace.install_searcher().search(words, limit=args.limit, filters=filters)
+        searcher = workspace.install_searcher()
+        notes = search_notes(searcher, words, notes=args.limit, filters=filters)
     except Exception as exc:  # a one-line message, never a traceback
         return fail("search", exc)
     report_skipped("search", index.problems)
     if args.json:
-        for hit in hits:
-            print(hit_json(hit))
+        for note in notes:
+            for hit in note.hits:
+                print(hit_json(hit))
     else:
-        print_hits(hits)
-    if not hits:
+        print_notes(notes)
+    if not notes:
         return fail("search", "no matches", 1) if not args.json else 1
     return 0

@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from memtui.core.parsing.paths import from_relpath, under_root
+from memtui.core.plurals import count
 from memtui.core.recording.event_query import EventQuery
 from memtui.core.recording.events import Event
 from memtui.core.recording.reviews import is_reviewable
@@ -206,6 +207,8 @@ class ActivityItem:
     """True for an agent's or outside change, which waits for a person's review."""
     reviewed_by: str | None = None
     """Who reviewed it (approved, undid or saved over it), if someone did."""
+    notes_inside: int = 0
+    """For a folder (a folder's move or delete): how many notes it holds now."""
 
     @property
     def review_text(self) -> str:
@@ -215,6 +218,14 @@ class ActivityItem:
         if self.reviewed_by is None:
             return ", not reviewed yet"
         return f", reviewed by {self.reviewed_by}"
+
+
+def _untitled(item: ActivityItem) -> str:
+    """What stands for the title of a path the index holds no file at: a folder of notes, or a
+    path no longer there."""
+    if item.notes_inside:
+        return f" (folder of {count(item.notes_inside, 'note')})"
+    return " (no longer there)"
 
 
 @dataclass(frozen=True)
@@ -231,7 +242,7 @@ class RecentActivity:
             lines.append("- nothing changed")
         for item in self.items:
             what = item.actor if item.command == item.actor else f"{item.actor} {item.command}"
-            title = f" {item.title}" if item.title else " (no longer there)"
+            title = f" {item.title}" if item.title else _untitled(item)
             lines.append(
                 f"- {_when(item.when)} {what}{title} ({from_relpath(item.path)}){item.review_text}"
             )
@@ -269,6 +280,7 @@ def recent_activity(
                 event.command,
                 reviewable=is_reviewable(event),
                 reviewed_by=None if review is None else review.reviewer,
+                notes_inside=0 if entry else len(index.notes_under(relpath)),
             )
     for entry in index.entries(since_ns=int(since * 1e9)):
         if entry.mtime < since:

@@ -19,7 +19,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -91,6 +91,13 @@ LINE_MASK = (1 << LINE_BITS) - 1
 SQLITE_MIN, SQLITE_MAX = -(1 << 63), (1 << 63) - 1
 """SQLite's integers: an age or a limit past them means everything."""
 LINE_KINDS = ("body", "observation", "relation")
+NAME_KINDS = ("title", "path")
+"""Kinds of hit that name a note: a note gives one of them at most."""
+LINES = "lines"
+"""A short query's tier of frontmatter values and body lines holding it as a whole word."""
+SHORT_LINE_SCORE = 100 * QUALITY[EXACT]
+"""What a short query's whole word in a line scores, whatever the kind of line (a kind's boost
+would rank a later note's line above an earlier one's, and the lines are taken in path order)."""
 
 
 @dataclass(frozen=True)
@@ -119,6 +126,52 @@ class SearchWork:
     """Candidates taken from them."""
     complete: bool = True
     """False when it stopped at MAX_WIDE_CANDIDATES with the best hits found by then."""
+
+
+class _Kept:
+    """The hits a search keeps, best first: at most `limit`, at most one title or path hit per
+    note, at most `per_note` hits per note (None: any number).
+
+    Keeping fewer hits per note only raises the limit-th best score as more hits come, so a
+    search may stop on it as it does without these rules."""
+
+    def __init__(self, limit: int, per_note: int | None) -> None:
+        """Keep `limit` hits at most, `per_note` of one note."""
+        self.limit = limit
+        self.per_note = per_note
+        self.hits: list[SearchHit] = []
+        self._counts: dict[str, int] = {}
+        self._named: set[str] = set()
+
+    @property
+    def full(self) -> bool:
+        """Whether `limit` hits are kept."""
+        return len(self.hits) >= self.limit
+
+    def takes(self, path: str) -> bool:
+        """Whether another hit of the note at `path` would be kept (were it the best left)."""
+        return self.per_note is None or self._counts.get(path, 0) < self.per_note
+
+    def add(self, hit: SearchHit) -> bool:
+        """Keep `hit` (no better hit may come after it) unless a rule leaves it out."""
+        if self.full or not self.takes(hit.path):
+            return False
+        if hit.kind in NAME_KINDS:
+            if hit.path in self._named:
+                return False
+            self._named.add(hit.path)
+        self._counts[hit.path] = self._counts.get(hit.path, 0) + 1
+        self.hits.append(hit)
+        return True
+
+    def best_of(self, hits: list[SearchHit]) -> list[SearchHit]:
+        """The hits of `hits` these rules keep, best first."""
+        best = _Kept(self.limit, self.per_note)
+        for hit in sorted(hits, key=_hit_order):
+            best.add(hit)
+            if best.full:
+                break
+        return best.hits
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,8 +337,11 @@ class Searcher:
         limit: int = 50,
         filters: SearchFilters | None = None,
         cancelled: Callable[[], bool] | None = None,
+        per_note: int | None = None,
     ) -> list[SearchHit]:
         """The best `limit` hits for `query`, best first (ties by path, line); [] when cancelled.
+        A note gives one title or path hit at most (the better), and at most `per_note` hits in
+        all when that is given (its best).
 
         A query of filters alone lists the notes that pass them, most recently changed first.
         """
@@ -301,14 +357,15 @@ class Searcher:
                 return self._listed(conn, where, params, limit)
             query_lower = _lower_same_length(query)
             words, tokens = _query_words(query_lower)
+            kept = _Kept(limit, per_note)
             if len(query) <= 2 or not words:
-                return self._search_titles(conn, query_lower, limit, where, params)
+                return self._search_short(conn, query_lower, kept, where, params)
             generation = self.index.generation()
             self._vocab.refresh(conn, generation)
             if generation != self._held_generation:
                 self._held, self._held_generation = {}, generation
             prepared = self._prepare(words, tokens)
-            return self._search_words(conn, prepared, limit, where, params, cancelled)
+            return self._search_words(conn, prepared, kept, where, params, cancelled)
 
     def count_notes(
         self, query: str, *, filters: SearchFilters | None = None, cap: int = 1000
@@ -394,33 +451,36 @@ class Searcher:
 
     # ----- short queries -----------------------------------------------------------------------
 
-    def _search_titles(
+    def _search_short(
         self,
         conn: sqlite3.Connection,
         needle: str,
-        limit: int,
+        kept: _Kept,
         where: str,
         params: list[object],
     ) -> list[SearchHit]:
-        """Very short queries: titles and paths that hold the text, best first: as a whole
-        word, at a word's start, inside a word (titles before paths at each), by path."""
-        hits: list[SearchHit] = []
-        seen: set[tuple[str, str]] = set()
+        """Very short queries (one or two characters), best first: titles, then paths, holding
+        the text as a whole word; lines (frontmatter values and body lines) holding it as a whole
+        word; then titles and paths holding it at a word's start, then inside a word; by path
+        and line within each."""
         ordered = _in_path_order(conn)
+        prepared = _exact_query(needle)
         for quality, kind, docs in _short_tiers(conn, needle, where, params, ordered):
-            boost = TITLE_BOOST if kind == "title" else PATH_BOOST
             with docs:
-                for _line, doc in docs:
-                    if len(hits) >= limit:
-                        return hits
-                    text = doc.title if kind == "title" else doc.path
-                    found = _best_occurrence(_lower_same_length(text), needle)
-                    if (doc.path, kind) in seen or found is None or found[0] != quality:
+                for line, doc in docs:
+                    if kept.full:
+                        return kept.hits
+                    if kind == LINES:
+                        if not kept.takes(doc.path):
+                            continue
+                        what = META if line == 0 else BODY
+                        for hit in self._visit(conn, doc, line, what, prepared):
+                            kept.add(replace(hit, score=SHORT_LINE_SCORE))
                         continue
-                    seen.add((doc.path, kind))
-                    span = found[1]
-                    hits.append(SearchHit(doc.path, 0, kind, text, 100 * quality + boost, (span,)))
-        return hits
+                    named = _name_hit(doc, kind, needle, quality)
+                    if named is not None:
+                        kept.add(named)
+        return kept.hits
 
     # ----- word queries ------------------------------------------------------------------------
 
@@ -479,7 +539,7 @@ class Searcher:
         self,
         conn: sqlite3.Connection,
         prepared: _Query,
-        limit: int,
+        kept: _Kept,
         where: str,
         params: list[object],
         cancelled: Callable[[], bool] | None,
@@ -487,16 +547,18 @@ class Searcher:
         """Visit candidates best bound first (path order within a bound), stopping once the
         limit-th best hit cannot be beaten by anything not yet visited."""
         walk = _Walk(conn, self._groups(conn, prepared), where, params, cancelled)
+        limit = kept.limit
         hits: list[SearchHit] = []
         worst: tuple[float, str, int] | None = None
+        trim_at = limit
         try:
             while (found := walk.next(worst)) is not None:
                 line, doc, group = found
                 floor = worst[0] if worst is not None else -1.0
                 hits.extend(self._visit(conn, doc, line, group.what, prepared, floor))
-                if len(hits) >= limit * 2 or (len(hits) >= limit and worst is None):
-                    hits.sort(key=_hit_order)
-                    del hits[limit:]
+                if len(hits) >= trim_at:
+                    hits = kept.best_of(hits)
+                    trim_at = len(hits) + limit
                     if len(hits) >= limit:
                         worst = (hits[-1].score, hits[-1].path, hits[-1].line)
         except _Cancelled:
@@ -506,8 +568,7 @@ class Searcher:
             self.work = walk.work
         if cancelled is not None and cancelled():
             return []
-        hits.sort(key=_hit_order)
-        return hits[:limit]
+        return kept.best_of(hits)
 
     # ----- scoring -----------------------------------------------------------------------------
 
@@ -606,6 +667,28 @@ class _Stream:
             self._cursor.close()
             self._cursor = None
             self._rows = iter(())
+
+
+class _Merged:
+    """Candidates of several streams as one, in path and line order; close it when done."""
+
+    def __init__(self, *streams: _Stream) -> None:
+        """Merge `streams`, each in path and line order."""
+        self._streams = streams
+        self._rows = heapq.merge(*streams, key=lambda row: (row[1].path, row[0]))
+
+    def __iter__(self) -> Iterator[tuple[int, _Doc]]:
+        """The merged candidates."""
+        return self._rows
+
+    def __enter__(self) -> _Merged:
+        """Use as a context manager: closed on exit."""
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        """Close every stream."""
+        for stream in self._streams:
+            stream.close()
 
 
 class _Cancelled(Exception):
@@ -758,24 +841,47 @@ def _best_occurrence(lowered: str, needle: str) -> tuple[float, tuple[int, int]]
 
 def _short_tiers(
     conn: sqlite3.Connection, needle: str, where: str, params: list[object], ordered: bool
-) -> Iterator[tuple[float, str, _Stream]]:
-    """For a short query: (quality, kind, candidate files in path order) from the best tier
-    down; candidates may hold the text less well (their own tier says so)."""
-    word = WORD_RE.fullmatch(needle) is not None
+) -> Iterator[tuple[float, str, _Stream | _Merged]]:
+    """For a short query: (quality, kind, candidates in path order) from the best tier down:
+    titles and paths, and for a word (LINES) the frontmatter values and body lines holding it;
+    title and path candidates may hold the text less well (their own tier says so)."""
+    if WORD_RE.fullmatch(needle) is None:
+        for quality in (QUALITY[EXACT], QUALITY[PREFIX], QUALITY[SUBSTRING]):
+            for kind in ("title", "path"):
+                yield quality, kind, _containing(conn, kind, needle, where, params)
+        return
     for quality, match in (
         (QUALITY[EXACT], quoted(needle)),
         (QUALITY[PREFIX], quoted(needle) + " *"),
     ):
         for kind in ("title", "path"):
-            if word:
-                stream = _members(conn, "fts_file", f"{{{kind}}} : {match}", where, params, ordered)
-                yield quality, kind, stream
+            stream = _members(conn, "fts_file", f"{{{kind}}} : {match}", where, params, ordered)
+            yield quality, kind, stream
+        if quality == QUALITY[EXACT]:
+            meta = _members(conn, "fts_file", in_column(META, match), where, params, ordered)
+            yield (
+                quality,
+                LINES,
+                _Merged(meta, _members(conn, "fts", match, where, params, ordered)),
+            )
     for kind in ("title", "path"):
         yield QUALITY[SUBSTRING], kind, _containing(conn, kind, needle, where, params)
-    if not word:
-        for quality in (QUALITY[EXACT], QUALITY[PREFIX]):
-            for kind in ("title", "path"):
-                yield quality, kind, _containing(conn, kind, needle, where, params)
+
+
+def _name_hit(doc: _Doc, kind: str, needle: str, quality: float) -> SearchHit | None:
+    """A short query's title or path hit, when the text occurs there best at `quality`."""
+    text = doc.title if kind == "title" else doc.path
+    found = _best_occurrence(_lower_same_length(text), needle)
+    if found is None or found[0] != quality:
+        return None
+    boost = TITLE_BOOST if kind == "title" else PATH_BOOST
+    return SearchHit(doc.path, 0, kind, text, 100 * quality + boost, (found[1],))
+
+
+def _exact_query(word: str) -> _Query:
+    """A one-word query matching the word itself only (a short query's lines)."""
+    variant = Variant(word, 0, EXACT, QUALITY[EXACT], 0, len(word))
+    return _Query([word], {word: [variant]}, None, [word])
 
 
 def _containing(

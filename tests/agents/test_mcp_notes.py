@@ -289,7 +289,7 @@ async def test_move_note_moves_and_rewrites_links_as_one_operation(tmp_path: Pat
             {"old_path": "/memories/tools/textual.md", "new_path": "/memories/libs/textual.md"},
         )
         assert (text, is_error) == (
-            "Moved tools/textual.md to libs/textual.md; rewrote links in 1 note",
+            "Moved tools/textual.md to libs/textual.md; rewrote 1 link in 1 note",
             False,
         )
         assert (root / "projects" / "p.md").read_text() == "- uses [[libs/textual]]\n"

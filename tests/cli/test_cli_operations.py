@@ -183,7 +183,7 @@ def test_mv_with_rewrite_links_is_one_operation_that_undo_undoes_whole(
     assert (moved.returncode, moved.stderr) == (0, "")
     rename_id = int(moved.stdout.splitlines()[-1].rsplit(" ", 1)[1])
     assert moved.stdout == (
-        "Moved tools/textual.md to libs/textual.md; rewrote links in 2 notes\n"
+        "Moved tools/textual.md to libs/textual.md; rewrote 2 links in 2 notes\n"
         f"Undo: memtui undo {root} {rename_id}\n"
     )
     assert (root / "projects" / "p.md").read_text() == "# P\n- uses [[libs/textual]]\n"

@@ -22,9 +22,11 @@ def test_a_500_word_query_finishes_in_bounded_memory(tmp_path: Path) -> None:
     )
     assert (done.returncode, done.stderr) == (0, "")
     assert done.stdout == (
-        f"best.md:3  body        {BEST_LINE}\n"
-        "n00.md:3  observation - [fact] about zq000\n"
-        "n00.md:4  observation - [fact] about zq001\n"
+        f"best.md\n      3  body        {BEST_LINE}\n"
+        "n00.md\n      3  observation - [fact] about zq000\n"
+        "      4  observation - [fact] about zq001\n"
+        "      5  observation - [fact] about zq002\n"
+        "n01.md\n      3  observation - [fact] about zq010\n"
     )
 
 
@@ -38,7 +40,7 @@ def test_an_age_past_every_date_finds_every_note(
         ("kiwi", ["--max-age", "1e300"]),
     ):
         assert main(["search", str(tmp_path), query, *extra]) == 0, query
-        assert capsys.readouterr() == ("a.md:3  body        kiwi\n", ""), query
+        assert capsys.readouterr() == ("a.md\n      3  body        kiwi\n", ""), query
 
 
 @pytest.mark.parametrize(

@@ -29,8 +29,10 @@ def store(tmp_path: Path) -> Path:
 def test_search_prints_hits(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["search", str(store), "python"]) == 0
     assert capsys.readouterr().out == (
-        "old.md:6  relation    A python script, see [[Nowhere]].\n"
-        "projects/memtui.md:6  observation - [decision] Write it in Python #lang\n"
+        "old.md\n"
+        "      6  relation    A python script, see [[Nowhere]].\n"
+        "projects/memtui.md\n"
+        "      6  observation - [decision] Write it in Python #lang\n"
     )
 
 
@@ -165,11 +167,13 @@ def test_a_query_of_filters_alone_lists_notes_newest_first(
     ]
     assert main(["search", str(store), "--max-age", "1000"]) == 0
     assert capsys.readouterr().out.splitlines() == [
-        "projects/memtui.md:0  note        Memtui",
-        "old.md:0  note        Old plan",
+        "projects/memtui.md",
+        "         note        Memtui",
+        "old.md",
+        "         note        Old plan",
     ]
     assert main(["search", str(store), "python folder:projects/"]) == 0
-    assert capsys.readouterr().out.startswith("projects/memtui.md:6")
+    assert capsys.readouterr().out.startswith("projects/memtui.md\n      6  ")
 
 
 @pytest.mark.parametrize(
@@ -208,4 +212,4 @@ def test_search_tag_and_category_filters(store: Path, capsys: pytest.CaptureFixt
     assert paths("--category", "fact") == ["tagged.md"]
     assert paths("--category", "fact", "--tag", "lang") == []
     assert main(["search", str(store), "python", "--tag", "snakes"]) == 0
-    assert capsys.readouterr().out.startswith("tagged.md:")
+    assert capsys.readouterr().out.startswith("tagged.md\n")

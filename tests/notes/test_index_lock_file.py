@@ -44,7 +44,7 @@ def test_a_planted_index_lock_is_replaced_and_search_goes_on(
     (root / "b.md").write_text("# B\n\nkiwi two\n")
     assert main(["search", str(root), "kiwi"]) == 0
     assert capsys.readouterr() == (
-        "a.md:3  body        kiwi one\nb.md:3  body        kiwi two\n",
+        "a.md\n      3  body        kiwi one\nb.md\n      3  body        kiwi two\n",
         "",
     )
     assert lock.is_file() and not lock.is_symlink()

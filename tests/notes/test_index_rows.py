@@ -92,7 +92,7 @@ def test_the_cli_shows_what_the_files_say(
     view(root)
     tamper(root, "UPDATE files SET title = 'kiwi' || char(27) || '[2J' WHERE path = 'c.txt'")
     assert main(["search", str(root), "kiwi"]) == 0
-    assert capsys.readouterr() == ("a.md:6  observation - [fact] kiwi #green\n", "")
+    assert capsys.readouterr() == ("a.md\n      6  observation - [fact] kiwi #green\n", "")
 
 
 def forge(root: Path, path: str, title: str) -> None:

@@ -74,7 +74,7 @@ def test_an_open_index_updating_a_path_reads_the_edit(store: Path) -> None:
 def test_the_cli_finds_the_new_word(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
     edit_keeping_size_and_mtime(store / "a.md", "# A\n\nbravo here\n")
     assert main(["search", str(store), "bravo"]) == 0
-    assert capsys.readouterr() == ("a.md:3  body        bravo here\n", "")
+    assert capsys.readouterr() == ("a.md\n      3  body        bravo here\n", "")
 
 
 def test_an_index_of_the_format_before_is_rebuilt(store: Path) -> None:

@@ -92,7 +92,9 @@ def test_move_rewrites_the_links_it_breaks_in_one_operation(store: MemoryStore) 
     moved = move(
         Workspace(store, index=index), "tools/textual.md", "libs/textual.md", rewrite_links=True
     )
-    assert moved.summary == ("Moved tools/textual.md to libs/textual.md; rewrote links in 2 notes")
+    assert moved.summary == (
+        "Moved tools/textual.md to libs/textual.md; rewrote 3 links in 2 notes"
+    )
     assert (store.root / "projects" / "p.md").read_text() == (
         "# P\n- uses [[libs/textual]]\n- x [[libs/textual|T]]\n"
     )
@@ -148,7 +150,7 @@ def test_archive_moves_to_archive_and_keeps_links_working(store: MemoryStore) ->
     index = NoteIndex.load(store.root, use_cache=False)
     archived = archive(Workspace(store, index=index), "tools/textual.md")
     assert archived.summary == (
-        "Archived tools/textual.md to archive/tools/textual.md; rewrote links in 2 notes"
+        "Archived tools/textual.md to archive/tools/textual.md; rewrote 3 links in 2 notes"
     )
     assert (store.root / "archive" / "tools" / "textual.md").exists()
     group = store.history.group(archived.group_id or 0)

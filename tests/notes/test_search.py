@@ -38,10 +38,9 @@ def test_verbatim_word_outranks_prefix_and_lookalike_titles(tmp_path: Path) -> N
     write(tmp_path, "apis.md", "---\ntitle: APIs\n---\n\nNothing here.\n")
     write(tmp_path, "notes.md", "---\ntitle: Notes\n---\n\nWe call the api here.\n")
     hits = searcher_for(tmp_path).search("api")
-    assert brief(hits)[:3] == [
+    assert brief(hits) == [
         ("notes.md", 5, "body", "We call the api here."),
         ("apis.md", 0, "title", "APIs"),
-        ("apis.md", 0, "path", "apis.md"),
     ]
     assert hits[0].spans == ((12, 15),)
     assert hits[1].spans == ((0, 3),)
@@ -106,14 +105,71 @@ def test_prefix_and_substring_spans_cover_only_the_query(tmp_path: Path) -> None
     assert [(h.line, h.spans) for h in hits] == [(7, ((0, 6),)), (5, ((2, 8),))]
 
 
-def test_short_queries_search_titles_and_paths_only(tmp_path: Path) -> None:
+def test_short_queries_find_whole_words_in_lines_and_tags(tmp_path: Path) -> None:
+    """A one- or two-character word is found as a whole word in body lines and frontmatter
+    values (tags) too, after whole-word titles and paths and before titles holding it at a
+    word's start; a note names itself once (its title, or its path when that matches better)."""
     write(tmp_path, "ux/notes.md", "---\ntitle: UX ideas\n---\n\nux in the body\n")
-    hits = searcher_for(tmp_path).search("ux")
-    assert [(h.kind, h.text, h.spans) for h in hits] == [
-        ("title", "UX ideas", ((0, 2),)),
-        ("path", "ux/notes.md", ((0, 2),)),
+    write(
+        tmp_path,
+        "billing.md",
+        "---\ntitle: Billing\ntags: [billing, go]\n---\n\nGo 1.23 service\n"
+        "- [stack] Go and Postgres #tech\ngoing nowhere, ago, cargo\n",
+    )
+    write(tmp_path, "golang.md", "---\ntitle: Golang notes\n---\n\nnothing\n")
+    write(tmp_path, "go/x.md", "---\ntitle: X\n---\n\nnothing\n")
+    searcher = searcher_for(tmp_path)
+    assert [(h.path, h.line, h.kind, h.text, h.score, h.spans) for h in searcher.search("go")] == [
+        ("go/x.md", 0, "path", "go/x.md", 104.0, ((0, 2),)),
+        ("billing.md", 3, "frontmatter", "tags: billing, go", 100.0, ((15, 17),)),
+        ("billing.md", 6, "body", "Go 1.23 service", 100.0, ((0, 2),)),
+        ("billing.md", 7, "observation", "- [stack] Go and Postgres #tech", 100.0, ((10, 12),)),
+        ("golang.md", 0, "title", "Golang notes", 98.0, ((0, 2),)),
     ]
-    assert searcher_for(tmp_path).search("  ") == []
+    assert [(h.kind, h.text, h.spans) for h in searcher.search("ux")] == [
+        ("title", "UX ideas", ((0, 2),)),
+        ("body", "ux in the body", ((0, 2),)),
+    ]
+    assert [(h.path, h.line) for h in searcher.search("go", limit=2)] == [
+        ("go/x.md", 0),
+        ("billing.md", 3),
+    ]
+    assert [(h.path, h.line) for h in searcher.search("go", per_note=1)] == [
+        ("go/x.md", 0),
+        ("billing.md", 3),
+        ("golang.md", 0),
+    ]
+    assert searcher.search("  ") == []
+
+
+def test_a_note_is_named_once_and_per_note_keeps_its_best_lines(tmp_path: Path) -> None:
+    """Title and path hits of one note become one (the better); `per_note` keeps a note's best
+    hits, and the limit then counts the hits kept."""
+    write(
+        tmp_path,
+        "runbook.md",
+        "---\ntitle: Runbook\n---\n\n" + "".join(f"run the runbook step {n}\n" for n in range(8)),
+    )
+    write(tmp_path, "other.md", "---\ntitle: Other\n---\n\nthe runbook is elsewhere\n")
+    searcher = searcher_for(tmp_path)
+    every = searcher.search("runbook")
+    assert [(h.path, h.kind) for h in every].count(("runbook.md", "path")) == 0
+    assert [(h.path, h.line, h.kind) for h in every[:2]] == [
+        ("runbook.md", 0, "title"),
+        ("other.md", 5, "body"),
+    ]
+    assert len(every) == 10
+    capped = searcher.search("runbook", per_note=3)
+    assert [(h.path, h.line) for h in capped] == [
+        ("runbook.md", 0),
+        ("other.md", 5),
+        ("runbook.md", 5),
+        ("runbook.md", 6),
+    ]
+    assert [(h.path, h.line) for h in searcher.search("runbook", limit=2, per_note=1)] == [
+        ("runbook.md", 0),
+        ("other.md", 5),
+    ]
 
 
 def test_limit_and_stable_order(tmp_path: Path) -> None:

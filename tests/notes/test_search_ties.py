@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+from collections import Counter
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
@@ -13,8 +14,9 @@ from hypothesis import strategies as st
 from memtui.notes.index import NoteIndex
 from memtui.notes.search import Searcher
 
-WORDS = ("api", "apis", "deploy", "deplay", "cache", "python", "pyhton", "render", "tool")
-QUERIES = ("api", "deploy", "cache api", "python tool", "render deploy api", "apis", "tol")
+WORDS = ("api", "apis", "deploy", "deplay", "cache", "python", "pyhton", "render", "tool", "go")
+QUERIES = ("api", "deploy", "cache api", "python tool", "render deploy api", "apis", "tol", "go")
+SHORT_QUERIES = ("go", "ap", "a")
 NAMES = ("a.md", "b.md", "m/c.md", "m/d.md", "z.md", "e.md", "m/a.md")
 
 line = st.lists(st.sampled_from(WORDS), min_size=1, max_size=4).map(" ".join)
@@ -63,6 +65,19 @@ def assert_prefixes(searcher: Searcher, full: dict[str, list[object]]) -> None:
             assert searcher.search(query, limit=limit) == hits[:limit], (query, limit)
 
 
+def assert_capped_prefixes(searcher: Searcher, fresh: Searcher) -> None:
+    """With hits per note capped, every limited search is the start of the full capped ranking,
+    short queries too."""
+    for query in (*QUERIES, *SHORT_QUERIES):
+        for per_note in (1, 2):
+            hits = fresh.search(query, limit=1000, per_note=per_note)
+            counts = Counter(hit.path for hit in hits)
+            assert all(number <= per_note for number in counts.values()), query
+            for limit in (1, 2, 3, 5):
+                limited = searcher.search(query, limit=limit, per_note=per_note)
+                assert limited == hits[:limit], (query, limit, per_note)
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(initial=store, changes=st.lists(change, max_size=6))
 def test_limited_results_are_the_prefix_of_the_full_ranking(
@@ -83,5 +98,6 @@ def test_limited_results_are_the_prefix_of_the_full_ranking(
             assert searcher.search(query, limit=1000) == hits, query
         assert_prefixes(fresh, full)
         assert_prefixes(searcher, full)
+        assert_capped_prefixes(searcher, fresh)
     finally:
         shutil.rmtree(root)

@@ -135,7 +135,10 @@ def check_search_cli(hostile: HostileStore, bound: float) -> float:
     assert process.returncode == 0, err
     assert "Traceback" not in err + out and "Warning" not in err, err
     assert OUTSIDE_MARKER not in out + err
-    assert "good.md:9  observation - [fact] this store still has one well-formed note #ok" in out
+    assert (
+        "good.md\n      9  observation - [fact] this store still has one well-formed note #ok\n"
+        in out
+    )
     for problem in skipped_lines():
         assert f"memtui search: skipped {problem}\n" in err, problem
     return seconds

@@ -142,7 +142,7 @@ async def test_the_next_key_cancels_a_running_search_whose_result_never_shows(
             results = screen.query_one("#search-results", OptionList)
             assert results.option_count == 1
             assert str(results.get_option_at_index(0).prompt).startswith("user/preferences.md")
-            assert str(screen.query_one("#search-status", Static).render()) == "1 result"
+            assert str(screen.query_one("#search-status", Static).render()) == "1 note"
     finally:
         release.set()
 

@@ -32,10 +32,10 @@ async def test_a_500_word_query_in_the_search_box_is_answered_in_bounded_memory(
         with memory_ceiling():
             screen.query_one("#search-input", Input).value = FLOOD_QUERY
             assert await wait_for(pilot, answered, timeout=60)
-        assert str(screen.query_one("#search-status").render()) == "53 results"
+        assert str(screen.query_one("#search-status").render()) == "12 notes"
         assert (screen.hits[0].path, screen.hits[0].line) == ("best.md", 3)
         results = screen.query_one("#search-results", OptionList)
-        assert str(results.get_option_at_index(0).prompt).startswith("best.md:3")
+        assert str(results.get_option_at_index(0).prompt).startswith("best.md\n     3  ")
         assert BEST_LINE in str(results.get_option_at_index(0).prompt)
         searcher = app.ctx.searcher
         assert searcher is not None

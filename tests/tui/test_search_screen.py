@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -9,9 +10,11 @@ from textual.pilot import Pilot
 from textual.widgets import OptionList, Static
 
 from memtui.core.resolving.regular import Head
+from memtui.demo.bundled import DEMO_NOTES_DIR
 from memtui.notes.search import SearchFilters
+from memtui.notes.search_results import NoteHits
 from memtui.tui.screens.main import MainScreen
-from memtui.tui.screens.search import SearchScreen, highlight, hit_prompt, parse_query
+from memtui.tui.screens.search import SearchScreen, highlight, note_prompt, parse_query
 from tests.tui.conftest import AppFactory, wait_for, wait_for_results, wait_idle
 
 
@@ -59,9 +62,9 @@ async def test_results_update_as_you_type_and_enter_opens_the_line(
         assert screen.hits[0].path == "tools/textual.md"
         assert screen.hits[0].line == 12
         status = str(screen.query_one("#search-status", Static).render())
-        assert status.endswith("result") or status.endswith("results")
+        assert status.endswith(" note") or status.endswith(" notes")
         first = str(screen.query_one("#search-results", OptionList).get_option_at_index(0).prompt)
-        assert first.startswith("tools/textual.md:12")
+        assert first.startswith("tools/textual.md\n    12  ")
         await pilot.press("enter")
         assert await wait_for(
             pilot,
@@ -174,13 +177,13 @@ async def test_a_long_result_list_arrives_whole_and_a_newer_query_replaces_it(
         assert await wait_for_results(pilot, "heron")
         assert await wait_for(pilot, lambda: results.option_count == len(screen.hits))
         prompts = [str(results.get_option_at_index(n).prompt) for n in range(results.option_count)]
-        assert prompts and all("heron" in text for text in prompts)
-        assert results.option_count == len(screen.hits)
-        heron_hits = list(screen.hits)
-        screen._show("pelican", pelican_hits, [hit_prompt(hit) for hit in pelican_hits])
-        screen._show("heron", heron_hits, [hit_prompt(hit) for hit in heron_hits])
+        assert prompts == ["heron.md\n title  Heron\n     5  - [fact] a lone heron"]
+        pelican = [NoteHits(hit.path, (hit,)) for hit in pelican_hits]
+        heron = [NoteHits(hit.path, (hit,)) for hit in screen.hits]
+        screen._show("pelican", pelican, [note_prompt(note) for note in pelican])
+        screen._show("heron", heron, [note_prompt(note) for note in heron])
         await wait_idle(pilot)
-        assert results.option_count == len(heron_hits) == 3
+        assert results.option_count == len(heron) == 1
 
 
 async def test_filters_alone_list_notes_and_a_bad_filter_says_why(
@@ -216,3 +219,53 @@ async def test_filters_alone_list_notes_and_a_bad_filter_says_why(
             ),
         )
         assert app.is_running
+
+
+async def test_a_short_word_finds_lines_and_each_note_is_one_result(
+    tmp_path: Path, make_app: AppFactory
+) -> None:
+    """In the demo notes `go` finds the note tagged `go` that says "Go 1.23", and `run` lists
+    the runbook once, with its best lines under it; Enter opens it at the best one."""
+    root = tmp_path / "demo"
+    shutil.copytree(DEMO_NOTES_DIR, root)
+    app = make_app(root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_idle(pilot)
+        screen = await search_for(pilot, "go")
+        results = screen.query_one("#search-results", OptionList)
+        assert await wait_for(pilot, lambda: results.option_count == len(screen.hits))
+        prompts = {
+            hit.path: str(results.get_option_at_index(n).prompt)
+            for n, hit in enumerate(screen.hits)
+        }
+        assert prompts["projects/billing-service.md"] == (
+            "projects/billing-service.md\n"
+            "     5  tags: project, billing, go\n"
+            "    12  Go service that turns usage events into invoices. Postgres ledger, nightly "
+            "reconciliation.\n"
+            "    15  - [stack] Go 1.23, Postgres 16, NATS for usage events #tech"
+        )
+        await pilot.press("ctrl+l", *"run")
+        assert await wait_for_results(pilot, "run")
+        assert await wait_for(pilot, lambda: results.option_count == len(screen.hits))
+        paths = [hit.path for hit in screen.hits]
+        assert len(paths) == len(set(paths)) == results.option_count
+        at = paths.index("projects/data-pipeline/runbook.md")
+        assert str(results.get_option_at_index(at).prompt) == (
+            "projects/data-pipeline/runbook.md\n"
+            " title  Data Pipeline Runbook\n"
+            "     3  type: runbook\n"
+            "     5  tags: pipeline, ops, runbook"
+        )
+        status = str(screen.query_one("#search-status", Static).render())
+        assert status == f"{len(paths)} notes"
+        results.focus()
+        results.highlighted = at
+        await pilot.press("enter")
+        assert await wait_for(
+            pilot,
+            lambda: (
+                isinstance(app.screen, MainScreen)
+                and app.screen.preview.relpath == "projects/data-pipeline/runbook.md"
+            ),
+        )

@@ -40,6 +40,8 @@ class Moved:
     """(note, why) for each note whose links could not be rewritten."""
     broken: list[str] = field(default_factory=list)
     verb: str = "Moved"
+    links: int = 0
+    """How many links the rewrites changed, in all."""
 
     @property
     def summary(self) -> str:
@@ -48,7 +50,7 @@ class Moved:
             return self.result.content
         line = f"{self.verb} {self.old} to {self.new}"
         if self.rewritten:
-            line += f"; rewrote links in {count(len(self.rewritten), 'note')}"
+            line += f"; rewrote {count(self.links, 'link')} in {count(len(self.rewritten), 'note')}"
         if self.unrewritten:
             note, why = self.unrewritten[0]
             line += (
@@ -140,24 +142,26 @@ def _move_locked(workspace: Workspace, old: str, new: str, inbound: Plan, kind: 
     if index is None:
         return moved
     for note, renames in retargets(index, inbound, old, new).items():
-        why = _rewrite(operation, note, renames)
+        links, why = _rewrite(operation, note, renames)
         if why is None:
             moved.rewritten.append(note)
+            moved.links += links
         else:
             moved.unrewritten.append((note, why))
     workspace.apply(moved.rewritten)
     return moved
 
 
-def _rewrite(store: MemoryStore, relpath: str, renames: dict[str, str]) -> str | None:
-    """Point the links of one note at their new names with one `write`; None, or why not."""
+def _rewrite(store: MemoryStore, relpath: str, renames: dict[str, str]) -> tuple[int, str | None]:
+    """Point the links of one note at their new names with one `write`: how many links it
+    changed, and None or why not."""
     virtual = from_relpath(relpath)
     try:
         text, revision = store.read(virtual)
     except StoreError as problem:
-        return str(problem)
+        return 0, str(problem)
     rewritten, rewrites = rewrite_links(text, renames)
     if rewrites == 0:
-        return "its links changed meanwhile"
+        return 0, "its links changed meanwhile"
     result = store.write(virtual, rewritten, revision)
-    return result.content if result.is_error else None
+    return rewrites, result.content if result.is_error else None

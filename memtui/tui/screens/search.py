@@ -17,6 +17,7 @@ from textual.worker import get_current_worker
 from memtui.core.display import visible_spans
 from memtui.core.plurals import noun_for
 from memtui.notes.query import QueryError, parse_query
+from memtui.notes.search_results import NoteHits, search_notes
 from memtui.tui import text_styles as styles
 from memtui.tui.messages import OpenNote
 from memtui.tui.screens.base import MemtuiScreen
@@ -27,17 +28,21 @@ from memtui.tui.widgets.key_footer import KeyFooter
 if TYPE_CHECKING:
     from memtui.notes.search import SearchHit
 
-__all__ = ["SearchScreen", "highlight", "hit_prompt", "parse_query"]
+__all__ = ["SearchScreen", "highlight", "note_prompt", "parse_query"]
 
 SEARCH_HELP = """\
 Type to search titles, paths, tags, observations, relations and text of every text file;
-matches are highlighted. Filters go in the query:  tag:NAME  category:NAME (cat:)  type:NAME
-folder:PATH/ (in:)  actor:human|agent|external|agent:NAME  age:DAYS (changed within that many
-days). Filters alone list the notes that pass them, most recently changed first.
+each matching note is listed once with its best lines, matches highlighted.
+Filters go in the query:  tag:NAME  category:NAME (cat:)  type:NAME  folder:PATH/ (in:)
+actor:human|agent|external|agent:NAME  age:DAYS (changed within that many days).
+Filters alone list the notes that pass them, most recently changed first.
 Example:  deploy tag:infra folder:projects/ age:30
-Down moves to the results, Enter opens a result at its line, Escape goes back."""
+Down moves to the results, Enter opens a note at its best line, Escape goes back."""
 
-RESULT_LIMIT = 100
+RESULT_LIMIT = 40
+"""Notes listed at most (each with its best lines)."""
+SHOWN_CHARS = 300
+"""Characters of a matching line shown, at most."""
 SHOWN_PER_FRAME = 12
 """Result options added to the list per frame: each needs its wrapped height measured on the
 UI thread, so a full page is spread over frames and keys get handled in between."""
@@ -54,29 +59,34 @@ def highlight(text: str, spans: tuple[tuple[int, int], ...]) -> Content:
     return styled
 
 
-def hit_prompt(hit: SearchHit) -> Content:
-    """How one hit is shown: location and kind, then the matching text."""
-    location = hit.path if hit.line == 0 else f"{hit.path}:{hit.line}"
-    shown = hit.text if len(hit.text) <= 300 else hit.text[:300] + "…"
-    return styles.assemble(
-        (location, styles.HEADING),
-        (f"  {hit.kind}\n", styles.MUTED),
-        "  ",
-        highlight(shown, tuple(s for s in hit.spans if s[0] < 300)),
-    )
+def note_prompt(note: NoteHits) -> Content:
+    """How one matching note is shown: its path, then each of its best hits as the line number
+    (the kind for a title or path) and the matching text."""
+    parts: list[Content | str | tuple[str, str]] = [(note.path, styles.HEADING)]
+    for hit in note.hits:
+        label = str(hit.line) if hit.line else hit.kind
+        parts += ["\n", (f"{label:>6}  ", styles.MUTED), hit_text(hit)]
+    return styles.assemble(*parts)
+
+
+def hit_text(hit: SearchHit) -> Content:
+    """A hit's text, its first SHOWN_CHARS characters, the matches highlighted."""
+    cut = len(hit.text) > SHOWN_CHARS
+    shown = hit.text[:SHOWN_CHARS] + "…" if cut else hit.text
+    return highlight(shown, tuple(span for span in hit.spans if span[0] < SHOWN_CHARS))
 
 
 @dataclass
 class SearchResults(Message):
-    """Hits for a query, posted by the search worker."""
+    """Matching notes for a query, posted by the search worker."""
 
     query: str
-    hits: list[SearchHit]
+    notes: list[NoteHits]
     prompts: list[Content]
 
 
 class SearchScreen(MemtuiScreen[None]):
-    """Search every note as you type; Enter opens a result at its line."""
+    """Search every note as you type; Enter opens a note at its best line."""
 
     HELP = SEARCH_HELP
     AUTO_FOCUS = "#search-input"
@@ -96,6 +106,7 @@ class SearchScreen(MemtuiScreen[None]):
         super().__init__()
         self.initial_query = query
         self.hits: list[SearchHit] = []
+        """The best hit of each note listed, in the list's order."""
         self.shown_query: str | None = None
         self._search_timer: Stoppable | None = None
         self._shown_generation = 0
@@ -162,33 +173,38 @@ class SearchScreen(MemtuiScreen[None]):
             words, filters = parse_query(text, self.memtui.clock())
         except QueryError:
             return
-        hits = searcher.search(
-            words, limit=RESULT_LIMIT, filters=filters, cancelled=lambda: worker.is_cancelled
+        notes = search_notes(
+            searcher,
+            words,
+            notes=RESULT_LIMIT,
+            filters=filters,
+            cancelled=lambda: worker.is_cancelled,
         )
-        prompts = [hit_prompt(hit) for hit in hits]
+        prompts = [note_prompt(note) for note in notes]
         if not worker.is_cancelled:
-            self.post_message(SearchResults(text, hits, prompts))
+            self.post_message(SearchResults(text, notes, prompts))
 
     def on_search_results(self, message: SearchResults) -> None:
         """Show the hits of the latest query."""
         if message.query != self.query_one("#search-input", Input).value:
             return
-        self._show(message.query, message.hits, message.prompts)
-        found = len(message.hits)
+        self._show(message.query, message.notes, message.prompts)
+        found = len(message.notes)
         more = "+" if found >= RESULT_LIMIT else ""
         self.query_one("#search-status", Static).update(
-            f"{found}{more} {noun_for(found, 'result')}" if found else "No matches."
+            f"{found}{more} {noun_for(found, 'note')}" if found else "No matches."
         )
 
-    def _show(self, query: str, hits: list[SearchHit], prompts: list[Content]) -> None:
-        """Replace the result list: the first options now, the rest over the next frames."""
-        self.hits = hits
+    def _show(self, query: str, notes: list[NoteHits], prompts: list[Content]) -> None:
+        """Replace the result list (one option per note): the first options now, the rest over
+        the next frames."""
+        self.hits = [note.best for note in notes]
         self.shown_query = query
         self._shown_generation += 1
         results = self.query_one("#search-results", OptionList)
         results.clear_options()
         self._add_options(self._shown_generation, prompts, 0)
-        if hits:
+        if notes:
             results.highlighted = 0
 
     def _add_options(self, generation: int, prompts: list[Content], start: int) -> None:
