@@ -38,7 +38,7 @@ def test_a_move_rewriting_links_in_agent_notes_leaves_their_changes_waiting(
     workspace = Workspace(person, index=index)
     moved = move(workspace, "tools/textual.md", "libs/textual.md", rewrite_links=True)
 
-    assert moved.summary == "Moved tools/textual.md to libs/textual.md; rewrote links in 2 notes"
+    assert moved.summary == "Moved tools/textual.md to libs/textual.md; rewrote 2 links in 2 notes"
     assert (person.root / "a.md").read_text() == "# A\n- uses [[libs/textual]]\n"
     assert waiting(person) == [("create", "/memories/a.md"), ("create", "/memories/b.md")]
     assert person.history.reviews(event.id for event in changes(person.history)) == {}
