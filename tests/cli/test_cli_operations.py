@@ -265,7 +265,7 @@ def test_mv_rewrites_wikilinks_and_markdown_links_by_default(tmp_path: Path) -> 
     moved = run(tmp_path, "mv", str(root), "gear/Burr Grinder.md", "kit/Burr Grinder.md")
     assert (moved.returncode, moved.stderr) == (0, "")
     assert moved.stdout.splitlines()[0] == (
-        "Moved gear/Burr Grinder.md to kit/Burr Grinder.md; rewrote links in 2 notes"
+        "Moved gear/Burr Grinder.md to kit/Burr Grinder.md; rewrote 5 links in 2 notes"
     )
     assert (root / "gear" / "list.md").read_text() == "- [grinder](../kit/Burr%20Grinder.md)\n"
     assert (root / "coffee" / "methods.md").read_text() == (
