@@ -1,0 +1,257 @@
+"""One sync of a store: fetch, commit this machine's changes, merge the other machines' (both
+with the store's lock held), push; a push refused because the remote moved fetches, merges and
+tries again, a bounded number of times, never forcing.
+
+Only one sync of a store runs at a time (a lock of its own, `.memtui/sync.lock`); agents and the
+app keep working while it fetches and pushes, and wait only while it commits and merges.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from memtui.core.lock import LockBusy, MutationLock
+from memtui.core.store import MemoryStore
+from memtui.notes.sync.commits import commit_local, last_event_id
+from memtui.notes.sync.context import (
+    JOURNAL_REF,
+    ORIGIN,
+    RESCUE_PREFIX,
+    Context,
+    committer_for,
+    machine_name,
+)
+from memtui.notes.sync.git import NETWORK_TIMEOUT, Git, GitError, error_of
+from memtui.notes.sync.merging import merge_remote
+from memtui.notes.sync.repo import is_ancestor, rev_parse
+from memtui.notes.sync.reviews import apply_marks
+from memtui.notes.sync.setup import (
+    BRANCH_KEY,
+    SyncError,
+    clear_stale_locks,
+    configured,
+    connect,
+    repo_exists,
+)
+from memtui.notes.sync.state import (
+    COMMITTED,
+    FIRST_EVENT,
+    LAST_SYNC,
+    LAST_TIP,
+    Clash,
+    SyncState,
+)
+
+ATTEMPTS = 5
+"""How many times a sync pushes before it gives up (each refusal fetches and merges first)."""
+SYNC_LOCK = "sync.lock"
+
+
+@dataclass
+class SyncReport:
+    """What a sync did, and what waits for a person."""
+
+    remote: str
+    branch: str
+    machine: str
+    committed: int = 0
+    pulled: int = 0
+    pushed: bool = False
+    marks_sent: int = 0
+    marks_received: int = 0
+    attempts: int = 0
+    new_clashes: list[int] = field(default_factory=list)
+    clashes: list[Clash] = field(default_factory=list)
+    """Every clash still waiting (this sync's and earlier ones)."""
+    held: dict[str, str] = field(default_factory=dict)
+    rescued: list[str] = field(default_factory=list)
+
+    @property
+    def waiting(self) -> bool:
+        """Whether something waits for a person (a clash, a file held back)."""
+        return bool(self.clashes or self.held)
+
+
+def sync_store(
+    store: MemoryStore,
+    *,
+    remote: str | None = None,
+    machine: str | None = None,
+    progress: Callable[[str], None] | None = None,
+    attempts: int = ATTEMPTS,
+) -> SyncReport:
+    """Sync the store with its remote (`remote`: set it up with that URL first).
+
+    Raises SyncError (one line) when it cannot: no remote set up, the remote unreachable or
+    refusing, another sync running, the store's lock held too long.
+    """
+    name = machine_name(machine or store.settings.sync.machine)
+    git = Git.for_store(store.root, committer_for(name))
+    lock = MutationLock(store.root, SYNC_LOCK)
+    try:
+        with lock.hold(timeout=0.0):
+            return _sync(store, git, name, remote, progress or (lambda _text: None), attempts)
+    except LockBusy as busy:
+        raise SyncError("another sync of this store is running; try again when it ends") from busy
+    except GitError as problem:
+        raise SyncError(str(problem)) from problem
+    finally:
+        lock.close()
+
+
+def _sync(
+    store: MemoryStore,
+    git: Git,
+    machine: str,
+    remote: str | None,
+    progress: Callable[[str], None],
+    attempts: int,
+) -> SyncReport:
+    """`sync_store` with the sync lock held."""
+    if remote is not None:
+        progress("looking at the remote")
+        branch = connect(git, remote)
+    elif not repo_exists(git) or configured(git, f"remote.{ORIGIN}.url") is None:
+        raise SyncError(
+            f"{store.root} is not set up for sync: run `memtui sync {store.root} --remote URL` once"
+        )
+    else:
+        branch = configured(git, BRANCH_KEY) or "main"
+    clear_stale_locks(git)
+    state = SyncState(store.history)
+    ctx = Context(store, git, state, branch, machine, state.machine_id(), progress)
+    _first_time(ctx)
+    report = SyncReport(configured(git, f"remote.{ORIGIN}.url") or "", branch, machine)
+    report.rescued = _rescue_if_moved(ctx)
+    reason = ""
+    for attempt in range(1, attempts + 1):
+        report.attempts = attempt
+        refused = _round(ctx, report)
+        if refused is None:
+            break
+        reason = refused
+    else:
+        raise SyncError(
+            f"the remote refused the push {attempts} times ({reason}); this machine's changes "
+            "are committed here and go out with the next sync"
+        )
+    tip = rev_parse(git, ctx.branch_ref)
+    if tip is not None:
+        state.put(LAST_TIP, tip)
+    state.put(LAST_SYNC, repr(store.clock()))
+    report.clashes = state.clashes()
+    return report
+
+
+def _first_time(ctx: Context) -> None:
+    """On a store's first sync: later changes are committed one by one, what came before is
+    committed as the store's state."""
+    if ctx.state.get(FIRST_EVENT) is None:
+        newest = last_event_id(ctx)
+        ctx.state.put(FIRST_EVENT, newest)
+        ctx.state.put(COMMITTED, newest)
+
+
+def _round(ctx: Context, report: SyncReport) -> str | None:
+    """Fetch, commit, merge, push once; None when done, else why the push was refused."""
+    ctx.progress("fetching")
+    theirs = fetch(ctx)
+    ctx.progress("committing")
+    try:
+        with ctx.store.locked():
+            _merge_and_commit(ctx, theirs, report)
+    except LockBusy as busy:
+        raise SyncError(
+            f"the store's lock was held for {busy.waited:.0f} s (an agent or another memtui); "
+            "nothing was merged, try again in a moment"
+        ) from busy
+    tip = rev_parse(ctx.git, ctx.branch_ref)
+    if tip is None or tip == theirs:
+        return None
+    ctx.progress("pushing")
+    refused = push(ctx, tip)
+    report.pushed = refused is None
+    return refused
+
+
+def _merge_and_commit(ctx: Context, theirs: str | None, report: SyncReport) -> None:
+    """A merge a killed sync left finished, this machine's changes committed, the other
+    machines' merged (the store's lock held)."""
+    pending = rev_parse(ctx.git, JOURNAL_REF)
+    if pending is not None:
+        _count(report, merge_remote(ctx, pending), ctx)
+    first = f"memtui: the notes on {ctx.machine} when sync began"
+    committed = commit_local(ctx, first_message=first)
+    report.committed += committed.files
+    report.marks_sent += committed.marks
+    report.held = committed.held
+    ctx.state.set_held(committed.held)
+    if theirs is not None:
+        _count(report, merge_remote(ctx, theirs), ctx)
+
+
+def _count(report: SyncReport, merged: object, ctx: Context) -> None:
+    """Add a merge's figures to the report and put the marks it brought on events."""
+    from memtui.notes.sync.merging import Merged
+
+    assert isinstance(merged, Merged)
+    report.pulled += merged.pulled
+    report.new_clashes += merged.clashes
+    report.marks_received += apply_marks(ctx, merged.marks)
+
+
+def fetch(ctx: Context) -> str | None:
+    """Fetch the remote's branch; its commit, or None when the remote has no such branch."""
+    done = ctx.git.run(
+        "fetch",
+        "--quiet",
+        "--no-tags",
+        ORIGIN,
+        f"+{ctx.branch_ref}:{ctx.tracking_ref}",
+        check=False,
+        timeout=NETWORK_TIMEOUT,
+    )
+    if done.returncode != 0:
+        if b"couldn't find remote ref" in done.stderr:
+            if rev_parse(ctx.git, ctx.tracking_ref) is not None:
+                ctx.git.run("update-ref", "-d", ctx.tracking_ref)
+            return None
+        raise SyncError(str(error_of("fetch", done)))
+    return rev_parse(ctx.git, ctx.tracking_ref)
+
+
+def push(ctx: Context, tip: str) -> str | None:
+    """Push `tip` to the remote's branch, never forcing; None when pushed, else why the remote
+    refused it (a branch that moved meanwhile, a hook)."""
+    done = ctx.git.run(
+        "push",
+        "--porcelain",
+        ORIGIN,
+        f"{tip}:{ctx.branch_ref}",
+        check=False,
+        timeout=NETWORK_TIMEOUT,
+    )
+    if done.returncode == 0:
+        return None
+    for line in done.stdout.decode("utf-8", "replace").splitlines():
+        if line.startswith("!"):
+            fields = line.split("\t")
+            return fields[2].strip() if len(fields) > 2 else "rejected"
+    raise SyncError(str(error_of("push", done)))
+
+
+def _rescue_if_moved(ctx: Context) -> list[str]:
+    """Keep under a rescue ref the tip memtui last left when the branch no longer holds it
+    (moved back or away by hand): those commits would otherwise be dropped."""
+    last = ctx.state.get(LAST_TIP)
+    if last is None or rev_parse(ctx.git, last) is None:
+        return []
+    tip = rev_parse(ctx.git, ctx.branch_ref)
+    if tip is not None and is_ancestor(ctx.git, last, tip):
+        return []
+    ref = RESCUE_PREFIX + time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + f"-{last[:12]}"
+    ctx.git.run("update-ref", "-m", "memtui sync: rescue", ref, last)
+    ctx.state.put(LAST_TIP, tip or "")
+    return [ref]
