@@ -27,6 +27,8 @@ SUBCOMMANDS: dict[str, str] = {
     "stale": "memtui.cli.stale_cmd",
     "budget": "memtui.cli.budget_cmd",
     "mcp": "memtui.cli.mcp_cmd",
+    "sync": "memtui.cli.sync_cmd",
+    "resolve": "memtui.cli.resolve_cmd",
 }
 """Subcommand name -> module with `register(subparsers)` and `run(args) -> int`."""
 
@@ -109,6 +111,8 @@ USES_CONFIG = frozenset(
         "stale",
         "budget",
         "mcp",
+        "sync",
+        "resolve",
     }
 )
 """Subcommands that read the config file, so a broken one stops them with its error."""

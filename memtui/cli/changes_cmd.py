@@ -105,6 +105,45 @@ def _list(history: History, args: argparse.Namespace) -> tuple[list[Event], dict
     return events, history.reviews(event.id for event in events) if args.all else {}
 
 
+def _sync_waiting(history: History) -> tuple[list[Any], dict[str, str]]:
+    """The sync clashes and held-back files waiting (none for a store that never synced)."""
+    from memtui.notes.sync.state import SyncState
+
+    state = SyncState.existing(history)
+    if state is None:
+        return [], {}
+    return state.clashes(), state.held()
+
+
+def sync_records(clashes: list[Any], held: dict[str, str]) -> list[str]:
+    """JSON lines of the sync's waiting items: each clash with its three texts, each file held
+    back with the reason."""
+    import json
+
+    from memtui.notes.sync.resolving import clash_texts, describe
+
+    records = []
+    for clash in clashes:
+        texts = clash_texts(clash)
+        record = {
+            "clash": clash.id,
+            "time": clash.time,
+            "path": clash.virtual,
+            "kind": clash.kind,
+            "actor": clash.actor,
+            "machine": clash.machine,
+            "commit": clash.commit,
+            "summary": describe(clash),
+            "base": texts.base,
+            "ours": texts.ours,
+            "theirs": texts.theirs,
+        }
+        records.append(json.dumps(record, ensure_ascii=True))
+    for name, reason in held.items():
+        records.append(json.dumps({"held": "/memories/" + name, "reason": reason}))
+    return records
+
+
 def run(args: argparse.Namespace) -> int:
     """Run `memtui changes`."""
     from memtui.core.inbox import event_line_changes
@@ -114,10 +153,20 @@ def run(args: argparse.Namespace) -> int:
         return history
     events, reviews = _list(history, args)
     counts = {event.id: event_line_changes(history, event) for event in events}
+    clashes, held = _sync_waiting(history)
     if args.json:
+        for record in sync_records(clashes, held):
+            sys.stdout.write(record + "\n")
         for event in events:
             sys.stdout.write(change_json(event, counts[event.id], reviews.get(event.id)) + "\n")
         return 0
+    if clashes or held:
+        from memtui.cli.sync_cmd import waiting_lines
+
+        for line in waiting_lines(args.path, clashes, held):
+            print(visible(line))
+        if not events:
+            return 0
     if not events:
         print(NOTHING_AT_ALL if args.all else NOTHING)
         return 0

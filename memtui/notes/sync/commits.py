@@ -38,6 +38,8 @@ from memtui.notes.sync.repo import (
 from memtui.notes.sync.state import COMMITTED, FIRST_EVENT, uid_of
 
 EXTERNAL = "external"
+UNKNOWN = ""
+"""The group of files changed without an event in the history (committed as `external`)."""
 SECRET_HELD = "holds a likely secret ({labels}); not pushed until it is removed"
 
 
@@ -151,7 +153,7 @@ def group_by_actor(files: dict[str, bytes | None], events: Sequence[Event]) -> l
     groups: dict[str, _Group] = {}
     for path, data in sorted(files.items()):
         touching = _events_on(places, path)
-        actor = touching[-1].actor if touching else EXTERNAL
+        actor = touching[-1].actor if touching else UNKNOWN
         group = groups.setdefault(actor, _Group(actor))
         group.files[path] = data
         group.events.update((event.id, event) for event in touching)
@@ -177,19 +179,22 @@ def _subject(actor: str, files: dict[str, bytes | None], machine: str) -> str:
 
 
 def actor_commits(ctx: Context, groups: Sequence[_Group], parent: str | None) -> list[NewCommit]:
-    """One commit per group, chained on `parent`."""
+    """One commit per group, chained on `parent` (a sha, or `:N`, the N-th commit of the same
+    import, when these follow N others)."""
+    offset = int(parent[1:]) if parent is not None and parent.startswith(":") else 0
     commits: list[NewCommit] = []
     for group in groups:
         trailers = [machine_trailer(ctx.machine_id, ctx.machine)]
         trailers += change_trailers(_change_lines(group.events.values()))
         times = [event.time for event in group.events.values()]
-        previous = f":{len(commits)}" if commits else parent
+        previous = f":{len(commits) + offset}" if commits else parent
+        actor = group.actor or EXTERNAL
         commits.append(
             NewCommit(
-                author=ctx.author(group.actor),
+                author=ctx.author(actor),
                 when=ctx.now(),
                 authored=int(max(times)) if times else None,
-                message=_subject(group.actor, group.files, ctx.machine)
+                message=_subject(actor, group.files, ctx.machine)
                 + "\n\n"
                 + "\n".join(trailers)
                 + "\n",
@@ -251,11 +256,12 @@ def commit_local(ctx: Context, *, first_message: str | None = None) -> Committed
     upto = last_event_id(ctx)
     changes = find_changes(ctx)
     commits: list[NewCommit] = []
-    if changes.files and head is None and first_message is not None:
-        commits.append(_first_commit(ctx, changes.files, first_message))
-    elif changes.files:
-        groups = group_by_actor(changes.files, new_events(ctx, upto))
-        commits += actor_commits(ctx, groups, head)
+    groups = group_by_actor(changes.files, new_events(ctx, upto)) if changes.files else []
+    unknown = next((group for group in groups if group.actor == UNKNOWN), None)
+    if unknown is not None and head is None and first_message is not None:
+        groups.remove(unknown)
+        commits.append(_first_commit(ctx, unknown.files, first_message))
+    commits += actor_commits(ctx, groups, f":{len(commits)}" if commits else head)
     marks, marked_events = pending_marks(ctx)
     if marks:
         parent = f":{len(commits)}" if commits else head

@@ -123,6 +123,18 @@ class SyncState:
         self._local = threading.local()
         self._connection()
 
+    @classmethod
+    def existing(cls, history: History) -> SyncState | None:
+        """The sync tables of a store that has synced, or None (nothing is created)."""
+        conn = sqlite3.connect(history.path, timeout=BUSY_TIMEOUT_MS / 1000)
+        try:
+            row = conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sync_clashes'"
+            ).fetchone()
+        finally:
+            conn.close()
+        return None if row is None else cls(history)
+
     def _connection(self) -> sqlite3.Connection:
         """This thread's connection, with the tables made."""
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
