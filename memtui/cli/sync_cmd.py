@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
         _clear_progress()
     if cloned is not None:
         print(visible(f"Cloned {args.remote} into {root}."))
-    return report_sync(report, str(root))
+    return report_sync(report, args.path)
 
 
 def _clone(root: Path, url: str, machine: str | None) -> str | None:

@@ -14,6 +14,9 @@ import pytest
 from memtui.core.config import Settings
 from memtui.core.store import MemoryStore
 from memtui.notes.sync import SyncReport, sync_store
+from memtui.notes.sync.context import committer_for
+from memtui.notes.sync.git import Git
+from memtui.notes.sync.setup import clone_into_empty
 from memtui.notes.sync.state import SyncState
 
 
@@ -49,6 +52,8 @@ def remote(tmp_path: Path) -> Path:
 
 def remote_files(remote: Path, branch: str = "main") -> dict[str, str]:
     """Path -> text of every file on the remote's branch."""
+    if not git("--git-dir", str(remote), "branch", "--list", branch):
+        return {}
     names = git("--git-dir", str(remote), "ls-tree", "-r", "--name-only", branch).splitlines()
     return {
         name: git("--git-dir", str(remote), "show", f"{branch}:{name}") for name in names
@@ -110,6 +115,9 @@ def machine(tmp_path: Path, remote: Path) -> Callable[..., Machine]:
         for relpath, text in (files or {}).items():
             (root / relpath).parent.mkdir(parents=True, exist_ok=True)
             (root / relpath).write_text(text)
+        if setup and not files:
+            runner = Git.for_store(root, committer_for(name))
+            clone_into_empty(runner, str(remote))
         store = MemoryStore(root, actor="human:dana", settings=Settings())
         one = Machine(name, root, store, remote)
         if setup:

@@ -33,7 +33,6 @@ from memtui.notes.sync.repo import (
     index_info,
     rev_parse,
     status,
-    update_ref,
 )
 from memtui.notes.sync.state import COMMITTED, FIRST_EVENT, uid_of
 
@@ -271,7 +270,7 @@ def commit_local(ctx: Context, *, first_message: str | None = None) -> Committed
         ctx.state.mark_sent(marked_events)
         return Committed(head, held=changes.held)
     shas = fast_import(ctx.git, commits)
-    update_ref(ctx.git, ctx.branch_ref, shas[-1], head, "memtui sync: commit")
+    ctx.move_branch(shas[-1], head, "memtui sync: commit")
     index_info(
         ctx.git,
         {path: None if data is None else blob_sha(data) for path, data in changes.files.items()},

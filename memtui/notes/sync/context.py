@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from memtui.core.store import MemoryStore
 from memtui.notes.sync.git import Git, Identity
-from memtui.notes.sync.state import SyncState
+from memtui.notes.sync.state import LAST_TIP, SyncState
 
 ORIGIN = "origin"
 DEFAULT_BRANCH = "main"
@@ -56,6 +56,12 @@ class Context:
     def author(self, actor: str) -> Identity:
         """The git author of an actor's changes on this machine."""
         return Identity(actor, f"memtui@{slug(self.machine)}")
+
+    def move_branch(self, new: str, old: str | None, reason: str) -> None:
+        """Move the branch from `old` to `new` (refused if it moved meanwhile) and remember the
+        tip, so a tip moved away by hand later is kept as a rescue."""
+        self.git.run("update-ref", "-m", reason, self.branch_ref, new, old or "0" * 40)
+        self.state.put(LAST_TIP, new)
 
     def now(self) -> int:
         """The store clock's time, in whole seconds."""

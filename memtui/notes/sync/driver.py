@@ -238,8 +238,14 @@ def push(ctx: Context, tip: str) -> str | None:
     for line in done.stdout.decode("utf-8", "replace").splitlines():
         if line.startswith("!"):
             fields = line.split("\t")
-            return fields[2].strip() if len(fields) > 2 else "rejected"
+            return _reason(fields[2] if len(fields) > 2 else "")
     raise SyncError(str(error_of("push", done)))
+
+
+def _reason(summary: str) -> str:
+    """`pre-receive hook declined` from `[remote rejected] (pre-receive hook declined)`."""
+    inside = summary.partition("(")[2].rpartition(")")[0].strip()
+    return inside or summary.strip() or "rejected"
 
 
 def _rescue_if_moved(ctx: Context) -> list[str]:

@@ -34,7 +34,6 @@ from memtui.notes.sync.repo import (
     is_ancestor,
     merge_base,
     rev_parse,
-    update_ref,
 )
 from memtui.notes.sync.rules import sync_merge
 from memtui.notes.sync.state import (
@@ -177,7 +176,7 @@ def merge_remote(ctx: Context, theirs: str) -> Merged:
         new = their_changes[plan.path].new
         exact = exact and (None if tree_value is None else blob_sha(tree_value)) == new
     tip = theirs if exact else _merge_commit(ctx, ours, theirs, tree, their_changes)
-    update_ref(ctx.git, ctx.branch_ref, tip, ours, "memtui sync: merge")
+    ctx.move_branch(tip, ours, "memtui sync: merge")
     index_info(
         ctx.git, {path: None if data is None else blob_sha(data) for path, data in tree.items()}
     )

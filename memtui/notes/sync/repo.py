@@ -153,11 +153,6 @@ def empty_tree(git: Git) -> str:
     return git.line("hash-object", "-w", "-t", "tree", "--stdin")
 
 
-def update_ref(git: Git, ref: str, new: str, old: str | None, reason: str) -> None:
-    """Move `ref` to `new` only if it is still at `old` (None: it must not exist yet)."""
-    git.run("update-ref", "-m", reason, ref, new, old or NO_SHA)
-
-
 @dataclass
 class NewCommit:
     """A commit for `fast_import`: who, when, why, its parents and its file changes."""
