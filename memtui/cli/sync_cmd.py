@@ -34,6 +34,10 @@ Exit status: 0 in sync with nothing waiting for you; 1 in sync, with clashes or 
 """
 
 
+WAIT = 60.0
+"""Seconds `memtui sync` waits for another sync of the store to end."""
+
+
 def register(subparsers: Any) -> None:
     """Add the `sync` subcommand."""
     parser = subparsers.add_parser(

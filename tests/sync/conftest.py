@@ -36,9 +36,7 @@ def no_git_identity(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator
 
 def git(*args: str, cwd: Path | None = None, input: bytes | None = None, check: bool = True) -> str:
     """Plain git, as a person would run it (for setting up and checking)."""
-    done = subprocess.run(
-        ["git", *args], cwd=cwd, input=input, capture_output=True, check=check
-    )
+    done = subprocess.run(["git", *args], cwd=cwd, input=input, capture_output=True, check=check)
     return done.stdout.decode()
 
 
@@ -55,9 +53,7 @@ def remote_files(remote: Path, branch: str = "main") -> dict[str, str]:
     if not git("--git-dir", str(remote), "branch", "--list", branch):
         return {}
     names = git("--git-dir", str(remote), "ls-tree", "-r", "--name-only", branch).splitlines()
-    return {
-        name: git("--git-dir", str(remote), "show", f"{branch}:{name}") for name in names
-    }
+    return {name: git("--git-dir", str(remote), "show", f"{branch}:{name}") for name in names}
 
 
 def tree_files(root: Path) -> dict[str, bytes]:
@@ -83,7 +79,7 @@ class Machine:
     def sync(self, *, setup: bool = False) -> SyncReport:
         """One sync (the first one sets the remote up)."""
         return sync_store(
-            self.store, remote=str(self.remote) if setup else None, machine=self.name
+            self.store, remote=str(self.remote) if setup else None, machine=self.name, wait=30
         )
 
     def agent(self, name: str = "claude") -> MemoryStore:

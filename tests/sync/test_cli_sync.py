@@ -37,9 +37,7 @@ def test_two_laptops_from_nothing_to_in_sync(
     assert out == f"In sync with {remote} (main): committed 1 file, pushed.\n"
     status, out, err = run(capsys, "sync", str(two), "--remote", str(remote), "--machine", "l2")
     assert (status, err) == (0, "")
-    assert out == (
-        f"Cloned {remote} into {two}.\nIn sync with {remote} (main): nothing to do.\n"
-    )
+    assert out == (f"Cloned {remote} into {two}.\nIn sync with {remote} (main): nothing to do.\n")
     assert (two / "notes.md").read_text() == "# Notes\n- one\n"
     status, out, _err = run(capsys, "sync", str(two), "--machine", "l2")
     assert (status, out) == (0, f"In sync with {remote} (main): nothing to do.\n")
@@ -91,9 +89,7 @@ def test_a_clash_is_exit_1_listed_in_changes_with_both_texts_and_resolved(
     assert (status, out) == (1, "")
 
 
-def test_errors_are_exit_2_and_one_line(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_errors_are_exit_2_and_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     store = tmp_path / "s"
     store.mkdir()
     status, out, err = run(capsys, "sync", str(store))

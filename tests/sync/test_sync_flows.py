@@ -31,7 +31,9 @@ def test_a_store_with_files_and_an_empty_remote_is_committed_and_pushed(
     ]
 
 
-def test_git_has_no_identity_and_commits_carry_the_actor(machine: MakeMachine, remote: Path) -> None:
+def test_git_has_no_identity_and_commits_carry_the_actor(
+    machine: MakeMachine, remote: Path
+) -> None:
     a = machine("a")
     assert git("config", "--get", "user.name", check=False) == ""
     a.agent("claude").create("/memories/x.md", "hello\n")
@@ -54,9 +56,7 @@ def test_a_second_machine_joins_and_both_sides_are_merged(
     machine: MakeMachine, remote: Path
 ) -> None:
     a = machine("a", files={"notes.md": "# Notes\n- one\n", "only-a.md": "a\n"})
-    b = machine(
-        "b", files={"notes.md": "# Notes\n- one\n- two\n", "only-b.md": "b\n"}
-    )
+    b = machine("b", files={"notes.md": "# Notes\n- one\n- two\n", "only-b.md": "b\n"})
     expected = {
         "notes.md": "# Notes\n- one\n- two\n",
         "only-a.md": "a\n",

@@ -127,7 +127,9 @@ def test_a_store_never_set_up_says_how(tmp_path: Path) -> None:
     )
 
 
-def test_a_remote_that_went_away_after_set_up_is_one_line(machine: MakeMachine, remote: Path) -> None:
+def test_a_remote_that_went_away_after_set_up_is_one_line(
+    machine: MakeMachine, remote: Path
+) -> None:
     a = machine("a", files={"n.md": "one\n"})
     remote.rename(remote.with_name("moved.git"))
     a.agent().insert("/memories/n.md", 1, "two")

@@ -78,7 +78,9 @@ def test_a_file_holding_a_likely_secret_is_held_back_and_the_rest_pushed(
     ).stdout
     assert AWS_KEY.encode() not in everything and "keys.md" not in objects
     assert report.waiting
-    a.store.write("/memories/keys.md", "aws key: in the vault\n", a.store.revision("/memories/keys.md"))
+    a.store.write(
+        "/memories/keys.md", "aws key: in the vault\n", a.store.revision("/memories/keys.md")
+    )
     report = a.sync()
     assert report.held == {} and not report.waiting
     assert remote_files(remote)["keys.md"] == "aws key: in the vault\n"

@@ -50,6 +50,9 @@ class LocalChanges:
     """Relative path -> its bytes now (None: deleted)."""
     held: dict[str, str] = field(default_factory=dict)
     """Relative path -> why it is not pushed."""
+    same: dict[str, str] = field(default_factory=dict)
+    """Relative path -> its blob in the last commit, for files git listed that hold just that
+    (their index entries are set right)."""
 
 
 def find_changes(ctx: Context) -> LocalChanges:
@@ -79,6 +82,7 @@ def _take(
             changes.files[entry.path] = None
         return
     if blob_sha(read) == entry.head:
+        changes.same[entry.path] = entry.head
         return
     reason = secret_reason(entry.path, read, entry.path in flagged)
     if reason is not None:
@@ -265,6 +269,7 @@ def commit_local(ctx: Context, *, first_message: str | None = None) -> Committed
     if marks:
         parent = f":{len(commits)}" if commits else head
         commits.append(review_commit(ctx, marks, parent))
+    index_info(ctx.git, dict(changes.same))
     if not commits:
         ctx.state.put(COMMITTED, upto)
         ctx.state.mark_sent(marked_events)

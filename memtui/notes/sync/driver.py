@@ -81,8 +81,10 @@ def sync_store(
     machine: str | None = None,
     progress: Callable[[str], None] | None = None,
     attempts: int = ATTEMPTS,
+    wait: float = 0.0,
 ) -> SyncReport:
-    """Sync the store with its remote (`remote`: set it up with that URL first).
+    """Sync the store with its remote (`remote`: set it up with that URL first); `wait` is how
+    long to wait for another sync of the store (or a git run it left) to end.
 
     Raises SyncError (one line) when it cannot: no remote set up, the remote unreachable or
     refusing, another sync running, the store's lock held too long.
@@ -91,7 +93,8 @@ def sync_store(
     git = Git.for_store(store.root, committer_for(name))
     lock = MutationLock(store.root, SYNC_LOCK)
     try:
-        with lock.hold(timeout=0.0):
+        with lock.hold(timeout=wait):
+            git.held_fds = (lock.fileno(),)
             return _sync(store, git, name, remote, progress or (lambda _text: None), attempts)
     except LockBusy as busy:
         raise SyncError("another sync of this store is running; try again when it ends") from busy

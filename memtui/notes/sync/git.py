@@ -87,6 +87,9 @@ class Git:
     git_dir: Path
     committer: Identity = field(default_factory=lambda: Identity("memtui", "memtui@localhost"))
     executable: str = "git"
+    held_fds: tuple[int, ...] = ()
+    """Descriptors every git run inherits (the sync lock: a git run outliving a killed sync
+    still holds it, so the next sync waits for it)."""
 
     @classmethod
     def for_store(cls, root: Path, committer: Identity | None = None) -> Git:
@@ -153,6 +156,7 @@ class Git:
                 env=self.environment(env),
                 cwd=self.work_tree if self.work_tree.is_dir() else None,
                 start_new_session=True,
+                pass_fds=self.held_fds,
             )
         except FileNotFoundError as problem:
             raise GitMissing(

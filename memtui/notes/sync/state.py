@@ -12,11 +12,10 @@ import threading
 import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
 from memtui.core import db_text
 from memtui.core.db_text import TEXT
-from memtui.core.history import BUSY_TIMEOUT_MS, SQL_BATCH, History
+from memtui.core.history import SQL_BATCH, History
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sync_meta (
@@ -119,39 +118,30 @@ class SyncState:
 
     def __init__(self, history: History) -> None:
         """Open the tables beside `history` (created on first use)."""
-        self.path: Path = history.path
-        self._local = threading.local()
+        self.history = history
+        self._made = threading.local()
         self._connection()
 
     @classmethod
     def existing(cls, history: History) -> SyncState | None:
         """The sync tables of a store that has synced, or None (nothing is created)."""
-        conn = sqlite3.connect(history.path, timeout=BUSY_TIMEOUT_MS / 1000)
-        try:
-            row = conn.execute(
-                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sync_clashes'"
-            ).fetchone()
-        finally:
-            conn.close()
+        row = (
+            history.connection()
+            .execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sync_clashes'")
+            .fetchone()
+        )
         return None if row is None else cls(history)
 
     def _connection(self) -> sqlite3.Connection:
-        """This thread's connection, with the tables made."""
-        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
-            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            conn.text_factory = db_text.read_text
-            conn.executescript(_SCHEMA)
-            self._local.conn = conn
+        """The history's connection of this thread (so no second handle on the database is
+        ever opened or closed beside it), the tables made on first use."""
+        conn = self.history.connection()
+        if getattr(self._made, "conn", None) is not conn:
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+            self._made.conn = conn
         return conn
-
-    def close(self) -> None:
-        """Close this thread's connection."""
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
-            conn.close()
-            self._local.conn = None
 
     @contextlib.contextmanager
     def writing(self) -> Iterator[sqlite3.Connection]:
