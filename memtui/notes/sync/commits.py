@@ -30,8 +30,6 @@ from memtui.notes.sync.repo import (
     StatusEntry,
     blob_sha,
     fast_import,
-    index_info,
-    rev_parse,
     status,
 )
 from memtui.notes.sync.state import COMMITTED, FIRST_EVENT, uid_of
@@ -255,7 +253,7 @@ def commit_local(ctx: Context, *, first_message: str | None = None) -> Committed
     `first_message` is the message of the branch's first commit (when it has none), which holds
     every file as it is.
     """
-    head = rev_parse(ctx.git, ctx.branch_ref)
+    head = ctx.tip
     upto = last_event_id(ctx)
     changes = find_changes(ctx)
     commits: list[NewCommit] = []
@@ -269,16 +267,15 @@ def commit_local(ctx: Context, *, first_message: str | None = None) -> Committed
     if marks:
         parent = f":{len(commits)}" if commits else head
         commits.append(review_commit(ctx, marks, parent))
-    index_info(ctx.git, dict(changes.same))
+    ctx.index.update(changes.same)
     if not commits:
         ctx.state.put(COMMITTED, upto)
         ctx.state.mark_sent(marked_events)
         return Committed(head, held=changes.held)
-    shas = fast_import(ctx.git, commits)
-    ctx.move_branch(shas[-1], head, "memtui sync: commit")
-    index_info(
-        ctx.git,
-        {path: None if data is None else blob_sha(data) for path, data in changes.files.items()},
+    shas = fast_import(ctx.git, commits, ctx.branch_ref)
+    ctx.moved(shas[-1])
+    ctx.index.update(
+        {path: None if data is None else blob_sha(data) for path, data in changes.files.items()}
     )
     ctx.state.put(COMMITTED, upto)
     ctx.state.add_marks((mark.uid, mark.reviewer, mark.time) for mark in marks)

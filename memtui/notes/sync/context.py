@@ -14,8 +14,6 @@ from memtui.notes.sync.state import LAST_TIP, SyncState
 
 ORIGIN = "origin"
 DEFAULT_BRANCH = "main"
-JOURNAL_REF = "refs/memtui/merging"
-"""Set while a merge is applied to the files: the commit being merged (a killed sync resumes)."""
 RESCUE_PREFIX = "refs/memtui/rescue/"
 """Where a branch tip that would otherwise be dropped is kept."""
 
@@ -42,6 +40,10 @@ class Context:
     machine: str
     machine_id: str
     progress: Callable[[str], None] = field(default=lambda _text: None)
+    tip: str | None = None
+    """The branch's commit (read when the round starts, kept as memtui moves it)."""
+    index: dict[str, str | None] = field(default_factory=dict)
+    """Index entries to write once the round's commits are made (path -> blob, None: gone)."""
 
     @property
     def branch_ref(self) -> str:
@@ -57,11 +59,15 @@ class Context:
         """The git author of an actor's changes on this machine."""
         return Identity(actor, f"memtui@{slug(self.machine)}")
 
-    def move_branch(self, new: str, old: str | None, reason: str) -> None:
-        """Move the branch from `old` to `new` (refused if it moved meanwhile) and remember the
-        tip, so a tip moved away by hand later is kept as a rescue."""
-        self.git.run("update-ref", "-m", reason, self.branch_ref, new, old or "0" * 40)
+    def moved(self, new: str) -> None:
+        """Remember the branch's new tip (so a tip moved away by hand later is rescued)."""
+        self.tip = new
         self.state.put(LAST_TIP, new)
+
+    def move_branch(self, new: str, reason: str) -> None:
+        """Move the branch from the tip known to `new` (refused if it moved meanwhile)."""
+        self.git.run("update-ref", "-m", reason, self.branch_ref, new, self.tip or "0" * 40)
+        self.moved(new)
 
     def now(self) -> int:
         """The store clock's time, in whole seconds."""

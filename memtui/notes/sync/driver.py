@@ -16,7 +16,6 @@ from memtui.core.lock import LockBusy, MutationLock
 from memtui.core.store import MemoryStore
 from memtui.notes.sync.commits import commit_local, last_event_id
 from memtui.notes.sync.context import (
-    JOURNAL_REF,
     ORIGIN,
     RESCUE_PREFIX,
     Context,
@@ -25,21 +24,22 @@ from memtui.notes.sync.context import (
 )
 from memtui.notes.sync.git import NETWORK_TIMEOUT, Git, GitError, error_of
 from memtui.notes.sync.merging import merge_remote
-from memtui.notes.sync.repo import is_ancestor, rev_parse
+from memtui.notes.sync.repo import index_info, is_ancestor, read_refs
 from memtui.notes.sync.reviews import apply_marks
 from memtui.notes.sync.setup import (
     BRANCH_KEY,
     SyncError,
     clear_stale_locks,
-    configured,
     connect,
     repo_exists,
+    settings,
 )
 from memtui.notes.sync.state import (
     COMMITTED,
     FIRST_EVENT,
     LAST_SYNC,
     LAST_TIP,
+    MERGING,
     Clash,
     SyncState,
 )
@@ -115,18 +115,20 @@ def _sync(
     """`sync_store` with the sync lock held."""
     if remote is not None:
         progress("looking at the remote")
-        branch = connect(git, remote)
-    elif not repo_exists(git) or configured(git, f"remote.{ORIGIN}.url") is None:
+        connect(git, remote)
+    known = settings(git) if repo_exists(git) else {}
+    url = known.get(f"remote.{ORIGIN}.url")
+    if url is None:
         raise SyncError(
             f"{store.root} is not set up for sync: run `memtui sync {store.root} --remote URL` once"
         )
-    else:
-        branch = configured(git, BRANCH_KEY) or "main"
+    branch = known.get(BRANCH_KEY) or "main"
     clear_stale_locks(git)
     state = SyncState(store.history)
     ctx = Context(store, git, state, branch, machine, state.machine_id(), progress)
     _first_time(ctx)
-    report = SyncReport(configured(git, f"remote.{ORIGIN}.url") or "", branch, machine)
+    report = SyncReport(url, branch, machine)
+    ctx.tip = read_refs(git, ctx.branch_ref).get(ctx.branch_ref)
     report.rescued = _rescue_if_moved(ctx)
     reason = ""
     for attempt in range(1, attempts + 1):
@@ -140,9 +142,6 @@ def _sync(
             f"the remote refused the push {attempts} times ({reason}); this machine's changes "
             "are committed here and go out with the next sync"
         )
-    tip = rev_parse(git, ctx.branch_ref)
-    if tip is not None:
-        state.put(LAST_TIP, tip)
     state.put(LAST_SYNC, repr(store.clock()))
     report.clashes = state.clashes()
     return report
@@ -160,21 +159,24 @@ def _first_time(ctx: Context) -> None:
 def _round(ctx: Context, report: SyncReport) -> str | None:
     """Fetch, commit, merge, push once; None when done, else why the push was refused."""
     ctx.progress("fetching")
-    theirs = fetch(ctx)
+    fetch(ctx)
+    refs = read_refs(ctx.git, ctx.branch_ref, ctx.tracking_ref)
+    ctx.tip, theirs = refs.get(ctx.branch_ref), refs.get(ctx.tracking_ref)
     ctx.progress("committing")
     try:
         with ctx.store.locked():
             _merge_and_commit(ctx, theirs, report)
+            index_info(ctx.git, ctx.index)
+            ctx.index.clear()
     except LockBusy as busy:
         raise SyncError(
             f"the store's lock was held for {busy.waited:.0f} s (an agent or another memtui); "
             "nothing was merged, try again in a moment"
         ) from busy
-    tip = rev_parse(ctx.git, ctx.branch_ref)
-    if tip is None or tip == theirs:
+    if ctx.tip is None or ctx.tip == theirs:
         return None
     ctx.progress("pushing")
-    refused = push(ctx, tip)
+    refused = push(ctx, ctx.tip)
     report.pushed = refused is None
     return refused
 
@@ -182,8 +184,8 @@ def _round(ctx: Context, report: SyncReport) -> str | None:
 def _merge_and_commit(ctx: Context, theirs: str | None, report: SyncReport) -> None:
     """A merge a killed sync left finished, this machine's changes committed, the other
     machines' merged (the store's lock held)."""
-    pending = rev_parse(ctx.git, JOURNAL_REF)
-    if pending is not None:
+    pending = ctx.state.get(MERGING)
+    if pending:
         _count(report, merge_remote(ctx, pending), ctx)
     first = f"memtui: the notes on {ctx.machine} when sync began"
     committed = commit_local(ctx, first_message=first)
@@ -205,8 +207,8 @@ def _count(report: SyncReport, merged: object, ctx: Context) -> None:
     report.marks_received += apply_marks(ctx, merged.marks)
 
 
-def fetch(ctx: Context) -> str | None:
-    """Fetch the remote's branch; its commit, or None when the remote has no such branch."""
+def fetch(ctx: Context) -> None:
+    """Fetch the remote's branch (a remote without it leaves no tracking ref)."""
     done = ctx.git.run(
         "fetch",
         "--quiet",
@@ -216,13 +218,11 @@ def fetch(ctx: Context) -> str | None:
         check=False,
         timeout=NETWORK_TIMEOUT,
     )
-    if done.returncode != 0:
-        if b"couldn't find remote ref" in done.stderr:
-            if rev_parse(ctx.git, ctx.tracking_ref) is not None:
-                ctx.git.run("update-ref", "-d", ctx.tracking_ref)
-            return None
+    if done.returncode == 0:
+        return
+    if b"couldn't find remote ref" not in done.stderr:
         raise SyncError(str(error_of("fetch", done)))
-    return rev_parse(ctx.git, ctx.tracking_ref)
+    ctx.git.run("update-ref", "-d", ctx.tracking_ref, check=False)
 
 
 def push(ctx: Context, tip: str) -> str | None:
@@ -255,9 +255,9 @@ def _rescue_if_moved(ctx: Context) -> list[str]:
     """Keep under a rescue ref the tip memtui last left when the branch no longer holds it
     (moved back or away by hand): those commits would otherwise be dropped."""
     last = ctx.state.get(LAST_TIP)
-    if last is None or rev_parse(ctx.git, last) is None:
+    tip = ctx.tip
+    if not last or last == tip or not ctx.git.ok("cat-file", "-e", f"{last}^{{commit}}"):
         return []
-    tip = rev_parse(ctx.git, ctx.branch_ref)
     if tip is not None and is_ancestor(ctx.git, last, tip):
         return []
     ref = RESCUE_PREFIX + time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + f"-{last[:12]}"

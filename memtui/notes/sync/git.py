@@ -37,6 +37,7 @@ SETTINGS = (
     "push.gpgSign=false",
     "advice.detachedHead=false",
     "gc.autoDetach=false",
+    "fastimport.unpackLimit=1000",
 )
 """`-c` settings of every run: these win over the user's and the repository's config."""
 KEPT_ENVIRONMENT = (

@@ -6,8 +6,8 @@ changed since the merge base, memtui decides what the file becomes (`plan_file`,
 change's original actor, the machine named), and then makes the merge commit itself with
 fast-import (two parents). A clash keeps this machine's text and waits for a person.
 
-A merge in progress is remembered by a ref (`JOURNAL_REF`); a sync killed half-way finds it
-and finishes: a file already written is recognised by its bytes and not written again.
+A merge in progress is remembered in the sync tables (`MERGING`); a sync killed half-way finds
+it and finishes: a file already written is recognised by its bytes and not written again.
 """
 
 from __future__ import annotations
@@ -18,22 +18,19 @@ from memtui.core.actors import EXTERNAL, ActorError, check_actor
 from memtui.core.hashing import digest
 from memtui.core.pulling import Pulled, apply_pulled
 from memtui.core.result import CONFLICT, CommandResult
-from memtui.notes.sync.context import JOURNAL_REF, Context, committer_for
+from memtui.notes.sync.context import Context, committer_for
 from memtui.notes.sync.files import Skipped, is_reserved, read_file
 from memtui.notes.sync.provenance import LogCommit, Mark, read_log
 from memtui.notes.sync.repo import (
+    EMPTY_TREE,
     FILE_MODES,
     NewCommit,
     TreeChange,
     blob_sha,
     cat_blobs,
     diff_tree,
-    empty_tree,
     fast_import,
-    index_info,
-    is_ancestor,
     merge_base,
-    rev_parse,
 )
 from memtui.notes.sync.rules import sync_merge
 from memtui.notes.sync.state import (
@@ -41,6 +38,7 @@ from memtui.notes.sync.state import (
     CLASH_DELETED_THERE,
     CLASH_KEPT,
     CLASH_TEXT,
+    MERGING,
     Clash,
 )
 
@@ -153,14 +151,14 @@ class Merged:
 def merge_remote(ctx: Context, theirs: str) -> Merged:
     """Merge `theirs` into the branch: files written through the core, then the commit (the
     store's lock held). Nothing to do when the branch already holds `theirs`."""
-    ours = rev_parse(ctx.git, ctx.branch_ref)
-    if ours is not None and is_ancestor(ctx.git, theirs, ours):
+    ours = ctx.tip
+    base = merge_base(ctx.git, ours, theirs) if ours is not None else None
+    if base is not None and base == theirs:
         _end_journal(ctx)
         return Merged(ours)
-    base = merge_base(ctx.git, ours, theirs) if ours is not None else None
-    if rev_parse(ctx.git, JOURNAL_REF) != theirs:
-        ctx.git.run("update-ref", "-m", "memtui sync: merging", JOURNAL_REF, theirs)
-    base_tree = base or empty_tree(ctx.git)
+    if ctx.state.get(MERGING) != theirs:
+        ctx.state.put(MERGING, theirs)
+    base_tree = base or EMPTY_TREE
     their_changes = diff_tree(ctx.git, base_tree, theirs)
     our_changes = diff_tree(ctx.git, base_tree, ours) if ours is not None else {}
     log = read_log(ctx.git, ours, theirs)
@@ -175,12 +173,14 @@ def merge_remote(ctx: Context, theirs: str) -> Merged:
             tree[plan.path] = tree_value
         new = their_changes[plan.path].new
         exact = exact and (None if tree_value is None else blob_sha(tree_value)) == new
-    tip = theirs if exact else _merge_commit(ctx, ours, theirs, tree, their_changes)
-    ctx.move_branch(tip, ours, "memtui sync: merge")
-    index_info(
-        ctx.git, {path: None if data is None else blob_sha(data) for path, data in tree.items()}
+    if exact:
+        ctx.move_branch(theirs, "memtui sync: merge")
+    else:
+        ctx.moved(_merge_commit(ctx, ours, theirs, tree, their_changes))
+    ctx.index.update(
+        {path: None if data is None else blob_sha(data) for path, data in tree.items()}
     )
-    merged.tip = tip
+    merged.tip = ctx.tip
     merged.marks = [mark for commit in reversed(log) for mark in commit.marks]
     _end_journal(ctx)
     return merged
@@ -188,8 +188,8 @@ def merge_remote(ctx: Context, theirs: str) -> Merged:
 
 def _end_journal(ctx: Context) -> None:
     """Forget the merge in progress."""
-    if rev_parse(ctx.git, JOURNAL_REF) is not None:
-        ctx.git.run("update-ref", "-d", JOURNAL_REF)
+    if ctx.state.get(MERGING):
+        ctx.state.put(MERGING, "")
 
 
 def _plans(
@@ -347,4 +347,4 @@ def _merge_commit(
         files=files,
         blobs=blobs,
     )
-    return fast_import(ctx.git, [commit])[0]
+    return fast_import(ctx.git, [commit], ctx.branch_ref)[0]

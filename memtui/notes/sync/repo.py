@@ -16,8 +16,8 @@ EXECUTABLE = "100755"
 FILE_MODES = frozenset({REGULAR, EXECUTABLE})
 """Tree entry modes of regular files (links `120000` and submodules `160000` are not)."""
 NO_SHA = "0" * 40
-SCRATCH_REF = "refs/memtui/fast-import"
-"""The ref fast-import writes to (memtui's own; the branch is moved after, checked)."""
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+"""The empty tree, which git knows without storing it."""
 
 
 def fsdecode(data: bytes) -> str:
@@ -137,6 +137,17 @@ def rev_parse(git: Git, name: str) -> str | None:
     return done.stdout.decode().strip() or None if done.returncode == 0 else None
 
 
+def read_refs(git: Git, *names: str) -> dict[str, str]:
+    """Full ref name -> commit, for those of `names` that exist (one git run)."""
+    out = git.out("for-each-ref", "--format=%(objectname) %(refname)", *names)
+    found: dict[str, str] = {}
+    for line in out.decode("utf-8", "surrogateescape").splitlines():
+        sha, _, name = line.partition(" ")
+        if name in names:
+            found[name] = sha
+    return found
+
+
 def merge_base(git: Git, one: str, two: str) -> str | None:
     """The best common ancestor of two commits, or None for unrelated histories."""
     done = git.run("merge-base", one, two, check=False)
@@ -146,11 +157,6 @@ def merge_base(git: Git, one: str, two: str) -> str | None:
 def is_ancestor(git: Git, older: str, newer: str) -> bool:
     """Whether `older` is `newer` or an ancestor of it."""
     return git.run("merge-base", "--is-ancestor", older, newer, check=False).returncode == 0
-
-
-def empty_tree(git: Git) -> str:
-    """The empty tree (written, so every command can read it)."""
-    return git.line("hash-object", "-w", "-t", "tree", "--stdin")
 
 
 @dataclass
@@ -171,27 +177,30 @@ class NewCommit:
     """When the change was made (the commit time if not given)."""
 
 
-def fast_import(git: Git, commits: Sequence[NewCommit]) -> list[str]:
-    """Write the commits in one `git fast-import` run; their shas, in order."""
+def fast_import(git: Git, commits: Sequence[NewCommit], ref: str) -> list[str]:
+    """Write the commits in one `git fast-import` run, the last one the new value of `ref`
+    (refused, nothing moved, unless it holds the ref's value now); their shas, in order."""
     if not commits:
         return []
-    stream = bytearray(f"reset {SCRATCH_REF}\n".encode())
+    stream = bytearray(f"reset {ref}\n".encode())
     for number, commit in enumerate(commits, start=1):
-        _commit_stream(stream, git.committer, number, commit)
+        _commit_stream(stream, git.committer, number, commit, ref)
     for number in range(1, len(commits) + 1):
         stream += f"get-mark :{number}\n".encode()
     stream += b"done\n"
-    out = git.out("fast-import", "--quiet", "--done", "--force", input=bytes(stream))
+    out = git.out("fast-import", "--quiet", "--done", input=bytes(stream))
     shas = [line for line in out.decode().split() if line]
     if len(shas) != len(commits):
         raise GitError("git fast-import: it did not say which commits it wrote")
     return shas
 
 
-def _commit_stream(stream: bytearray, committer: Identity, number: int, commit: NewCommit) -> None:
+def _commit_stream(
+    stream: bytearray, committer: Identity, number: int, commit: NewCommit, ref: str
+) -> None:
     """Append one commit's fast-import commands to `stream`."""
     message = commit.message.encode("utf-8", "surrogateescape")
-    stream += f"commit {SCRATCH_REF}\nmark :{number}\n".encode()
+    stream += f"commit {ref}\nmark :{number}\n".encode()
     authored = commit.when if commit.authored is None else commit.authored
     stream += b"author " + _ident(commit.author, authored) + b"\n"
     stream += b"committer " + _ident(committer, commit.when) + b"\n"

@@ -79,6 +79,16 @@ def configured(git: Git, key: str) -> str | None:
     return done.stdout.decode("utf-8", "replace").strip() or None if done.returncode == 0 else None
 
 
+def settings(git: Git) -> dict[str, str]:
+    """The repository's sync settings (its branch and origin's URL) in one git run."""
+    done = git.run("config", "--get-regexp", r"^(memtui\.branch|remote\.origin\.url)$", check=False)
+    found: dict[str, str] = {}
+    for line in done.stdout.decode("utf-8", "surrogateescape").splitlines():
+        key, _, value = line.partition(" ")
+        found[key] = value
+    return found
+
+
 def init_repo(git: Git, branch: str) -> None:
     """Make the repository (its HEAD on `branch`), `.memtui/` excluded."""
     meta = git.work_tree / META_DIR_NAME

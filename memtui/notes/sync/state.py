@@ -68,8 +68,9 @@ LAST_TIP = "last_tip"
 """Key of the branch tip memtui last set (a tip moved elsewhere since is kept as a rescue)."""
 LAST_SYNC = "last_sync"
 """Key of the time the last sync finished."""
-BRANCH = "branch"
-"""Key of the branch the store syncs."""
+MERGING = "merging"
+"""Key of the commit being merged into the files while a merge is applied (a sync killed
+half-way finishes it next time)."""
 
 CLASH_TEXT = "text"
 """A clash: the same lines changed two ways (ours kept in the file)."""
