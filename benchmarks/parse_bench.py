@@ -1,7 +1,7 @@
 """Time the note parser: reading bytes vs the markdown-it reference path vs the fast path.
 
 Usage: python benchmarks/parse_bench.py [--notes 2000] [--runs 5] [--corpus DIR ...]
-       [--index DIR ...] [--index-only] [--no-shared]
+       [--index DIR ...] [--index-only] [--no-shared] [--dates N] [--dates-unbounded]
 
 Generates a Basic Memory-style corpus with benchmarks/gen_corpus.py into a temporary folder,
 adds the shared corpus when it is present, and prints for each: the median of `--runs` runs of
@@ -10,8 +10,11 @@ parse_note with the fast path, (d)/(e) the block scan alone on each path, (f)/(g
 frontmatter alone through PyYAML and through the simple-YAML shortcut; plus the fast path's
 fallback rate. With `--index DIR` it also times a cold `NoteIndex.load(DIR, use_cache=False)`
 against walking DIR and reading every note's bytes, alternating the two in one process, and
-prints the medians, their ratio and the index's own phase timings. Uses only time.perf_counter,
-statistics and subprocess.
+prints the medians, their ratio and the index's own phase timings. With `--dates N` it times a
+note of N observations each opening with a distinct free-form date (`@occurred:"June 10, 2026"`):
+parsing it, and a first index of a store holding only it, against the same note without the
+qualifiers; with `--dates-unbounded` also the parse without the per-note budget (every date read
+by dateparser). Uses only time.perf_counter, statistics and subprocess.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from memtui.notes import temporal
 from memtui.notes._md_fast import fast_blocks
 from memtui.notes._md_reference import reference_blocks
 from memtui.notes.frontmatter_norm import read_frontmatter
@@ -155,6 +159,66 @@ def bench_index(root: Path, runs: int) -> None:
         print(f"    {phase:<26}{value * 1e3:9.1f} ms (wall)")
 
 
+MONTHS = "January February March April May June July August September October November December"
+
+
+def dated_note(count: int, qualified: bool, junk: bool = False) -> str:
+    """A note of `count` observations, each opening with a distinct date in words if
+    `qualified` (with `junk`, a quoted string no language reads as a date)."""
+    months = MONTHS.split()
+    lines = []
+    for i in range(count):
+        date = f"{months[i % 12]} {1 + (i // 12) % 28}, {2000 + i // 336}"
+        quoted = f"zq{i} thing" if junk else date
+        qualifier = f'@occurred:"{quoted}" ' if qualified else ""
+        lines.append(f"- [event] {qualifier}event {i} on {date}")
+    return "# Dates\n\n" + "\n".join(lines) + "\n"
+
+
+def bench_dates(count: int, runs: int, unbounded: bool) -> None:
+    """A note of `count` free-form dates: parse and first index, against the note without them."""
+    temporal._read_by_dateparser(  # dateparser's import and language data, once
+        "June 10, 2026", temporal.PROBE_BASES[0]
+    )
+
+    def parse(text: str) -> Callable[[], object]:
+        def run() -> object:
+            temporal._read_by_dateparser.cache_clear()
+            return parse_note(text, "dates.md")
+
+        return run
+
+    def index(text: str) -> Callable[[], object]:
+        def run() -> object:
+            temporal._read_by_dateparser.cache_clear()
+            with tempfile.TemporaryDirectory() as tmp:
+                (Path(tmp) / "dates.md").write_text(text, encoding="utf-8")
+                return NoteIndex.load(Path(tmp), use_cache=False).close()
+
+        return run
+
+    plain, dated = dated_note(count, False), dated_note(count, True)
+    print(
+        f"\na note of {count} free-form dates ({len(dated) / 1e3:.0f} KB), medians of {runs} runs"
+    )
+    print(f"  {'':<28}{'wall':>12} {'ratio':>7}   {'CPU':>12} {'ratio':>7}")
+    base = _median_seconds(parse(plain), runs)
+    print(_row("parse, no qualifiers", base, base))
+    print(_row("parse, every line dated", _median_seconds(parse(dated), runs), base))
+    junk = dated_note(count, True, junk=True)
+    print(_row("parse, every line a non-date", _median_seconds(parse(junk), runs), base))
+    index_base = _median_seconds(index(plain), runs)
+    print(_row("first index, no qualifiers", index_base, base))
+    print(_row("first index, every line dated", _median_seconds(index(dated), runs), base))
+    if unbounded:
+        budget = temporal.FREE_FORM_BUDGET
+        temporal.FREE_FORM_BUDGET = 10**9
+        try:
+            print(_row("parse, no budget", _median_seconds(parse(dated), 1), base))
+        finally:
+            temporal.FREE_FORM_BUDGET = budget
+
+
 def main() -> int:
     """Generate the corpus, run the timings, print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -170,7 +234,14 @@ def main() -> int:
     parser.add_argument(
         "--no-shared", action="store_true", help="skip the shared corpus of Basic Memory's docs"
     )
+    parser.add_argument("--dates", type=int, default=0, help="time a note of N free-form dates")
+    parser.add_argument(
+        "--dates-unbounded", action="store_true", help="with --dates, also without the budget"
+    )
     args = parser.parse_args()
+    if args.dates:
+        bench_dates(args.dates, args.runs, args.dates_unbounded)
+        return 0
     for folder in args.index:
         bench_index(folder, args.runs)
     if args.index_only:

@@ -35,13 +35,13 @@ OPEN = (
 SETTLE_SECONDS = 2.1
 """Pause after writing the notes, so they are older than the racy window, as in a real folder."""
 ADD_VIEWS = (
-    "import sys; from memtui.core.history import History, PendingEvent; "
+    "import sys; from memtui.core.recording.history import History, PendingEvent; "
     "from pathlib import Path; h = History(Path(sys.argv[1])); "
     "h.record_many(PendingEvent(time=0.0, actor='agent:bench', session=None, command='view', "
     "path='/memories/folder0', result='listing', is_error=False) for _ in range(int(sys.argv[2])))"
 )
 WITHOUT_RECOVERY = (
-    "import sys, time; import memtui.core.recovery as r; "
+    "import sys, time; import memtui.core.opening.recovery as r; "
     "r.recover = lambda store: r.RecoveryReport(); "
     "from memtui.core.store import MemoryStore; "
     "started = time.perf_counter(); cpu = time.process_time(); MemoryStore(sys.argv[1]).history; "

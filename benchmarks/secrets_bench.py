@@ -33,8 +33,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gen_corpus import generate
 
 from memtui.core import secrets
+from memtui.core.resolving.regular import Head
 from memtui.core.secret_forms import base64_runs, base64_texts, unhidden
-from memtui.notes.reading import HeadBytes
 from memtui.notes.records import build_record
 
 REPO = Path(__file__).resolve().parent.parent
@@ -165,9 +165,7 @@ def report_index_cost(named: dict[str, list[tuple[str, str]]], runs: int) -> Non
     """Per corpus: what scanning every file would add to indexing it (`build_record`)."""
     print("\ncorpus | scan per file | index record per file | scan / record")
     for name, files in named.items():
-        heads = [
-            (path, HeadBytes(text.encode(), len(text.encode()), 0, False)) for path, text in files
-        ]
+        heads = [(path, Head(text.encode(), len(text.encode()), 0, False)) for path, text in files]
         scans: list[float] = []
         builds: list[float] = []
         for _ in range(runs):

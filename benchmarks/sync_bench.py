@@ -35,12 +35,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from memtui.core.config import Settings  # noqa: E402
-from memtui.core.store import MemoryStore  # noqa: E402
-from memtui.notes.sync import sync_store  # noqa: E402
-from memtui.notes.sync.context import committer_for  # noqa: E402
-from memtui.notes.sync.git import Git  # noqa: E402
-from memtui.notes.sync.setup import clone_into_empty  # noqa: E402
+from memtui.core.config import Settings
+from memtui.core.store import MemoryStore
+from memtui.notes.sync import sync_store
+from memtui.notes.sync.context import committer_for
+from memtui.notes.sync.git import Git
+from memtui.notes.sync.setup import clone_into_empty
 
 MEMTUI = str(Path(sys.executable).with_name("memtui"))
 IDENTITY = ["-c", "user.name=bench", "-c", "user.email=bench@example.com"]

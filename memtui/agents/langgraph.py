@@ -46,8 +46,14 @@ from memtui.agents.langgraph_query import matches_condition, matches_filter, ran
 from memtui.agents.worker import SerialWorker
 from memtui.core.actors import agent_actor
 from memtui.core.config import Settings
-from memtui.core.fd_paths import OutsideStore, StoreRoot, close_quietly, entries, entry_lstat
-from memtui.core.paths import to_relpath
+from memtui.core.parsing.paths import to_relpath
+from memtui.core.resolving.fd_paths import (
+    OutsideStore,
+    StoreRoot,
+    close_quietly,
+    entries,
+    entry_lstat,
+)
 from memtui.core.store import MemoryStore, StoreError
 
 __all__ = ["MemtuiStore", "MemtuiStoreError"]

@@ -22,8 +22,8 @@ from typing import Any, TypeVar
 from langgraph.store.base import IndexConfig, PutOp
 from langgraph.store.base.embed import ensure_embeddings, get_text_at_path, tokenize_path
 
-from memtui.core.atomic import private_file
-from memtui.core.lock import meta_dir
+from memtui.core.applying.atomic import private_file
+from memtui.core.resolving.lock import meta_dir
 
 INDEX_FILE = "langgraph-index.db"
 T = TypeVar("T")

@@ -13,7 +13,7 @@ import re
 
 from langgraph.store.base import InvalidNamespaceError
 
-from memtui.core.paths import virtual_of
+from memtui.core.parsing.paths import virtual_of
 
 ESCAPE = "~"
 ITEM_SUFFIX = ".json"

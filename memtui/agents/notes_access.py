@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memtui.core.paths import VIRTUAL_ROOT, from_relpath, under_root
+from memtui.core.parsing.paths import VIRTUAL_ROOT, from_relpath, under_root
+from memtui.core.plurals import count
 from memtui.core.store import MemoryStore
 from memtui.core.watcher import StoreWatcher
-from memtui.core.wording import count
-from memtui.notes.context import build_context, recent_activity
+from memtui.notes.agent_context import build_context, recent_activity
 from memtui.notes.index import NoteIndex
 from memtui.notes.search import Searcher, SearchFilters, SearchHit
 

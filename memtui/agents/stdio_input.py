@@ -17,7 +17,7 @@ from typing import Any, BinaryIO
 
 import pydantic_core
 
-from memtui.core.commands import well_formed
+from memtui.core.parsing.command_types import well_formed
 
 SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 

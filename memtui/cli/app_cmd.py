@@ -159,9 +159,9 @@ def main(argv: Sequence[str]) -> int:
     """Parse app options and run the app; bad paths exit with status 2 and one line."""
     args = build_parser().parse_args(list(argv))
     if args.print_completion:
-        from memtui.cli.completion import completion_script
+        from memtui.cli.completion import completion_script  # first use: start-up (shtab)
 
-        print(completion_script(args.print_completion))
+        print(completion_script(args.print_completion, build_parser(with_path=False)))
         return 0
     clock = time.time
     from memtui.core.actors import ActorError

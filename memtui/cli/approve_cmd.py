@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING, Any
 
 from memtui.cli.shared import has_history, whole_number
 from memtui.cli.terminal import visible
+from memtui.core.plurals import count, noun_for
 from memtui.core.reporting import fail
-from memtui.core.wording import count, noun_for
 
 if TYPE_CHECKING:
-    from memtui.core.history import Event, NotReviewable, Review
+    from memtui.core.recording.history import Event, NotReviewable, Review
 
 _DESCRIPTION = """\
 Mark changes of PATH's history reviewed (see `memtui changes PATH`), as "human:NAME": they
@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
     """Run `memtui approve`: exit 2 for a bad id or command line, 1 if nothing could be marked."""
     from memtui.core.actors import ActorError, human_actor
     from memtui.core.config import ConfigError, default_human_actor, load_settings
-    from memtui.core.history import (
+    from memtui.core.recording.history import (
         REVIEWED_KINDS,
         History,
         HistoryCorrupt,

@@ -9,8 +9,8 @@ from typing import Any
 
 from memtui.cli.shared import open_history, progress_printer, report_skipped
 from memtui.cli.terminal import json_safe, visible
+from memtui.core.plurals import count
 from memtui.core.reporting import fail
-from memtui.core.wording import count
 
 
 def register(subparsers: Any) -> None:

@@ -11,10 +11,10 @@ from memtui.cli.events import event_record, lines_cell, path_cell, review_fields
 from memtui.cli.shared import SINCE_HELP, history_to_list, parse_when
 from memtui.cli.table import Layout, output_width, print_table, time_format
 from memtui.cli.terminal import visible
-from memtui.core.paths import as_virtual
+from memtui.core.parsing.paths import as_virtual
 
 if TYPE_CHECKING:
-    from memtui.core.history import Event, History, Review
+    from memtui.core.recording.history import Event, History, Review
 
 _DESCRIPTION = """\
 List what agents and processes outside memtui changed in PATH that nobody has reviewed yet,
@@ -93,7 +93,7 @@ def _rows(
 
 def _list(history: History, args: argparse.Namespace) -> tuple[list[Event], dict[int, Review]]:
     """The changes the arguments ask for, and the review marks of those that have one."""
-    from memtui.core.inbox import ChangeQuery, changes
+    from memtui.core.recording.inbox import ChangeQuery, changes
 
     query = ChangeQuery(
         path=as_virtual(args.file) if args.file else None,
@@ -146,7 +146,7 @@ def sync_records(clashes: list[Any], held: dict[str, str]) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     """Run `memtui changes`."""
-    from memtui.core.inbox import event_line_changes
+    from memtui.core.recording.inbox import event_line_changes
 
     history = history_to_list("changes", args.path)
     if isinstance(history, int):

@@ -7,21 +7,17 @@ import importlib
 
 import shtab
 
+from memtui.cli.subcommands import SUBCOMMANDS
+
 SHELLS = ("bash", "zsh", "fish")
 PATH_ARGUMENTS = {"path": shtab.DIRECTORY, "file": shtab.FILE}
 """Argument destinations that complete as a folder (PATH) or a file (`log --path`)."""
 
 
-def completion_parser() -> argparse.ArgumentParser:
-    """The whole command line as one parser: the app's options and every subcommand.
-
-    The app's own PATH is left out so the first word completes as a subcommand; bash and zsh
-    fall back to file names for anything else.
-    """
-    from memtui.cli import SUBCOMMANDS
-    from memtui.cli.app_cmd import build_parser
-
-    parser = build_parser(with_path=False)
+def completion_parser(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """The whole command line as one parser: the app's options (`parser`, built without the
+    app's own PATH, so the first word completes as a subcommand) and every subcommand; bash
+    and zsh fall back to file names for anything else."""
     subparsers = parser.add_subparsers(dest="subcommand", metavar="COMMAND")
     for module_name in SUBCOMMANDS.values():
         importlib.import_module(module_name).register(subparsers)
@@ -32,6 +28,7 @@ def completion_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def completion_script(shell: str) -> str:
-    """The completion script for `shell` (one of SHELLS)."""
-    return shtab.complete(completion_parser(), shell=shell)
+def completion_script(shell: str, parser: argparse.ArgumentParser) -> str:
+    """The completion script for `shell` (one of SHELLS) of the app's `parser` and every
+    subcommand."""
+    return shtab.complete(completion_parser(parser), shell=shell)

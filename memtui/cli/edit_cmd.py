@@ -10,9 +10,9 @@ from typing import Any
 
 from memtui.cli.shared import add_actor_option, human_store
 from memtui.cli.terminal import visible
-from memtui.core.paths import as_virtual, to_relpath
+from memtui.core.parsing.paths import as_virtual, to_relpath
+from memtui.core.plurals import count
 from memtui.core.reporting import fail
-from memtui.core.wording import count
 
 _DESCRIPTION = """\
 Edit the note NOTE (/memories/x.md or x.md) of the memory folder PATH in your editor ($VISUAL,

@@ -16,12 +16,12 @@ from memtui.cli.shared import (
 )
 from memtui.cli.table import Layout, output_width, print_table, time_format
 from memtui.cli.terminal import visible
-from memtui.core.operations import Entry, listed_entries
-from memtui.core.paths import as_virtual
-from memtui.core.result_line import first_line
+from memtui.core.parsing.paths import as_virtual
+from memtui.core.recording.entries import Entry, listed_entries
+from memtui.core.recording.result_line import first_line
 
 if TYPE_CHECKING:
-    from memtui.core.history import Event, Review
+    from memtui.core.recording.history import Event, Review
 
 DEFAULT_LIMIT = 100
 

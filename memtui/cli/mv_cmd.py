@@ -9,7 +9,7 @@ from typing import Any
 
 from memtui.cli.shared import add_actor_option, human_store, progress_printer
 from memtui.cli.terminal import visible
-from memtui.core.paths import as_virtual, to_relpath
+from memtui.core.parsing.paths import as_virtual, to_relpath
 from memtui.core.reporting import fail
 
 _DESCRIPTION = """\

@@ -27,12 +27,20 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: {visible(message.removeprefix('argument '))}\n")
 
 
+LARGEST_NUMBER = (1 << 63) - 1
+"""The largest whole number an argument may be: what SQLite stores."""
+
+
 def whole_number(text: str) -> int:
-    """`int(text)` for an argument; a one-line argparse error when it is not a whole number."""
+    """`int(text)` for an argument; a one-line argparse error when it is not a whole number or
+    is beyond what SQLite stores (an event id, a limit)."""
     try:
-        return int(text)
+        number = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if abs(number) > LARGEST_NUMBER:
+        raise argparse.ArgumentTypeError(f"{text!r} is too large (at most {LARGEST_NUMBER:,})")
+    return number
 
 
 def parse_when(value: str, now: float | None = None) -> float:
@@ -66,7 +74,7 @@ def human_store(command: str, path: str, actor: str | None) -> Any:
     the exit status after a one-line report (a bad actor, config or folder)."""
     from memtui.core.actors import ActorError, human_actor
     from memtui.core.config import ConfigError, default_human_actor, load_settings
-    from memtui.core.history import HistoryCorrupt
+    from memtui.core.recording.history import HistoryCorrupt
     from memtui.core.store import MemoryStore
 
     root = Path(path)
@@ -109,8 +117,8 @@ def report_skipped(command: str, problems: list[str]) -> None:
 
 def has_history(root: Path) -> bool:
     """Whether anything sits where `root`'s history goes (a folder there is a broken history)."""
-    from memtui.core.history import DB_NAME
-    from memtui.core.lock import META_DIR_NAME
+    from memtui.core.recording.history import DB_NAME
+    from memtui.core.resolving.lock import META_DIR_NAME
 
     return os.path.lexists(root / META_DIR_NAME / DB_NAME)
 
@@ -124,7 +132,7 @@ def open_history(root: Path) -> Any | None:
     """
     if not has_history(root):
         return None
-    from memtui.core.history import History
+    from memtui.core.recording.history import History
     from memtui.core.store import MemoryStore
 
     try:
@@ -138,7 +146,7 @@ def history_to_list(command: str, path: str) -> Any:
     exit status after one line saying why not: not a folder (2), no history yet (0, said on
     stderr, nothing created), a history that cannot be read (2)."""
     from memtui.cli.terminal import visible
-    from memtui.core.history import HistoryCorrupt
+    from memtui.core.recording.history import HistoryCorrupt
 
     root = Path(path)
     if not root.is_dir():

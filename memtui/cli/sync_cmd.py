@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 from memtui.cli.shared import add_actor_option, human_store
 from memtui.cli.terminal import visible
+from memtui.core.plurals import count
 from memtui.core.reporting import fail
-from memtui.core.wording import count
 
 if TYPE_CHECKING:
     from memtui.notes.sync import SyncReport

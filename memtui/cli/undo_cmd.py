@@ -53,8 +53,8 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run `memtui undo`: print the result; exit 1 on a conflict or error."""
-    from memtui.core.group_reverting import changed_parts
-    from memtui.core.history import HistoryCorrupt
+    from memtui.core.applying.group_reverting import changed_parts
+    from memtui.core.recording.history import HistoryCorrupt
 
     if not has_history(Path(args.path)):
         return fail("undo", f"{args.path}: no memtui history here")

@@ -1,6 +1,2 @@
 """The command core: the one validated place that changes a memory directory (never imports
 textual)."""
-
-from memtui.core.result import CommandResult
-
-__all__ = ["CommandResult"]

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from memtui.core.actors import ActorError, human_actor
+from memtui.core.config_sync import SyncSettings, sync_settings
 from memtui.core.config_tables import (
     BudgetSettings,
     ContradictionSettings,
@@ -19,10 +20,9 @@ from memtui.core.config_tables import (
     budget_settings,
     contradiction_settings,
 )
-from memtui.core.config_sync import SyncSettings, sync_settings
 from memtui.core.display import visible
 from memtui.core.keymap import BINDING_IDS, keys_problem
-from memtui.core.regular import read_regular
+from memtui.core.resolving.regular import read_regular
 
 DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024
 SECRET_MODES = ("warn", "block")

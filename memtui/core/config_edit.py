@@ -15,9 +15,9 @@ import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 
-from memtui.core.atomic import make_dirs, replace_file
+from memtui.core.applying.atomic import make_dirs, replace_file
 from memtui.core.config import ConfigError, config_path
-from memtui.core.regular import read_regular
+from memtui.core.resolving.regular import read_regular
 
 NEW_FILE_MODE = 0o600
 _TABLE_HEADER = re.compile(r"^\s*\[")

@@ -18,48 +18,16 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, TypeVar
 
-from memtui.core.actors import EXTERNAL, check_actor, human_actor
-from memtui.core.atomic import DIR_MODE, make_dirs, replace_at
-from memtui.core.command_types import (
-    CommandOutcome,
-    ParsedCommand,
-    failure_message,
-    is_mutating,
-    well_formed,
-)
-from memtui.core.commands import apply_command, parse_command, plan_command
-from memtui.core.config import Settings, default_human_actor, load_settings
-from memtui.core.db_text import storable
-from memtui.core.echo import echo
-from memtui.core.fd_paths import rename_noreplace
-from memtui.core.handlers import Plan, run_plan, size_refusal
-from memtui.core.history import (
-    KIND_DIR,
-    KIND_FILE,
-    REVIEWED_KINDS,
-    FileRecord,
-    History,
-    PendingEvent,
-    RecordFailed,
-    actor_kind,
-)
-from memtui.core.lock import LockBusy, MutationLock
-from memtui.core.paths import PathRefusal, ResolvedPath, check_path
-from memtui.core.recording import (
-    NEW_PATH_FIELDS,
-    Scanner,
-    args_of,
-    keep,
-    secret_flags,
-)
-from memtui.core.regular import NotRegularFile, read_regular, whole_chars
-from memtui.core.result import BUSY, CONFLICT, REFUSED, CommandResult, ResultKind
-from memtui.core.secret_forms import unescaped_name
-from memtui.core.secrets import SecretFinding
-from memtui.core.site import Site, open_site
-from memtui.core.snapshots import (
+from memtui.core.actors import EXTERNAL, check_actor
+from memtui.core.applying.atomic import make_dirs, replace_at
+from memtui.core.applying.dispatch import apply_command, plan_command
+from memtui.core.applying.group_reverting import revert_group
+from memtui.core.applying.handlers import Plan, run_plan, size_refusal
+from memtui.core.applying.reverting import revert
+from memtui.core.applying.site import Site, open_site
+from memtui.core.applying.snapshots import (
     FLAG_NOT_KEPT,
     MISSING,
     RestoreError,
@@ -70,9 +38,45 @@ from memtui.core.snapshots import (
     restore,
     stat_now,
 )
+from memtui.core.config import Settings, default_human_actor, load_settings
+from memtui.core.opening.recovery import RecoveryReport, recover
+from memtui.core.parsing.command_types import (
+    CommandOutcome,
+    ParsedCommand,
+    failure_message,
+    is_mutating,
+    well_formed,
+)
+from memtui.core.parsing.echo import echo
+from memtui.core.parsing.paths import PathRefusal, ResolvedPath, check_path
+from memtui.core.parsing.tool_input import parse_command
+from memtui.core.recording.db_text import storable
+from memtui.core.recording.history import (
+    KIND_DIR,
+    KIND_FILE,
+    REVIEWED_KINDS,
+    FileRecord,
+    History,
+    PendingEvent,
+    RecordFailed,
+    actor_kind,
+    unrecorded_message,
+)
+from memtui.core.recording.keeping import (
+    NEW_PATH_FIELDS,
+    Scanner,
+    args_of,
+    keep,
+    secret_flags,
+)
+from memtui.core.resolving.fd_paths import DIR_MODE, rename_noreplace
+from memtui.core.resolving.lock import LockBusy, MutationLock
+from memtui.core.resolving.regular import Head, NotRegularFile, read_head, read_regular
+from memtui.core.result import BUSY, CONFLICT, REFUSED, CommandResult, ResultKind
+from memtui.core.secret_forms import unescaped_name
+from memtui.core.secrets import SecretFinding
 
-if TYPE_CHECKING:
-    from memtui.core.recovery import RecoveryReport
+_Read = TypeVar("_Read")
 
 
 class StoreError(Exception):
@@ -159,8 +163,6 @@ class MemoryStore:
         """Run start-up recovery once per process, before this store's first change or query."""
         if not self._shared.recovered:
             self._shared.recovered = True
-            from memtui.core.recovery import recover
-
             self._shared.recovery = recover(self)
 
     @property
@@ -658,21 +660,24 @@ class MemoryStore:
 
         The whole file is read, whatever its size (`read_head` reads only the start).
         """
-        data, _info, shown = self._read_bytes(path)
+        data, shown = self._read_file(
+            path, lambda name, parent: read_regular(name, dir_fd=parent)[0]
+        )
         return _decoded(data, shown), file_state(data).hash or ""
 
-    def read_head(self, path: str, max_bytes: int) -> tuple[str, int]:
-        """The text of a file's first `max_bytes` bytes (a character cut at the end left out)
-        and the file's size; a huge or sparse file costs only `max_bytes`. Raises StoreError."""
-        data, info, shown = self._read_bytes(path, limit=max_bytes)
-        size = max(info.st_size, len(data))
-        if len(data) < size:
-            data = whole_chars(data)
-        return _decoded(data, shown), size
+    def read_head(self, path: str, max_bytes: int) -> Head:
+        """The head of a file: its first `max_bytes` bytes (a character cut at the end left out),
+        which must be UTF-8 text, and the file's size; a huge or sparse file costs only
+        `max_bytes`. Raises StoreError with a one-line message."""
+        head, shown = self._read_file(
+            path, lambda name, parent: read_head(name, dir_fd=parent, limit=max_bytes)
+        )
+        _decoded(head.data, shown)
+        return head
 
-    def _read_bytes(self, path: str, limit: int | None = None) -> tuple[bytes, os.stat_result, str]:
-        """A file's bytes (at most `limit`), its stat and the path as shown in messages; raises
-        StoreError with a one-line message."""
+    def _read_file(self, path: str, read: Callable[[str, int], _Read]) -> tuple[_Read, str]:
+        """What `read(name, parent folder descriptor)` gives for the regular file at `path`, and
+        the path as shown in messages; raises StoreError with a one-line message."""
         checked = check_path(self.root, path, any_name=True)
         if isinstance(checked, PathRefusal):
             raise StoreError(checked.message)
@@ -685,7 +690,7 @@ class MemoryStore:
             if parent is None:
                 raise StoreError(f"The path {shown} does not exist")
             try:
-                data, info = read_regular(location.name, dir_fd=parent, limit=limit)
+                return read(location.name, parent), shown
             except FileNotFoundError as problem:
                 raise StoreError(f"The path {shown} does not exist") from problem
             except NotRegularFile as problem:
@@ -696,7 +701,6 @@ class MemoryStore:
                 ) from problem
             except OSError as problem:
                 raise StoreError(f"Cannot read {shown}: {problem.strerror or problem}") from problem
-        return data, info, shown
 
     def revision(self, path: str) -> str | None:
         """The sha256 hex of the file's bytes, or None if there is no file there."""
@@ -822,16 +826,12 @@ class MemoryStore:
 
     def revert(self, event_id: int, force: bool = False) -> CommandResult:
         """Undo one event by restoring its before-state; refused on conflict unless forced."""
-        from memtui.core.reverting import revert
-
         self.ensure_recovered()
         return revert(self, event_id, force)
 
     def revert_group(self, group_id: int, force: bool = False) -> CommandResult:
         """Undo every change of one operation, newest first, as a new operation; refused (nothing
         undone) when a part changed since, unless forced."""
-        from memtui.core.group_reverting import revert_group
-
         self.ensure_recovered()
         return revert_group(self, group_id, force)
 
@@ -969,25 +969,6 @@ def _undo_command(parsed: ParsedCommand, site: Site, before: State) -> None:
     restore(location, before.kind, before.hash, before.blobs.get, site.temps)
 
 
-def unrecorded_message(what: str, problem: RecordFailed) -> str:
-    """The one-line answer for a change the history could not record."""
-    if problem.applied:
-        return (
-            f"Cannot {what}: memtui could not record the change in its history "
-            f"({problem.reason}) nor undo it ({problem.undo_failed}); the change stays on "
-            "disk and will be recorded as an outside change"
-        )
-    if problem.undone:
-        return (
-            f"Cannot {what}: memtui could not record the change in its history "
-            f"({problem.reason}), so it undid it; nothing changed"
-        )
-    return (
-        f"Cannot {what}: memtui could not record the change in its history "
-        f"({problem.reason}); nothing changed"
-    )
-
-
 def _write_conflict(path: str, current: str | None, expected: str | None) -> str | None:
     """The conflict message when the file is not at the expected revision, else None."""
     if current == expected:
@@ -1013,13 +994,4 @@ def busy_outcome(what: str, busy: LockBusy) -> CommandOutcome:
     )
 
 
-def describe(state: State) -> str:
-    """`missing`, `a file (abc123...)` or `a folder`, for conflict messages."""
-    if state.kind is None:
-        return "missing"
-    if state.kind == KIND_DIR:
-        return "a different folder"
-    return f"a file at revision {(state.hash or '')[:12]}"
-
-
-__all__ = ["MemoryStore", "StoreError", "human_actor"]
+__all__ = ["MemoryStore", "StoreError"]

@@ -13,7 +13,7 @@ import stat
 from collections.abc import Callable, Collection
 from pathlib import Path
 
-from memtui.core.fd_paths import StoreRoot, close_quietly, open_child_dir, walk_tree
+from memtui.core.resolving.fd_paths import StoreRoot, close_quietly, open_child_dir, walk_tree
 
 FD_ALIAS = "/proc/self/fd/"
 """Where a folder whose path is not UTF-8 is watched, by its open descriptor."""

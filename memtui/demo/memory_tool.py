@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from memtui.core.paths import from_relpath
+from memtui.core.parsing.paths import from_relpath
+from memtui.demo.bundled import final_text, without
 
 if TYPE_CHECKING:
     from memtui.demo.script import _Replay
@@ -39,23 +40,20 @@ _OPEN_QUESTIONS = "## Open questions\n"
 
 def _first_lines(relpath: str, count: int) -> str:
     """The first `count` lines of a bundled file."""
-    from memtui.demo.script import _final_text
 
-    return "".join(_final_text(relpath).splitlines(keepends=True)[:count])
+    return "".join(final_text(relpath).splitlines(keepends=True)[:count])
 
 
 def _line(relpath: str, number: int) -> str:
     """Line `number` (1-based) of a bundled file, with its line end."""
-    from memtui.demo.script import _final_text
 
-    return _final_text(relpath).splitlines(keepends=True)[number - 1]
+    return final_text(relpath).splitlines(keepends=True)[number - 1]
 
 
-def _create_without(relpath: str, line: str) -> Callable[[_Replay], None]:
+def _createwithout(relpath: str, line: str) -> Callable[[_Replay], None]:
     """A step that creates a bundled file without one of its pieces of text."""
-    from memtui.demo.script import _final_text, _without
 
-    return lambda run: run.create(relpath, _without(_final_text(relpath), line))
+    return lambda run: run.create(relpath, without(final_text(relpath), line))
 
 
 def _append(relpath: str, number: int) -> Callable[[_Replay], None]:
@@ -75,12 +73,12 @@ def memory_tool_steps() -> list[Step]:
         (53, 0, lambda run: run.create(_DECISIONS, _first_lines(_DECISIONS, 1))),
         (47, 0, _append(_DECISIONS, 2)),
         (45, 0, lambda run: run.create(_OLD_CONTEXT)),
-        (40, 0, _create_without(_PREFERENCES, _EDITOR_LINE)),
+        (40, 0, _createwithout(_PREFERENCES, _EDITOR_LINE)),
         (36, 0, _append(_DECISIONS, 3)),
         (30, 0, _view(FOLDER)),
         (18, 0, _append(_DECISIONS, 4)),
         (14, 0, lambda run: run.create(_SESSION_LOG, _first_lines(_SESSION_LOG, 1))),
-        (12, 0, _create_without(_CONTEXT, _FREEZE)),
+        (12, 0, _createwithout(_CONTEXT, _FREEZE)),
         (12, 1, _view(_DECISIONS)),
         (9, 0, lambda run: run.replace(_PREFERENCES, _TESTS_LINE, _TESTS_LINE + _EDITOR_LINE)),
         (8, 0, _append(_SESSION_LOG, 2)),

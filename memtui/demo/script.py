@@ -16,8 +16,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memtui.core.history import REVIEWED_KINDS
-from memtui.core.paths import from_relpath
+from memtui.core.parsing.paths import from_relpath
+from memtui.core.recording.history import REVIEWED_KINDS
+from memtui.demo.bundled import final_text, without
 from memtui.demo.memory_tool import Step, memory_tool_steps
 
 if TYPE_CHECKING:
@@ -25,8 +26,6 @@ if TYPE_CHECKING:
 
 DEMO_NOW = datetime(2026, 11, 20, 12, 0, tzinfo=UTC).timestamp()
 """The fixed "present" of the demo history: 2026-11-20 12:00 UTC."""
-DEMO_NOTES_DIR = Path(__file__).parent / "store"
-"""The bundled notes, as they are on disk once the whole history has been replayed."""
 DAY = 86_400.0
 
 AGENT = "agent:claude"
@@ -58,25 +57,6 @@ _DRAFT_SESSION = (
     "sessions/draft.md",
     "# Draft session\n\n- [summary] Half-written notes from an interrupted session\n",
 )
-
-
-def demo_note_paths() -> list[str]:
-    """The relative paths of every bundled demo file (notes and the memory tool's files), sorted."""
-    return sorted(
-        p.relative_to(DEMO_NOTES_DIR).as_posix() for p in DEMO_NOTES_DIR.rglob("*") if p.is_file()
-    )
-
-
-def _final_text(relpath: str) -> str:
-    """The bundled (final) text of a demo note."""
-    return (DEMO_NOTES_DIR / relpath).read_text(encoding="utf-8")
-
-
-def _without(text: str, line: str) -> str:
-    """`text` with one occurrence of a whole line removed (an earlier version of a note)."""
-    if line not in text:
-        raise ValueError(f"demo note is missing the line {line!r}")
-    return text.replace(line, "", 1)
 
 
 def _when(days_ago: float, hours: float = 0.0) -> float:
@@ -138,7 +118,7 @@ class _Replay:
 
     def create(self, relpath: str, text: str | None = None, actor: str = AGENT) -> None:
         """Create a note (with its bundled text unless another version is given)."""
-        body = _final_text(relpath) if text is None else text
+        body = final_text(relpath) if text is None else text
         result = self.stores[actor].create(from_relpath(relpath), body)
         self._check(result.is_error, result.content, False)
         self._touch(relpath)
@@ -214,14 +194,14 @@ def _make_stores(dest: Path, clock: Callable[[], float]) -> dict[str, MemoryStor
 
 def _replay(run: _Replay) -> None:
     """The scripted weeks of work; the notes end up exactly as bundled."""
-    profile = _final_text("user/profile.md")
-    billing = _final_text("projects/billing-service.md")
-    testing = _final_text("patterns/python-testing.md")
-    memtui = _final_text("projects/memtui.md")
-    preferences = _final_text("user/preferences.md")
+    profile = final_text("user/profile.md")
+    billing = final_text("projects/billing-service.md")
+    testing = final_text("patterns/python-testing.md")
+    memtui = final_text("projects/memtui.md")
+    preferences = final_text("user/preferences.md")
 
     run.at(93)
-    run.create("user/profile.md", _without(profile, _PROFILE_EDITOR_LINE))
+    run.create("user/profile.md", without(profile, _PROFILE_EDITOR_LINE))
     for relpath in ("user/team.md", "user/communication-style.md"):
         run.create(relpath)
     run.at(93, 1).create("sessions/2026-08-19-onboarding.md")
@@ -236,7 +216,7 @@ def _replay(run: _Replay) -> None:
     run.at(79).create("sessions/2026-09-02-scratch.md")
     run.at(79, 1).create("patterns/retry-backoff.md")
     run.at(60)
-    run.create("projects/billing.md", _without(billing, _BILLING_INCIDENT_LINE))
+    run.create("projects/billing.md", without(billing, _BILLING_INCIDENT_LINE))
     for relpath in (
         "projects/billing/api-design.md",
         "projects/billing/ledger-migration.md",
@@ -256,8 +236,8 @@ def _replay(run: _Replay) -> None:
     run.at(31, 1).create("sessions/2026-10-20-billing-api.md")
     run.at(31, 2).view("/memories/projects/billing-service.md")
     run.at(23)
-    run.create("patterns/python-testing.md", _without(testing, _TESTING_HYPOTHESIS_LINE))
-    run.create("projects/memtui.md", _without(memtui, _MEMTUI_SESSION_LINK))
+    run.create("patterns/python-testing.md", without(testing, _TESTING_HYPOTHESIS_LINE))
+    run.create("projects/memtui.md", without(memtui, _MEMTUI_SESSION_LINK))
     for relpath in (
         "projects/memtui-roadmap.md",
         "sessions/2026-10-28-memtui-kickoff.md",

@@ -16,8 +16,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from memtui.core.config_tables import BudgetSettings
-from memtui.core.history import History
-from memtui.core.paths import VIRTUAL_ROOT
+from memtui.core.parsing.paths import VIRTUAL_ROOT
+from memtui.core.recording.history import History
 from memtui.notes.index import NoteIndex
 from memtui.notes.store_kinds import LoadRules, PartLoad, detect_kind, rules_for
 from memtui.notes.tokens import estimate_tokens, tokens_for_bytes

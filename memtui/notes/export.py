@@ -8,12 +8,12 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from memtui.core.resolving.regular import Head
 from memtui.notes.file_checks import shown_part
 from memtui.notes.index import NoteIndex
 from memtui.notes.model import Note
 from memtui.notes.parser import parse_note
 from memtui.notes.reading import (
-    HeadBytes,
     binary_reason,
     is_note,
     normalise_text,
@@ -88,7 +88,7 @@ def record_json(record: dict[str, Any]) -> str:
     return json.dumps(_string_keys(record), ensure_ascii=False, default=_json_default)
 
 
-def text_record(relpath: str, head: HeadBytes) -> dict[str, Any]:
+def text_record(relpath: str, head: Head) -> dict[str, Any]:
     """The export record of a text file that is not a note: its title and text (within the cap)."""
     text = shown_part(normalise_text(head.data))
     record: dict[str, Any] = {
@@ -141,6 +141,6 @@ def export_records(
         yield record
 
 
-def _own_warnings(relpath: str, head: HeadBytes) -> list[str]:
+def _own_warnings(relpath: str, head: Head) -> list[str]:
     """A file's warnings without an index (no unresolved-link warnings)."""
     return build_record(relpath, head).warnings

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import re
 
-from memtui.core.wording import noun_for
+from memtui.core.plurals import noun_for
 
 MIB = 1024 * 1024
 LARGE_NOTE_BYTES = MIB

@@ -3,6 +3,8 @@ foreign or damaged, refused when a newer memtui wrote it; one connection per thr
 
 from __future__ import annotations
 
+import atexit
+import fcntl
 import os
 import shutil
 import sqlite3
@@ -12,19 +14,20 @@ import threading
 import time
 import weakref
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager, nullcontext, suppress
 from pathlib import Path
 
-from memtui.core.atomic import private_file
-from memtui.core.lock import MutationLock, meta_dir
+from memtui.core.applying.atomic import private_file
+from memtui.core.resolving.lock import LockBusy, MutationLock, meta_dir
+from memtui.notes.index_seal import KEY_META, left_as_is, never_left, new_key, remember
 
 INDEX_NAME = "index.db"
 LOCK_NAME = "index.lock"
 """The lock every process holds while it writes the index, so no two build it at once."""
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """Raised when what an index record holds changes (2: the `lead` hash of each body; 3: the
-vector tables of search by meaning), so an older index is rebuilt rather than read with fields
-missing."""
+vector tables of search by meaning; 4: each file's ctime, inode number and seal), so an older
+index is rebuilt rather than read with fields missing."""
 APPLICATION_ID = 0x6D74_7569
 """`PRAGMA application_id` of a memtui index ("mtui")."""
 BUSY_SECONDS = 30.0
@@ -41,6 +44,8 @@ SCHEMA = (
         kind INTEGER NOT NULL,
         size INTEGER NOT NULL,
         mtime_ns INTEGER NOT NULL,
+        ctime_ns INTEGER NOT NULL,
+        inode INTEGER NOT NULL,
         doc INTEGER UNIQUE,
         title TEXT,
         permalink TEXT,
@@ -49,7 +54,8 @@ SCHEMA = (
         body_line INTEGER NOT NULL DEFAULT 1,
         line_kinds BLOB,
         warned INTEGER NOT NULL DEFAULT 0,
-        info TEXT NOT NULL DEFAULT '{}'
+        info TEXT NOT NULL DEFAULT '{}',
+        seal BLOB
     )""",
     "CREATE UNIQUE INDEX files_path ON files (path)",
     "CREATE INDEX files_title ON files (title, path)",
@@ -121,6 +127,19 @@ SECONDARY_INDEXES = (
     "categories_category",
 )
 """Indexes a first build of a large store makes once at its end rather than row by row."""
+
+_OPEN: weakref.WeakSet[IndexFile] = weakref.WeakSet()
+"""Shared indexes of this process, closed at exit: closing the last connection folds the log into
+the file, and `close` then notes the stat memtui leaves it with (see `index_seal`)."""
+
+
+@atexit.register
+def _close_at_exit() -> None:
+    """Close every shared index still open as the process ends."""
+    for index in list(_OPEN):
+        with suppress(Exception):
+            index.close(idle_only=True)
+
 
 _reference_schema: list[tuple[str, str, str, str | None]] | None = None
 _reference_lock = threading.Lock()
@@ -207,6 +226,8 @@ class IndexFile:
         self._connections_lock = threading.Lock()
         if private:
             weakref.finalize(self, shutil.rmtree, str(path.parent), True)
+        else:
+            _OPEN.add(self)
 
     # ----- opening ---------------------------------------------------------------------------
 
@@ -246,7 +267,7 @@ class IndexFile:
                 private_file(path, create=False)
             return index
         index.close()
-        with lock.hold():
+        with index._holding():
             verdict = index._trusted()
             if verdict != "ok":
                 index.close()
@@ -256,6 +277,7 @@ class IndexFile:
                 conn = index.connection()
                 conn.execute("PRAGMA journal_mode = WAL")
                 _create_schema(conn)
+                remember(path)
         return index
 
     def _trusted(self) -> str:
@@ -286,6 +308,8 @@ class IndexFile:
             conn.execute("SELECT count(*) FROM meta").fetchone()
         except sqlite3.DatabaseError as error:
             return f"damaged ({error})"
+        if never_left(self.path):
+            return "not left by this user's memtui (it came with the store)"
         return "ok"
 
     # ----- connections -------------------------------------------------------------------------
@@ -309,14 +333,40 @@ class IndexFile:
                 self._connections[threading.current_thread()] = conn
         return conn
 
-    def close(self) -> None:
-        """Close every connection this object opened (in any thread)."""
+    def close(self, *, idle_only: bool = False) -> None:
+        """Close every connection this object opened (in any thread; with `idle_only`, those of
+        this thread and of threads that ended). Closing the last one may fold the write-ahead
+        log into the file, so the stat memtui left it with is noted again, when every connection
+        closed, the index lock is free and the files were as memtui left them."""
+        me = threading.current_thread()
         with self._connections_lock:
-            connections, self._connections = self._connections, {}
+            busy = {
+                thread: conn
+                for thread, conn in self._connections.items()
+                if idle_only and thread is not me and thread.is_alive()
+            }
+            connections = {t: c for t, c in self._connections.items() if t not in busy}
+            self._connections = busy
+        try:
+            held = self._lock.hold(timeout=0) if self._lock is not None else nullcontext()
+            with held:
+                known = bool(connections) and not busy and left_as_is(self.path)
+                self._close_all(connections)
+                if known and self._lock is not None:
+                    remember(self.path)
+        except (LockBusy, OSError):
+            self._close_all(connections)
+        if idle_only:
+            self._local.__dict__.pop("conn", None)
+        else:
+            self._local = threading.local()
+
+    @staticmethod
+    def _close_all(connections: dict[threading.Thread, sqlite3.Connection]) -> None:
+        """Close these connections."""
         for conn in connections.values():
             with suppress(sqlite3.Error):
                 conn.close()
-        self._local = threading.local()
 
     def reset(self) -> None:
         """Replace the file with an empty index (it was found damaged while in use)."""
@@ -326,6 +376,8 @@ class IndexFile:
             conn = self.connection()
             conn.execute("PRAGMA journal_mode = WAL")
             _create_schema(conn)
+            if not self.private:
+                remember(self.path)
 
     # ----- transactions ------------------------------------------------------------------------
 
@@ -336,8 +388,19 @@ class IndexFile:
             if self._lock is None:
                 yield self.connection()
                 return
-            with self._lock.hold():
+            with self._holding():
+                known = left_as_is(self.path)
                 yield self.connection()
+                if known:
+                    remember(self.path)
+
+    @contextmanager
+    def _holding(self) -> Iterator[None]:
+        """Hold the index lock, first replacing what is not a regular file in its place."""
+        assert self._lock is not None
+        _replace_planted(self._lock.path)
+        with self._lock.hold():
+            yield
 
     @contextmanager
     def snapshot(self) -> Iterator[sqlite3.Connection]:
@@ -384,26 +447,61 @@ def _create_schema(conn: sqlite3.Connection) -> None:
                 ("ordered", 1),
                 ("terms_gen", 0),
                 ("terms_stale", 0),
+                (KEY_META, new_key()),
             ],
         )
 
 
 def _remove(path: Path) -> None:
-    """Take away a foreign or damaged index file and its journals (a folder is moved aside)."""
+    """Take away a foreign or damaged index file and its journals."""
     for suffix in ("-wal", "-shm", ""):
-        target = Path(f"{path}{suffix}")
-        try:
-            mode = os.lstat(target).st_mode
-        except FileNotFoundError:
-            continue
-        if stat.S_ISDIR(mode):
-            target.rename(f"{target}.replaced-{time.time_ns()}")
-        else:
-            target.unlink()
+        _remove_entry(Path(f"{path}{suffix}"))
+
+
+def _remove_entry(target: Path) -> None:
+    """Take away one entry of `.memtui` (a folder is moved aside, anything else unlinked)."""
+    try:
+        mode = os.lstat(target).st_mode
+    except FileNotFoundError:
+        return
+    if stat.S_ISDIR(mode):
+        target.rename(f"{target}.replaced-{time.time_ns()}")
+    else:
+        target.unlink()
+
+
+def _replace_planted(lock_path: Path) -> None:
+    """Take away a symlink, folder or other non-file where the index lock goes, as a foreign
+    index file is (the lock file is then made anew). Done holding a flock of `.memtui` itself,
+    so two processes never both replace it: the second would remove the file the first made."""
+    try:
+        if stat.S_ISREG(os.lstat(lock_path).st_mode):
+            return
+    except FileNotFoundError:
+        return
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+    folder = os.open(lock_path.parent, flags)
+    try:
+        fcntl.flock(folder, fcntl.LOCK_EX)
+        with suppress(FileNotFoundError):
+            if not stat.S_ISREG(os.lstat(lock_path).st_mode):
+                _remove_entry(lock_path)
+    finally:
+        os.close(folder)
 
 
 _ESCAPES = {0xDC80 + i: 0x10FF80 + i for i in range(128)}
 _UNESCAPES = {value: key for key, value in _ESCAPES.items()}
+
+
+def inode_to_db(number: int) -> int:
+    """An inode number as SQLite holds integers (signed 64-bit), one to one."""
+    return number - (1 << 64) if number >= 1 << 63 else number
+
+
+def inode_from_db(number: int) -> int:
+    """The inode number `inode_to_db` was given."""
+    return number + (1 << 64) if number < 0 else number
 
 
 def to_db(text: str) -> str:

@@ -9,7 +9,9 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memtui.notes.index_db import IndexFile, from_db, to_db
+from memtui.core.resolving.regular import Head
+from memtui.notes.index_db import IndexFile, from_db, inode_from_db, to_db
+from memtui.notes.index_seal import left_as_is, remember, unsealed_paths
 from memtui.notes.index_write import (
     BULK,
     BULK_FILES,
@@ -24,7 +26,7 @@ from memtui.notes.index_write import (
     write_batch,
 )
 from memtui.notes.parse_pool import helpers_for, pooled_records, read_record
-from memtui.notes.reading import HeadBytes, read_store_head
+from memtui.notes.reading import read_store_head
 from memtui.notes.records import FileRecord
 from memtui.notes.scan import Stat, scan_files, stat_file
 
@@ -46,22 +48,29 @@ class SyncOutcome:
     timings: dict[str, float] = field(default_factory=dict)
 
 
-def known_stats(db: IndexFile) -> dict[str, tuple[int, int]]:
-    """relpath -> (size, mtime_ns) of every file the index holds."""
-    rows = db.connection().execute("SELECT path, size, mtime_ns FROM files").fetchall()
-    return {from_db(path): (size, mtime_ns) for path, size, mtime_ns in rows}
+Known = dict[str, tuple[int, int, int, int]]
+"""relpath -> (size, mtime_ns, ctime_ns, inode) of files as the index read them."""
+_STAT_COLUMNS = "path, size, mtime_ns, ctime_ns, inode"
 
 
-def _differences(
-    known: dict[str, tuple[int, int]], files: Iterable[Stat]
-) -> tuple[list[Stat], list[str]]:
-    """Files new or changed since the index read them, and paths the index has that are gone."""
+def known_stats(db: IndexFile) -> Known:
+    """The stat every file the index holds was read under."""
+    rows = db.connection().execute(f"SELECT {_STAT_COLUMNS} FROM files").fetchall()
+    return {
+        from_db(path): (size, mtime, ctime, inode_from_db(inode))
+        for path, size, mtime, ctime, inode in rows
+    }
+
+
+def _differences(known: Known, files: Iterable[Stat]) -> tuple[list[Stat], list[str]]:
+    """Files new or changed since the index read them (any of size, mtime, ctime or inode
+    differs), and paths the index has that are gone."""
     todo: list[Stat] = []
     seen: set[str] = set()
     for file in files:
-        relpath, size, mtime_ns = file
+        relpath = file[0]
         seen.add(relpath)
-        if known.get(relpath) != (size, mtime_ns):
+        if known.get(relpath) != file[1:]:
             todo.append(file)
     return todo, [path for path in known if path not in seen]
 
@@ -77,6 +86,8 @@ def sync_store(
     """
     started = time.perf_counter()
     outcome = SyncOutcome()
+    if not db.private and not left_as_is(db.path):
+        _reseal(db, root, progress, outcome)
     digest = walk_digest(files)
     conn = db.connection()
     if stored_digest(conn) == digest:
@@ -100,10 +111,31 @@ def sync_store(
     return outcome
 
 
+def _reseal(
+    db: IndexFile, root: Path, progress: ProgressCallback | None, outcome: SyncOutcome
+) -> None:
+    """The index files changed since this user's memtui left them: read again every file whose
+    row no longer matches its seal (another program wrote it), then note the files' stat."""
+    started = time.perf_counter()
+    with db.writing() as conn:
+        if left_as_is(db.path):
+            return
+        failing = [from_db(path) for path in unsealed_paths(conn)]
+        if failing:
+            found = [stat_file(root, path)[0] for path in failing]
+            present: list[Stat] = [file for file in found if file is not None]
+            names = {file[0] for file in present}
+            gone = [path for path in failing if path not in names]
+            _apply(conn, root, present, gone, progress, outcome)
+        remember(db.path)
+    outcome.timings["reseal"] = time.perf_counter() - started
+
+
 def walk_digest(files: list[Stat]) -> str:
-    """One digest of a whole walk: the path, size and mtime of every file, in walk order (a walk
-    in another order only costs a full comparison)."""
-    listing = "\n".join(map("%s\0%d\0%d".__mod__, files))
+    """One digest of a whole walk: the path, ctime and inode of every file (a change of size or
+    mtime moves the ctime too), in walk order (a walk in another order only costs a full
+    comparison)."""
+    listing = "\n".join([f"{path}\0{ctime}\0{inode}" for path, _s, _m, ctime, inode in files])
     return hashlib.blake2b(listing.encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
 
 
@@ -132,10 +164,10 @@ def sync_paths(
 
 def _expand(
     conn: sqlite3.Connection, root: Path, relpaths: Iterable[str]
-) -> tuple[dict[str, tuple[int, int]], list[str]]:
+) -> tuple[Known, list[str]]:
     """The index's stats of the given paths and of everything below them, and the paths to look
     at: each folder replaced by the files indexed or present below it."""
-    known: dict[str, tuple[int, int]] = {}
+    known: Known = {}
     expanded: dict[str, None] = {}
     for raw in relpaths:
         relpath = raw.strip("/")
@@ -143,11 +175,11 @@ def _expand(
             continue
         stored = to_db(relpath)
         rows = conn.execute(
-            "SELECT path, size, mtime_ns FROM files WHERE path = ? OR (path > ? AND path < ?)",
+            f"SELECT {_STAT_COLUMNS} FROM files WHERE path = ? OR (path > ? AND path < ?)",
             (stored, stored + "/", stored + "0"),
         ).fetchall()
-        for path, size, mtime_ns in rows:
-            known[from_db(path)] = (size, mtime_ns)
+        for path, size, mtime_ns, ctime_ns, inode in rows:
+            known[from_db(path)] = (size, mtime_ns, ctime_ns, inode_from_db(inode))
             expanded[from_db(path)] = None
         folder = root / relpath
         if folder.is_dir() and not folder.is_symlink():
@@ -223,7 +255,7 @@ def _compact(
 ) -> None:
     """Rebuild the full-text index without dead documents; re-index files that changed meanwhile."""
 
-    def read(relpath: str) -> HeadBytes | None:
+    def read(relpath: str) -> Head | None:
         try:
             return read_store_head(root, relpath)
         except OSError:

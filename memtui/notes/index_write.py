@@ -10,16 +10,20 @@ import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
+from memtui.core.resolving.regular import Head
 from memtui.notes.file_checks import shown_part
 from memtui.notes.index_db import (
     LINE_BITS,
     SCHEMA,
     SECONDARY_INDEXES,
     from_db,
+    inode_from_db,
+    inode_to_db,
     to_db,
     transaction,
 )
-from memtui.notes.reading import HeadBytes, normalise_text
+from memtui.notes.index_seal import seal, seal_key
+from memtui.notes.reading import normalise_text
 from memtui.notes.records import BINARY, NOTE, FileRecord, after_line
 
 ProgressCallback = Callable[[int, int], None]
@@ -82,6 +86,8 @@ class Written:
     aliases: set[str] = field(default_factory=set)
     words: set[str] = field(default_factory=set)
     records: int = 0
+    key: bytes = b""
+    """The index's seal key (set per transaction)."""
     docs: DocNumbers | None = None
     """Where new document numbers come from (set per transaction)."""
     links: list[tuple[object, ...]] = field(default_factory=list)
@@ -239,10 +245,10 @@ def remove_file(conn: sqlite3.Connection, path: str, written: Written) -> None:
 
 
 _COLUMNS = (
-    "kind, size, mtime_ns, doc, title, permalink, note_type, alias, body_line, line_kinds, "
-    "warned, info"
+    "kind, size, mtime_ns, ctime_ns, inode, title, permalink, note_type, alias, body_line, "
+    "line_kinds, warned, info, doc, seal"
 )
-_INSERT_FILE = f"INSERT INTO files (path, {_COLUMNS}) VALUES (?{', ?' * 12})"
+_INSERT_FILE = f"INSERT INTO files (path, {_COLUMNS}) VALUES (?{', ?' * 15})"
 _UPDATE_FILE = (
     "UPDATE files SET "
     + ", ".join(f"{name.strip()} = ?" for name in _COLUMNS.split(","))
@@ -272,11 +278,12 @@ def put_record(
         written.heads.append((doc, title, path, record.meta_text))
         written.lines += body_lines(doc, record.body, record.body_line)
     is_note = record.kind == NOTE
-    values = (
+    columns = (
         record.kind,
         record.size,
         record.mtime_ns,
-        doc,
+        record.ctime_ns,
+        inode_to_db(record.inode),
         title if record.kind != BINARY else None,
         permalink if is_note else None,
         record.note_type if is_note else None,
@@ -286,6 +293,10 @@ def put_record(
         1 if record.warnings else 0,
         record_info(record),
     )
+    links = _link_rows(record) if is_note else []
+    tags = sorted(set(record.tags)) if is_note else []
+    categories = list(record.categories.items()) if is_note else []
+    values = (*columns, doc, seal(written.key, (path, *columns), links, tags, categories))
     if file_id is None:
         file_id = int(conn.execute(_INSERT_FILE, (path, *values)).lastrowid or 0)
     else:
@@ -298,9 +309,15 @@ def put_record(
         return
     written.sources.add(file_id)
     written.add_keys(path, title, permalink)
-    written.links.extend(
+    written.links.extend((file_id, *link) for link in links)
+    written.tags.extend((file_id, tag) for tag in tags)
+    written.categories.extend((file_id, category, count) for category, count in categories)
+
+
+def _link_rows(record: FileRecord) -> list[tuple[object, ...]]:
+    """A note's `links` rows but their source (index_seal.LINK_COLUMNS), in file order."""
+    return [
         (
-            file_id,
             ord_,
             relation.relation_type,
             relation.target,
@@ -310,11 +327,7 @@ def put_record(
             alias_key(key),
         )
         for ord_, relation in enumerate(record.relations)
-    )
-    written.tags.extend((file_id, tag) for tag in record.tags)
-    written.categories.extend(
-        (file_id, category, count) for category, count in record.categories.items()
-    )
+    ]
 
 
 def _words(record: FileRecord) -> set[str]:
@@ -403,6 +416,7 @@ def write_batch(
     with transaction(conn):
         conn.execute("DELETE FROM meta WHERE key = 'walk_digest'")
         generation = _meta(conn, "generation") + 1
+        written.key = seal_key(conn)
         docs = written.docs = DocNumbers(conn, in_order=mode == FRESH)
         for path in gone:
             remove_file(conn, path, written)
@@ -473,7 +487,7 @@ def needs_compaction(conn: sqlite3.Connection) -> bool:
     return bool(dead >= max(DEAD_DOCS_MIN, live // 4))
 
 
-def compact(conn: sqlite3.Connection, read: Callable[[str], HeadBytes | None]) -> list[str]:
+def compact(conn: sqlite3.Connection, read: Callable[[str], Head | None]) -> list[str]:
     """Rebuild the full-text tables from the live files (no dead documents), numbering the
     documents in path order again.
 
@@ -487,16 +501,17 @@ def compact(conn: sqlite3.Connection, read: Callable[[str], HeadBytes | None]) -
         conn.execute("DELETE FROM dead")
         conn.execute("UPDATE files SET doc = -doc WHERE doc IS NOT NULL")
         rows = conn.execute(
-            "SELECT id, path, size, mtime_ns, title, body_line, info FROM files "
+            "SELECT id, path, size, mtime_ns, ctime_ns, inode, title, body_line, info FROM files "
             "WHERE doc IS NOT NULL ORDER BY path"
         ).fetchall()
         written = Written()
-        for number, (file_id, stored, size, mtime_ns, title, body_line, info) in enumerate(rows, 1):
+        for number, (file_id, stored, *stat, title, body_line, info) in enumerate(rows, 1):
             doc = number * DOC_GAP
             conn.execute("UPDATE files SET doc = ? WHERE id = ?", (doc, file_id))
             path = from_db(stored)
             head = read(path)
-            if head is None or (head.size, head.mtime_ns) != (size, mtime_ns):
+            stat[-1] = inode_from_db(stat[-1])
+            if head is None or [head.size, head.mtime_ns, head.ctime_ns, head.inode] != stat:
                 stale.append(path)
             meta = json.loads(info).get("meta", [])
             meta_text = " ".join(text.split(":", 1)[1] for _line, text in meta)

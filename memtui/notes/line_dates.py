@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from difflib import SequenceMatcher
 
-from memtui.core.history import KIND_DIR, History
-from memtui.core.paths import from_relpath
+from memtui.core.parsing.paths import from_relpath
+from memtui.core.recording.history import KIND_DIR, History
 
 
 def _carried(

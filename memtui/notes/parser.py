@@ -6,13 +6,14 @@ import hashlib
 import re
 from pathlib import Path, PurePosixPath
 
+from memtui.core.resolving.regular import read_head
 from memtui.notes import _md_fast, _md_reference
 from memtui.notes.document_source import DOCUMENT_EXTRACTION_SCHEMA, InvalidSource, source_entity_id
-from memtui.notes.file_checks import name_warnings, nul_warning, size_warnings
+from memtui.notes.file_checks import LARGE_NOTE_BYTES, name_warnings, nul_warning, size_warnings
 from memtui.notes.frontmatter_norm import Frontmatter, read_frontmatter
 from memtui.notes.model import Note, Relation
 from memtui.notes.permalink import generate_permalink
-from memtui.notes.reading import read_head
+from memtui.notes.temporal import date_budget
 
 _NEWLINE = re.compile(r"\r\n?|\n")
 _SOURCE_KEY = re.compile(r"^source[ \t]*:", re.MULTILINE)
@@ -87,7 +88,8 @@ def parse_note(
         note.index_error = decode_error
         return note
     try:
-        _fill(note, text, stem, use_fast_path)
+        with date_budget():
+            _fill(note, text, stem, use_fast_path)
     except Exception as error:  # a parser bug must not take the app down
         note.permalink = note.permalink or generate_permalink(path)
         note.warnings.append(f"could not parse this note ({type(error).__name__}: {error})")
@@ -173,7 +175,7 @@ def parse_file(root: Path, relpath: str) -> Note:
     """Read (at most the cap) and parse `root/relpath`; an unreadable file gives a note with a
     warning."""
     try:
-        head = read_head(Path(root) / relpath)
+        head = read_head(Path(root) / relpath, limit=LARGE_NOTE_BYTES)
     except OSError as error:
         note = parse_note(b"", relpath)
         note.warnings.append(f"could not read the file ({error.strerror or error})")

@@ -5,48 +5,16 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from dataclasses import dataclass
 from pathlib import Path
 
-from memtui.core.fd_paths import Location, OutsideStore, StoreRoot
-from memtui.core.regular import read_regular, whole_chars
+from memtui.core.resolving.fd_paths import Location, OutsideStore, StoreRoot
+from memtui.core.resolving.regular import Head, read_head, whole_chars
 from memtui.notes.file_checks import LARGE_NOTE_BYTES
 
 SNIFF_BYTES = 8192
 """How much of a file decides whether it is text: no NUL byte and valid UTF-8 there."""
 NOTE_SUFFIX = ".md"
 """Files with this suffix are Basic Memory notes; every other text file is searched as lines."""
-
-
-@dataclass(frozen=True, slots=True)
-class HeadBytes:
-    """The first part of a file (all of it when it is small) and the stat it was read under."""
-
-    data: bytes
-    """At most `LARGE_NOTE_BYTES` bytes; when the file was cut, never a partial UTF-8 char."""
-    size: int
-    mtime_ns: int
-    cut: bool
-    """Whether the file holds more than `data`."""
-    mtime: float = 0.0
-    """`st_mtime` (seconds) as the stat gave it."""
-
-
-def read_head(path: str | os.PathLike[str], *, follow_symlinks: bool = False) -> HeadBytes:
-    """Read at most the cap (one byte more tells whether the file was cut) of a regular file.
-
-    A sparse or huge file costs what the cap says; a FIFO or device is refused at once
-    (`core.regular`), a final symlink too. Raises OSError.
-    """
-    return _capped(*read_regular(path, follow_symlinks=follow_symlinks, limit=LARGE_NOTE_BYTES + 1))
-
-
-def _capped(data: bytes, info: os.stat_result) -> HeadBytes:
-    """The head of a file read up to one byte past the cap."""
-    cut = len(data) > LARGE_NOTE_BYTES
-    if cut:
-        data = whole_chars(data[:LARGE_NOTE_BYTES])
-    return HeadBytes(data, info.st_size, info.st_mtime_ns, cut, info.st_mtime)
 
 
 def binary_reason(data: bytes) -> str | None:
@@ -92,8 +60,9 @@ def store_parts(relpath: str) -> list[str]:
     return parts
 
 
-def read_store_head(root: Path, relpath: str) -> HeadBytes:
-    """`read_head` of a file of the store by its relative path, read on folder descriptors
+def read_store_head(root: Path, relpath: str) -> Head:
+    """The head (up to the cap) of a file of the store by its relative path, read on folder
+    descriptors
     (`core.fd_paths`): never through a linked folder, a final symlink only to a file inside the
     store (as the folder walk indexes it), and nothing swapped in between a check and the read.
 
@@ -122,7 +91,7 @@ def _open_folder(folder: Location) -> int:
         raise FileNotFoundError(errno.ENOENT, "no such file", folder.relative) from None
 
 
-def _read_at(store: StoreRoot, parent: int, parts: list[str]) -> HeadBytes:
+def _read_at(store: StoreRoot, parent: int, parts: list[str]) -> Head:
     """Read the file `parts[-1]` in the open folder `parent`; a symlink there is followed by
     locating its target from the root."""
     name = parts[-1]
@@ -138,6 +107,7 @@ def _read_at(store: StoreRoot, parent: int, parts: list[str]) -> HeadBytes:
         return _head(target.name, target_parent)
 
 
-def _head(name: str, dir_fd: int) -> HeadBytes:
-    """`read_head` of the regular file `name` in the open folder `dir_fd` (never a link)."""
-    return _capped(*read_regular(name, dir_fd=dir_fd, limit=LARGE_NOTE_BYTES + 1))
+def _head(name: str, dir_fd: int) -> Head:
+    """The head (up to the cap) of the regular file `name` in the open folder `dir_fd` (never a
+    link)."""
+    return read_head(name, dir_fd=dir_fd, limit=LARGE_NOTE_BYTES)

@@ -11,9 +11,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from memtui.core.resolving.regular import Head
 from memtui.notes.file_checks import name_warnings, shown_part, size_warnings
 from memtui.notes.model import Note, Relation
-from memtui.notes.reading import HeadBytes, binary_reason, is_note, normalise_text
+from memtui.notes.reading import binary_reason, is_note, normalise_text
 from memtui.notes.titles import first_heading
 
 NOTE, TEXT, BINARY = 1, 2, 3
@@ -61,6 +62,9 @@ class FileRecord:
     """The searchable text after the frontmatter (within the cap)."""
     problem: str | None = None
     """Why a binary file is skipped."""
+    ctime_ns: int = 0
+    inode: int = 0
+    """The stat the file was read under, besides its size and mtime (see `scan.FileStat`)."""
 
     @property
     def meta_text(self) -> str:
@@ -73,17 +77,25 @@ class FileRecord:
         return self.mtime_ns / 1e9
 
 
-def build_record(relpath: str, head: HeadBytes) -> FileRecord:
+def build_record(relpath: str, head: Head) -> FileRecord:
     """The index record of one file from its first part (never raises on content)."""
     if is_note(relpath):
         return note_record(relpath, head)
     reason = binary_reason(head.data)
     if reason is not None:
-        return FileRecord(relpath, BINARY, head.size, head.mtime_ns, problem=reason)
+        return FileRecord(
+            relpath,
+            BINARY,
+            head.size,
+            head.mtime_ns,
+            problem=reason,
+            ctime_ns=head.ctime_ns,
+            inode=head.inode,
+        )
     return text_record(relpath, head)
 
 
-def note_record(relpath: str, head: HeadBytes) -> FileRecord:
+def note_record(relpath: str, head: Head) -> FileRecord:
     """A Basic Memory note: its parse, its link targets and its searchable text."""
     from memtui.notes.parser import parse_note  # 55 ms of imports a warm search never needs
 
@@ -113,11 +125,13 @@ def note_record(relpath: str, head: HeadBytes) -> FileRecord:
         sample_hash=sample,
         lead_hash=lead,
         body=body,
+        ctime_ns=head.ctime_ns,
+        inode=head.inode,
     )
     return record
 
 
-def text_record(relpath: str, head: HeadBytes) -> FileRecord:
+def text_record(relpath: str, head: Head) -> FileRecord:
     """Any other text file: line search, a title from its first heading or its file name."""
     text = shown_part(normalise_text(head.data))
     warnings = name_warnings(relpath)
@@ -137,6 +151,8 @@ def text_record(relpath: str, head: HeadBytes) -> FileRecord:
         sample_hash=sample,
         lead_hash=lead,
         body=text,
+        ctime_ns=head.ctime_ns,
+        inode=head.inode,
     )
 
 
@@ -245,6 +261,8 @@ def encode_record(record: FileRecord) -> list[object]:
         record.lead_hash,
         record.body,
         record.problem,
+        record.ctime_ns,
+        record.inode,
     ]
 
 
@@ -271,6 +289,8 @@ def decode_record(values: list[Any]) -> FileRecord:
         lead,
         body,
         problem,
+        ctime_ns,
+        inode,
     ) = values
     return FileRecord(
         path,
@@ -293,4 +313,6 @@ def decode_record(values: list[Any]) -> FileRecord:
         lead_hash=lead,
         body=body,
         problem=problem,
+        ctime_ns=ctime_ns,
+        inode=inode,
     )

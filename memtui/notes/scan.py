@@ -16,15 +16,20 @@ PACE_ENTRIES = 256
 
 
 class FileStat(NamedTuple):
-    """What the index needs to know about one file without reading it."""
+    """What the index needs to know about one file without reading it: a file whose stat has
+    all four numbers unchanged is taken as unchanged."""
 
     relpath: str
     size: int
     mtime_ns: int
+    ctime_ns: int
+    """When the inode last changed: no user process can set it back, as it can the mtime."""
+    inode: int
+    """The inode's number: a file swapped for another changes it."""
 
 
-Stat = tuple[str, int, int]
-"""A FileStat as a plain tuple (relpath, size, mtime_ns): a walk makes 100k of these."""
+Stat = tuple[str, int, int, int, int]
+"""A FileStat as a plain tuple (relpath, size, mtime_ns, ctime_ns, inode): a walk makes 100k."""
 
 
 @dataclass
@@ -32,7 +37,7 @@ class ScanResult:
     """The files found under a root, plus a one-line problem per thing that was skipped."""
 
     stats: list[Stat] = field(default_factory=list)
-    """(relpath, size, mtime_ns) of every file, as plain tuples (cheaper to make)."""
+    """(relpath, size, mtime_ns, ctime_ns, inode) of every file, as plain tuples (cheaper)."""
     problems: list[str] = field(default_factory=list)
 
     @property
@@ -74,7 +79,10 @@ def stat_file(root: Path, relpath: str) -> tuple[FileStat | None, str | None]:
         if stat.S_ISDIR(st.st_mode):
             return None, None
         return None, f"{relpath}: not a regular file, skipped"
-    return FileStat(relpath, st.st_size, st.st_mtime_ns), None
+    return (
+        FileStat(relpath, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino),
+        None,
+    )
 
 
 def linked_folder_problem(root_real: str, rel: str, full: str) -> str | None:
@@ -166,7 +174,15 @@ def _scan_folder(
             try:
                 if entry.is_file(follow_symlinks=False):
                     st = entry.stat(follow_symlinks=False)
-                    append((prefix + name, st.st_size, st.st_mtime_ns))
+                    append(
+                        (
+                            prefix + name,
+                            st.st_size,
+                            st.st_mtime_ns,
+                            st.st_ctime_ns,
+                            st.st_ino,
+                        )
+                    )
                     continue
                 is_link = entry.is_symlink()
                 if not is_link and entry.is_dir(follow_symlinks=False):

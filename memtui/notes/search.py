@@ -12,7 +12,6 @@ nothing left can beat the k-th best hit. Only visited files are read.
 from __future__ import annotations
 
 import heapq
-import itertools
 import json
 import re
 import sqlite3
@@ -24,12 +23,30 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memtui.core.paths import under_root
+from memtui.core.parsing.paths import under_root
 from memtui.notes.file_checks import shown_part
 from memtui.notes.index import NoteIndex
 from memtui.notes.index_db import LINE_BITS, from_db, to_db
 from memtui.notes.query import QueryError, SearchFilters, parse_query
 from memtui.notes.reading import normalise_text, read_store_head
+from memtui.notes.search_groups import (
+    BODY,
+    BOOSTS,
+    COLUMNS,
+    LINE_KIND_BOOST,
+    META,
+    PATH,
+    PATH_BOOST,
+    PHRASE_BONUS,
+    TITLE,
+    TITLE_BOOST,
+    Group,
+    GroupSource,
+    Tier,
+    in_column,
+    quoted,
+    word_tiers,
+)
 from memtui.notes.vocabulary import (
     EXACT,
     FUZZY_CHUNK,
@@ -55,19 +72,22 @@ __all__ = [
 ]
 
 WORD_RE = re.compile(r"\w+")
-TITLE_BOOST = 8.0
-PATH_BOOST = 4.0
-LINE_KIND_BOOST = {"observation": 1.0, "relation": 1.0, "frontmatter": 1.0, "body": 0.0}
-PHRASE_BONUS = 15.0
 CHUNK = 32
 """Documents visited between two checks of `cancelled()`."""
+MAX_WORDS = 8
+"""A query's first distinct words searched; the rest are left out (the work grows with their
+number: each has its variants, tiers and groups)."""
+HELD_KEPT = 4_096
+"""FTS expressions whose answer (does anything match) is remembered, at most."""
+MAX_WIDE_CANDIDATES = 5_000
+"""Candidates the groups made past MAX_GROUPS hand over in one search, at most; past them the
+search returns the best hits it found."""
 TEXTS_KEPT = 4_000_000
 """Characters of recently searched texts kept in memory (twice: as written and lowered)."""
 FILE_KINDS = "f.kind IN (1, 2)"
 LINE_MASK = (1 << LINE_BITS) - 1
-BODY, TITLE, PATH, META = "body", "title", "path", "meta"
-"""The full-text index's columns, and what a visit scores."""
-BOOSTS = {BODY: LINE_KIND_BOOST["observation"], TITLE: TITLE_BOOST, PATH: PATH_BOOST, META: 1.0}
+SQLITE_MIN, SQLITE_MAX = -(1 << 63), (1 << 63) - 1
+"""SQLite's integers: an age or a limit past them means everything."""
 LINE_KINDS = ("body", "observation", "relation")
 
 
@@ -85,6 +105,18 @@ class SearchHit:
     score: float
     spans: tuple[tuple[int, int], ...]
     """(start, end) character offsets into `text` of the matched parts, sorted, not overlapping."""
+
+
+@dataclass
+class SearchWork:
+    """What one search did: the work it is bounded by."""
+
+    groups: int = 0
+    """Groups of candidates opened (one SQLite query each)."""
+    candidates: int = 0
+    """Candidates taken from them."""
+    complete: bool = True
+    """False when it stopped at MAX_WIDE_CANDIDATES with the best hits found by then."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,14 +148,17 @@ class _Query:
         return len(self.words)
 
 
-@dataclass(frozen=True)
-class _Group:
-    """Candidates whose lines of one kind can reach `bound`: an FTS expression over the body
-    lines (`what` BODY) or over one column of the files' titles, paths and frontmatter."""
-
-    bound: float
-    what: str
-    match: str
+def _query_words(query_lower: str) -> tuple[list[str], list[str]]:
+    """The distinct words searched for (single letters only when nothing longer is given; the
+    first MAX_WORDS) and the query's words in order up to the first one left out."""
+    tokens = WORD_RE.findall(query_lower)
+    words = list(dict.fromkeys(tokens))
+    if len(words) > 1:
+        words = [w for w in words if len(w) > 1] or words
+    if len(words) > MAX_WORDS:
+        del tokens[tokens.index(words[MAX_WORDS]) :]
+        del words[MAX_WORDS:]
+    return words, tokens
 
 
 def _lower_same_length(text: str) -> str:
@@ -153,16 +188,6 @@ def _merge_spans(spans: Iterable[tuple[int, int]]) -> tuple[tuple[int, int], ...
         else:
             merged.append([start, end])
     return tuple((s, e) for s, e in merged)
-
-
-def _quoted(term: str) -> str:
-    """A term as an FTS5 string (its quotes doubled)."""
-    return '"' + term.replace('"', '""') + '"'
-
-
-def _any_of(terms: Iterable[str]) -> str:
-    """An FTS5 expression matching any of `terms`."""
-    return "(" + " OR ".join(_quoted(term) for term in sorted(terms)) + ")"
 
 
 def _line_kind(kinds: bytes, line_no: int) -> str:
@@ -227,6 +252,8 @@ class Searcher:
         self._held: dict[str, bool] = {}
         """Whether any row matches an FTS expression, at `_held_generation` of the index."""
         self._held_generation = -1
+        self.work = SearchWork()
+        """What the last search finished on this searcher did."""
 
     def invalidate(self, relpaths: Iterable[str]) -> None:
         """Kept for callers that announce updates: the searcher follows the index by itself."""
@@ -263,16 +290,14 @@ class Searcher:
             if not query:
                 return self._listed(conn, where, params, limit)
             query_lower = _lower_same_length(query)
-            words = list(dict.fromkeys(WORD_RE.findall(query_lower)))
-            if len(words) > 1:
-                words = [w for w in words if len(w) > 1] or words
+            words, tokens = _query_words(query_lower)
             if len(query) <= 2 or not words:
                 return self._search_titles(conn, query_lower, limit, where, params)
             generation = self.index.generation()
             self._vocab.refresh(conn, generation)
             if generation != self._held_generation:
                 self._held, self._held_generation = {}, generation
-            prepared = self._prepare(query_lower, words)
+            prepared = self._prepare(words, tokens)
             return self._search_words(conn, prepared, limit, where, params, cancelled)
 
     # ----- filters -----------------------------------------------------------------------------
@@ -301,7 +326,8 @@ class Searcher:
         if filters.max_age_days is not None:
             now = time.time() if filters.now is None else filters.now
             conditions.append("f.mtime_ns >= ?")
-            params.append(int((now - filters.max_age_days * 86400) * 1e9))
+            cutoff = (now - filters.max_age_days * 86400) * 1e9
+            params.append(int(cutoff) if cutoff > SQLITE_MIN else SQLITE_MIN)
         if filters.actor:
             self._fill_actor_paths(conn, filters.actor)
             conditions.append("f.path IN (SELECT path FROM temp.actor_paths)")
@@ -329,7 +355,7 @@ class Searcher:
         rows = conn.execute(
             f"SELECT f.path, f.title FROM files f WHERE {FILE_KINDS}{where} "
             "ORDER BY f.mtime_ns DESC, f.path LIMIT ?",
-            (*params, limit),
+            (*params, min(limit, SQLITE_MAX)),
         ).fetchall()
         return [
             SearchHit(from_db(path), 0, "note", from_db(title), 0.0, ()) for path, title in rows
@@ -367,12 +393,12 @@ class Searcher:
 
     # ----- word queries ------------------------------------------------------------------------
 
-    def _prepare(self, query_lower: str, words: list[str]) -> _Query:
-        """The variants of each query word, and the phrase pattern of a multi-word query."""
+    def _prepare(self, words: list[str], tokens: list[str]) -> _Query:
+        """The variants of each query word, and the phrase pattern of a multi-word query (its
+        `tokens`: every word of it in order, short ones too)."""
         by_word: dict[str, list[Variant]] = {}
         for variant in self._vocab.variants(words):
             by_word.setdefault(variant.word, []).append(variant)
-        tokens = WORD_RE.findall(query_lower)
         phrase = None
         if len(words) > 1:
             phrase = re.compile(
@@ -380,55 +406,35 @@ class Searcher:
             )
         return _Query(words, by_word, phrase, tokens)
 
-    def _groups(self, conn: sqlite3.Connection, prepared: _Query) -> list[_Group]:
-        """Every kind of line's groups of candidates by the best tier each query word can reach
-        there, best bound first; tiers nothing of that kind holds are left out."""
-        n_words = prepared.n_words
-        per_word = [_word_tiers(word, i, prepared.by_word) for i, word in enumerate(prepared.words)]
-        groups: list[_Group] = []
-        for column in (BODY, TITLE, PATH, META):
-            groups += self._column_groups(conn, column, per_word, n_words)
+    def _groups(self, conn: sqlite3.Connection, prepared: _Query) -> GroupSource:
+        """The groups of candidates, best bound first: per kind of line, the best tier each query
+        word reaches there (tiers nothing of that kind holds are left out), and the phrase."""
+        per_word = [word_tiers(word, i, prepared.by_word) for i, word in enumerate(prepared.words)]
+        options: dict[str, list[list[Tier]]] = {}
+        for column in COLUMNS:
+            options[column] = [
+                [
+                    *(tier for tier in tiers if self._holds(conn, in_column(column, tier[1]))),
+                    (0.0, None),
+                ]
+                for tiers in per_word
+            ]
+        phrase_group = None
         if prepared.phrase is not None and all(
             self._vocab.holds(term) for term in prepared.phrase_terms
         ):
             phrase = " ".join(prepared.phrase_terms).replace('"', '""')
-            bound = 100.0 + BOOSTS[BODY] + PHRASE_BONUS
-            groups.append(_Group(bound, BODY, f'"{phrase}"'))
-        groups.sort(key=lambda group: -group.bound)
-        return groups
-
-    def _column_groups(
-        self,
-        conn: sqlite3.Connection,
-        column: str,
-        per_word: list[list[tuple[float, str]]],
-        n_words: int,
-    ) -> list[_Group]:
-        """The groups of one kind: a tier (or nothing) per word, each tier held by something."""
-        options: list[list[tuple[float, str | None]]] = []
-        for tiers in per_word:
-            held = [
-                (quality, expression)
-                for quality, expression in tiers
-                if self._holds(conn, _match(column, expression))
-            ]
-            options.append([*held, (0.0, None)])
-        groups: list[_Group] = []
-        for combination in itertools.product(*options):
-            parts = [expression for _quality, expression in combination if expression]
-            if not parts:
-                continue
-            qualities = [quality for quality, _expression in combination]
-            bound = 100 * sum(qualities) / n_words + BOOSTS[column]
-            if column != BODY and n_words > 1 and min(qualities) > 0:
-                bound += PHRASE_BONUS
-            groups.append(_Group(bound, column, _match(column, f"({' AND '.join(parts)})")))
-        return groups
+            phrase_group = Group(100.0 + BOOSTS[BODY] + PHRASE_BONUS, BODY, f'"{phrase}"')
+        return GroupSource(
+            options, prepared.n_words, lambda match: self._holds(conn, match), phrase_group
+        )
 
     def _holds(self, conn: sqlite3.Connection, match: str) -> bool:
         """Whether anything matches an FTS expression (remembered until the index changes)."""
         held = self._held.get(match)
         if held is None:
+            if len(self._held) >= HELD_KEPT:
+                self._held.clear()
             table = "fts" if match.startswith("(") or match.startswith('"') else "fts_file"
             held = self._held[match] = (
                 conn.execute(
@@ -438,7 +444,7 @@ class Searcher:
             )
         return held
 
-    def _search_words(  # noqa: C901
+    def _search_words(
         self,
         conn: sqlite3.Connection,
         prepared: _Query,
@@ -449,48 +455,12 @@ class Searcher:
     ) -> list[SearchHit]:
         """Visit candidates best bound first (path order within a bound), stopping once the
         limit-th best hit cannot be beaten by anything not yet visited."""
-        groups = self._groups(conn, prepared)
-        ordered = _in_path_order(conn)
-        heap: list[tuple[float, str, int, int, _Doc]] = []
-        opened: list[_Stream] = []
-        """The candidates of each group opened so far, by group number."""
-        visited: set[tuple[int, str, int]] = set()
+        walk = _Walk(conn, self._groups(conn, prepared), where, params, cancelled)
         hits: list[SearchHit] = []
         worst: tuple[float, str, int] | None = None
-        next_group = 0
-        visits = 0
         try:
-            while True:
-                while next_group < len(groups) and (
-                    not heap or groups[next_group].bound >= -heap[0][0]
-                ):
-                    group = groups[next_group]
-                    next_group += 1
-                    if worst is not None and round(group.bound, 2) < worst[0]:
-                        next_group = len(groups)
-                        break
-                    if cancelled is not None and cancelled():
-                        return []
-                    table = "fts" if group.what == BODY else "fts_file"
-                    opened.append(_members(conn, table, group.match, where, params, ordered))
-                    _push_next(heap, group, len(opened) - 1, opened[-1])
-                if not heap:
-                    break
-                neg_bound, path, line, group_index, doc = heapq.heappop(heap)
-                bound = round(-neg_bound, 2)
-                if worst is not None and (
-                    bound < worst[0] or (bound == worst[0] and (path, line) > worst[1:])
-                ):
-                    break
-                group = groups[group_index]
-                _push_next(heap, group, group_index, opened[group_index])
-                key = (doc.file_id, group.what, line)
-                if key in visited:
-                    continue
-                visited.add(key)
-                visits += 1
-                if visits % CHUNK == 0 and cancelled is not None and cancelled():
-                    return []
+            while (found := walk.next(worst)) is not None:
+                line, doc, group = found
                 floor = worst[0] if worst is not None else -1.0
                 hits.extend(self._visit(conn, doc, line, group.what, prepared, floor))
                 if len(hits) >= limit * 2 or (len(hits) >= limit and worst is None):
@@ -498,9 +468,11 @@ class Searcher:
                     del hits[limit:]
                     if len(hits) >= limit:
                         worst = (hits[-1].score, hits[-1].path, hits[-1].line)
+        except _Cancelled:
+            return []
         finally:
-            for stream in opened:
-                stream.close()
+            walk.close()
+            self.work = walk.work
         if cancelled is not None and cancelled():
             return []
         hits.sort(key=_hit_order)
@@ -554,53 +526,6 @@ class Searcher:
         return lines
 
 
-def _match(column: str, expression: str) -> str:
-    """An FTS expression over the body lines (BODY) or over one column of `fts_file`."""
-    return expression if column == BODY else f"{{{column}}} : {expression}"
-
-
-def _word_tiers(
-    word: str, index: int, by_word: dict[str, list[Variant]]
-) -> list[tuple[float, str]]:
-    """(best quality, FTS expression) of each tier of one query word, best first: the word
-    itself, the words it starts, and words holding it or spelt close to it (each tier names its
-    vocabulary words: SQLite then walks only their rows)."""
-    exact = False
-    prefix: list[str] = []
-    other: dict[str, float] = {}
-    for term, variants in by_word.items():
-        for variant in variants:
-            if variant.word_index != index:
-                continue
-            if variant.how == EXACT:
-                exact = True
-            elif variant.how == PREFIX:
-                prefix.append(term)
-            else:
-                other[term] = max(other.get(term, 0.0), variant.quality)
-    tiers: list[tuple[float, str]] = []
-    if exact:
-        tiers.append((QUALITY[EXACT], "(" + _quoted(word) + ")"))
-    if prefix:
-        tiers.append((QUALITY[PREFIX], _any_of(prefix)))
-    if other:
-        tiers.append((max(other.values()), _any_of(other)))
-    return tiers
-
-
-def _push_next(
-    heap: list[tuple[float, str, int, int, _Doc]],
-    group: _Group,
-    group_index: int,
-    members: _Stream,
-) -> None:
-    """Put a group's next candidate (in path order) on the heap."""
-    found = next(members, None)
-    if found is not None:
-        line, doc = found
-        heapq.heappush(heap, (-group.bound, doc.path, line, group_index, doc))
-
-
 def _in_path_order(conn: sqlite3.Connection) -> bool:
     """Whether the full-text tables' document numbers follow the paths' order."""
     row = conn.execute("SELECT value FROM meta WHERE key = 'ordered'").fetchone()
@@ -650,6 +575,108 @@ class _Stream:
             self._cursor.close()
             self._cursor = None
             self._rows = iter(())
+
+
+class _Cancelled(Exception):
+    """The search was called off (the next keystroke's search takes over)."""
+
+
+class _Walk:
+    """The candidates of a search's groups, best bound first and in path order within a bound,
+    each file's title, path, frontmatter or body line handed over once."""
+
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        source: GroupSource,
+        where: str,
+        params: list[object],
+        cancelled: Callable[[], bool] | None,
+    ) -> None:
+        """Walk the groups `source` makes, over the files that pass the filters (`where`)."""
+        self._conn = conn
+        self._source = source
+        self._where, self._params = where, params
+        self._ordered = _in_path_order(conn)
+        self._cancelled = cancelled
+        self._heap: list[tuple[float, str, int, int, _Doc]] = []
+        """The next candidate of each open group: (-bound, path, line, group number, file)."""
+        self._groups: list[Group] = []
+        self._streams: list[_Stream] = []
+        self._visited: set[tuple[int, str, int]] = set()
+        self._opening = True
+        self._wide_taken = 0
+        self.work = SearchWork()
+
+    def next(self, worst: tuple[float, str, int] | None) -> tuple[int, _Doc, Group] | None:
+        """The next candidate (line, file, its group) that could beat `worst` (the limit-th best
+        hit so far: score, path, line), or None when nothing left can."""
+        while True:
+            self._open(worst)
+            if not self._heap:
+                return None
+            neg_bound, path, line, number, doc = heapq.heappop(self._heap)
+            bound = round(-neg_bound, 2)
+            if worst is not None and (
+                bound < worst[0] or (bound == worst[0] and (path, line) > worst[1:])
+            ):
+                return None
+            group = self._groups[number]
+            self._push_next(number)
+            self.work.candidates += 1
+            if group.wide:
+                self._wide_taken += 1
+                if self._wide_taken > MAX_WIDE_CANDIDATES:
+                    self.work.complete = False
+                    return None
+            key = (doc.file_id, group.what, line)
+            if key in self._visited:
+                continue
+            self._visited.add(key)
+            if len(self._visited) % CHUNK == 0:
+                self._check()
+            return line, doc, group
+
+    def _open(self, worst: tuple[float, str, int] | None) -> None:
+        """Open the groups whose bound reaches the best waiting candidate's (any, when none
+        waits); none after one that cannot beat `worst`."""
+        while (
+            self._opening
+            and (group := self._source.peek()) is not None
+            and (not self._heap or group.bound >= -self._heap[0][0])
+        ):
+            self._source.take()
+            if worst is not None and round(group.bound, 2) < worst[0]:
+                self._opening = False
+                return
+            self._check()
+            table = "fts" if group.what == BODY else "fts_file"
+            self._groups.append(group)
+            self._streams.append(
+                _members(self._conn, table, group.match, self._where, self._params, self._ordered)
+            )
+            self.work.groups += 1
+            self._push_next(len(self._groups) - 1)
+
+    def _push_next(self, number: int) -> None:
+        """Put a group's next candidate (in path order) on the heap; close it when it has none."""
+        stream = self._streams[number]
+        found = next(stream, None)
+        if found is None:
+            stream.close()
+            return
+        line, doc = found
+        heapq.heappush(self._heap, (-self._groups[number].bound, doc.path, line, number, doc))
+
+    def _check(self) -> None:
+        """Raise _Cancelled when the search was called off."""
+        if self._cancelled is not None and self._cancelled():
+            raise _Cancelled
+
+    def close(self) -> None:
+        """Close every group's query."""
+        for stream in self._streams:
+            stream.close()
 
 
 def _members(
@@ -705,8 +732,8 @@ def _short_tiers(
     down; candidates may hold the text less well (their own tier says so)."""
     word = WORD_RE.fullmatch(needle) is not None
     for quality, match in (
-        (QUALITY[EXACT], _quoted(needle)),
-        (QUALITY[PREFIX], _quoted(needle) + " *"),
+        (QUALITY[EXACT], quoted(needle)),
+        (QUALITY[PREFIX], quoted(needle) + " *"),
     ):
         for kind in ("title", "path"):
             if word:

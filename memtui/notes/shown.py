@@ -27,10 +27,12 @@ class FileHead:
         return bool(self.warnings)
 
 
-def read_head(store: MemoryStore, virtual: str) -> FileHead:
-    """The shown part of the file at `virtual`; a 1 GB (sparse) file costs one MiB. Raises
-    StoreError like `MemoryStore.read` (missing, a folder, a FIFO, not UTF-8)."""
-    text, size = store.read_head(virtual, LARGE_NOTE_BYTES)
+def read_shown(store: MemoryStore, virtual: str) -> FileHead:
+    """The shown part of the file at `virtual` (its head, `MemoryStore.read_head`, cut further
+    to the lines shown); a 1 GB (sparse) file costs one MiB. Raises StoreError like
+    `MemoryStore.read` (missing, a folder, a FIFO, not UTF-8)."""
+    file_head = store.read_head(virtual, LARGE_NOTE_BYTES)
+    text, size = file_head.text, file_head.size
     head = note_head(text)
     if size > LARGE_NOTE_BYTES:
         counted = text.count("\n")

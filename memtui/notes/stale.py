@@ -13,8 +13,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from memtui.core.paths import from_relpath
-from memtui.core.wording import count
+from memtui.core.parsing.paths import from_relpath
+from memtui.core.plurals import count
 from memtui.notes.bulk import InteractionSignal, Pacer
 from memtui.notes.duplicates import near_duplicates
 from memtui.notes.index import NoteIndex

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from memtui.core.history import History
+from memtui.core.recording.history import History
 from memtui.notes.bulk import Pacer
 from memtui.notes.contradictions import (
     Contradiction,

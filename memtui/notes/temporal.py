@@ -12,7 +12,10 @@ reading is kept only if it names the same span whatever "now" is (so `yesterday`
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from functools import lru_cache
 from typing import Any, Literal
@@ -25,6 +28,11 @@ PROBE_BASES = (datetime(2001, 3, 4, 5, 6, 7), datetime(2097, 11, 21, 22, 33, 44)
 """Two stand-ins for "now" that differ in every component: a reading that moves is refused."""
 MIN_NUMERIC_POINT = 4
 """An unquoted numeric point narrower than a year (`1`, `3.5`) is a list marker, not a date."""
+FREE_FORM_BUDGET = 512
+"""Characters of free-form points dateparser reads in one note, at most (each point counted once
+and as at least FREE_FORM_LEAST): a call costs milliseconds to tens of them (a string it cannot
+read is tried in every language), so a note's later free-form qualifiers stay text."""
+FREE_FORM_LEAST = 16
 
 _KIND = r"[A-Za-z][A-Za-z0-9_]*"
 _RANGE_QUALIFIER = re.compile(rf"^@({_KIND})?([\[(][^\[\]()]*,[^\[\]()]*[\])])(?=\s|$)")
@@ -71,10 +79,69 @@ class Qualifier:
     problem: str | None = None
 
 
+@dataclass
+class DateBudget:
+    """What is left of one note's FREE_FORM_BUDGET."""
+
+    left: int = FREE_FORM_BUDGET
+    read: set[str] = field(default_factory=set)
+    """The free-form points admitted (read again at no cost)."""
+    refused: int = 0
+    """Qualifiers left as text because the budget was spent."""
+
+    def admit(self, point: str) -> bool:
+        """Whether dateparser may read `point` (charged on first sight)."""
+        if point in self.read:
+            return True
+        cost = max(len(point), FREE_FORM_LEAST)
+        if cost > self.left:
+            return False
+        self.left -= cost
+        self.read.add(point)
+        return True
+
+
+class _OverBudget(Exception):
+    """The note's budget for free-form points is spent."""
+
+
+_BUDGET: ContextVar[DateBudget | None] = ContextVar("memtui_date_budget", default=None)
+
+
+@contextmanager
+def date_budget(chars: int | None = None) -> Iterator[DateBudget]:
+    """Bound the free-form points read meanwhile (one note's parse) to `chars` characters
+    (None: FREE_FORM_BUDGET)."""
+    budget = DateBudget(FREE_FORM_BUDGET if chars is None else chars)
+    token = _BUDGET.set(budget)
+    try:
+        yield budget
+    finally:
+        _BUDGET.reset(token)
+
+
 def scan_qualifier(content: str) -> Qualifier:
-    """Take a leading temporal qualifier off `content`, as Basic Memory's parser does."""
+    """Take a leading temporal qualifier off `content`, as Basic Memory's parser does; within a
+    `date_budget`, one past it stays text (the first such one says so)."""
     if not content.startswith("@"):
         return Qualifier(content)
+    try:
+        return _scan_qualifier(content)
+    except _OverBudget:
+        budget = _BUDGET.get()
+        assert budget is not None
+        budget.refused += 1
+        if budget.refused > 1:
+            return Qualifier(content)
+        return Qualifier(
+            content,
+            f"this note's free-form dates reach {FREE_FORM_BUDGET} characters; this qualifier "
+            "and the later free-form ones stay in the observation text, not read as dates",
+        )
+
+
+def _scan_qualifier(content: str) -> Qualifier:
+    """scan_qualifier's reading (_OverBudget when a free-form point is past the budget)."""
     read = _range_qualifier(content) or _point_qualifier(content)
     if read is None or isinstance(read, str):
         return Qualifier(content, read)
@@ -237,7 +304,6 @@ def names_only_a_calendar_period(text: str) -> bool:
     return all(reading is not None and reading[2] is not None for reading in readings)
 
 
-@lru_cache(maxsize=4096)
 def _read_point(point: str, now: datetime) -> Span | None:
     """One reading of a stripped point, with `now` standing for the present."""
     if _UNREADABLE_DIGIT_RUN.search(point):
@@ -366,7 +432,18 @@ def _instant_value(moment: datetime) -> str | None:
 
 
 def _date_data(point: str, now: datetime) -> Any:
-    """dateparser's reading of `point` with `now` as the present, as Basic Memory asks for it.
+    """dateparser's reading of `point` with `now` as the present, as Basic Memory asks for it;
+    _OverBudget past the note's budget (charged whether or not the reading is cached, so a
+    note reads the same in any process)."""
+    budget = _BUDGET.get()
+    if budget is not None and not budget.admit(point):
+        raise _OverBudget
+    return _read_by_dateparser(point, now)
+
+
+@lru_cache(maxsize=4096)
+def _read_by_dateparser(point: str, now: datetime) -> Any:
+    """dateparser's reading, remembered for the points read most recently.
 
     dateparser is imported on first use: it costs about 60 ms to import and 1 s to load its
     language data, which only a note holding a free-form qualifier should pay for.

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
-from memtui.core.paths import from_relpath
+from memtui.core.parsing.paths import from_relpath
 
 if TYPE_CHECKING:
     from memtui.core.store import MemoryStore
@@ -58,7 +58,7 @@ def read_titles(store: MemoryStore, relpaths: Iterable[str]) -> dict[str, str | 
     titles: dict[str, str | None] = {}
     for relpath in relpaths:
         try:
-            head, _size = store.read_head(from_relpath(relpath), TITLE_HEAD_BYTES)
+            head = store.read_head(from_relpath(relpath), TITLE_HEAD_BYTES).text
         except StoreError:
             continue
         titles[relpath] = display_title(relpath, head)

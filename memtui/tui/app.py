@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from textual.screen import Screen
 
     from memtui.core.config import Settings
-    from memtui.core.history import History, HistoryCorrupt
+    from memtui.core.recording.history import History, HistoryCorrupt
     from memtui.core.store import MemoryStore
     from memtui.notes.index import NoteIndex
 
@@ -212,7 +212,7 @@ class MemtuiApp(PlainNotifyApp):
 
     def fresh_history_chosen(self, confirmed: bool | None) -> None:
         """Set the unreadable history aside and carry on, or quit without touching anything."""
-        from memtui.core.history import History  # imported on first use: start-up
+        from memtui.core.recording.history import History  # imported on first use: start-up
         from memtui.tui.screens.dialogs import CorruptHistoryScreen  # first use: start-up
 
         error = self.history_problem
@@ -245,7 +245,9 @@ class MemtuiApp(PlainNotifyApp):
     def plain_history(self) -> History:
         """The history for background readers: never runs start-up recovery itself."""
         if self._plain_history is None:
-            from memtui.core.history import History  # imported on first use: start-up
+            from memtui.core.recording.history import (
+                History,  # imported on first use: start-up
+            )
 
             self._plain_history = History(self.ctx.root)
         return self._plain_history

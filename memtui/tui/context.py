@@ -12,7 +12,7 @@ from memtui.tui.interaction import Interaction
 
 if TYPE_CHECKING:
     from memtui.core.config import Settings
-    from memtui.core.history import History
+    from memtui.core.recording.history import History
     from memtui.core.store import MemoryStore
     from memtui.notes.bulk import InteractionSignal
     from memtui.notes.index import NoteIndex
@@ -123,7 +123,7 @@ class AppContext:
     @staticmethod
     def virtual(relpath: str) -> str:
         """The `/memories/...` path of a note's relative path."""
-        from memtui.core.paths import from_relpath  # imported on first use: start-up
+        from memtui.core.parsing.paths import from_relpath  # imported on first use: start-up
 
         return from_relpath(relpath)
 
@@ -162,7 +162,7 @@ def compute_badges(
     A note is marked secret while it holds exactly what a flagged agent write left, or, when it
     was flagged once and edited since, while its text still holds a likely secret.
     """
-    from memtui.core.paths import under_root  # imported on first use: start-up
+    from memtui.core.parsing.paths import under_root  # imported on first use: start-up
 
     badges: dict[str, set[str]] = {}
     for path in index.notes.warned():

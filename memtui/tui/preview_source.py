@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, NamedTuple
 from urllib.parse import quote
 
-from memtui.core.paths import from_relpath
-from memtui.core.viewing import file_view_text
+from memtui.core.applying.viewing import file_view_text
+from memtui.core.parsing.paths import from_relpath
 from memtui.notes.file_checks import name_warnings, nul_warning
 from memtui.notes.records import after_line
-from memtui.notes.shown import FileHead, read_head
+from memtui.notes.shown import FileHead, read_shown
 from memtui.notes.titles import FENCE
 from memtui.tui.text_layout import Rows, ShownText, is_markdown, lay_out, lexer_for, shown_text
 
@@ -139,7 +139,7 @@ def prepare_view(
     """A file's preview: Markdown rendered when small enough, else plain text (code and data
     files with syntax colours), laid out for `width` cells, yielding more while `interaction`
     says the app is in use. Raises StoreError."""
-    head = read_head(store, from_relpath(relpath))
+    head = read_shown(store, from_relpath(relpath))
     if not is_markdown(relpath):
         warnings = (*head.warnings, *name_warnings(relpath), *_nul_warnings(head.text))
         shown = shown_text(head.text, lexer_for(relpath), interaction=interaction)
@@ -198,7 +198,7 @@ def prepare_raw(
     store's actor's `view` when `record`. A file over the cap shows the same numbered lines for
     its head only, read without the rest, and is not recorded. Raises StoreError."""
     virtual = from_relpath(relpath)
-    head = read_head(store, virtual)
+    head = read_shown(store, virtual)
     event_id = None
     if head.cut:
         text = file_view_text(virtual, head.text.split("\n"))

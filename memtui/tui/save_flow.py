@@ -7,7 +7,7 @@ import asyncio
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from memtui.core.paths import from_relpath
+from memtui.core.parsing.paths import from_relpath
 from memtui.notes.operations.saving import Changed, Saved, save_edit, save_merged
 from memtui.tui.screens.merge import ConflictScreen, MergedScreen, Resolution
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.cells import cell_len, get_character_cell_size
 
-from memtui.core.wording import count
+from memtui.core.plurals import count
 
 __all__ = ["count", "shorten_end", "shorten_middle"]
 

@@ -22,12 +22,21 @@ def server_command(root: Path, *extra: str) -> StdioServerParameters:
 
 @asynccontextmanager
 async def mcp_session(
-    root: Path, *extra: str, client_name: str = "pytest-agent"
+    root: Path,
+    *extra: str,
+    client_name: str = "pytest-agent",
+    command: list[str] | None = None,
 ) -> AsyncIterator[ClientSession]:
-    """An initialised client session with a fresh `memtui mcp` server process."""
+    """An initialised client session with a fresh `memtui mcp` server process (started by
+    `command` when given, a whole command line, else by `server_command`)."""
     client_info = Implementation(name=client_name, version="1.0")
+    params = (
+        server_command(root, *extra)
+        if command is None
+        else StdioServerParameters(command=command[0], args=command[1:])
+    )
     async with (
-        stdio_client(server_command(root, *extra)) as (read, write),
+        stdio_client(params) as (read, write),
         ClientSession(read, write, client_info=client_info) as session,
     ):
         await session.initialize()

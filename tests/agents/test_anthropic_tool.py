@@ -170,7 +170,7 @@ def test_a_bad_config_stops_construction_with_the_file_and_key(
 def test_call_answers_an_unreadable_file_as_a_tool_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memtui.core import snapshots
+    from memtui.core.applying import snapshots
 
     tool = MemtuiMemoryTool(root=tmp_path, actor="agent:t")
     tool.call({"command": "create", "path": "/memories/a.md", "file_text": "a\n"})

@@ -15,7 +15,7 @@ from mcp.types import Implementation
 from memtui.agents.mcp_server import MemoryService, build_server
 from memtui.agents.notes_access import NotesError, parse_filters, relpath_of
 from memtui.core.store import MemoryStore
-from memtui.notes.context import build_context, recent_activity
+from memtui.notes.agent_context import build_context, recent_activity
 from memtui.notes.index import NoteIndex
 from memtui.notes.search import SearchFilters
 from tests.agents.mcp_client import result_text

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from memtui.cli import SUBCOMMANDS, main
+from memtui.cli import main
+from memtui.cli.subcommands import SUBCOMMANDS
 
 QUERY_FOR = {
     "search": ["python"],

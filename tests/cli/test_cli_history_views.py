@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from memtui.core.history import History
+from memtui.core.recording.history import History
 
 MEMTUI = str(Path(sys.executable).with_name("memtui"))
 

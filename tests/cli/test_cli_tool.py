@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from memtui.core.applying.sizes import format_size
 from memtui.core.config import Settings
-from memtui.core.sizes import format_size
 from memtui.core.store import MemoryStore
 
 MEMTUI = str(Path(sys.executable).with_name("memtui"))

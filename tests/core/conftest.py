@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core.history import DB_NAME
-from memtui.core.lock import META_DIR_NAME
-from memtui.core.sizes import format_size
+from memtui.core.applying.sizes import format_size
+from memtui.core.recording.history import DB_NAME
+from memtui.core.resolving.lock import META_DIR_NAME
 from tests.core.vias import VIAS, Runner, runner_for
 
 STORE_FILES = frozenset(

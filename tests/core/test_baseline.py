@@ -9,8 +9,8 @@ import zlib
 from pathlib import Path
 
 from memtui.core.config import Settings
-from memtui.core.history import Manifest
-from memtui.core.inbox import changes
+from memtui.core.recording.history import Manifest
+from memtui.core.recording.inbox import changes
 from memtui.core.store import MemoryStore
 
 T0 = 1_800_000_000.0

@@ -10,7 +10,9 @@ from typing import Any
 
 import pytest
 
-from memtui.core.commands import CommandOutcome, apply_command, parse_command
+from memtui.core.applying.dispatch import apply_command
+from memtui.core.parsing.command_types import CommandOutcome
+from memtui.core.parsing.tool_input import parse_command
 from tests.core.vias import entries
 
 Run = Callable[..., Any]
@@ -176,7 +178,7 @@ def test_no_temp_files_left(cmd_root: Path, cmd_run: Run) -> None:
 def test_write_failure_removes_partial_file(
     cmd_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import memtui.core.atomic as atomic
+    import memtui.core.applying.atomic as atomic
 
     def failing_write(fd: int, data: bytes) -> None:
         os.write(fd, data[:1])

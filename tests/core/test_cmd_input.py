@@ -12,13 +12,9 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from memtui.core.commands import (
-    CommandOutcome,
-    ParsedCommand,
-    apply_command,
-    is_mutating,
-    parse_command,
-)
+from memtui.core.applying.dispatch import apply_command
+from memtui.core.parsing.command_types import CommandOutcome, ParsedCommand, is_mutating
+from memtui.core.parsing.tool_input import parse_command
 
 Run = Callable[..., Any]
 UNKNOWN = "Unknown command: {}. Expected one of: view, create, str_replace, insert, delete, rename"

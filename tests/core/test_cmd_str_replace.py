@@ -212,7 +212,7 @@ def test_permissive_mode_tightened_to_0600(cmd_root: Path, cmd_run: Run) -> None
 def test_failed_write_keeps_old_bytes_and_no_temp(
     cmd_root: Path, cmd_run: Run, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import memtui.core.atomic as atomic
+    import memtui.core.applying.atomic as atomic
 
     def failing_fsync(fd: int) -> None:
         raise OSError(5, "Input/output error")

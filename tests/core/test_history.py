@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from memtui.core.config import Settings
-from memtui.core.history import FileRecord, History, HistoryCorrupt, PendingEvent
+from memtui.core.recording.history import FileRecord, History, HistoryCorrupt, PendingEvent
 from memtui.core.store import MemoryStore
 
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from memtui.core.config import Settings
-from memtui.core.echo import echo
+from memtui.core.parsing.echo import echo
 from memtui.core.store import MemoryStore
 
 TWENTY_MB = 20 * 1024 * 1024

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from memtui.core.history import SCHEMA_VERSION, History, PendingEvent
+from memtui.core.recording.history import SCHEMA_VERSION, History, PendingEvent
 
 READS_INDEX = "events_path_reads"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from memtui.core.config import Settings
-from memtui.core.history import History
-from memtui.core.lineage import Span
+from memtui.core.recording.history import History
+from memtui.core.recording.lineage import Span
 from memtui.core.store import MemoryStore
 
 

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core import db_text
 from memtui.core.config import Settings
-from memtui.core.history import DB_NAME, History
-from memtui.core.lock import META_DIR_NAME
-from memtui.core.paths import PathRefusal, check_path
+from memtui.core.parsing.paths import PathRefusal, check_path
+from memtui.core.recording import db_text
+from memtui.core.recording.history import DB_NAME, History
+from memtui.core.resolving.lock import META_DIR_NAME
 from memtui.core.store import MemoryStore
 
 LATIN1 = b"caf\xe9.md"

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from memtui.core.config import Settings
-from memtui.core.lock import LockBusy, MutationLock
+from memtui.core.resolving.lock import LockBusy, MutationLock
 from memtui.core.store import LockPolicy, MemoryStore
 
 

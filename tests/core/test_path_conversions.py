@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memtui.agents.notes_access import relpath_of
-from memtui.core.paths import as_virtual, from_relpath, to_relpath, under_root
+from memtui.core.parsing.paths import as_virtual, from_relpath, to_relpath, under_root
 
 
 @pytest.mark.parametrize(

@@ -15,9 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core.commands import CommandOutcome, apply_command, parse_command
-from memtui.core.history import History
-from memtui.core.paths import FLAG_REFUSED
+from memtui.core.applying.dispatch import apply_command
+from memtui.core.parsing.command_types import CommandOutcome
+from memtui.core.parsing.paths import FLAG_REFUSED
+from memtui.core.parsing.tool_input import parse_command
+from memtui.core.recording.history import History
 from memtui.core.store import MemoryStore
 
 SECRET = "SENTINEL-SECRET-7f3a"

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from memtui.core.paths import (
+from memtui.core.parsing.paths import (
     FLAG_OUTSIDE,
     FLAG_REFUSED,
     FLAG_RESERVED,

@@ -13,16 +13,17 @@ from memtui.core.store import MemoryStore, StoreError
 def test_a_small_file_is_read_whole(tmp_path: Path) -> None:
     """Under the limit: the whole text and its size."""
     (tmp_path / "a.md").write_text("héllo\n", encoding="utf-8")
-    assert MemoryStore(tmp_path).read_head("/memories/a.md", 100) == ("héllo\n", 7)
+    head = MemoryStore(tmp_path).read_head("/memories/a.md", 100)
+    assert (head.text, head.size, head.cut) == ("héllo\n", 7, False)
 
 
 def test_a_character_cut_by_the_limit_is_left_out(tmp_path: Path) -> None:
     """A read that stops inside a UTF-8 character drops that character, not the whole read."""
     (tmp_path / "a.md").write_text("ab€cd", encoding="utf-8")
     store = MemoryStore(tmp_path)
-    assert store.read_head("/memories/a.md", 3) == ("ab", 7)
-    assert store.read_head("/memories/a.md", 4) == ("ab", 7)
-    assert store.read_head("/memories/a.md", 5) == ("ab€", 7)
+    for limit, text in ((3, "ab"), (4, "ab"), (5, "ab€")):
+        head = store.read_head("/memories/a.md", limit)
+        assert (head.text, head.size, head.cut) == (text, 7, True)
 
 
 def test_a_sparse_gigabyte_costs_only_the_limit(tmp_path: Path) -> None:
@@ -33,7 +34,8 @@ def test_a_sparse_gigabyte_costs_only_the_limit(tmp_path: Path) -> None:
     store = MemoryStore(tmp_path)
     tracemalloc.start()
     try:
-        text, size = store.read_head("/memories/huge.md", 1 << 20)
+        head = store.read_head("/memories/huge.md", 1 << 20)
+        text, size = head.text, head.size
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()

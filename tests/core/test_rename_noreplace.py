@@ -14,10 +14,11 @@ from typing import Any
 import pytest
 
 from memtui.cli import main
-from memtui.core import fd_paths, handlers, reverting
-from memtui.core import history as history_module
+from memtui.core.applying import handlers, reverting
 from memtui.core.config import Settings
-from memtui.core.fd_paths import rename_noreplace
+from memtui.core.recording import history as history_module
+from memtui.core.resolving import fd_paths
+from memtui.core.resolving.fd_paths import rename_noreplace
 from memtui.core.store import MemoryStore
 from memtui.notes.operations.moving import move
 

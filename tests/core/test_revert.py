@@ -9,10 +9,10 @@ import stat
 from collections.abc import Callable
 from pathlib import Path
 
+from memtui.core.applying.site import Site
+from memtui.core.applying.snapshots import restore
 from memtui.core.config import Settings
-from memtui.core.history import Manifest
-from memtui.core.site import Site
-from memtui.core.snapshots import restore
+from memtui.core.recording.history import Manifest
 from memtui.core.store import MemoryStore
 
 

@@ -8,8 +8,15 @@ from pathlib import Path
 import pytest
 
 from memtui.core.config import Settings
-from memtui.core.history import History, NotReviewable, Review
-from memtui.core.inbox import ChangeQuery, changes, group_by_note, inbox, line_changes, row_texts
+from memtui.core.recording.history import History, NotReviewable, Review
+from memtui.core.recording.inbox import (
+    ChangeQuery,
+    changes,
+    group_by_note,
+    inbox,
+    line_changes,
+    row_texts,
+)
 from memtui.core.store import MemoryStore
 
 T0 = 1_800_000_000.0

@@ -23,8 +23,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memtui.core.commands import CommandOutcome, parse_command
 from memtui.core.config import Settings
+from memtui.core.parsing.command_types import CommandOutcome
+from memtui.core.parsing.tool_input import parse_command
 from memtui.core.store import MemoryStore
 
 FILES = [

@@ -278,7 +278,7 @@ def test_a_warned_secret_is_kept_once_in_the_content_and_undo_still_works(tmp_pa
 def test_an_agent_write_is_scanned_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str
 ) -> None:
-    from memtui.core import recording
+    from memtui.core.recording import keeping as recording
 
     scanned: list[str] = []
     real = recording.find_spans

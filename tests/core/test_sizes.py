@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memtui.core.sizes import format_size
+from memtui.core.applying.sizes import format_size
 
 
 @pytest.mark.parametrize(

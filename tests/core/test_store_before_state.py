@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from memtui.cli import tool_cmd
-from memtui.core import snapshots
+from memtui.core.applying import snapshots
 from memtui.core.config import Settings
-from memtui.core.regular import FileRead
+from memtui.core.resolving.regular import FileRead
 from memtui.core.store import MemoryStore
 
 real_read = snapshots.read_limited

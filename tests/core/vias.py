@@ -13,8 +13,10 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from memtui.core.commands import CommandOutcome, apply_command, parse_command
-from memtui.core.lock import META_DIR_NAME
+from memtui.core.applying.dispatch import apply_command
+from memtui.core.parsing.command_types import CommandOutcome
+from memtui.core.parsing.tool_input import parse_command
+from memtui.core.resolving.lock import META_DIR_NAME
 from memtui.core.store import MemoryStore
 
 VIAS = ("core", "store", "sdk", "sdk-async")

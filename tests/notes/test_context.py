@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core.history import History
-from memtui.notes.context import build_context, parse_timeframe, recent_activity
+from memtui.core.recording.history import History
+from memtui.notes.agent_context import build_context, parse_timeframe, recent_activity
 from memtui.notes.index import NoteIndex
 
 NOW = datetime(2026, 6, 10, 12, 0).timestamp()

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core.regular import whole_chars
+from memtui.core.resolving.regular import whole_chars
 from memtui.notes.reading import read_store_head
 
 

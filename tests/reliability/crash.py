@@ -12,8 +12,8 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memtui.core.atomic import TEMP_DIR_NAME, TEMP_PREFIX
-from memtui.core.lock import META_DIR_NAME
+from memtui.core.applying.atomic import TEMP_DIR_NAME, TEMP_PREFIX
+from memtui.core.resolving.lock import META_DIR_NAME
 from tests.reliability.workload import content_for, is_whole, memory_files
 
 REPO = Path(__file__).resolve().parents[2]
@@ -121,7 +121,7 @@ def run_crash_rounds(
     With `min_hits`, more rounds follow (up to five times `rounds`) until that many kills have
     hit a write, so a slow machine cannot make the run test nothing.
     """
-    from memtui.core.recovery import recover
+    from memtui.core.opening.recovery import recover
     from memtui.core.store import MemoryStore
 
     rng = random.Random(seed)
@@ -191,7 +191,7 @@ def history_disagreements(store: object, round_number: int) -> list[str]:
 
 def after_state_problem(store: object, event: object, path: str, digest: str) -> str | None:
     """Why `path` holding `digest` disagrees with the after-state `event` left, or None."""
-    from memtui.core.history import KIND_DIR, KIND_FILE, Event, Manifest
+    from memtui.core.recording.history import KIND_DIR, KIND_FILE, Event, Manifest
     from memtui.core.store import MemoryStore
 
     assert isinstance(store, MemoryStore) and isinstance(event, Event)

@@ -127,8 +127,8 @@ def run_fuzz(caller: Caller, inputs: Iterable[dict[str, Any]]) -> FuzzFigures:
 
 def refused_in_history(root: Path) -> Counter[str]:
     """Result texts of every refused-path event in the store's history that is flagged refused."""
-    from memtui.core.history import History
-    from memtui.core.paths import FLAG_REFUSED
+    from memtui.core.parsing.paths import FLAG_REFUSED
+    from memtui.core.recording.history import History
 
     return Counter(
         event.result
@@ -139,8 +139,8 @@ def refused_in_history(root: Path) -> Counter[str]:
 
 def not_shown_as_refused(root: Path) -> list[str]:
     """Refused events whose flags column in the app's history screen does not say `refused`."""
-    from memtui.core.history import History
-    from memtui.core.paths import FLAG_REFUSED
+    from memtui.core.parsing.paths import FLAG_REFUSED
+    from memtui.core.recording.history import History
     from memtui.tui.widgets.history_events import event_flags
 
     return [

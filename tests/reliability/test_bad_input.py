@@ -55,7 +55,7 @@ def store(tmp_path: Path) -> Path:
 
 def event_count(root: Path) -> int:
     """How many events the store's history holds."""
-    from memtui.core.history import History
+    from memtui.core.recording.history import History
 
     return len(History(root).events())
 

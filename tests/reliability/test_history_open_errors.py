@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core import db_errors
-from memtui.core.db_errors import explain
+from memtui.core.recording import db_errors
+from memtui.core.recording.db_errors import explain
 from tests.reliability.test_bad_input import memtui
 from tests.reliability.test_unrecorded_changes import fill, small_disk
 

@@ -265,7 +265,7 @@ def test_full_size_hostile_store(tmp_path: Path) -> None:
 def test_start_up_recovery_records_only_regular_files_and_changes_nothing(
     hostile: HostileStore, baseline: tuple
 ) -> None:
-    from memtui.core.recovery import recover
+    from memtui.core.opening.recovery import recover
     from memtui.core.store import MemoryStore
 
     store = MemoryStore(hostile.root, actor="human:t")

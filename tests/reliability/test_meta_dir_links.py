@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core.history import History, HistoryCorrupt
+from memtui.core.recording.history import History, HistoryCorrupt
 from memtui.notes.index import NoteIndex
 
 CREATE = {"command": "create", "path": "/memories/new.md", "file_text": "new\n"}
@@ -102,14 +102,16 @@ def test_a_fifo_in_place_of_the_index_is_replaced_without_waiting(store: Path) -
     assert index.is_file()
 
 
-def test_a_linked_index_lock_gets_a_private_index_and_nothing_written_through_it(
+def test_a_linked_index_lock_is_replaced_and_nothing_written_through_it(
     store: Path, tmp_path: Path
 ) -> None:
     outside = tmp_path / "outside"
     (store / ".memtui").mkdir()
-    (store / ".memtui" / "index.lock").symlink_to(outside / "index.lock")
+    lock = store / ".memtui" / "index.lock"
+    lock.symlink_to(outside / "index.lock")
     done = search(store)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout.splitlines()[0])["path"] == "a.md"
     assert listing(outside) == []
-    assert not (store / ".memtui" / "index.db").exists()
+    assert lock.is_file() and not lock.is_symlink()
+    assert (store / ".memtui" / "index.db").is_file()

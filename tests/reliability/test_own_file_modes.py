@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core.atomic import TempArea
+from memtui.core.applying.atomic import TempArea
 from memtui.core.config import Settings
 from memtui.core.config_edit import save_setting
-from memtui.core.fd_paths import StoreRoot
+from memtui.core.resolving.fd_paths import StoreRoot
 from memtui.core.store import MemoryStore
 from memtui.notes.index import NoteIndex
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from memtui.core.recovery import recover
+from memtui.core.opening.recovery import recover
 from memtui.core.store import MemoryStore
 
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-import memtui.core.recovery as recovery
+import memtui.core.opening.recovery as recovery
 from memtui.core.config import Settings
-from memtui.core.history import SCHEMA_VERSION, FileRecord
-from memtui.core.recovery import RecoveryReport, recover
+from memtui.core.opening.recovery import RecoveryReport, recover
+from memtui.core.recording.history import SCHEMA_VERSION, FileRecord
 from memtui.core.store import MemoryStore
 
 HOUR_NS = 3600 * 1_000_000_000

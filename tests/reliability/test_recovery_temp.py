@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from memtui.core.config import Settings
-from memtui.core.recovery import remove_stale_temp_files, temp_writer_pid
+from memtui.core.opening.recovery import remove_stale_temp_files, temp_writer_pid
 from memtui.core.store import MemoryStore
 
 AREA = Path(".memtui") / "tmp"
@@ -95,8 +95,8 @@ def test_an_agent_note_named_like_a_temp_file_survives_recovery(tmp_path: Path) 
 
 CRASH_IN_PLACE = """
 import errno, os, sys
-from memtui.core.atomic import TempArea
-from memtui.core.fd_paths import StoreRoot
+from memtui.core.applying.atomic import TempArea
+from memtui.core.resolving.fd_paths import StoreRoot
 root = StoreRoot(sys.argv[1])
 folder = os.open(os.path.join(sys.argv[1], "mount", "sub"), os.O_RDONLY | os.O_DIRECTORY)
 calls = []

@@ -144,7 +144,7 @@ def test_hostile_paths_never_escape(tmp_path: Path, name: str) -> None:
 
 
 async def test_the_history_screen_lists_every_fuzzed_refusal_as_refused(tmp_path: Path) -> None:
-    from memtui.core.paths import FLAG_REFUSED
+    from memtui.core.parsing.paths import FLAG_REFUSED
     from memtui.tui.app import MemtuiApp
     from memtui.tui.screens.history import HistoryScreen
     from memtui.tui.widgets.history_events import EventTable

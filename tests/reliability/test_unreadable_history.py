@@ -51,7 +51,7 @@ def folder_for_history(root: Path) -> Path:
 
 def deny_history_reads(monkeypatch: pytest.MonkeyPatch) -> None:
     """Make opening any history.db fail with PermissionError, as for a file of mode 000."""
-    from memtui.core import history
+    from memtui.core.recording import history
 
     real_open = history.open_regular
 

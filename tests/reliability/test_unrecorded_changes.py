@@ -21,10 +21,10 @@ from typing import Any
 
 import pytest
 
-from memtui.core import history as history_module
 from memtui.core import store as store_module
 from memtui.core.actors import ActorError
 from memtui.core.config import Settings
+from memtui.core.recording import history as history_module
 from memtui.core.store import MemoryStore
 from tests.core.conftest import snapshot_tree
 

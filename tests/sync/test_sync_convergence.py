@@ -5,6 +5,7 @@ holds a conflict marker, and the remote's branch only ever moved forward."""
 
 from __future__ import annotations
 
+import itertools
 import random
 import threading
 from collections.abc import Callable
@@ -113,7 +114,7 @@ def test_three_machines_writing_and_syncing_converge(machine: MakeMachine, remot
         assert (clash.path, clash.kind) == ("shared/prefs.md", "text")
         assert clash.ours and clash.theirs and clash.ours != clash.theirs
     assert len([line for line in text.splitlines() if line.startswith("status: ")]) >= 1
-    for older, newer in zip(tips, tips[1:], strict=False):
+    for older, newer in itertools.pairwise(tips):
         git("--git-dir", str(remote), "merge-base", "--is-ancestor", older, newer)
     for one in machines:
         assert one.git("status", "--porcelain").strip() == ""

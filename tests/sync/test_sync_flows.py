@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from memtui.core.inbox import changes
+from memtui.core.recording.inbox import changes
 from memtui.notes.sync.state import CLASH_DELETED_HERE, CLASH_DELETED_THERE, CLASH_TEXT
 from tests.sync.conftest import Machine, git, remote_files, tree_files
 

@@ -3,6 +3,7 @@ hand, and a remote that cannot be reached: nothing is lost, nothing is forced.""
 
 from __future__ import annotations
 
+import itertools
 import stat
 from collections.abc import Callable
 from pathlib import Path
@@ -75,7 +76,7 @@ def test_a_remote_that_moved_before_the_push_is_fetched_merged_and_pushed_again(
     b.sync()
     tips.append(remote_tip(remote))
     assert a.text("log.md") == b.text("log.md") == "# Log\n- a\n- b\n"
-    for older, newer in zip(tips, tips[1:], strict=False):
+    for older, newer in itertools.pairwise(tips):
         git("--git-dir", str(remote), "merge-base", "--is-ancestor", older, newer)
 
 

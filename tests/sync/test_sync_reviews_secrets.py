@@ -6,7 +6,7 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
-from memtui.core.inbox import changes
+from memtui.core.recording.inbox import changes
 from tests.sync.conftest import Machine, git, remote_files
 
 MakeMachine = Callable[..., Machine]

@@ -202,7 +202,7 @@ async def test_revert_asks_before_forcing_over_a_later_reviewed_change(
     agent(
         store_root, edit("#workers\n", "#workers\n- [fact] First #agent\n"), edit("First", "Later")
     )
-    from memtui.core.history import History
+    from memtui.core.recording.history import History
 
     History(store_root).mark_reviewed([3], "human:tester", 0.0)
     app = make_app()

@@ -8,6 +8,7 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import OptionList, Static
 
+from memtui.core.resolving.regular import Head
 from memtui.notes.search import SearchFilters
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.screens.search import SearchScreen, highlight, hit_prompt, parse_query
@@ -91,7 +92,7 @@ async def test_opening_a_hit_reads_the_note_once(
         reads: list[str] = []
         original = store.read_head
 
-        def counting_read(path: str, max_bytes: int) -> tuple[str, int]:
+        def counting_read(path: str, max_bytes: int) -> Head:
             reads.append(path)
             return original(path, max_bytes)
 

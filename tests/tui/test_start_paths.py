@@ -20,7 +20,7 @@ from textual.widgets import Static
 from textual.widgets._toast import Toast
 
 from memtui.cli import main as cli_main
-from memtui.core.history import History
+from memtui.core.recording.history import History
 from memtui.demo import DEMO_NOTES_DIR, demo_note_paths
 from memtui.tui.app import MemtuiApp
 from memtui.tui.screens.main import MainScreen

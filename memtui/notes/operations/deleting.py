@@ -8,11 +8,11 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memtui.core.history import RecordFailed
-from memtui.core.paths import PathRefusal, check_path, from_relpath
+from memtui.core.parsing.paths import PathRefusal, check_path, from_relpath
+from memtui.core.plurals import count
+from memtui.core.recording.history import RecordFailed, unrecorded_message
 from memtui.core.result import CommandResult
-from memtui.core.store import MemoryStore, unrecorded_message
-from memtui.core.wording import count
+from memtui.core.store import MemoryStore
 from memtui.notes.index import NoteIndex
 from memtui.notes.links import links_into, notes_at, wikilinks
 

@@ -7,11 +7,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from memtui.core.history import RecordFailed
-from memtui.core.paths import from_relpath
+from memtui.core.parsing.paths import from_relpath
+from memtui.core.plurals import count
+from memtui.core.recording.history import RecordFailed, unrecorded_message
 from memtui.core.result import CommandResult
-from memtui.core.store import MemoryStore, StoreError, unrecorded_message
-from memtui.core.wording import count
+from memtui.core.store import MemoryStore, StoreError
 from memtui.notes.index import NoteIndex
 from memtui.notes.links import (
     MovePrediction,

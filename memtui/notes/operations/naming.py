@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 import yaml
 
-from memtui.core.history import RecordFailed
-from memtui.core.paths import from_relpath
+from memtui.core.parsing.paths import from_relpath
+from memtui.core.recording.history import RecordFailed, unrecorded_message
 from memtui.core.result import CONFLICT, CommandResult
-from memtui.core.store import MemoryStore, unrecorded_message
+from memtui.core.store import MemoryStore
 from memtui.notes.permalink import generate_permalink
 
 _PATH_SEPARATORS = re.compile(r"[/\\]")

@@ -9,8 +9,8 @@ import time
 from datetime import UTC, datetime
 from typing import Literal
 
-from memtui.core.history import RecordFailed
-from memtui.core.paths import from_relpath
+from memtui.core.parsing.paths import from_relpath
+from memtui.core.recording.history import RecordFailed
 from memtui.core.result import CONFLICT, NOT_FOUND, CommandResult
 from memtui.core.store import MemoryStore, StoreError, unrecorded_message
 from memtui.notes.contradictions import Contradiction

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from memtui.core.hashing import digest
-from memtui.core.history import Event
+from memtui.core.recording.history import Event
 from memtui.core.result import CONFLICT, CommandResult
 from memtui.core.store import MemoryStore, StoreError
 from memtui.notes.merge import MergeResult, merge_texts

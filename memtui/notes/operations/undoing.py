@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memtui.core.group_reverting import changed_parts
-from memtui.core.history import Event, Group
-from memtui.core.paths import VIRTUAL_ROOT, to_relpath
+from memtui.core.applying.group_reverting import changed_parts
+from memtui.core.parsing.paths import VIRTUAL_ROOT, to_relpath
+from memtui.core.plurals import count
+from memtui.core.recording.history import Event, Group
 from memtui.core.result import CommandResult
 from memtui.core.store import MemoryStore
-from memtui.core.wording import count
 
 LINK_REWRITING_KINDS = frozenset({"rename", "archive"})
 """Operations whose parts after the first rewrote links to what they moved."""

@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from memtui.core.history import BASELINE, Event
-from memtui.core.pulling import PULL
+from memtui.core.applying.pulling import PULL
+from memtui.core.plurals import count
+from memtui.core.recording.history import BASELINE, Event
 from memtui.core.secrets import scan
-from memtui.core.wording import count
 from memtui.notes.sync.context import Context, committer_for
 from memtui.notes.sync.files import Skipped, is_reserved, read_file
 from memtui.notes.sync.provenance import (

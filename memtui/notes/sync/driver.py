@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from memtui.core.lock import LockBusy, MutationLock
+from memtui.core.resolving.lock import LockBusy, MutationLock
 from memtui.core.store import MemoryStore
 from memtui.notes.sync.commits import commit_local, last_event_id
 from memtui.notes.sync.context import (

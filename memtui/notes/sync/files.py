@@ -7,10 +7,10 @@ import errno
 import stat
 from dataclasses import dataclass
 
-from memtui.core.fd_paths import OutsideStore
-from memtui.core.paths import RESERVED_NAME
-from memtui.core.regular import NotRegularFile, read_limited
-from memtui.core.site import Site
+from memtui.core.applying.site import Site
+from memtui.core.parsing.paths import RESERVED_NAME
+from memtui.core.resolving.fd_paths import OutsideStore
+from memtui.core.resolving.regular import NotRegularFile, read_limited
 
 
 @dataclass(frozen=True)

@@ -95,7 +95,7 @@ class Git:
     @classmethod
     def for_store(cls, root: Path, committer: Identity | None = None) -> Git:
         """The runner for the store at `root` (its repository in `.memtui/git`)."""
-        from memtui.core.lock import META_DIR_NAME
+        from memtui.core.resolving.lock import META_DIR_NAME
 
         git = cls(root, root / META_DIR_NAME / GIT_DIR_NAME)
         if committer is not None:

@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from memtui.core.actors import EXTERNAL, ActorError, check_actor
+from memtui.core.applying.pulling import Pulled, apply_pulled
 from memtui.core.hashing import digest
-from memtui.core.pulling import Pulled, apply_pulled
 from memtui.core.result import CONFLICT, CommandResult
 from memtui.notes.sync.context import Context, committer_for
 from memtui.notes.sync.files import Skipped, is_reserved, read_file

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from memtui.core.history import NotReviewable, RecordFailed, is_reviewable
+from memtui.core.recording.history import NotReviewable, RecordFailed, is_reviewable
 from memtui.notes.sync.context import Context
 from memtui.notes.sync.provenance import Mark
 

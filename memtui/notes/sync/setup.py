@@ -9,7 +9,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from memtui.core.lock import META_DIR_NAME
+from memtui.core.resolving.lock import META_DIR_NAME
 from memtui.notes.sync.context import DEFAULT_BRANCH, ORIGIN
 from memtui.notes.sync.git import NETWORK_TIMEOUT, Git, GitError, error_of
 

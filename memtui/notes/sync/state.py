@@ -13,9 +13,9 @@ import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from memtui.core import db_text
-from memtui.core.db_text import TEXT
-from memtui.core.history import SQL_BATCH, History
+from memtui.core.recording import db_text
+from memtui.core.recording.db_text import TEXT
+from memtui.core.recording.history import SQL_BATCH, History
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sync_meta (

@@ -19,8 +19,8 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import DataTable, Footer, Input, Static
 
-from memtui.core.inbox import ChangeQuery, InboxRow, inbox
-from memtui.core.paths import VIRTUAL_ROOT, to_relpath
+from memtui.core.parsing.paths import VIRTUAL_ROOT, to_relpath
+from memtui.core.recording.inbox import ChangeQuery, InboxRow, inbox
 from memtui.tui import text_styles as styles
 from memtui.tui.messages import ChangeRecorded, OpenNote
 from memtui.tui.rest_gate import RestGate

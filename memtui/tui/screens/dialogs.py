@@ -25,7 +25,7 @@ from memtui.tui.wording import count
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from memtui.core.history import HistoryCorrupt
+    from memtui.core.recording.history import HistoryCorrupt
 
 COUNT_PAUSE = 0.08
 """Seconds of pause in typing a new path before the rename dialog counts the links it breaks."""
@@ -260,7 +260,7 @@ class HelpScreen(ModalScreen[None]):
 
 def unreadable_history(root: Path) -> HistoryCorrupt | None:
     """Why the history of the store at `root` cannot be opened, or None if it opens."""
-    from memtui.core.history import History, HistoryCorrupt
+    from memtui.core.recording.history import History, HistoryCorrupt
 
     try:
         History(root).close()

@@ -14,7 +14,7 @@ from textual.widgets import Footer, Static, TextArea
 from memtui.core.display import visible
 from memtui.core.hashing import digest
 from memtui.notes.operations.external import EditCopy, EditorProblem, editor_command, run_editor
-from memtui.notes.shown import read_head
+from memtui.notes.shown import read_shown
 from memtui.tui.save_flow import save_note
 from memtui.tui.screens.base import MemtuiScreen
 from memtui.tui.widgets.confirm import ConfirmScreen
@@ -176,7 +176,7 @@ async def read_for_edit(app: MemtuiApp, relpath: str) -> tuple[str, str] | None:
 
     def read() -> tuple[str, str] | None:
         """Check the size on the file's head, then read it whole."""
-        if read_head(store, virtual).cut:
+        if read_shown(store, virtual).cut:
             return None
         return store.read(virtual)
 

@@ -14,8 +14,8 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.widgets import Checkbox, DataTable, Footer, Input, Static
 
-from memtui.core.history import BASELINE
-from memtui.core.paths import VIRTUAL_ROOT
+from memtui.core.parsing.paths import VIRTUAL_ROOT
+from memtui.core.recording.history import BASELINE
 from memtui.notes.operations.undoing import undo_target
 from memtui.tui import text_styles as styles
 from memtui.tui.messages import ChangeRecorded
@@ -34,8 +34,8 @@ from memtui.tui.widgets.history_events import (
 from memtui.tui.wording import count
 
 if TYPE_CHECKING:
-    from memtui.core.history import Event, Group, History
-    from memtui.core.operations import Entry
+    from memtui.core.recording.entries import Entry
+    from memtui.core.recording.history import Event, Group, History
 
 FILTER_HELP = "actor:agent cmd:str_replace path:projects/ since:7d  words…"
 PAGE = 200

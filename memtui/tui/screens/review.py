@@ -13,7 +13,7 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import DataTable, Footer, Static
 
-from memtui.core.paths import from_relpath
+from memtui.core.parsing.paths import from_relpath
 from memtui.notes.operations.moving import archive_path
 from memtui.notes.stale import ARCHIVE_FOLDER, review
 from memtui.tui import text_styles as styles

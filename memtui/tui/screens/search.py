@@ -15,7 +15,7 @@ from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from memtui.core.display import visible_spans
-from memtui.core.wording import noun_for
+from memtui.core.plurals import noun_for
 from memtui.notes.query import QueryError, parse_query
 from memtui.tui import text_styles as styles
 from memtui.tui.messages import OpenNote

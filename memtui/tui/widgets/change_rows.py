@@ -9,15 +9,15 @@ from rich.text import Text
 from textual.content import Content
 
 from memtui.core.display import visible, visible_text
-from memtui.core.inbox import InboxRow, event_line_changes, row_texts
-from memtui.core.paths import VIRTUAL_ROOT
+from memtui.core.parsing.paths import VIRTUAL_ROOT
+from memtui.core.recording.inbox import InboxRow, event_line_changes, row_texts
 from memtui.tui import text_styles as styles
 from memtui.tui.widgets.fitted_table import FittedTable, spare_width
 from memtui.tui.widgets.history_events import format_time, short_path, unified_diff
 from memtui.tui.wording import count, shorten_middle
 
 if TYPE_CHECKING:
-    from memtui.core.history import Event, History
+    from memtui.core.recording.history import Event, History
 
 COLUMNS: tuple[tuple[str, str, int], ...] = (
     ("Note", "note", 24),

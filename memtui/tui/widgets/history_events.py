@@ -14,11 +14,11 @@ from textual.message import Message
 from textual.widgets import Static
 
 from memtui.core.display import visible
-from memtui.core.history import BASELINE, actor_kind
-from memtui.core.operations import Entry, entries
-from memtui.core.paths import VIRTUAL_ROOT, from_relpath, to_relpath, under_root
-from memtui.core.result_line import first_line
-from memtui.core.wording import count
+from memtui.core.parsing.paths import VIRTUAL_ROOT, from_relpath, to_relpath, under_root
+from memtui.core.plurals import count
+from memtui.core.recording.entries import Entry, entries
+from memtui.core.recording.history import BASELINE, actor_kind
+from memtui.core.recording.result_line import first_line
 from memtui.tui import text_styles as styles
 from memtui.tui.widgets.fitted_table import FittedTable, spare_width
 from memtui.tui.wording import shorten_end, shorten_middle
@@ -26,7 +26,7 @@ from memtui.tui.wording import shorten_end, shorten_middle
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from memtui.core.history import Event, Group
+    from memtui.core.recording.history import Event, Group
 
 SINCE_WORDS = 3
 """Most words a `since:` timeframe spans in the filter row (`since:3 weeks ago`)."""

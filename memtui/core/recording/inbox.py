@@ -1,0 +1,169 @@
+"""The changes inbox: agent and outside changes that wait for a person's review, grouped by note.
+
+A change waits until someone marks it reviewed (`History.mark_reviewed`: approve), undoes it
+(a person's undo marks the undone event in the same transaction) or saves the note over it (a
+person's save marks every waiting change of the note, across its renames). The app's inbox
+screen, `memtui changes` and `memtui approve` all read and mark through here.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from memtui.core.recording.history import (
+    KIND_DIR,
+    KIND_FILE,
+    REVIEWED_KINDS,
+    Event,
+    History,
+)
+
+
+@dataclass(frozen=True)
+class InboxRow:
+    """One note's waiting changes: where the note is now (or was last) and its events,
+    oldest first."""
+
+    path: str
+    events: tuple[Event, ...]
+
+    @property
+    def ids(self) -> tuple[int, ...]:
+        """The event ids, oldest first."""
+        return tuple(event.id for event in self.events)
+
+    @property
+    def newest(self) -> Event:
+        """The latest change of the row."""
+        return self.events[-1]
+
+    @property
+    def actors(self) -> tuple[str, ...]:
+        """Who made the changes, most recent first, each once."""
+        return tuple(dict.fromkeys(event.actor for event in reversed(self.events)))
+
+    @property
+    def folder(self) -> bool:
+        """True if the row is a folder (deleted, moved or restored as a whole)."""
+        return KIND_DIR in (self.newest.before_kind, self.newest.after_kind)
+
+    @property
+    def gone(self) -> bool:
+        """True if the latest change left nothing at the row's path (a delete)."""
+        newest = self.newest
+        return newest.new_path is None and newest.after_kind is None
+
+
+@dataclass(frozen=True)
+class ChangeQuery:
+    """Which changes to list: filters as `History.events` takes them, and whether reviewed ones
+    count too. `path` follows the note or folder back through its renames (`History.lineage`)."""
+
+    path: str | None = None
+    actor: str | None = None
+    command: str | None = None
+    since: float | None = None
+    words: tuple[str, ...] = ()
+    include_reviewed: bool = False
+
+
+def changes(
+    history: History, query: ChangeQuery | None = None, *, limit: int | None = None
+) -> list[Event]:
+    """Agent and outside changes matching `query` (the waiting ones unless it includes the
+    reviewed), newest first."""
+    wanted = query or ChangeQuery()
+    return history.events(
+        path=wanted.path,
+        follow=wanted.path is not None,
+        actor=wanted.actor,
+        command=wanted.command,
+        since=wanted.since,
+        words=wanted.words,
+        actor_kinds=REVIEWED_KINDS,
+        changes_only=True,
+        reviewed=None if wanted.include_reviewed else False,
+        limit=limit,
+    )
+
+
+def group_by_note(history: History, events: Iterable[Event]) -> list[InboxRow]:
+    """Group changes by the note they concern now: later renames (of the note or of a folder
+    above it) carry earlier changes to the note's current path. Rows newest first."""
+    ordered = sorted(events, key=lambda event: event.id)
+    if not ordered:
+        return []
+    groups: dict[str, list[Event]] = {}
+    moves = iter(history.moves(ordered[0].id))
+    move = next(moves, None)
+    for event in ordered:
+        while move is not None and move[0] < event.id:
+            _carry(groups, move[1], move[2])
+            move = next(moves, None)
+        groups.setdefault(event.new_path or event.path or "/memories", []).append(event)
+    while move is not None:
+        _carry(groups, move[1], move[2])
+        move = next(moves, None)
+    rows = [InboxRow(path, tuple(found)) for path, found in groups.items()]
+    return sorted(rows, key=lambda row: row.newest.id, reverse=True)
+
+
+def _carry(groups: dict[str, list[Event]], source: str, target: str) -> None:
+    """Move the groups at or below `source` to the same place below `target`."""
+    prefix = source + "/"
+    for key in [key for key in groups if key == source or key.startswith(prefix)]:
+        moved = groups.pop(key)
+        merged = groups.setdefault(target + key[len(source) :], [])
+        merged[:0] = moved
+
+
+def inbox(history: History, query: ChangeQuery | None = None) -> list[InboxRow]:
+    """The changes matching `query` (by default every waiting one), grouped by note."""
+    return group_by_note(history, changes(history, query))
+
+
+def current_text(history: History, path: str) -> str | None:
+    """What the history last recorded at `path`: a file's text, a folder's file listing, or None."""
+    record = history.file_record(path)
+    if record is not None:
+        data = history.blob(record.sha256)
+        return None if data is None else data.decode("utf-8", errors="replace")
+    below = history.files_below(path)
+    if not below:
+        return None
+    names = set(below)
+    for name in below:
+        parts = name.split("/")[:-1]
+        names.update("/".join(parts[:end]) + "/" for end in range(1, len(parts) + 1))
+    return "".join(f"{name}\n" for name in sorted(names))
+
+
+def row_texts(history: History, row: InboxRow) -> tuple[str | None, str | None]:
+    """The row's combined change: the text before its first change, and the text now."""
+    before, _after = history.texts(row.events[0])
+    return before, current_text(history, row.path)
+
+
+def line_changes(before: str | None, after: str | None) -> tuple[int, int]:
+    """(lines added, lines removed) from `before` to `after` (None: nothing there)."""
+    added = removed = 0
+    lines = difflib.unified_diff(
+        (before or "").splitlines(), (after or "").splitlines(), n=0, lineterm=""
+    )
+    for line in lines:
+        if line.startswith("+") and not line.startswith("+++"):
+            added += 1
+        elif line.startswith("-") and not line.startswith("---"):
+            removed += 1
+    return added, removed
+
+
+def event_line_changes(history: History, event: Event) -> tuple[int, int] | None:
+    """(added, removed) lines of one event, or None when a side's content was not kept."""
+    before, after = history.texts(event)
+    for kind, text in ((event.before_kind, before), (event.after_kind, after)):
+        if kind in (KIND_FILE, KIND_DIR) and text is None:
+            return None
+    return line_changes(before, after)

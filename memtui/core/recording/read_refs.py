@@ -1,0 +1,47 @@
+"""What the history keeps of a long read: a reference to the file bytes it showed, not the text.
+
+A successful `view` of a file returns the whole file, numbered; kept as it is, every read of a
+9 MB note would add 10 MB to the history. A result longer than `RESULT_LIMIT` characters is kept
+as its first line and one reference line instead: the sha256 of the bytes the view read (stored
+once as a blob, like every content the history holds) and the lines it showed. `viewed_text`
+rebuilds the exact text from them, redacted as every recorded result is.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from memtui.core.parsing.command_types import ReadSource, numbered_lines
+from memtui.core.secrets import find_spans, redact
+
+_REFERENCE = re.compile(
+    r"\[memtui: lines (?P<first>\d+)-(?P<last>\d+) of the file with sha256 (?P<digest>[0-9a-f]{64})"
+    r" \((?P<size>\d+) bytes, (?P<chars>\d+) characters shown\), kept once in the history\]"
+)
+
+
+def referenced(header: str, content: str, read: ReadSource) -> str:
+    """The result a long view is kept as: `header` (its first line, redacted), then the
+    reference to the lines of the file bytes it showed."""
+    return (
+        f"{header}\n[memtui: lines {read.first}-{read.last} of the file with sha256 {read.digest}"
+        f" ({len(read.data)} bytes, {len(content)} characters shown), kept once in the history]"
+    )
+
+
+def viewed_text(result: str, blob: Callable[[str], bytes | None]) -> str | None:
+    """The text a recorded view showed, rebuilt from the blob its reference names (secrets
+    redacted); None if `result` is no reference or the history lacks the blob."""
+    header, _, rest = result.partition("\n")
+    match = _REFERENCE.fullmatch(rest)
+    if match is None:
+        return None
+    data = blob(match["digest"])
+    if data is None:
+        return None
+    first, last = int(match["first"]), int(match["last"])
+    lines = data.decode("utf-8", "replace").split("\n")[first - 1 : last]
+    text = f"{header}\n{numbered_lines(lines, first)}"
+    spans = find_spans(text)
+    return redact(text, spans) if spans else text
