@@ -183,13 +183,67 @@ def bench(count: int, runs: int, profile: bool) -> dict[str, float]:
         shutil.rmtree(base, ignore_errors=True)
 
 
+def granularity(events: int = 500, every: int = 50) -> None:
+    """What one commit per history event would cost against one per sync: an agent appends
+    `events` observations to one note, a sync every `every` events."""
+    from memtui.notes.sync.git import Identity
+    from memtui.notes.sync.repo import NewCommit, fast_import
+
+    text = "".join(
+        f"- [fact] line {n} of a note that agents keep appending to\n" for n in range(16)
+    )
+    states = []
+    for n in range(events):
+        text += f"- [obs] observation {n}: the agent noticed something worth keeping\n"
+        states.append(text.encode())
+    for label, kept in (("per event", states), ("per sync", states[every - 1 :: every])):
+        base = Path(tempfile.mkdtemp(prefix="memtui-granularity-"))
+        try:
+            runner = Git(base, base / ".git")
+            runner.run("init", "--quiet")
+            commits = [
+                NewCommit(
+                    author=Identity("agent:bench", "bench@example.com"),
+                    when=1_700_000_000 + n,
+                    message=f"change {n}\n",
+                    parents=[f":{n}"] if n else [],
+                    files={"log.md": data},
+                )
+                for n, data in enumerate(kept)
+            ]
+            started = time.perf_counter()
+            fast_import(runner, commits, "refs/heads/main")
+            seconds = time.perf_counter() - started
+            loose = _size(base / ".git" / "objects")
+            runner.run("gc", "--quiet", "--aggressive")
+            packed = _size(base / ".git" / "objects")
+            print(
+                f"  {label:9} {len(kept):4} commits: written in {seconds * 1000:6.1f} ms, "
+                f"objects {loose / 1024:7.0f} KiB as written, {packed / 1024:5.0f} KiB after gc"
+            )
+        finally:
+            shutil.rmtree(base, ignore_errors=True)
+
+
+def _size(folder: Path) -> int:
+    """Bytes of every file below `folder`."""
+    return sum(path.stat().st_size for path in folder.rglob("*") if path.is_file())
+
+
 def main() -> None:
     """Run the benchmark for each size and print the medians and ratios."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,5000")
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--profile", action="store_true", help="profile the in-process syncs")
+    parser.add_argument(
+        "--granularity", action="store_true", help="only compare commits per event and per sync"
+    )
     args = parser.parse_args()
+    print("500 appends to one note, one commit per history event or per sync (every 50):")
+    granularity()
+    if args.granularity:
+        return
     results: dict[int, dict[str, float]] = {}
     for count in (int(size) for size in args.sizes.split(",")):
         medians = bench(count, args.runs, args.profile)

@@ -207,3 +207,24 @@ def test_a_fresh_store_pulls_files_made_elsewhere(machine: MakeMachine) -> None:
     a.sync()
     b.sync()
     assert tree_files(b.root) == {"top.md": b"x\n"}
+
+
+def test_the_status_says_what_waits_to_be_sent_merged_and_resolved(machine: MakeMachine) -> None:
+    from memtui.notes.sync.status import sync_status
+
+    a = machine("a", files={"n.md": "one\n"})
+    b = machine("b")
+    status = sync_status(a.store)
+    assert status.line(status.last_sync or 0.0) == "sync: in sync · just now"
+    a.agent().insert("/memories/n.md", 1, "two")
+    a.agent().insert("/memories/n.md", 2, "three")
+    status = sync_status(a.store)
+    assert (status.to_send, status.to_merge) == (2, 0)
+    a.sync()
+    b.sync()
+    assert sync_status(a.store).to_send == 0
+    assert sync_status(b.store).line(10_000_000_000.0).startswith("sync: in sync · ")
+    from memtui.core.config import Settings
+    from memtui.core.store import MemoryStore
+
+    assert not sync_status(MemoryStore(a.root.parent / "plain", settings=Settings())).configured

@@ -190,6 +190,19 @@ class SyncState:
             conn.execute("INSERT INTO sync_meta (key, value) VALUES (?, ?)", (MACHINE_ID, made))
             return made
 
+    def changes_after(self, event_id: int) -> int:
+        """How many of this machine's own changes (pulls left out) came after `event_id`."""
+        row = (
+            self._connection()
+            .execute(
+                "SELECT count(*) FROM events WHERE id > ? AND is_error = 0"
+                " AND command NOT IN ('view', 'baseline', 'pull')",
+                (event_id,),
+            )
+            .fetchone()
+        )
+        return int(row[0])
+
     # Where pulled events came from.
 
     def add_origins(self, event_id: int, uids: Iterable[str]) -> None:
