@@ -76,7 +76,7 @@ def test_a_pulled_change_is_recorded_under_its_actor_with_the_machine_named(
     a.agent("claude").insert("/memories/notes.md", 2, "- two")
     a.sync()
     report = b.sync()
-    assert report.pulled == 1
+    assert (report.pulled, report.paths) == (1, {"notes.md"})
     assert b.text("notes.md") == "# Notes\n- one\n- two\n"
     event = b.store.history.events(path="/memories/notes.md", limit=1)[0]
     assert (event.actor, event.command) == ("agent:claude", "pull")

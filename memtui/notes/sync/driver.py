@@ -58,6 +58,8 @@ class SyncReport:
     machine: str
     committed: int = 0
     pulled: int = 0
+    paths: set[str] = field(default_factory=set)
+    """The files the sync wrote here (relative paths), for whatever depends on them."""
     pushed: bool = False
     marks_sent: int = 0
     marks_received: int = 0
@@ -203,6 +205,7 @@ def _count(report: SyncReport, merged: object, ctx: Context) -> None:
 
     assert isinstance(merged, Merged)
     report.pulled += merged.pulled
+    report.paths |= merged.paths
     report.new_clashes += merged.clashes
     report.marks_received += apply_marks(ctx, merged.marks)
 

@@ -144,6 +144,8 @@ class Merged:
 
     tip: str | None
     pulled: int = 0
+    paths: set[str] = field(default_factory=set)
+    """The files written here (relative paths)."""
     clashes: list[int] = field(default_factory=list)
     marks: list[Mark] = field(default_factory=list)
 
@@ -251,6 +253,7 @@ def _apply(
         _clash(ctx, plan, CLASH_KEPT, origin, commit, merged, ours=disk)
         return plan.ours if written.kind != CONFLICT else plan.result
     merged.pulled += 1
+    merged.paths.add(plan.path)
     if clash is not None:
         _clash(ctx, plan, clash, origin, commit, merged, ours=ours)
     return plan.result
