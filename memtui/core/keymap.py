@@ -13,6 +13,7 @@ BINDING_IDS = frozenset(
     {
         "app.help",
         "app.quit",
+        "app.sync",
         "changes.approve",
         "changes.approve_all",
         "changes.close",
@@ -78,6 +79,9 @@ BINDING_IDS = frozenset(
         "review.select",
         "review.select_all",
         "search.clear",
+        "sync.close",
+        "sync.now",
+        "sync.resolve",
         "search.close",
         "search.results",
         "text.down",

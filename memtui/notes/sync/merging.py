@@ -32,7 +32,7 @@ from memtui.notes.sync.repo import (
     fast_import,
     merge_base,
 )
-from memtui.notes.sync.rules import sync_merge
+from memtui.notes.sync.rules import sync_merge, text_of
 from memtui.notes.sync.state import (
     CLASH_DELETED_HERE,
     CLASH_DELETED_THERE,
@@ -57,16 +57,6 @@ class FilePlan:
     """The kind of clash, or None when the changes combined."""
     merged: bool = False
     """True when both sides' changes are in the result."""
-
-
-def _text(data: bytes | None) -> str | None:
-    """Bytes as UTF-8 text, None when they are not (or absent)."""
-    if data is None:
-        return None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
 
 
 def plan_file(
@@ -97,16 +87,26 @@ def plan_file(
     if ours is None:
         plan.result, plan.clash = theirs, CLASH_DELETED_HERE
         return plan
-    texts = _text(base), _text(ours), _text(theirs)
-    if texts[1] is None or texts[2] is None or (base is not None and texts[0] is None):
+    merged = merge_bytes(base, ours, theirs)
+    if merged is None:
         plan.clash = CLASH_KEPT
         return plan
-    merge = sync_merge(texts[0], texts[1], texts[2])
-    plan.result = merge.text([conflict.side("mine") for conflict in merge.conflicts]).encode()
+    plan.result, clashed = merged
     plan.merged = True
-    if merge.conflicts:
+    if clashed:
         plan.clash = CLASH_TEXT
     return plan
+
+
+def merge_bytes(base: bytes | None, ours: bytes, theirs: bytes) -> tuple[bytes, bool] | None:
+    """Two changed files merged by the rules (ours kept at each clash) and whether they clashed;
+    None when one of them is not UTF-8 text."""
+    texts = text_of(base), text_of(ours), text_of(theirs)
+    if texts[1] is None or texts[2] is None or (base is not None and texts[0] is None):
+        return None
+    merge = sync_merge(texts[0], texts[1], texts[2])
+    text = merge.text([conflict.side("mine") for conflict in merge.conflicts])
+    return text.encode(), bool(merge.conflicts)
 
 
 @dataclass
@@ -266,12 +266,11 @@ def _over_local(plan: FilePlan, disk: bytes | None) -> tuple[bytes | None, str |
         return plan.result, CLASH_DELETED_HERE if plan.result is not None else None
     if plan.result is None:
         return disk, CLASH_DELETED_THERE
-    texts = _text(plan.ours), _text(disk), _text(plan.result)
-    if texts[1] is None or texts[2] is None or (plan.ours is not None and texts[0] is None):
+    merged = merge_bytes(plan.ours, disk, plan.result)
+    if merged is None:
         return disk, CLASH_KEPT
-    merge = sync_merge(texts[0], texts[1], texts[2])
-    target = merge.text([conflict.side("mine") for conflict in merge.conflicts]).encode()
-    return target, CLASH_TEXT if merge.conflicts else plan.clash
+    target, clashed = merged
+    return target, CLASH_TEXT if clashed else plan.clash
 
 
 def _write(

@@ -14,7 +14,7 @@ from typing import Literal
 from memtui.core.result import CONFLICT, NOT_FOUND, CommandResult
 from memtui.core.store import MemoryStore, StoreError
 from memtui.notes.merge import MergeResult, Side, merge_texts
-from memtui.notes.sync.rules import sync_merge
+from memtui.notes.sync.rules import sync_merge, text_of
 from memtui.notes.sync.state import (
     CLASH_DELETED_HERE,
     CLASH_DELETED_THERE,
@@ -26,16 +26,6 @@ from memtui.notes.sync.state import (
 Choice = Literal["yours", "theirs", "both", "edit"]
 CHOICES: tuple[Choice, ...] = ("yours", "theirs", "both", "edit")
 _SIDES: dict[str, Side] = {"yours": "mine", "theirs": "theirs", "both": "both"}
-
-
-def _text(data: bytes | None) -> str | None:
-    """Bytes as text (None when absent or not UTF-8)."""
-    if data is None:
-        return None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
 
 
 @dataclass(frozen=True)
@@ -66,7 +56,7 @@ class ClashTexts:
 
 def clash_texts(clash: Clash) -> ClashTexts:
     """The texts of a clash, merged again by the sync's rules when both sides are text."""
-    base, ours, theirs = _text(clash.base), _text(clash.ours), _text(clash.theirs)
+    base, ours, theirs = text_of(clash.base), text_of(clash.ours), text_of(clash.theirs)
     merge = None
     if clash.kind == CLASH_TEXT and ours is not None and theirs is not None:
         merge = sync_merge(base, ours, theirs)

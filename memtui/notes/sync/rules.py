@@ -33,6 +33,16 @@ class _Edits:
     added: dict[int, list[str]] = field(default_factory=dict)
 
 
+def text_of(data: bytes | None) -> str | None:
+    """Bytes as UTF-8 text; None when absent or not UTF-8 (such a file is merged as a whole)."""
+    if data is None:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
 def sync_merge(base: str | None, ours: str, theirs: str) -> MergeResult:
     """Combine `ours` and `theirs`, both changed from `base` (None: both made the file anew).
 

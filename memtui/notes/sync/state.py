@@ -12,6 +12,7 @@ import threading
 import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from memtui.core.recording import db_text
 from memtui.core.recording.db_text import TEXT
@@ -214,51 +215,36 @@ class SyncState:
 
     def origins(self, event_ids: Iterable[int]) -> dict[int, list[str]]:
         """Pulled event id -> the global ids it stands for (events with none left out)."""
-        wanted = list(dict.fromkeys(event_ids))
         found: dict[int, list[str]] = {}
-        conn = self._connection()
-        for start in range(0, len(wanted), SQL_BATCH):
-            batch = wanted[start : start + SQL_BATCH]
-            rows = conn.execute(
-                "SELECT event_id, uid FROM sync_origins"
-                f" WHERE event_id IN ({', '.join('?' for _ in batch)})",
-                batch,
-            )
-            for event_id, uid in rows:
-                found.setdefault(int(event_id), []).append(uid)
+        for event_id, uid in self._rows_in(
+            "SELECT event_id, uid FROM sync_origins", "event_id", event_ids
+        ):
+            found.setdefault(int(event_id), []).append(uid)
         return found
 
     def events_for(self, uids: Iterable[str]) -> dict[str, list[int]]:
         """Global id -> the pulled events here that stand for it."""
-        wanted = list(dict.fromkeys(uids))
         found: dict[str, list[int]] = {}
+        for uid, event_id in self._rows_in("SELECT uid, event_id FROM sync_origins", "uid", uids):
+            found.setdefault(uid, []).append(int(event_id))
+        return found
+
+    def _rows_in(self, select: str, column: str, values: Iterable[object]) -> list[tuple[Any, ...]]:
+        """The rows of `select` whose `column` is one of `values`, asked in batches."""
+        wanted = list(dict.fromkeys(values))
+        rows: list[tuple[Any, ...]] = []
         conn = self._connection()
         for start in range(0, len(wanted), SQL_BATCH):
             batch = wanted[start : start + SQL_BATCH]
-            rows = conn.execute(
-                "SELECT uid, event_id FROM sync_origins"
-                f" WHERE uid IN ({', '.join('?' for _ in batch)})",
-                batch,
-            )
-            for uid, event_id in rows:
-                found.setdefault(uid, []).append(int(event_id))
-        return found
+            marks = ", ".join("?" for _ in batch)
+            rows += conn.execute(f"{select} WHERE {column} IN ({marks})", batch).fetchall()
+        return rows
 
     # Review marks.
 
     def marked(self, uids: Iterable[str]) -> set[str]:
         """Those of `uids` whose review mark this machine has sent or received."""
-        wanted = list(dict.fromkeys(uids))
-        found: set[str] = set()
-        conn = self._connection()
-        for start in range(0, len(wanted), SQL_BATCH):
-            batch = wanted[start : start + SQL_BATCH]
-            rows = conn.execute(
-                f"SELECT uid FROM sync_marks WHERE uid IN ({', '.join('?' for _ in batch)})",
-                batch,
-            )
-            found.update(uid for (uid,) in rows)
-        return found
+        return {uid for (uid,) in self._rows_in("SELECT uid FROM sync_marks", "uid", uids)}
 
     def add_marks(self, marks: Iterable[tuple[str, str, float]]) -> None:
         """Keep review marks (uid, reviewer, time) sent or received (the first one stays)."""

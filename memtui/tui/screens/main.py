@@ -107,6 +107,7 @@ class MainScreen(MemtuiScreen[None]):
         app.progress_signal.subscribe(self, lambda _progress: self.update_status())
         app.badges_signal.subscribe(self, lambda _none: self.note_tree.set_badges(app.badges))
         app.review_count_signal.subscribe(self, lambda _count: self.update_status())
+        app.sync_signal.subscribe(self, lambda _line: self.update_status())
         self.note_tree.focus()
         self.update_status()
         self.call_after_refresh(self._after_first_frame)
@@ -153,6 +154,8 @@ class MainScreen(MemtuiScreen[None]):
         waiting = self.memtui.review_count
         if waiting:
             state += f"  ·  {count(waiting, 'change')} to review (c)"
+        if self.memtui.syncing.line:
+            state += f"  ·  {self.memtui.syncing.line}"
         self.query_one("#status", Static).update(
             f" {visible(str(self.ctx.root))}  ·  {state}  ·  F1 keys"
         )
