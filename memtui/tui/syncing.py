@@ -123,6 +123,9 @@ class AppSync:
         else:
             text, severity = finished_note(message.outcome)
             self.app.notify(text, severity=severity, timeout=8)  # type: ignore[arg-type]
+            written = frozenset(getattr(message.outcome, "paths", ()))
+            if written:
+                self.app.run_worker(self.app.apply_changes(written), exit_on_error=False)
             self.line = self.state_line
             self.read_status()
             self.app.count_reviews()

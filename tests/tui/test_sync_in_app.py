@@ -82,6 +82,8 @@ async def test_s_syncs_in_the_background_while_keys_keep_working(
         release.set()
         assert await wait_for(pilot, lambda: "sync: in sync" in status(app), timeout=20)
         assert "- from the other machine" in (store_root / PREFS).read_text()
+        size = (store_root / PREFS).stat().st_size
+        assert await wait_for(pilot, lambda: app.ctx.index.entry(PREFS).size == size)
     app.syncing.stop()
 
 
