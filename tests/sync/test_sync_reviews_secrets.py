@@ -92,3 +92,25 @@ def test_a_secret_in_a_file_name_is_held_back(machine: MakeMachine, remote: Path
     report = a.sync()
     assert list(report.held) == [f"{AWS_KEY}.md"]
     assert remote_files(remote) == {}
+
+
+def test_an_edit_made_outside_memtui_is_committed_as_external_and_its_review_travels(
+    machine: MakeMachine,
+) -> None:
+    a = machine("a", files={"n.md": "one\n"})
+    b = machine("b")
+    (a.root / "n.md").write_text("one\nedited in vim\n")
+    report = a.sync()
+    assert report.committed == 1
+    external = a.store.history.events(path="/memories/n.md", limit=1)[0]
+    assert external.actor == "external"
+    b.sync()
+    pulled = b.store.history.events(path="/memories/n.md", limit=1)[0]
+    assert (pulled.actor, pulled.args["changes"]) == (
+        "external",
+        [f"{a.state.machine_id()}.{external.id}"],
+    )
+    a.store.history.mark_reviewed([external.id], "human:dana", 3000.0)
+    a.sync()
+    b.sync()
+    assert waiting(b) == []

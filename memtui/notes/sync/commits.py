@@ -254,8 +254,8 @@ def commit_local(ctx: Context, *, first_message: str | None = None) -> Committed
     every file as it is.
     """
     head = ctx.tip
-    upto = last_event_id(ctx)
     changes = find_changes(ctx)
+    upto = last_event_id(ctx)
     commits: list[NewCommit] = []
     groups = group_by_actor(changes.files, new_events(ctx, upto)) if changes.files else []
     unknown = next((group for group in groups if group.actor == UNKNOWN), None)

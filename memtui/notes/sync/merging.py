@@ -120,7 +120,7 @@ class Origin:
 
 def origin_of(path: str, log: list[LogCommit]) -> Origin:
     """The actor and machine of the newest commit that changed `path`, and the global ids of
-    every change to it in `log`."""
+    every change to it in `log` (the commits that changed it, newest first)."""
     uids: list[str] = []
     newest: LogCommit | None = None
     for commit in log:
@@ -166,11 +166,16 @@ def merge_remote(ctx: Context, theirs: str) -> Merged:
     log = read_log(ctx.git, ours, theirs)
     ctx.progress(f"merging {len(their_changes):,} changed files")
     plans = _plans(ctx, their_changes, our_changes)
+    by_path: dict[str, list[LogCommit]] = {}
+    for commit in log:
+        for name in commit.files:
+            by_path.setdefault(name, []).append(commit)
     merged = Merged(None)
     tree: dict[str, bytes | None] = {}
     exact = ours is None or base == ours
     for plan in plans:
-        tree_value = _apply(ctx, plan, origin_of(plan.path, log), theirs, merged)
+        origin = origin_of(plan.path, by_path.get(plan.path, []))
+        tree_value = _apply(ctx, plan, origin, theirs, merged)
         if tree_value != plan.ours:
             tree[plan.path] = tree_value
         new = their_changes[plan.path].new
