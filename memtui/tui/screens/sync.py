@@ -36,8 +36,24 @@ class Waiting:
     held: dict[str, str] = field(default_factory=dict)
 
 
+LATER = "Decide later"
+CLASH_BINDINGS: list[BindingType] = [
+    Binding("escape", "choose('edit')", LATER, id="conflict.edit"),
+]
+CLASH_PALETTE: list[tuple[str, str, str]] = [
+    ("conflict: save merged", "save", "Save the merge once every change is resolved"),
+    ("conflict: keep mine", "choose('mine')", "Keep this machine's version as it is"),
+    ("conflict: take theirs", "choose('theirs')", "Take the other machine's version"),
+    ("conflict: decide later", "choose('edit')", "Back to the list, the clash still waiting"),
+]
+
+
 class ClashScreen(ConflictScreen):
     """The merge dialog for a clash: this machine's lines against the other machine's."""
+
+    BINDINGS: ClassVar[list[BindingType]] = CLASH_BINDINGS
+    PALETTE: ClassVar[list[tuple[str, str, str]]] = CLASH_PALETTE
+    LATER: ClassVar[str] = LATER
 
     def __init__(self, clash: Clash) -> None:
         """Show the overlapping changes of `clash`."""
@@ -67,6 +83,10 @@ class ClashScreen(ConflictScreen):
             classes="dialog-title",
         )
 
+    def theirs_label(self) -> str:
+        """`Theirs (work-laptop, agent:claude)`."""
+        return visible(f"Theirs ({self.clash.machine}, {self.clash.actor})")
+
     def summary(self) -> str:
         """Who changed it there, and what is left to decide."""
         overlapping = len(self.conflicts)
@@ -81,6 +101,10 @@ class ClashScreen(ConflictScreen):
 class ClashChoiceScreen(ConflictScreen):
     """A clash with no lines to compare (a deletion, a file that is not text): keep this
     machine's version, or take theirs."""
+
+    BINDINGS: ClassVar[list[BindingType]] = CLASH_BINDINGS
+    PALETTE: ClassVar[list[tuple[str, str, str]]] = CLASH_PALETTE
+    LATER: ClassVar[str] = LATER
 
     def __init__(self, clash: Clash, what: str) -> None:
         """Ask about `clash`, described by `what`."""
@@ -164,8 +188,28 @@ class SyncScreen(StoreScreen):
             table.add_row(str(clash.id), visible(clash.virtual), visible(describe(clash)))
         for path, reason in waiting.held.items():
             table.add_row("held", visible("/memories/" + path), visible(reason))
-        empty = not waiting.clashes and not waiting.held
-        self.query_one("#sync-detail", Static).update(EMPTY if empty else "")
+        self._detail()
+
+    def _detail(self) -> None:
+        """The row under the cursor in full (the table cuts long lines), or that nothing waits."""
+        from memtui.notes.sync.resolving import describe  # imported on first use: start-up
+
+        row = self.query_one(DataTable).cursor_row
+        clashes, held = self.waiting.clashes, list(self.waiting.held.items())
+        if 0 <= row < len(clashes):
+            clash = clashes[row]
+            text = f"{clash.virtual}: {describe(clash)}. Enter: yours, theirs, both or write it."
+        elif 0 <= row - len(clashes) < len(held):
+            path, reason = held[row - len(clashes)]
+            text = f"/memories/{path} {reason}."
+        else:
+            text = "" if clashes or held else EMPTY
+        self.query_one("#sync-detail", Static).update(visible(text))
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        """Say the row under the cursor in full."""
+        event.stop()
+        self._detail()
 
     def selected(self) -> Clash | None:
         """The clash under the cursor, if the cursor is on one."""
