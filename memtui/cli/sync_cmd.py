@@ -49,7 +49,10 @@ def register(subparsers: Any) -> None:
     parser.add_argument("path", metavar="PATH", help="the memory folder")
     parser.add_argument("--remote", metavar="URL", help="set up (or change) the git remote")
     parser.add_argument(
-        "--machine", metavar="NAME", help="this machine's name (default: [sync] machine, the host)"
+        "--machine",
+        metavar="NAME",
+        help="this machine's name, kept for later syncs (default: [sync] machine, else the name "
+        "given last, else the host)",
     )
     add_actor_option(parser)
 

@@ -11,7 +11,7 @@ import pytest
 from memtui.cli import main
 from memtui.core.config import Settings
 from memtui.core.store import MemoryStore
-from tests.sync.conftest import remote_files
+from tests.sync.conftest import git, remote_files
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -41,6 +41,20 @@ def test_two_laptops_from_nothing_to_in_sync(
     assert (two / "notes.md").read_text() == "# Notes\n- one\n"
     status, out, _err = run(capsys, "sync", str(two), "--machine", "l2")
     assert (status, out) == (0, f"In sync with {remote} (main): nothing to do.\n")
+
+
+def test_the_machine_name_given_once_is_kept(
+    tmp_path: Path, remote: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    one = tmp_path / "laptop-1"
+    one.mkdir()
+    (one / "notes.md").write_text("# Notes\n")
+    assert run(capsys, "sync", str(one), "--remote", str(remote), "--machine", "work")[0] == 0
+    agent(one).insert("/memories/notes.md", 1, "- later")
+    assert run(capsys, "sync", str(one))[0] == 0
+    log = git("--git-dir", str(remote), "log", "-1", "--format=%an <%ae>%n%b", "main")
+    assert log.splitlines()[0] == "agent:claude <memtui@work>"
+    assert log.splitlines()[1].endswith(" work")
 
 
 def test_a_clash_is_exit_1_listed_in_changes_with_both_texts_and_resolved(

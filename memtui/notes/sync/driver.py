@@ -39,6 +39,7 @@ from memtui.notes.sync.state import (
     FIRST_EVENT,
     LAST_SYNC,
     LAST_TIP,
+    MACHINE_NAME,
     MERGING,
     Clash,
     SyncState,
@@ -91,12 +92,14 @@ def sync_store(
     Raises SyncError (one line) when it cannot: no remote set up, the remote unreachable or
     refusing, another sync running, the store's lock held too long.
     """
-    name = machine_name(machine or store.settings.sync.machine)
+    name = _machine(store, machine)
     git = Git.for_store(store.root, committer_for(name))
     lock = MutationLock(store.root, SYNC_LOCK)
     try:
         with lock.hold(timeout=wait):
             git.held_fds = (lock.fileno(),)
+            if machine and SyncState(store.history).get(MACHINE_NAME) != name:
+                SyncState(store.history).put(MACHINE_NAME, name)
             return _sync(store, git, name, remote, progress or (lambda _text: None), attempts)
     except LockBusy as busy:
         raise SyncError("another sync of this store is running; try again when it ends") from busy
@@ -104,6 +107,15 @@ def sync_store(
         raise SyncError(str(problem)) from problem
     finally:
         lock.close()
+
+
+def _machine(store: MemoryStore, given: str | None) -> str:
+    """This machine's name: the one given, else the config's, else the one last given to a
+    sync of this store, else the host name."""
+    if given or store.settings.sync.machine:
+        return machine_name(given or store.settings.sync.machine)
+    state = SyncState.existing(store.history)
+    return machine_name(state.get(MACHINE_NAME) if state is not None else None)
 
 
 def _sync(

@@ -61,6 +61,8 @@ CREATE TABLE IF NOT EXISTS sync_held (
 
 MACHINE_ID = "machine_id"
 """Key of this history's random machine id (the first part of its changes' global ids)."""
+MACHINE_NAME = "machine_name"
+"""Key of the machine name last given to a sync (`--machine`), used when none is given."""
 FIRST_EVENT = "first_event"
 """Key of the last event before sync was set up: later local changes are committed."""
 COMMITTED = "committed"
