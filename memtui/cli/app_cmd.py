@@ -48,7 +48,8 @@ def build_parser(*, with_path: bool = True) -> argparse.ArgumentParser:
         description=(
             "See, search and curate what your AI agents remember. Opens PATH (default: the "
             "configured root, else ~/memories) in the terminal app. Subcommands: "
-            "changes, approve, log, undo, edit, mv, rm, search, stale, export, tool, mcp "
+            "changes, approve, log, undo, edit, mv, rm, search, stale, export, tool, mcp, sync, "
+            "resolve "
             "(memtui COMMAND --help)."
         ),
     )
