@@ -149,6 +149,10 @@ class MemtuiApp(PlainNotifyApp):
         if isinstance(event.widget, Input | TextArea):
             event.widget.cursor_blink = self.cursor_blink
 
+    def on_unmount(self) -> None:
+        """Start no sync after the app has gone (one running finishes, or the next sync does)."""
+        self.syncing.stop()
+
     def on_mount(self) -> None:
         """Show the main screen at once, then index and watch in the background."""
         theme = getattr(self.ctx.settings, "theme", None)

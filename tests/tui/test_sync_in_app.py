@@ -12,6 +12,7 @@ import pytest
 from textual.widgets import DataTable, Static
 
 from memtui.core.config import Settings
+from memtui.core.config_sync import SyncSettings
 from memtui.core.store import MemoryStore
 from memtui.notes.sync import driver, sync_store
 from memtui.tui.app import MemtuiApp
@@ -118,3 +119,20 @@ async def test_a_clash_is_resolved_in_the_merge_dialog(
         assert await wait_for(pilot, lambda: table.row_count == 0)
     assert "- long answers" in (store_root / PREFS).read_text()
     assert "- no answers" not in (store_root / PREFS).read_text()
+
+
+async def test_the_automatic_sync_stops_when_the_app_ends(
+    store_root: Path, make_app: AppFactory, remote: Path
+) -> None:
+    here = MemoryStore(store_root, actor="human:tester", settings=Settings())
+    sync_store(here, remote=str(remote), machine="here")
+    here.close()
+    app = make_app(settings=Settings(sync=SyncSettings(every=60.0)))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_idle(pilot)
+        auto = app.syncing.auto
+        assert auto is not None and auto.every == 60.0
+        thread = auto._thread
+        assert thread is not None and thread.is_alive()
+    thread.join(10)
+    assert not thread.is_alive()
