@@ -42,9 +42,12 @@ def git(*args: str, cwd: Path | None = None, input: bytes | None = None, check: 
 
 @pytest.fixture
 def remote(tmp_path: Path) -> Path:
-    """An empty bare repository."""
+    """An empty bare repository that refuses any push rewriting or deleting a branch (so a
+    force push anywhere in a test fails it)."""
     path = tmp_path / "remote.git"
     git("init", "--quiet", "--bare", str(path))
+    git("--git-dir", str(path), "config", "receive.denyNonFastForwards", "true")
+    git("--git-dir", str(path), "config", "receive.denyDeletes", "true")
     return path
 
 

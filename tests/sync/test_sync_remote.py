@@ -138,3 +138,32 @@ def test_a_remote_that_went_away_after_set_up_is_one_line(
         a.sync()
     assert str(failed.value) == f"git fetch: '{remote}' does not appear to be a git repository"
     assert a.git("rev-list", "--count", "main").strip() == "1"
+
+
+def test_a_remote_force_pushed_over_by_someone_else_loses_nothing_here(
+    machine: MakeMachine, remote: Path, tmp_path: Path
+) -> None:
+    notes = {f"n{i}.md": f"# Note {i}\n- kept\n" for i in range(5)}
+    a = machine("a", files=notes)
+    b = machine("b")
+    b.agent().insert("/memories/n1.md", 2, "- from b")
+    b.sync()
+    a.sync()
+    stranger = tmp_path / "stranger"
+    git("init", "--quiet", "--initial-branch=main", str(stranger))
+    (stranger / "server.md").write_text("# Server\n")
+    identity = ["-c", "user.name=s", "-c", "user.email=s@example.com"]
+    git(*identity, "-C", str(stranger), "add", "-A")
+    git(*identity, "-C", str(stranger), "commit", "--quiet", "-m", "start over")
+    git("--git-dir", str(remote), "config", "receive.denyNonFastForwards", "false")
+    git("-C", str(stranger), "push", "--quiet", "--force", str(remote), "main:main")
+    git("--git-dir", str(remote), "config", "receive.denyNonFastForwards", "true")
+    rewritten = remote_tip(remote)
+    assert remote_files(remote) == {"server.md": "# Server\n"}
+    report = b.sync()
+    assert report.pushed and report.clashes == []
+    expected = {**notes, "n1.md": "# Note 1\n- kept\n- from b\n", "server.md": "# Server\n"}
+    assert remote_files(remote) == expected
+    git("--git-dir", str(remote), "merge-base", "--is-ancestor", rewritten, "main")
+    a.sync()
+    assert {name: data.decode() for name, data in tree_files(a.root).items()} == expected
