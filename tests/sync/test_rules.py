@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from memtui.notes.sync.rules import sync_merge, union
+from memtui.notes.sync.merging import plan_file
+from memtui.notes.sync.rules import has_markers, sync_merge, union
+from memtui.notes.sync.state import CLASH_MARKERS
 
 
 def merged(base: str | None, ours: str, theirs: str) -> tuple[str, int]:
@@ -84,3 +86,26 @@ def test_no_merge_ever_writes_markers() -> None:
     text, clashes = merged("a\n", "<<<<<<< x\n", "=======\n")
     assert clashes == 1
     assert text == "<<<<<<< x\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        (b"a\n<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> main\nb\n", True),
+        (b"<<<<<<<\n=======\n>>>>>>>", True),
+        (b"a\n<<<<<<< HEAD\nours\n", False),
+        (b"=======\n<<<<<<< x\n>>>>>>> y\n", False),
+        (b"  <<<<<<< x\n=======\n>>>>>>> y\n", False),
+        (None, False),
+    ],
+)
+def test_git_conflict_markers_are_recognised(text: bytes | None, found: bool) -> None:
+    assert has_markers(text) is found
+
+
+def test_a_text_with_markers_from_the_other_side_keeps_ours_and_is_a_clash() -> None:
+    marked = b"# N\n<<<<<<< HEAD\n- a\n=======\n- b\n>>>>>>> x\n"
+    plan = plan_file("n.md", b"# N\n", b"# N\n", marked)
+    assert (plan.result, plan.clash) == (b"# N\n", CLASH_MARKERS)
+    assert plan_file("n.md", None, None, marked).result is None
+    assert plan_file("n.md", marked, marked + b"- c\n", marked + b"- d\n").clash is None

@@ -84,3 +84,26 @@ def test_a_note_edited_outside_memtui_during_the_merge_keeps_that_edit(
     b.sync()
     a.sync()
     assert a.text("n.md") == "ONE\ntwo\nTHREE\n"
+
+
+def test_conflict_markers_committed_by_plain_git_never_reach_a_file(
+    machine: MakeMachine, remote: Path, tmp_path: Path
+) -> None:
+    a = machine("a", files={"prefs.md": "# Prefs\n- editor: vim\n"})
+    pat = plain_clone(remote, tmp_path / "pat")
+    marked = "# Prefs\n<<<<<<< HEAD\n- editor: vim\n=======\n- editor: zed\n>>>>>>> theirs\n"
+    (pat / "prefs.md").write_text(marked)
+    (pat / "new.md").write_text("<<<<<<< HEAD\n- one\n=======\n- two\n>>>>>>> x\n")
+    git("-C", str(pat), "add", "-A")
+    git("-C", str(pat), "commit", "--quiet", "-m", "merged by hand")
+    git("-C", str(pat), "push", "--quiet", "origin", "main")
+    report = a.sync()
+    assert a.text("prefs.md") == "# Prefs\n- editor: vim\n"
+    assert not (a.root / "new.md").exists()
+    assert sorted((clash.path, clash.kind, clash.theirs) for clash in report.clashes) == [
+        ("new.md", "markers", b"<<<<<<< HEAD\n- one\n=======\n- two\n>>>>>>> x\n"),
+        ("prefs.md", "markers", marked.encode()),
+    ]
+    assert remote_files(remote) == {"prefs.md": "# Prefs\n- editor: vim\n"}
+    b = machine("b")
+    assert tree_files(b.root) == {"prefs.md": b"# Prefs\n- editor: vim\n"}

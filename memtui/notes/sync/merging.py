@@ -32,11 +32,12 @@ from memtui.notes.sync.repo import (
     fast_import,
     merge_base,
 )
-from memtui.notes.sync.rules import sync_merge, text_of
+from memtui.notes.sync.rules import has_markers, sync_merge, text_of
 from memtui.notes.sync.state import (
     CLASH_DELETED_HERE,
     CLASH_DELETED_THERE,
     CLASH_KEPT,
+    CLASH_MARKERS,
     CLASH_TEXT,
     MERGING,
     Clash,
@@ -77,6 +78,9 @@ def plan_file(
         plan.clash = CLASH_KEPT
         return plan
     if ours == theirs or theirs == base:
+        return plan
+    if has_markers(theirs) and not has_markers(base) and not has_markers(ours):
+        plan.clash = CLASH_MARKERS
         return plan
     if ours == base:
         plan.result = theirs
@@ -242,7 +246,7 @@ def _apply(
     if isinstance(disk, Skipped):
         _clash(ctx, plan, CLASH_KEPT, origin, commit, merged)
         return plan.ours
-    if plan.clash in (CLASH_KEPT, CLASH_DELETED_THERE):
+    if plan.clash in (CLASH_KEPT, CLASH_DELETED_THERE, CLASH_MARKERS):
         _clash(ctx, plan, plan.clash, origin, commit, merged, ours=disk)
         return plan.result
     if disk == plan.result:

@@ -18,6 +18,7 @@ from memtui.notes.sync.rules import sync_merge, text_of
 from memtui.notes.sync.state import (
     CLASH_DELETED_HERE,
     CLASH_DELETED_THERE,
+    CLASH_MARKERS,
     CLASH_TEXT,
     Clash,
     SyncState,
@@ -72,6 +73,10 @@ def describe(clash: Clash) -> str:
         return f"changed here, deleted by {where}; the note is kept"
     if clash.kind == CLASH_DELETED_HERE:
         return f"deleted here, changed by {where}; their change is kept"
+    if clash.kind == CLASH_MARKERS:
+        return (
+            f"changed by {where} into a text holding git conflict markers; this machine's is kept"
+        )
     return f"changed by {where} in a way memtui cannot apply here; this machine's state is kept"
 
 

@@ -15,6 +15,7 @@ The result never holds conflict markers.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
@@ -31,6 +32,14 @@ class _Edits:
 
     deleted: set[int] = field(default_factory=set)
     added: dict[int, list[str]] = field(default_factory=dict)
+
+
+_MARKERS = re.compile(rb"^<{7}(?: [^\n]*)?\n.*?^={7}\n.*?^>{7}(?: [^\n]*)?$", re.M | re.S)
+
+
+def has_markers(data: bytes | None) -> bool:
+    """Whether `data` holds a git conflict (`<<<<<<<`, `=======`, `>>>>>>>` lines in order)."""
+    return data is not None and _MARKERS.search(data) is not None
 
 
 def text_of(data: bytes | None) -> str | None:

@@ -81,6 +81,9 @@ CLASH_DELETED_THERE = "deleted-there"
 """A clash: this machine changed a note the other deleted (the note kept)."""
 CLASH_DELETED_HERE = "deleted-here"
 """A clash: this machine deleted a note the other changed (their change kept)."""
+CLASH_MARKERS = "markers"
+"""A clash: their text holds git conflict markers (a merge made outside memtui); this machine's
+text kept."""
 CLASH_KEPT = "kept"
 """A clash: their change could not be applied here (a folder or link in the way, a file held
 back); this machine's state kept."""
