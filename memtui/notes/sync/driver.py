@@ -98,9 +98,10 @@ def sync_store(
     try:
         with lock.hold(timeout=wait):
             git.held_fds = (lock.fileno(),)
+            report = _sync(store, git, name, remote, progress or (lambda _text: None), attempts)
             if machine and SyncState(store.history).get(MACHINE_NAME) != name:
                 SyncState(store.history).put(MACHINE_NAME, name)
-            return _sync(store, git, name, remote, progress or (lambda _text: None), attempts)
+            return report
     except LockBusy as busy:
         raise SyncError("another sync of this store is running; try again when it ends") from busy
     except GitError as problem:
