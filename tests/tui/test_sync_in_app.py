@@ -18,7 +18,7 @@ from memtui.notes.sync import driver, sync_store
 from memtui.tui.app import MemtuiApp
 from memtui.tui.screens.main import MainScreen
 from memtui.tui.screens.search import SearchScreen
-from memtui.tui.screens.sync import ClashScreen, SyncScreen
+from memtui.tui.screens.sync import ClashChoiceScreen, ClashScreen, SyncScreen
 from tests.tui.conftest import AppFactory, wait_for, wait_idle
 
 SIZE = (140, 40)
@@ -106,7 +106,9 @@ async def test_a_clash_is_resolved_in_the_merge_dialog(
         await wait_idle(pilot)
         assert await wait_for(pilot, lambda: "1 clash" in status(app))
         app.action_sync_screen()
-        await pilot.pause()
+        assert await wait_for(
+            pilot, lambda: isinstance(app.screen, SyncScreen) and app.screen.query(DataTable)
+        )
         screen = app.screen
         assert isinstance(screen, SyncScreen)
         table = screen.query_one(DataTable)
@@ -136,3 +138,41 @@ async def test_the_automatic_sync_stops_when_the_app_ends(
         assert thread is not None and thread.is_alive()
     thread.join(10)
     assert not thread.is_alive()
+
+
+async def test_a_clash_over_conflict_markers_is_kept_or_taken_whole(
+    store_root: Path, make_app: AppFactory, remote: Path, tmp_path: Path
+) -> None:
+    here = MemoryStore(store_root, actor="human:tester", settings=Settings())
+    sync_store(here, remote=str(remote), machine="here")
+    pat = tmp_path / "pat"
+    subprocess.run(["git", "clone", "-q", "-b", "main", str(remote), str(pat)], check=True)
+    mine = (store_root / PREFS).read_text()
+    marked = "<<<<<<< HEAD\n- short\n=======\n- long\n>>>>>>> theirs\n"
+    (pat / PREFS).write_text(marked)
+    identity = ["-c", "user.name=Pat", "-c", "user.email=pat@example.com"]
+    subprocess.run(["git", *identity, "-C", str(pat), "commit", "-qam", "by hand"], check=True)
+    subprocess.run(["git", "-C", str(pat), "push", "-q", "origin", "main"], check=True)
+    report = sync_store(here, machine="here")
+    assert [clash.kind for clash in report.clashes] == ["markers"]
+    here.close()
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_idle(pilot)
+        app.action_sync_screen()
+        assert await wait_for(
+            pilot, lambda: isinstance(app.screen, SyncScreen) and app.screen.query(DataTable)
+        )
+        screen = app.screen
+        table = screen.query_one(DataTable)
+        assert await wait_for(pilot, lambda: table.row_count == 1)
+        await pilot.press("enter")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, ClashChoiceScreen))
+        await pilot.press("escape")
+        assert await wait_for(pilot, lambda: app.screen is screen)
+        assert table.row_count == 1
+        await pilot.press("enter")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, ClashChoiceScreen))
+        await pilot.press("ctrl+k")
+        assert await wait_for(pilot, lambda: table.row_count == 0)
+    assert (store_root / PREFS).read_text() == mine
