@@ -8,19 +8,23 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from memtui.cli.events import event_record, lines_cell, path_cell, review_fields
+from memtui.cli.filters import add_filter_argument, event_query
 from memtui.cli.shared import SINCE_HELP, history_to_list, parse_when
 from memtui.cli.table import Layout, output_width, print_table, time_format
 from memtui.cli.terminal import visible
-from memtui.core.parsing.paths import as_virtual
 
 if TYPE_CHECKING:
-    from memtui.core.recording.history import Event, History, Review
+    from memtui.core.recording.event_query import EventQuery
+    from memtui.core.recording.events import Event
+    from memtui.core.recording.history import History
+    from memtui.core.recording.reviews import Review
 
 _DESCRIPTION = """\
 List what agents and processes outside memtui changed in PATH that nobody has reviewed yet,
 newest first: one line per change with its id, time, actor, command, path and the lines it
 added and removed. Approve changes with `memtui approve PATH ID...`, undo one with
 `memtui undo PATH ID` (which also marks it reviewed); the app's inbox (`c`) does the same.
+FILTER words after PATH narrow the list as the inbox's filter does (`actor:agent since:7d`).
 With --json, one JSON object per change and line.
 """
 WAITING = Layout(("id", "time", "actor", "command", "path", "lines"), 2, (4,))
@@ -38,6 +42,7 @@ def register(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("path", metavar="PATH", help="the memory folder")
+    add_filter_argument(parser, "changes")
     parser.add_argument("--since", metavar="WHEN", type=parse_when, help=SINCE_HELP)
     parser.add_argument(
         "--actor",
@@ -91,17 +96,13 @@ def _rows(
     return rows
 
 
-def _list(history: History, args: argparse.Namespace) -> tuple[list[Event], dict[int, Review]]:
-    """The changes the arguments ask for, and the review marks of those that have one."""
-    from memtui.core.recording.inbox import ChangeQuery, changes
+def _list(
+    history: History, query: EventQuery, args: argparse.Namespace
+) -> tuple[list[Event], dict[int, Review]]:
+    """The changes the query asks for, and the review marks of those that have one."""
+    from memtui.core.recording.inbox import changes
 
-    query = ChangeQuery(
-        path=as_virtual(args.file) if args.file else None,
-        actor=args.actor,
-        since=args.since,
-        include_reviewed=args.all,
-    )
-    events = changes(history, query)
+    events = changes(history, query, include_reviewed=args.all)
     return events, history.reviews(event.id for event in events) if args.all else {}
 
 
@@ -148,10 +149,13 @@ def run(args: argparse.Namespace) -> int:
     """Run `memtui changes`."""
     from memtui.core.recording.inbox import event_line_changes
 
+    query = event_query("changes", args)
+    if isinstance(query, int):
+        return query
     history = history_to_list("changes", args.path)
     if isinstance(history, int):
         return history
-    events, reviews = _list(history, args)
+    events, reviews = _list(history, query, args)
     counts = {event.id: event_line_changes(history, event) for event in events}
     clashes, held = _sync_waiting(history)
     if args.json:

@@ -25,7 +25,7 @@ from memtui.core.applying.snapshots import (
 from memtui.core.parsing.command_types import CommandOutcome
 from memtui.core.parsing.echo import echo
 from memtui.core.parsing.paths import PathRefusal, check_path
-from memtui.core.recording.history import KIND_DIR
+from memtui.core.recording.blobs import KIND_DIR
 from memtui.core.recording.keeping import Scanner, secret_flags
 from memtui.core.result import CONFLICT, REFUSED, CommandResult
 

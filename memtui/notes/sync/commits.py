@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from memtui.core.applying.pulling import PULL
 from memtui.core.plurals import count
-from memtui.core.recording.history import BASELINE, Event
+from memtui.core.recording.events import BASELINE, Event
 from memtui.core.secrets import scan
 from memtui.notes.sync.context import Context, committer_for
 from memtui.notes.sync.files import Skipped, is_reserved, read_file

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from memtui.core.recording.history import NotReviewable, RecordFailed, is_reviewable
+from memtui.core.recording.database import RecordFailed
+from memtui.core.recording.reviews import NotReviewable, is_reviewable
 from memtui.notes.sync.context import Context
 from memtui.notes.sync.provenance import Mark
 

@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from memtui.core.recording import db_text
+from memtui.core.recording.database import SQL_BATCH
 from memtui.core.recording.db_text import TEXT
-from memtui.core.recording.history import SQL_BATCH, History
+from memtui.core.recording.history import History
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sync_meta (

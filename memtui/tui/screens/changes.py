@@ -20,13 +20,8 @@ from textual.content import Content
 from textual.widgets import DataTable, Input, Static
 
 from memtui.core.parsing.paths import VIRTUAL_ROOT, to_relpath
-from memtui.core.recording.inbox import (
-    ChangeQuery,
-    InboxRow,
-    first_changed_line,
-    inbox,
-    row_texts,
-)
+from memtui.core.recording.event_query import EventQuery, parse_event_query
+from memtui.core.recording.inbox import InboxRow, first_changed_line, inbox, row_texts
 from memtui.tui import text_styles as styles
 from memtui.tui.messages import ChangeRecorded, OpenNote
 from memtui.tui.rest_gate import RestGate
@@ -35,7 +30,7 @@ from memtui.tui.screens.editor import edit_here, edit_in_external_editor
 from memtui.tui.undo_flow import revert_with_force
 from memtui.tui.widgets.change_rows import ChangeTable, describe_row
 from memtui.tui.widgets.confirm import ConfirmScreen
-from memtui.tui.widgets.history_events import parse_filter, short_path
+from memtui.tui.widgets.history_events import short_path
 from memtui.tui.widgets.key_footer import KeyFooter
 from memtui.tui.wording import count
 
@@ -121,16 +116,9 @@ class ChangesScreen(StoreScreen):
 
     def _fetch(self) -> InboxPage:
         """The waiting changes the filter asks for, grouped by note (run in a thread)."""
-        wanted = parse_filter(self._filter_text, self.now())
-        query = ChangeQuery(
-            path=wanted.path,
-            actor=wanted.actor,
-            command=wanted.command,
-            since=wanted.since,
-            words=tuple(wanted.text),
-        )
-        filtered = query != ChangeQuery()
-        return InboxPage(inbox(self.ctx.history, query), tuple(wanted.problems), filtered)
+        query = parse_event_query(self._filter_text, self.now())
+        filtered = query != EventQuery()
+        return InboxPage(inbox(self.ctx.history, query), query.problems, filtered)
 
     def _show_page(self, page: InboxPage) -> None:
         """Show the rows and the title; the detail follows the cursor."""
@@ -267,7 +255,7 @@ class ChangesScreen(StoreScreen):
             return
         undone = 0
         for event in reversed(row.events):
-            result = await revert_with_force(self.app, self.ctx.store, event.id)
+            result = await revert_with_force(self.app, self.ctx.workspace, event.id)
             if result is None or result.is_error:
                 if result is not None:
                     self.notify(result.content, severity="error", timeout=6)
