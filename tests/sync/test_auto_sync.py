@@ -93,3 +93,34 @@ def test_the_mcp_server_syncs_every_so_often_when_set_up(machine: MakeMachine) -
     plain = mcp_server.MemoryService(a.root.parent / "plain", settings=settings)
     plain.start_sync()
     assert plain.auto_sync is None
+
+
+def test_the_files_a_sync_wrote_reach_the_mcp_servers_index(machine: MakeMachine) -> None:
+    import pytest
+
+    mcp_server = pytest.importorskip("memtui.agents.mcp_server")
+    a = machine("a", files={"n.md": "# N\none\n"})
+    b = machine("b")
+    settings = Settings(sync=SyncSettings(every=3600.0))
+    service = mcp_server.MemoryService(a.root, actor="claude", settings=settings)
+    service.start_sync()
+    auto = service.auto_sync
+    assert auto is not None
+    index = service.workspace.current_index()
+    assert index.entry("n.md").size == len("# N\none\n")
+    b.agent().insert("/memories/n.md", 2, "two from b")
+    b.sync()
+    done, served = Done(), auto.on_done
+    assert served is not None
+
+    def then_tell(outcome: Outcome) -> None:
+        served(outcome)
+        done(outcome)
+
+    auto.on_done = then_tell
+    auto.sync_now()
+    outcome = done.wait()
+    assert isinstance(outcome, SyncReport) and outcome.paths == {"n.md"}
+    assert index.entry("n.md").size == len("# N\none\ntwo from b\n")
+    auto.stop()
+    service.workspace.close()
