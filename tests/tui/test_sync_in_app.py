@@ -119,6 +119,10 @@ async def test_a_clash_is_resolved_in_the_merge_dialog(
         await pilot.press("ctrl+s")
         assert await wait_for(pilot, lambda: isinstance(app.screen, SyncScreen))
         assert await wait_for(pilot, lambda: table.row_count == 0)
+        size = (store_root / PREFS).stat().st_size
+        index = app.ctx.index
+        assert index is not None
+        assert await wait_for(pilot, lambda: index.entry(PREFS).size == size)  # type: ignore[union-attr]
     assert "- long answers" in (store_root / PREFS).read_text()
     assert "- no answers" not in (store_root / PREFS).read_text()
 

@@ -15,6 +15,7 @@ from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Footer, Static
 
 from memtui.core.display import visible
+from memtui.tui.messages import ChangeRecorded
 from memtui.tui.screens.base import StoreScreen
 from memtui.tui.screens.merge import ConflictScreen, Resolution
 
@@ -247,6 +248,9 @@ class SyncScreen(StoreScreen):
         result = await asyncio.to_thread(self._resolve, clash.id, choice, answer.text)
         severity = "error" if result.is_error else "information"
         self.notify(visible(result.content), severity=severity)  # type: ignore[arg-type]
+        if not result.is_error:
+            self.post_message(ChangeRecorded(result.event_id))
+            await self.memtui.apply_changes(frozenset({clash.path}))
         self._loader.request(now=True)
         self.memtui.syncing.read_status()
 
