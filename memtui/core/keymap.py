@@ -23,6 +23,7 @@ BINDING_IDS = frozenset(
         "changes.filter",
         "changes.open",
         "changes.revert",
+        "clash.later",
         "confirm.cancel",
         "confirm.no",
         "confirm.yes",

@@ -37,24 +37,23 @@ class Waiting:
     held: dict[str, str] = field(default_factory=dict)
 
 
-LATER = "Decide later"
-CLASH_BINDINGS: list[BindingType] = [
-    Binding("escape", "choose('edit')", LATER, id="conflict.edit"),
-]
-CLASH_PALETTE: list[tuple[str, str, str]] = [
-    ("conflict: save merged", "save", "Save the merge once every change is resolved"),
-    ("conflict: keep mine", "choose('mine')", "Keep this machine's version as it is"),
-    ("conflict: take theirs", "choose('theirs')", "Take the other machine's version"),
-    ("conflict: decide later", "choose('edit')", "Back to the list, the clash still waiting"),
-]
+class ClashDialog(ConflictScreen):
+    """A dialog about a clash: leaving it decides nothing (the clash keeps waiting)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "choose('edit')", "Decide later", id="clash.later"),
+    ]
+    PALETTE: ClassVar[list[tuple[str, str, str]]] = [
+        ("conflict: save merged", "save", "Save the merge once every change is resolved"),
+        ("conflict: keep mine", "choose('mine')", "Keep this machine's version as it is"),
+        ("conflict: take theirs", "choose('theirs')", "Take the other machine's version"),
+        ("conflict: decide later", "choose('edit')", "Back to the list, the clash still waiting"),
+    ]
+    LATER: ClassVar[str] = "Decide later"
 
 
-class ClashScreen(ConflictScreen):
+class ClashScreen(ClashDialog):
     """The merge dialog for a clash: this machine's lines against the other machine's."""
-
-    BINDINGS: ClassVar[list[BindingType]] = CLASH_BINDINGS
-    PALETTE: ClassVar[list[tuple[str, str, str]]] = CLASH_PALETTE
-    LATER: ClassVar[str] = LATER
 
     def __init__(self, clash: Clash) -> None:
         """Show the overlapping changes of `clash`."""
@@ -99,13 +98,9 @@ class ClashScreen(ConflictScreen):
         )
 
 
-class ClashChoiceScreen(ConflictScreen):
+class ClashChoiceScreen(ClashDialog):
     """A clash with no lines to compare (a deletion, a file that is not text): keep this
     machine's version, or take theirs."""
-
-    BINDINGS: ClassVar[list[BindingType]] = CLASH_BINDINGS
-    PALETTE: ClassVar[list[tuple[str, str, str]]] = CLASH_PALETTE
-    LATER: ClassVar[str] = LATER
 
     def __init__(self, clash: Clash, what: str) -> None:
         """Ask about `clash`, described by `what`."""
