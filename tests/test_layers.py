@@ -181,6 +181,7 @@ def test_the_first_frame_takes_from_core_only_its_vocabulary() -> None:
         "memtui.core.actors",
         "memtui.core.config",
         "memtui.core.config_tables",
+        "memtui.core.config_sync",
         "memtui.core.display",
         "memtui.core.keymap",
         "memtui.core.plurals",

@@ -6,7 +6,7 @@ import os
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -32,6 +32,9 @@ from memtui.core.config import Settings
 from memtui.core.store import MemoryStore
 from memtui.notes.operations.moving import move
 from memtui.notes.workspace import Workspace
+
+if TYPE_CHECKING:
+    from memtui.notes.sync.auto import AutoSync
 
 MOVE_NOTE_DESCRIPTION = """\
 Rename or move a note or folder (old_path to new_path, both under /memories) as one change in \
@@ -228,6 +231,23 @@ class MemoryService:
         self.root = self.store.root
         self.notes = NotesAccess(self.workspace)
         self.worker = SerialWorker()
+        self.auto_sync: AutoSync | None = None
+
+    def start_sync(self) -> None:
+        """Sync the store in the background every `[sync] every`, when it is set up for sync."""
+        every = self.store.settings.sync.every
+        if every is None or self.auto_sync is not None:
+            return
+        from memtui.notes.sync.auto import AutoSync
+
+        auto = AutoSync(self.store, every, on_done=self._synced)
+        if auto.configured:
+            self.auto_sync = auto
+            auto.start()
+
+    def _synced(self, outcome: object) -> None:
+        """Bring the workspace up to date with the files a sync wrote (on the sync's thread)."""
+        self.workspace.apply(getattr(outcome, "paths", ()))
 
     def actor_for(self, client_name: str | None) -> str:
         """The actor of a call: --actor, else the client's name if usable, else `agent:mcp`.
@@ -463,6 +483,7 @@ def serve_stdio(service: MemoryService) -> None:
     from memtui.agents.stdio_replies import run_stdio
 
     service.notes.start_loading()
+    service.start_sync()
     with surrogate_tolerant_stdin():
         anyio.run(run_stdio, build_server(service))
 
@@ -474,6 +495,7 @@ def serve_http(service: MemoryService, *, port: int, token: str) -> None:
     from memtui.agents.http_auth import BearerAuth
 
     service.notes.start_loading()
+    service.start_sync()
     server = build_server(service)
     app = BearerAuth(server.streamable_http_app(host="127.0.0.1"), token)
     level = server.settings.log_level.lower()

@@ -94,6 +94,8 @@ USES_CONFIG = frozenset(
         "stale",
         "budget",
         "mcp",
+        "sync",
+        "resolve",
     }
 )
 """Subcommands that read the config file, so a broken one stops them with its error."""

@@ -120,6 +120,79 @@ def _list(
     return events, history.reviews(event.id for event in events) if args.all else {}
 
 
+def _sync_waiting(history: History) -> tuple[list[Any], dict[str, str]]:
+    """The sync clashes and held-back files waiting (none for a store that never synced)."""
+    from memtui.notes.sync.state import SyncState
+
+    state = SyncState.existing(history)
+    if state is None:
+        return [], {}
+    return state.clashes(), state.held()
+
+
+def sync_records(clashes: list[Any], held: dict[str, str]) -> list[str]:
+    """JSON lines of the sync's waiting items: each clash with its three texts, each file held
+    back with the reason."""
+    import json
+
+    from memtui.notes.sync.resolving import clash_texts, describe
+
+    records = []
+    for clash in clashes:
+        texts = clash_texts(clash)
+        record = {
+            "clash": clash.id,
+            "time": clash.time,
+            "path": clash.virtual,
+            "kind": clash.kind,
+            "actor": clash.actor,
+            "machine": clash.machine,
+            "commit": clash.commit,
+            "summary": describe(clash),
+            "base": texts.base,
+            "ours": texts.ours,
+            "theirs": texts.theirs,
+        }
+        records.append(json.dumps(record, ensure_ascii=True))
+    for name, reason in held.items():
+        records.append(json.dumps({"held": "/memories/" + name, "reason": reason}))
+    return records
+
+
+def _print_json(
+    history: Any,
+    events: list[Any],
+    counts: dict[int, Any],
+    reviews: Any,
+    waiting: tuple[Any, Any],
+    args: argparse.Namespace,
+) -> None:
+    """`--json`: the sync's waiting clashes and held files, then one line per change."""
+    for record in sync_records(*waiting):
+        sys.stdout.write(record + "\n")
+    for event in events:
+        diff = diff_json(history, event) if args.diff else None
+        line = change_json(event, counts[event.id], reviews.get(event.id), diff)
+        sys.stdout.write(line + "\n")
+
+
+def _print_text(
+    history: Any, events: list[Any], counts: dict[int, Any], reviews: Any, args: argparse.Namespace
+) -> None:
+    """The changes as a table, or each with its diff (`--diff`)."""
+    if not events:
+        print(NOTHING_AT_ALL if args.all else NOTHING)
+    elif args.diff:
+        for number, event in enumerate(events):
+            if number:
+                print()
+            print_event(history, event, counts[event.id])
+    else:
+        width = output_width()
+        rows = _rows(events, counts, reviews if args.all else None, time_format(width))
+        print_table(EVERY if args.all else WAITING, rows, [""] * len(rows), width)
+
+
 def run(args: argparse.Namespace) -> int:
     """Run `memtui changes`."""
     from memtui.core.recording.inbox import event_line_changes
@@ -132,22 +205,16 @@ def run(args: argparse.Namespace) -> int:
         return history
     events, reviews = _list(history, query, args)
     counts = {event.id: event_line_changes(history, event) for event in events}
+    clashes, held = _sync_waiting(history)
     if args.json:
-        for event in events:
-            diff = diff_json(history, event) if args.diff else None
-            line = change_json(event, counts[event.id], reviews.get(event.id), diff)
-            sys.stdout.write(line + "\n")
+        _print_json(history, events, counts, reviews, (clashes, held), args)
         return 0
-    if not events:
-        print(NOTHING_AT_ALL if args.all else NOTHING)
-        return 0
-    if args.diff:
-        for number, event in enumerate(events):
-            if number:
-                print()
-            print_event(history, event, counts[event.id])
-        return 0
-    width = output_width()
-    rows = _rows(events, counts, reviews if args.all else None, time_format(width))
-    print_table(EVERY if args.all else WAITING, rows, [""] * len(rows), width)
+    if clashes or held:
+        from memtui.cli.sync_cmd import waiting_lines
+
+        for line in waiting_lines(args.path, clashes, held):
+            print(visible(line))
+        if not events:
+            return 0
+    _print_text(history, events, counts, reviews, args)
     return 0

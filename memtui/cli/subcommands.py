@@ -17,5 +17,7 @@ SUBCOMMANDS: dict[str, str] = {
     "stale": "memtui.cli.stale_cmd",
     "budget": "memtui.cli.budget_cmd",
     "mcp": "memtui.cli.mcp_cmd",
+    "sync": "memtui.cli.sync_cmd",
+    "resolve": "memtui.cli.resolve_cmd",
 }
 """Subcommand name -> module with `register(subparsers)` and `run(args) -> int`."""

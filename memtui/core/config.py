@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from memtui.core.actors import ActorError, human_actor
+from memtui.core.config_sync import SyncSettings, sync_settings
 from memtui.core.config_tables import (
     BudgetSettings,
     ContradictionSettings,
@@ -67,6 +68,8 @@ class Settings:
     """`[budget]`: the store kind, always-loaded files and token limit, overriding detection."""
     contradictions: ContradictionSettings = field(default_factory=ContradictionSettings)
     """`[contradictions]`: what keeping the newer statement does to the older line."""
+    sync: SyncSettings = field(default_factory=SyncSettings)
+    """`[sync]`: automatic sync interval and this machine's name."""
     source: Path | None = None
     """The config file these settings were read from, if any."""
 
@@ -177,7 +180,11 @@ def _check_search(path: Path, value: object) -> dict[str, Any]:
     return values
 
 
-_TABLES = {"budget": budget_settings, "contradictions": contradiction_settings}
+_TABLES = {
+    "budget": budget_settings,
+    "contradictions": contradiction_settings,
+    "sync": sync_settings,
+}
 """Config tables checked in their own module: key -> checker returning the typed settings."""
 
 

@@ -34,6 +34,7 @@ from memtui.tui.messages import (
 )
 from memtui.tui.plain_notify import PlainNotifyApp
 from memtui.tui.screens.main import MainScreen
+from memtui.tui.syncing import AppSync, SyncFinished, SyncLine, SyncStep
 from memtui.tui.timers import SYSTEM_TIMERS, Stoppable, Timers
 
 if TYPE_CHECKING:
@@ -59,6 +60,8 @@ LOCK_TIMEOUT = 30.0
 LOCK_NOTICE = 5.5
 """Seconds a waiting-for-the-lock notice stays (a new one follows every 5 s of waiting)."""
 REVIEW_POLL = 5.0
+SYNC_STATUS_POLL = 30.0
+"""Seconds between reads of the status line's sync part (and after every sync)."""
 """Seconds between recounts of the changes waiting for review, so marks made by another process
 (`memtui approve`) show too; every change on disk recounts at once."""
 
@@ -91,6 +94,7 @@ class MemtuiApp(PlainNotifyApp):
         Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),
         Binding("f1,question_mark", "help", "Keys", key_display="F1", id="app.help"),
         Binding("q", "back", "Back", show=False, id="app.back"),
+        Binding("S", "sync", "Sync", show=False, id="app.sync"),
     ]
 
     def __init__(
@@ -140,11 +144,18 @@ class MemtuiApp(PlainNotifyApp):
         self.review_count: int | None = None
         """How many agent and outside changes wait for review (None until counted)."""
         self.review_count_signal: Signal[int] = Signal(self, "review-count")
+        self.syncing = AppSync(self)
+        """The background sync (`S`, `[sync] every`) and the status line's sync part."""
+        self.sync_signal: Signal[str] = Signal(self, "sync")
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         """A text field taking focus blinks its cursor as the app was told."""
         if isinstance(event.widget, Input | TextArea):
             event.widget.cursor_blink = self.cursor_blink
+
+    def on_unmount(self) -> None:
+        """Start no sync after the app has gone (one running finishes, or the next sync does)."""
+        self.syncing.stop()
 
     def on_mount(self) -> None:
         """Show the main screen at once, then index and watch in the background."""
@@ -265,6 +276,8 @@ class MemtuiApp(PlainNotifyApp):
         self.compute_badges()
         self.count_reviews()
         self.set_interval(REVIEW_POLL, self.count_reviews)
+        self.syncing.start()
+        self.set_interval(SYNC_STATUS_POLL, self.syncing.read_status)
 
     @work(thread=True, exclusive=True, group="index", exit_on_error=False)
     def load_index(self) -> None:
@@ -356,6 +369,28 @@ class MemtuiApp(PlainNotifyApp):
             return
         if not get_current_worker().is_cancelled:
             self.post_message(ReviewCount(waiting))
+
+    def action_sync(self) -> None:
+        """Sync now (commit, fetch, merge, push) in the background."""
+        self.syncing.sync_now()
+
+    def action_sync_screen(self) -> None:
+        """Open the clashes and files held back that sync left for you."""
+        from memtui.tui.screens.sync import SyncScreen  # imported on first use: start-up
+
+        self.push_screen(SyncScreen())
+
+    def on_sync_step(self, message: SyncStep) -> None:
+        """Show a sync's step in the status line."""
+        self.syncing.show(message)
+
+    def on_sync_finished(self, message: SyncFinished) -> None:
+        """Tell how a sync ended and read the status again."""
+        self.syncing.show(message)
+
+    def on_sync_line(self, message: SyncLine) -> None:
+        """Take the status line's new sync part."""
+        self.syncing.show(message)
 
     def on_review_count(self, message: ReviewCount) -> None:
         """Tell the screens a new count, when it changed."""

@@ -26,6 +26,8 @@ PaletteEntry = tuple[str, str, str]
 """(verb shown in the palette, action name on the screen, help text without the keys)."""
 
 APP_PALETTE: list[PaletteEntry] = [
+    ("sync: sync now", "app.sync", "Commit, fetch, merge and push, in the background"),
+    ("sync: clashes and files held back", "app.sync_screen", "What the last syncs left for you"),
     ("app: keys for this screen", "app.help", "Show the keys of the focused widget"),
     ("app: quit", "app.quit", "Leave memtui"),
     ("app: back", "app.back", "Back to the previous screen; on the main screen, quit"),

@@ -75,7 +75,12 @@ def test_bash_completes_subcommands_options_and_folders(tmp_path: Path) -> None:
     done = subprocess.run(
         ["bash", "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=30
     )
-    assert done.stdout.splitlines() == ["show search stale", "bash zsh fish", "dirA", "--max-age"]
+    assert done.stdout.splitlines() == [
+        "show search stale sync",
+        "bash zsh fish",
+        "dirA",
+        "--max-age",
+    ]
 
 
 @pytest.fixture

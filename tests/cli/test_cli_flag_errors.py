@@ -16,6 +16,7 @@ QUERY_FOR = {
     "edit": ["x.md"],
     "mv": ["a.md", "b.md"],
     "rm": ["a.md"],
+    "resolve": ["1"],
 }
 """Positional arguments after PATH that a subcommand needs."""
 

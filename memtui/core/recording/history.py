@@ -119,6 +119,10 @@ class History:
             raise read_only_failure(self.read_only)
         return self._connection()
 
+    def connection(self) -> sqlite3.Connection:
+        """This thread's connection, for tables kept beside the history's (sync's)."""
+        return self._connection()
+
     def close(self) -> None:
         """Close this thread's connection (others close when their threads end)."""
         conn = getattr(self._local, "conn", None)

@@ -169,6 +169,10 @@ class MutationLock:
             raise
         return True
 
+    def fileno(self) -> int:
+        """The lock file's descriptor (a child process given it holds the lock until it ends)."""
+        return self._open()
+
     def close(self) -> None:
         """Close the lock file descriptor."""
         with self._mutex:

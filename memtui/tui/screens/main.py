@@ -131,6 +131,7 @@ class MainScreen(MemtuiScreen[None]):
             self.show_read_only(app.read_only)
         app.index_ready_signal.subscribe(self, lambda _none: self.count_loaded())
         app.notes_changed_signal.subscribe(self, lambda _paths: self.count_loaded())
+        app.sync_signal.subscribe(self, lambda _line: self.update_status())
         self.note_tree.focus()
         self.update_status()
         self.call_after_refresh(self._after_first_frame)
@@ -188,6 +189,8 @@ class MainScreen(MemtuiScreen[None]):
             state += f"  ·  {count(waiting, 'change')} to review (c)"
         if self.loaded_total:
             state += f"  ·  {self.loaded_total}"
+        if self.memtui.syncing.line:
+            state += f"  ·  {self.memtui.syncing.line}"
         self.query_one("#status", Static).update(
             f" {visible(str(self.ctx.root))}  ·  {state}  ·  F1 keys"
         )

@@ -236,6 +236,9 @@ class ConflictScreen(ChangedWhileEditing[Resolution]):
         ("conflict: keep editing", "choose('edit')", "Back to the editor, nothing saved"),
     ]
 
+    LATER: ClassVar[str] = "Keep editing"
+    """The label of the button that leaves without deciding."""
+
     def __init__(self, relpath: str, changed: Changed) -> None:
         """Show the overlapping changes of `changed`."""
         super().__init__(relpath, changed)
@@ -257,7 +260,7 @@ class ConflictScreen(ChangedWhileEditing[Resolution]):
                 for number, conflict in enumerate(self.conflicts):
                     yield from self.hunk(number, conflict)
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Keep editing", id="edit")
+                yield Button(self.LATER, id="edit")
                 yield Button("Take theirs", id="theirs")
                 yield Button("Keep mine", id="mine")
                 yield Button("Save merged", id="save", variant="primary", disabled=True)
@@ -285,13 +288,17 @@ class ConflictScreen(ChangedWhileEditing[Resolution]):
                     yield Label("Yours", classes="conflict-label")
                     yield Static(_lines(conflict.mine), markup=False, classes="hunk-mine")
                 with Vertical(classes="hunk-side"):
-                    yield Label("Theirs (saved meanwhile)", classes="conflict-label")
+                    yield Label(self.theirs_label(), classes="conflict-label", markup=False)
                     yield Static(_lines(conflict.theirs), markup=False, classes="hunk-theirs")
             with Horizontal(classes="hunk-buttons"):
                 yield Button("Yours", id=f"pick-mine-{number}", compact=True)
                 yield Button("Theirs", id=f"pick-theirs-{number}", compact=True)
                 yield Button("Both", id=f"pick-both-{number}", compact=True)
                 yield Button("Write…", id=f"pick-edit-{number}", compact=True)
+
+    def theirs_label(self) -> str:
+        """The heading of the other side's lines."""
+        return "Theirs (saved meanwhile)"
 
     def hunk_title(self, number: int) -> str:
         """`Line 20 · choose` or `Line 20 · theirs ✓`."""
