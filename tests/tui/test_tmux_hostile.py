@@ -108,7 +108,7 @@ def test_every_screen_of_a_hostile_store_leaves_title_and_clipboard_alone(
     terminal.run("new-window", "-t", "control", "-n", "app", command)
     app = "control:app"
     title = terminal.title(app)
-    first = terminal.wait_for(app, "to review (c)  ·  F1 keys")
+    first = terminal.wait_for(app, "to review (c)", timeout=90.0)
     assert "Traceback" not in first
     terminal.keys(app, "Right", *["Down"] * 8)
     terminal.keys(app, *["Up"] * 3)
