@@ -694,6 +694,10 @@ class History:
             conn.execute("ROLLBACK")
             raise
 
+    def connection(self) -> sqlite3.Connection:
+        """This thread's connection, for tables kept beside the history's (proposals)."""
+        return self._connection()
+
     def close(self) -> None:
         """Close this thread's connection (others close when their threads end)."""
         conn = getattr(self._local, "conn", None)

@@ -1,0 +1,270 @@
+"""Policy rules: path globs and actor globs with an access level; the last matching rule wins.
+
+A path glob is matched against a path relative to the store (`user/notes.md`): `*` and `?` never
+cross a `/`, a `**` segment spans any number of folders (none included, so `user/**` covers the
+folder `user` itself), and a rule that matches a folder covers everything inside it. An actor
+glob is matched against the actor (`agent:claude`; a bare name means `agent:NAME`); a rule
+without actors covers every agent. People and outside processes are never restricted.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+Access = Literal["write", "review", "read", "none"]
+"""What an agent may do with a path: change it (`write`), propose a change a person approves
+(`review`), only read it (`read`), or not see it at all (`none`)."""
+WRITE: Access = "write"
+REVIEW: Access = "review"
+READ: Access = "read"
+NONE: Access = "none"
+ACCESS_LEVELS: tuple[Access, ...] = (WRITE, REVIEW, READ, NONE)
+"""Every access level, least strict first."""
+EVERY_AGENT = "agent:*"
+"""The actor glob a rule without `actors` has."""
+_RULE_KEYS = ("paths", "actors", "access")
+
+
+class PolicyProblem(ValueError):
+    """The policy cannot be used; the message says where and why, never echoing its values (it
+    may be shown to an agent)."""
+
+
+def strictest(levels: Iterable[Access]) -> Access:
+    """The strictest of some access levels (`write` when there are none)."""
+    return max(levels, key=ACCESS_LEVELS.index, default=WRITE)
+
+
+def _class_end(segment: str, start: int) -> int:
+    """Where the `[...]` class opened just before `start` ends (-1: not closed, so literal)."""
+    if segment[start : start + 1] == "!":
+        start += 1
+    if segment[start : start + 1] == "]":
+        start += 1
+    return segment.find("]", start)
+
+
+def _class_regex(body: str) -> str:
+    """A `[...]` class's inside as a regular expression class (`!` negates, as in fnmatch)."""
+    negated = body.startswith("!")
+    if negated:
+        body = body[1:]
+    body = body.replace("\\", "\\\\").replace("[", "\\[").replace("^", "\\^")
+    return f"[^/{body}]" if negated else f"(?!/)[{body}]"
+
+
+def _segment_regex(segment: str) -> str:
+    """One path segment's glob as a regular expression (`*`, `?`, `[...]`; no `/`)."""
+    out: list[str] = []
+    index = 0
+    while index < len(segment):
+        char = segment[index]
+        index += 1
+        if char == "*":
+            out.append("[^/]*")
+        elif char == "?":
+            out.append("[^/]")
+        elif char == "[" and (end := _class_end(segment, index)) != -1:
+            out.append(_class_regex(segment[index:end]))
+            index = end + 1
+        else:
+            out.append(re.escape(char))
+    return "".join(out)
+
+
+def path_glob(pattern: str) -> str:
+    """A path glob in its normal form: `/memories/` or a leading `/` dropped, no trailing `/`.
+
+    Raises PolicyProblem for an empty glob, a NUL, or a `.` or `..` segment.
+    """
+    text = pattern
+    if text == "/memories" or text.startswith("/memories/"):
+        text = text[len("/memories") :]
+    text = text.strip("/")
+    if not text:
+        raise PolicyProblem("is empty (use ** for every path)")
+    if "\x00" in text:
+        raise PolicyProblem("holds a NUL character")
+    if any(segment in (".", "..", "") for segment in text.split("/")):
+        raise PolicyProblem("has an empty, `.` or `..` segment")
+    return text
+
+
+def compile_path_glob(pattern: str) -> re.Pattern[str]:
+    """The expression that matches `/` + a relative path the glob (or a folder it names)
+    covers."""
+    pieces = []
+    for segment in path_glob(pattern).split("/"):
+        pieces.append("(?:/[^/]+)*" if segment == "**" else "/" + _segment_regex(segment))
+    return re.compile("".join(pieces) + "(?:/.*)?", re.DOTALL)
+
+
+def actor_glob(pattern: str) -> str:
+    """An actor glob in its normal form: a bare name means `agent:NAME`."""
+    text = pattern.strip()
+    if not text:
+        raise PolicyProblem("is empty")
+    return text if ":" in text or text == "*" else f"agent:{text}"
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One `[[rule]]`: the paths and actors it covers and the access it gives."""
+
+    number: int
+    """Its place in the file, from 1."""
+    paths: tuple[str, ...]
+    access: Access
+    actors: tuple[str, ...] = (EVERY_AGENT,)
+    _compiled: tuple[re.Pattern[str], ...] = field(default=(), compare=False, repr=False)
+
+    @classmethod
+    def make(
+        cls, number: int, paths: Iterable[str], access: Access, actors: Iterable[str] = ()
+    ) -> Rule:
+        """A rule with its globs checked and compiled; raises PolicyProblem naming the glob."""
+        normal_paths: list[str] = []
+        compiled: list[re.Pattern[str]] = []
+        for place, pattern in enumerate(paths, 1):
+            try:
+                normal_paths.append(path_glob(pattern))
+                compiled.append(compile_path_glob(pattern))
+            except PolicyProblem as problem:
+                raise PolicyProblem(f"rule {number}: path {place} {problem}") from None
+        normal_actors: list[str] = []
+        for place, pattern in enumerate(actors, 1):
+            try:
+                normal_actors.append(actor_glob(pattern))
+            except PolicyProblem as problem:
+                raise PolicyProblem(f"rule {number}: actor {place} {problem}") from None
+        return cls(
+            number,
+            tuple(normal_paths),
+            access,
+            tuple(normal_actors) or (EVERY_AGENT,),
+            tuple(compiled),
+        )
+
+    def covers_path(self, relpath: str) -> bool:
+        """Whether a path relative to the store (not the root itself) is one of the rule's."""
+        probe = "/" + relpath
+        return any(pattern.fullmatch(probe) for pattern in self._compiled)
+
+    def covers_actor(self, actor: str) -> bool:
+        """Whether the rule speaks of `actor` (an agent)."""
+        return any(fnmatch.fnmatchcase(actor, pattern) for pattern in self.actors)
+
+    def describe(self) -> str:
+        """`rule 2 (user/**, agent:*: review)`: the rule in a few words."""
+        actors = "" if self.actors == (EVERY_AGENT,) else f" for {', '.join(self.actors)}"
+        return f"rule {self.number} ({', '.join(self.paths)}{actors}: {self.access})"
+
+
+@dataclass(frozen=True)
+class Policy:
+    """A store's rules (empty: every agent may write everywhere), or the problem that makes the
+    policy unusable (then every agent command is refused)."""
+
+    rules: tuple[Rule, ...] = ()
+    problem: str | None = None
+
+    def rule_for(self, relpath: str, actor: str) -> Rule | None:
+        """The rule that decides `actor`'s access to `relpath` (the last that covers both), or
+        None: people, outside processes and the root itself are never covered."""
+        if not relpath or not actor.startswith("agent:"):
+            return None
+        for rule in reversed(self.rules):
+            if rule.covers_actor(actor) and rule.covers_path(relpath):
+                return rule
+        return None
+
+    def access(self, relpath: str, actor: str) -> Access:
+        """What `actor` may do with `relpath` by the rules (`write` where none applies)."""
+        rule = self.rule_for(relpath, actor)
+        return WRITE if rule is None else rule.access
+
+    def hides_any(self, actor: str) -> bool:
+        """Whether some rule could hide a path from `actor` (its listings then show every
+        folder's size alike, so a size never tells that a folder holds hidden entries)."""
+        return actor.startswith("agent:") and any(
+            rule.access == NONE and rule.covers_actor(actor) for rule in self.rules
+        )
+
+    def restricts(self, actor: str) -> bool:
+        """Whether any rule covers `actor` (else it writes everywhere but read-only notes)."""
+        return actor.startswith("agent:") and any(rule.covers_actor(actor) for rule in self.rules)
+
+
+def _strings(value: object, what: str) -> tuple[str, ...]:
+    """A string or list of strings as a tuple; raises PolicyProblem naming `what`."""
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, list) and value and all(isinstance(item, str) for item in value):
+        return tuple(value)
+    raise PolicyProblem(f"{what} must be a list of strings")
+
+
+def rule_from_table(number: int, table: object) -> Rule:
+    """The rule a `[[rule]]` table describes; raises PolicyProblem saying what is wrong."""
+    if not isinstance(table, Mapping):
+        raise PolicyProblem(f"rule {number} must be a table ([[rule]])")
+    unknown = [str(key) for key in table if key not in _RULE_KEYS]
+    if unknown:
+        raise PolicyProblem(
+            f"rule {number}: unknown key (expected {', '.join(_RULE_KEYS)}; check the spelling)"
+        )
+    if "paths" not in table:
+        raise PolicyProblem(f"rule {number}: paths is required")
+    if "access" not in table:
+        raise PolicyProblem(f"rule {number}: access is required")
+    access = table["access"]
+    if access not in ACCESS_LEVELS:
+        raise PolicyProblem(f"rule {number}: access must be one of {', '.join(ACCESS_LEVELS)}")
+    paths = _strings(table["paths"], f"rule {number}: paths")
+    actors = _strings(table["actors"], f"rule {number}: actors") if "actors" in table else ()
+    return Rule.make(number, paths, access, actors)
+
+
+def policy_from_data(data: Mapping[str, object]) -> Policy:
+    """The policy parsed TOML describes; raises PolicyProblem saying what is wrong."""
+    unknown = [str(key) for key in data if key != "rule"]
+    if unknown:
+        raise PolicyProblem("unknown top-level key (expected only [[rule]] tables)")
+    tables = data.get("rule", [])
+    if not isinstance(tables, list):
+        raise PolicyProblem("rule must be an array of tables ([[rule]])")
+    return Policy(tuple(rule_from_table(number, table) for number, table in enumerate(tables, 1)))
+
+
+@dataclass(frozen=True)
+class ActorPolicy:
+    """The store's policy as it applies to one actor (an agent: people are never restricted)."""
+
+    policy: Policy
+    actor: str
+
+    @property
+    def problem(self) -> str | None:
+        """Why the policy cannot be used (then every command of an agent is refused)."""
+        return self.policy.problem if self.actor.startswith("agent:") else None
+
+    @property
+    def hides_any(self) -> bool:
+        """Whether some rule could hide a path from this actor."""
+        return self.policy.hides_any(self.actor)
+
+    def rule(self, relpath: str) -> Rule | None:
+        """The rule that decides this actor's access to `relpath`, if any."""
+        return self.policy.rule_for(relpath, self.actor)
+
+    def access(self, relpath: str) -> Access:
+        """What this actor may do with `relpath` by the rules."""
+        return self.policy.access(relpath, self.actor)
+
+    def hidden(self, relpath: str) -> bool:
+        """Whether `relpath` does not exist for this actor."""
+        return self.access(relpath) == NONE
