@@ -55,6 +55,7 @@ from memtui.core.resolving.fd_paths import (
     entry_lstat,
 )
 from memtui.core.store import MemoryStore, StoreError
+from memtui.notes.visibility import PolicyUnusable, Visible, visible_filter
 
 __all__ = ["MemtuiStore", "MemtuiStoreError"]
 
@@ -196,13 +197,14 @@ class MemtuiStore(BaseStore):
             _check(op)
         results: list[Result] = []
         puts: dict[tuple[tuple[str, ...], str], PutOp] = {}
+        visible = self._visible()
         for op in ops:
             if isinstance(op, GetOp):
                 results.append(self._get(op.namespace, op.key))
             elif isinstance(op, SearchOp):
-                results.append(self._search(op))
+                results.append(self._search(op, visible))
             elif isinstance(op, ListNamespacesOp):
-                results.append(self._list_namespaces(op))
+                results.append(self._list_namespaces(op, visible))
             else:
                 puts[(op.namespace, op.key)] = op
                 results.append(None)
@@ -222,6 +224,14 @@ class MemtuiStore(BaseStore):
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         """`batch` on the store's worker thread, so the event loop stays free."""
         return await self._worker.run(self.batch, list(ops))
+
+    def _visible(self) -> Visible:
+        """What the store's policy lets this store's agent see; a policy that cannot be used
+        stops the batch with its one-line refusal."""
+        try:
+            return visible_filter(self.store) or _everything
+        except PolicyUnusable as problem:
+            raise MemtuiStoreError(str(problem)) from None
 
     # Writes.
 
@@ -290,10 +300,10 @@ class MemtuiStore(BaseStore):
                 break
         return creation.time, updated, (creation.time, creation.id)
 
-    def _namespace_items(self, namespace: tuple[str, ...]) -> list[_Stored]:
+    def _namespace_items(self, namespace: tuple[str, ...], visible: Visible) -> list[_Stored]:
         """The items directly in one namespace, in the order they were first put."""
         found = []
-        for name in self._names_in(namespace, stat.S_IFREG):
+        for name in self._names_in(namespace, stat.S_IFREG, visible):
             key = key_of_file(name)
             if key is None:
                 continue
@@ -304,13 +314,13 @@ class MemtuiStore(BaseStore):
         found.sort(key=lambda stored: stored.order)
         return found
 
-    def _search(self, op: SearchOp) -> list[SearchItem]:
+    def _search(self, op: SearchOp, visible: Visible) -> list[SearchItem]:
         """Items below the prefix that pass the filter: in namespace order, then the order they
         were put, or best match first for a query; the returned page is recorded as read."""
         candidates = [
             stored
-            for namespace in self._namespaces_below(op.namespace_prefix)
-            for stored in self._namespace_items(namespace)
+            for namespace in self._namespaces_below(op.namespace_prefix, visible)
+            for stored in self._namespace_items(namespace, visible)
             if matches_filter(stored.value, op.filter)
         ]
         if op.query and self._index is not None:
@@ -333,12 +343,12 @@ class MemtuiStore(BaseStore):
         page = slice(op.offset, op.offset + op.limit)
         return list(zip(candidates[page], scores[page], strict=True))
 
-    def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
+    def _list_namespaces(self, op: ListNamespacesOp, visible: Visible) -> list[tuple[str, ...]]:
         """Namespaces holding at least one item, filtered, cut to max_depth, sorted, paged."""
         namespaces = [
             namespace
-            for namespace in self._namespaces_below(())
-            if self._holds_items(namespace)
+            for namespace in self._namespaces_below((), visible)
+            if self._holds_items(namespace, visible)
             and all(
                 matches_condition(condition, namespace) for condition in op.match_conditions or ()
             )
@@ -351,30 +361,42 @@ class MemtuiStore(BaseStore):
 
     # The folder tree.
 
-    def _names_in(self, namespace: tuple[str, ...], wanted: int) -> list[str]:
-        """Names of the files (S_IFREG) or folders (S_IFDIR) directly in a namespace folder."""
+    def _names_in(self, namespace: tuple[str, ...], wanted: int, visible: Visible) -> list[str]:
+        """Names of the files (S_IFREG) or folders (S_IFDIR) directly in a namespace folder
+        that the store's agent may see."""
         relative = to_relpath(namespace_virtual(namespace)) if namespace else ""
-        return _entry_names(self.root, relative, wanted)
+        return [
+            name
+            for name in _entry_names(self.root, relative, wanted)
+            if visible(f"{relative}/{name}" if relative else name)
+        ]
 
-    def _holds_items(self, namespace: tuple[str, ...]) -> bool:
+    def _holds_items(self, namespace: tuple[str, ...], visible: Visible) -> bool:
         """Whether a namespace folder holds at least one item file."""
         return any(
-            key_of_file(name) is not None for name in self._names_in(namespace, stat.S_IFREG)
+            key_of_file(name) is not None
+            for name in self._names_in(namespace, stat.S_IFREG, visible)
         )
 
-    def _namespaces_below(self, prefix: tuple[str, ...]) -> list[tuple[str, ...]]:
+    def _namespaces_below(self, prefix: tuple[str, ...], visible: Visible) -> list[tuple[str, ...]]:
         """The prefix (if not empty) and every namespace folder below it, sorted."""
         found: list[tuple[str, ...]] = []
-        stack = [prefix]
+        relative = to_relpath(namespace_virtual(prefix)) if prefix else ""
+        stack = [prefix] if not relative or visible(relative) else []
         while stack:
             namespace = stack.pop()
             if namespace:
                 found.append(namespace)
-            for name in self._names_in(namespace, stat.S_IFDIR):
+            for name in self._names_in(namespace, stat.S_IFDIR, visible):
                 label = label_of_folder(name)
                 if label is not None:
                     stack.append((*namespace, label))
         return sorted(found)
+
+
+def _everything(_relpath: str) -> bool:
+    """Every path is visible (no rule hides anything from the agent)."""
+    return True
 
 
 def _item_value(text: str, virtual: str) -> dict[str, Any] | None:

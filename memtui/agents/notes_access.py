@@ -18,6 +18,7 @@ from memtui.core.watcher import StoreWatcher
 from memtui.notes.agent_context import build_context, recent_activity
 from memtui.notes.index import NoteIndex
 from memtui.notes.search import Searcher, SearchFilters, SearchHit
+from memtui.notes.visibility import PolicyUnusable, Visible, visible_filter
 
 FILTER_FIELDS: tuple[str, ...] = ("folder", "tag", "category", "note_type", "actor", "max_age_days")
 """Keys accepted in the `filters` argument of search_memories."""
@@ -251,6 +252,14 @@ class NotesAccess:
             self._walked_since_watching = False
             return set()
 
+    def _visible(self) -> Visible | None:
+        """What the store's policy lets this server's agent see (None: everything); a policy
+        that cannot be used answers with its one-line refusal."""
+        try:
+            return visible_filter(self.store)
+        except PolicyUnusable as problem:
+            raise NotesError(str(problem)) from None
+
     def search_text(
         self, query: str, limit: int = 10, filters: dict[str, Any] | None = None
     ) -> str:
@@ -262,10 +271,13 @@ class NotesAccess:
         assert self._index is not None
         if not query.strip() and parsed is None:
             raise NotesError("give a query, filters, or both")
-        hits = searcher.search(query, limit=limit, filters=parsed)
+        visible = self._visible()
+        hits = searcher.search(query, limit=limit, filters=parsed, visible=visible)
         total = None
         if len(hits) >= limit:
-            every = searcher.search(query, limit=max(COUNT_CAP, limit + 1), filters=parsed)
+            every = searcher.search(
+                query, limit=max(COUNT_CAP, limit + 1), filters=parsed, visible=visible
+            )
             if len(every) > len(hits):
                 notes = len({hit.path for hit in every})
                 total = f"at least {notes}" if len(every) >= COUNT_CAP else str(notes)
@@ -276,7 +288,12 @@ class NotesAccess:
         index = self.index()
         try:
             context = build_context(
-                index, target, depth=depth, timeframe=timeframe or None, history=self.store.history
+                index,
+                target,
+                depth=depth,
+                timeframe=timeframe or None,
+                history=self.store.history,
+                visible=self._visible(),
             )
         except (LookupError, ValueError) as exc:
             raise NotesError(str(exc)) from exc
@@ -286,7 +303,13 @@ class NotesAccess:
         """recent_activity: what changed recently, newest first."""
         index = self.index()
         try:
-            activity = recent_activity(index, self.store.history, timeframe=timeframe, limit=limit)
+            activity = recent_activity(
+                index,
+                self.store.history,
+                timeframe=timeframe,
+                limit=limit,
+                visible=self._visible(),
+            )
         except ValueError as exc:
             raise NotesError(str(exc)) from exc
         return activity.to_text()

@@ -89,6 +89,7 @@ USES_CONFIG = frozenset(
         "rm",
         "changes",
         "approve",
+        "reject",
         "search",
         "stale",
         "budget",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from typing import TYPE_CHECKING, Any
@@ -21,7 +22,12 @@ List what agents and processes outside memtui changed in PATH that nobody has re
 newest first: one line per change with its id, time, actor, command, path and the lines it
 added and removed. Approve changes with `memtui approve PATH ID...`, undo one with
 `memtui undo PATH ID` (which also marks it reviewed); the app's inbox (`c`) does the same.
-With --json, one JSON object per change and line.
+
+Changes the access policy held for your approval come first, oldest first, with the lines
+approving them now would add and remove (`clash` when the file changed since and the changes
+overlap): `memtui approve PATH ID` applies one, `memtui reject PATH ID` drops it.
+With --json, one JSON object per change and line; a held change's has "status": "held" and
+its "diff" against the file as it is now (decided ones, with --all: "approved" or "rejected").
 """
 WAITING = Layout(("id", "time", "actor", "command", "path", "lines"), 2, (4,))
 EVERY = Layout((*WAITING.headers, "reviewed by"), 2, (4, 6))
@@ -105,6 +111,83 @@ def _list(history: History, args: argparse.Namespace) -> tuple[list[Event], dict
     return events, history.reviews(event.id for event in events) if args.all else {}
 
 
+def _held(history: History, args: argparse.Namespace) -> list[Any]:
+    """The held changes the arguments ask for (oldest first), each shown against the file now."""
+    from memtui.core.recording.proposals import Proposals
+    from memtui.core.store import MemoryStore
+    from memtui.notes.operations.deciding import held
+
+    path = as_virtual(args.file) if args.file else None
+    proposals = Proposals(history).listing(decided=args.all, path=path)
+    wanted = [
+        proposal
+        for proposal in proposals
+        if (args.since is None or proposal.time >= args.since)
+        and (args.actor is None or args.actor in (proposal.actor, proposal.actor.split(":")[0]))
+    ]
+    if not wanted:
+        return []
+    store = MemoryStore(history.root)
+    return [held(store, proposal) for proposal in wanted]
+
+
+def held_json(shown: Any) -> str:
+    """One held change as a JSON line: the proposal, its status and its diff against now."""
+    from memtui.cli.terminal import json_safe
+    from memtui.core.recording.inbox import line_changes
+
+    proposal = shown.proposal
+    added, removed = line_changes(shown.now, shown.result)
+    record = {
+        "id": proposal.id,
+        "time": proposal.time,
+        "actor": proposal.actor,
+        "session": proposal.session,
+        "command": proposal.command,
+        "path": proposal.path,
+        "new_path": proposal.new_path,
+        "status": proposal.decision or "held",
+        "decided_by": proposal.decided_by,
+        "decided_at": proposal.decided_time,
+        "applied_event": proposal.applied_event,
+        "clash": shown.clashes,
+        "added": None if shown.clashes else added,
+        "removed": None if shown.clashes else removed,
+        "diff": "\n".join(shown.diff()),
+    }
+    return json_safe(json.dumps(record, ensure_ascii=False))
+
+
+def _held_rows(held: list[Any], when: str) -> list[tuple[str, ...]]:
+    """Cell texts per held change (id, time, actor, command, path, lines), escaped."""
+    from memtui.core.recording.inbox import line_changes
+
+    rows = []
+    for shown in held:
+        proposal = shown.proposal
+        target = f"{proposal.path} -> {proposal.new_path}" if proposal.new_path else proposal.path
+        lines = "clash" if shown.clashes else lines_cell(line_changes(shown.now, shown.result))
+        if proposal.decision is not None:
+            lines += f" ({proposal.decision} by {proposal.decided_by})"
+        cells = (
+            str(proposal.id),
+            time.strftime(when, time.localtime(proposal.time)),
+            proposal.actor,
+            proposal.command,
+            target,
+            lines,
+        )
+        rows.append(tuple(visible(cell) for cell in cells))
+    return rows
+
+
+def _print_held(held: list[Any], width: int | None) -> None:
+    """The held changes' table, under a line saying what to do with them."""
+    print("Held for your approval (memtui approve PATH ID / memtui reject PATH ID):")
+    rows = _held_rows(held, time_format(width))
+    print_table(WAITING, rows, [""] * len(rows), width)
+
+
 def run(args: argparse.Namespace) -> int:
     """Run `memtui changes`."""
     from memtui.core.recording.inbox import event_line_changes
@@ -114,14 +197,22 @@ def run(args: argparse.Namespace) -> int:
         return history
     events, reviews = _list(history, args)
     counts = {event.id: event_line_changes(history, event) for event in events}
+    held = _held(history, args)
     if args.json:
+        for shown in held:
+            sys.stdout.write(held_json(shown) + "\n")
         for event in events:
             sys.stdout.write(change_json(event, counts[event.id], reviews.get(event.id)) + "\n")
         return 0
+    width = output_width()
+    if held:
+        _print_held(held, width)
+        if not events:
+            return 0
+        print()
     if not events:
         print(NOTHING_AT_ALL if args.all else NOTHING)
         return 0
-    width = output_width()
     rows = _rows(events, counts, reviews if args.all else None, time_format(width))
     print_table(EVERY if args.all else WAITING, rows, [""] * len(rows), width)
     return 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -90,6 +91,11 @@ class NoteContext:
         return "\n".join(lines) + "\n"
 
 
+def _everything(_relpath: str) -> bool:
+    """Every path is visible (a person's reader)."""
+    return True
+
+
 def _resolve_target(index: NoteIndex, target: str) -> str | None:
     """A note by permalink, title or path, or any text file by its path (also `memory://x` and
     `/memories/x.md`)."""
@@ -113,19 +119,23 @@ def build_context(
     history: Any | None = None,
     *,
     now: float | None = None,
+    visible: Callable[[str], bool] | None = None,
 ) -> NoteContext:
     """The note `target` names, its observations and the notes linked to it up to `depth` (1-3).
 
     With a `timeframe`, related notes are kept only if they changed within it (the others are
-    counted as hidden); the primary note always is.
+    counted as hidden); the primary note always is. With `visible`, a note it does not allow is
+    as if it were not there: never the primary note, never related, never passed through, and
+    a link to it is unresolved.
     Raises LookupError when no note matches and ValueError for a bad depth or timeframe.
     """
     if not 1 <= depth <= 3:
         raise ValueError(f"depth must be 1, 2 or 3, not {depth}")
     since = parse_timeframe(timeframe, now) if timeframe else float("-inf")
+    seeing = visible or _everything
     primary = _resolve_target(index, target)
     entry = index.entry(primary) if primary is not None else None
-    if primary is None or entry is None:
+    if primary is None or entry is None or not seeing(primary):
         raise LookupError(f"no note matches {target!r} (by permalink, title or path)")
     note = index.notes.get(primary)
     related: list[RelatedNote] = []
@@ -139,7 +149,7 @@ def build_context(
         links = [(r.relation_type, t, "outgoing") for r, t in index.outgoing(current) if t]
         links += [(r.relation_type, s, "incoming") for s, r in index.backlinks(current)]
         for relation_type, other, direction in links:
-            if other in seen:
+            if other in seen or not seeing(other):
                 continue
             seen.add(other)
             queue.append((other, distance + 1))
@@ -160,7 +170,11 @@ def build_context(
                         other_entry.mtime,
                     )
                 )
-    unresolved = tuple((r.relation_type, r.target) for r, t in index.outgoing(primary) if t is None)
+    unresolved = tuple(
+        (r.relation_type, r.target)
+        for r, t in index.outgoing(primary)
+        if t is None or not seeing(t)
+    )
     return NoteContext(
         path=primary,
         title=entry.title,
@@ -229,17 +243,20 @@ def recent_activity(
     limit: int = 20,
     *,
     now: float | None = None,
+    visible: Callable[[str], bool] | None = None,
 ) -> RecentActivity:
     """The newest change per path within `timeframe`, from the history and from file mtimes;
-    an agent's or outside change says whether a person reviewed it."""
+    an agent's or outside change says whether a person reviewed it. With `visible`, paths it
+    does not allow are left out."""
     since = parse_timeframe(timeframe, now)
+    seeing = visible or _everything
     latest: dict[str, ActivityItem] = {}
     if history is not None:
         newest: dict[str, Event] = {}
         for event in history.events(since=since, newest_first=True, changes_only=True):
             virtual = event.new_path or event.path
             relpath = under_root(virtual) if virtual else None
-            if relpath is not None:
+            if relpath is not None and seeing(relpath):
                 newest.setdefault(relpath, event)
         reviews = history.reviews(event.id for event in newest.values())
         for relpath, event in newest.items():
@@ -255,7 +272,7 @@ def recent_activity(
                 reviewed_by=None if review is None else review.reviewer,
             )
     for entry in index.entries(since_ns=int(since * 1e9)):
-        if entry.mtime < since:
+        if entry.mtime < since or not seeing(entry.path):
             continue
         known = latest.get(entry.path)
         if known is None or known.when + 2 < entry.mtime:

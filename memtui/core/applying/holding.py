@@ -2,7 +2,9 @@
 proposal (with what it started from and, for a text, the text it would leave) and not applied.
 
 The agent's call and the proposal are stored in one transaction; the proposal's id is the call's
-event id, which the agent's answer names.
+event id, which the agent's answer names. The call is recorded as one that changed nothing (like
+a refusal, flagged `policy:held`), so no list of changes, review or undo counts it; the agent's
+answer is not an error.
 """
 
 from __future__ import annotations
@@ -96,7 +98,7 @@ def hold(
             ),
         )
         held = event(outcome)
-        return dataclasses.replace(held, blobs={**(held.blobs or {}), **blobs})
+        return dataclasses.replace(held, is_error=True, blobs={**(held.blobs or {}), **blobs})
 
     try:
         event_id = store.history.change(
