@@ -25,7 +25,7 @@ from memtui.core.applying.approving import approve, reject
 from memtui.core.applying.atomic import make_dirs
 from memtui.core.applying.dispatch import apply_command, plan_command
 from memtui.core.applying.group_reverting import revert_group
-from memtui.core.applying.guard import broken, guard_change, path_access
+from memtui.core.applying.guard import broken, escaped_answer, guard_change, path_access
 from memtui.core.applying.handlers import Plan, run_plan, size_refusal, undo_command
 from memtui.core.applying.holding import hold
 from memtui.core.applying.reverting import revert
@@ -50,7 +50,7 @@ from memtui.core.parsing.command_types import (
     well_formed,
 )
 from memtui.core.parsing.echo import echo
-from memtui.core.parsing.paths import PathRefusal, ResolvedPath, check_path
+from memtui.core.parsing.paths import FLAG_OUTSIDE, PathRefusal, ResolvedPath, check_path
 from memtui.core.parsing.tool_input import parse_command
 from memtui.core.policy.loading import load_policy
 from memtui.core.policy.rules import NONE, REVIEW, WRITE, Access, ActorPolicy, Policy
@@ -275,6 +275,9 @@ class MemoryStore:
         parsed = parse_command(self.root, tool_input, any_name=not self.is_agent)
         scanner = Scanner()
         if isinstance(parsed, CommandOutcome):
+            gate = self.gate()
+            if gate is not None and FLAG_OUTSIDE in parsed.flags:
+                parsed = escaped_answer(self.root, tool_input, parsed, gate)
             return self._record_refused(tool_input, parsed, scanner)
         args = args_of(tool_input)
         if not is_mutating(parsed.command):

@@ -24,10 +24,11 @@ from memtui.notes.index_seal import KEY_META, left_as_is, never_left, new_key, r
 INDEX_NAME = "index.db"
 LOCK_NAME = "index.lock"
 """The lock every process holds while it writes the index, so no two build it at once."""
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """Raised when what an index record holds changes (2: the `lead` hash of each body; 3: the
-vector tables of search by meaning; 4: each file's ctime, inode number and seal), so an older
-index is rebuilt rather than read with fields missing."""
+vector tables of search by meaning; 4: each file's ctime, inode number and seal; 5: whether a
+note's frontmatter says `read_only: true`), so an older index is rebuilt rather than read with
+fields missing."""
 APPLICATION_ID = 0x6D74_7569
 """`PRAGMA application_id` of a memtui index ("mtui")."""
 BUSY_SECONDS = 30.0

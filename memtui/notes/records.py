@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from memtui.core.policy.read_only import says_read_only
 from memtui.core.resolving.regular import Head
 from memtui.notes.file_checks import name_warnings, shown_part, size_warnings
 from memtui.notes.model import Note, Relation
@@ -65,6 +66,8 @@ class FileRecord:
     ctime_ns: int = 0
     inode: int = 0
     """The stat the file was read under, besides its size and mtime (see `scan.FileStat`)."""
+    read_only: bool = False
+    """Whether the note's frontmatter says `read_only: true` (read-only for every agent)."""
 
     @property
     def meta_text(self) -> str:
@@ -120,6 +123,7 @@ def note_record(relpath: str, head: Head) -> FileRecord:
         categories=dict(Counter(o.category for o in note.observations if o.category is not None)),
         relations=list(note.relations),
         meta_lines=_meta_lines(text, note),
+        read_only=says_read_only(head.data),
         expires=_frontmatter_text(note, "expires"),
         verified=_frontmatter_text(note, "last_verified"),
         sample_hash=sample,
@@ -263,6 +267,7 @@ def encode_record(record: FileRecord) -> list[object]:
         record.problem,
         record.ctime_ns,
         record.inode,
+        record.read_only,
     ]
 
 
@@ -291,6 +296,7 @@ def decode_record(values: list[Any]) -> FileRecord:
         problem,
         ctime_ns,
         inode,
+        read_only,
     ) = values
     return FileRecord(
         path,
@@ -315,4 +321,5 @@ def decode_record(values: list[Any]) -> FileRecord:
         problem=problem,
         ctime_ns=ctime_ns,
         inode=inode,
+        read_only=read_only,
     )

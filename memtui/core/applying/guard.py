@@ -10,14 +10,16 @@ answered exactly as if it were missing, so no answer tells a hidden file from a 
 from __future__ import annotations
 
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from pathlib import Path
 
 from memtui.core.applying.handlers import rename_missing_source
 from memtui.core.applying.site import Site
 from memtui.core.applying.viewing import not_found_message
 from memtui.core.parsing.command_types import CommandOutcome, ParsedCommand, error, not_found
-from memtui.core.parsing.paths import written_relpath
+from memtui.core.parsing.echo import echo
+from memtui.core.parsing.paths import FLAG_OUTSIDE, PathRefusal, check_path, written_relpath
 from memtui.core.policy.loading import POLICY_SHOWN
 from memtui.core.policy.read_only import file_read_only
 from memtui.core.policy.rules import NONE, READ, REVIEW, WRITE, Access, ActorPolicy, strictest
@@ -28,7 +30,7 @@ from memtui.core.resolving.fd_paths import (
     entry_lstat,
     open_child_dir,
 )
-from memtui.core.result import REFUSED
+from memtui.core.result import NOT_FOUND, REFUSED
 
 FLAG_POLICY = "policy:refused"
 """An agent's call refused by the store's policy (or by a note's `read_only` frontmatter)."""
@@ -77,6 +79,43 @@ def hidden_answer(cmd: ParsedCommand, site: Site) -> CommandOutcome:
     if cmd.command == "str_replace":
         return _hidden(not_found(f"Error: {not_found_message(path)}"))
     return _hidden(not_found(f"Error: The path {path} does not exist"))
+
+
+_MISSING_ANSWERS = {
+    "view": not_found_message("{path}"),
+    "str_replace": "Error: " + not_found_message("{path}"),
+    "insert": "Error: The path {path} does not exist",
+    "delete": "Error: The path {path} does not exist",
+    "rename": "Error: The path {path} does not exist",
+}
+"""What each command answers for a missing (first) path, before it looks any further."""
+
+
+def escaped_answer(
+    root: Path, tool_input: object, refused: CommandOutcome, gate: ActorPolicy
+) -> CommandOutcome:
+    """A refusal of a path that leads out of the store through a link, answered as missing
+    when the path as written is hidden from the agent (a link in a hidden folder is as absent
+    as the folder); any other refusal as it is."""
+    if not isinstance(tool_input, Mapping):
+        return refused
+    command = tool_input.get("command")
+    fields = ("old_path", "new_path") if command == "rename" else ("path",)
+    for field in fields:
+        raw = tool_input.get(field)
+        if not isinstance(raw, str):
+            return refused
+        checked = check_path(root, raw)
+        if not isinstance(checked, PathRefusal):
+            continue
+        if FLAG_OUTSIDE not in checked.flags or not gate.hidden(written_relpath(raw)):
+            return refused
+        if field == "new_path" or command == "create":
+            answer = not_allowed(echo(raw))
+        else:
+            answer = error(_MISSING_ANSWERS[str(command)].format(path=echo(raw)), kind=NOT_FOUND)
+        return CommandOutcome(answer.content, True, (*refused.flags, FLAG_HIDDEN), answer.kind)
+    return refused
 
 
 def path_access(gate: ActorPolicy, raw: str, parts: tuple[str, ...]) -> Access:

@@ -194,6 +194,39 @@ class Policy:
             rule.access == NONE and rule.covers_actor(actor) for rule in self.rules
         )
 
+    def probes(self) -> tuple[str, ...]:
+        """One actor per kind of agent the rules tell apart: any agent (`agent:`) and one that
+        each rule's actor glob names."""
+        found = {"agent:"}
+        for rule in self.rules:
+            for pattern in rule.actors:
+                probe = re.sub(r"\[[^\]]*\]", "x", pattern).replace("*", "").replace("?", "x")
+                if probe.startswith("agent:"):
+                    found.add(probe)
+        return tuple(sorted(found))
+
+    def strictest(self, relpath: str) -> Access:
+        """The strictest access any agent has to `relpath` by the rules (for a mark)."""
+        return strictest(self.access(relpath, probe) for probe in self.probes())
+
+    def explain(self, relpath: str) -> list[str]:
+        """Which rule decides `relpath` for which agents, one line per rule that decides it for
+        some agent (`rule 2 (user/**: review) for every agent`); empty when none covers it."""
+        deciding: dict[int, list[str]] = {}
+        rules = {}
+        for probe in self.probes():
+            rule = self.rule_for(relpath, probe)
+            if rule is not None:
+                rules[rule.number] = rule
+                deciding.setdefault(rule.number, []).append(probe)
+        lines = []
+        for number in sorted(rules):
+            rule = rules[number]
+            generic = "every agent" if len(rules) == 1 else "the other agents"
+            who = generic if "agent:" in deciding[number] else ", ".join(rule.actors)
+            lines.append(f"rule {number} ({', '.join(rule.paths)}: {rule.access}) for {who}")
+        return lines
+
     def restricts(self, actor: str) -> bool:
         """Whether any rule covers `actor` (else it writes everywhere but read-only notes)."""
         return actor.startswith("agent:") and any(rule.covers_actor(actor) for rule in self.rules)

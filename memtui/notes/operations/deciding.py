@@ -79,15 +79,16 @@ class Held:
         return diff_lines(self.now or "", self.result or "", name, name)
 
     def as_changed(self) -> Changed:
-        """The merge as the merge dialogs show it: the file now is `mine`, the agent's change
-        `theirs`."""
+        """The clash as the merge dialogs show it: the agent's change is `mine` (keeping it
+        applies it over the file now), the file now `theirs` (keeping it applies nothing)."""
+        merge = merge_texts(self.base or "", self.proposed or "", self.now or "")
         return Changed(
             self.proposal.path,
             self.base or "",
-            self.now or "",
-            self.proposed,
+            self.proposed or "",
+            self.now,
             self.revision,
-            self.merge,
+            merge,
             [],
         )
 

@@ -17,13 +17,14 @@ from textual.widgets.tree import TreeNode
 
 from memtui.core.display import visible
 from memtui.tui.context import AGENT_BADGE_DAYS
+from memtui.tui.policy_marks import MARK_HELP, MARKS
 from memtui.tui.text_styles import BADGES
 
 BADGE_HELP = (
     "  ◌ stale (in the review queue for a strong reason)\n"
     f"  ● changed by an agent in the last {AGENT_BADGE_DAYS} days\n"
     "  ⚑ secret flagged: the current text is an agent write that looked like a secret\n"
-    "  ! parse warnings"
+    "  ! parse warnings\n" + MARK_HELP
 )
 
 
@@ -272,11 +273,14 @@ class NoteTree(Tree[TreeEntry]):
     def render_label(self, node: TreeNode[TreeEntry], base_style: Style, style: Style) -> Text:
         """The default label plus the note's badges, in the theme's colours."""
         text = super().render_label(node, base_style, style)
-        if node.data is not None and not node.data.is_dir:
+        if node.data is not None:
             badges = self.badges.get(node.data.relpath)
             if badges:
                 parse = self.app.stylesheet.parse_style
-                for name in ("stale", "agent", "secret", "warning"):
+                names = (
+                    MARKS if node.data.is_dir else ("stale", "agent", "secret", "warning", *MARKS)
+                )
+                for name in names:
                     if name in badges:
                         glyph, glyph_style = BADGES[name]
                         text.append(" " + glyph, style=parse(glyph_style).rich_style)
