@@ -1,8 +1,10 @@
 """Event tables for `memtui log` and `memtui changes`: fitted to the terminal, never padded.
 
 On a terminal (or with COLUMNS) the table fits the width: fixed columns stay whole, the actor
-is cut first down to a minimum, then the text columns (path, result) are cut with an ellipsis.
-Piped without COLUMNS nothing is cut. Every cell is plain text made display-safe by the caller.
+is cut first down to a minimum, then the text columns: the path keeps all it needs while the
+later ones (result, reviewer) keep a little, and is cut in the middle (its file name stays);
+the later ones are cut at their end. Piped without COLUMNS nothing is cut. Every cell is plain
+text made display-safe by the caller.
 """
 
 from __future__ import annotations
@@ -15,11 +17,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from memtui.cli.terminal import console
+from memtui.tui.wording import shorten_middle
 
 MIN_TEXT_ROOM = 20
 """The text columns together get at least this many columns (or what they need, if less); the
 actor is cut first."""
 MIN_ACTOR = 8
+MIN_LATER_TEXT = 16
+"""Each text column after the path keeps this many columns (or what it needs, if less) before
+the path is cut."""
 UNLIMITED = 100_000
 """The width a table is laid out in when nothing limits it (piped without COLUMNS)."""
 WIDE = 120
@@ -44,8 +50,8 @@ def time_format(width: int | None) -> str:
 
 @dataclass(frozen=True)
 class Layout:
-    """A table's columns: headers, which one is the actor, which hold free text (cut last, the
-    first keeping at least two fifths of the room)."""
+    """A table's columns: headers, which one is the actor, which hold free text (cut last; the
+    first is a path, cut after the others and in the middle)."""
 
     headers: tuple[str, ...]
     actor: int
@@ -65,7 +71,8 @@ def fit_widths(layout: Layout, widths: list[int], room: int) -> None:
     others = sum(widths[i] for i in rest)
     if widths[first] + others <= free:
         return
-    widths[first] = min(widths[first], max(free * 2 // 5, free - others))
+    kept = sum(min(widths[i], MIN_LATER_TEXT) for i in rest)
+    widths[first] = min(widths[first], max(free * 3 // 5, free - kept))
     left = free - widths[first]
     for index in rest:
         widths[index] = max(min(widths[index], left), 1)
@@ -85,6 +92,10 @@ def print_table(
     widths = [max([len(h)] + [len(row[i]) for row in rows]) for i, h in enumerate(headers)]
     if width is not None:
         fit_widths(layout, widths, width - 3 * (len(headers) - 1))
+        path = layout.texts[0]
+        rows = [
+            (*row[:path], shorten_middle(row[path], widths[path]), *row[path + 1 :]) for row in rows
+        ]
     table = Table(header_style="bold", box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
     for header, column_width in zip(headers, widths, strict=True):
         table.add_column(header, no_wrap=True, overflow="ellipsis", width=column_width)

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memtui.cli.events import path_cell
 from memtui.cli.shared import add_actor_option, ask, has_history, human_store, whole_number
 from memtui.cli.terminal import visible
 from memtui.core.reporting import fail
+
+if TYPE_CHECKING:
+    from memtui.core.result import CommandResult
 
 _DESCRIPTION = """\
 Undo one event of PATH's history (see `memtui log PATH`): restore what the event changed to how
@@ -73,6 +76,13 @@ def run(args: argparse.Namespace) -> int:
         result = store.revert(args.event_id, force=args.force)
     except HistoryCorrupt as error:
         return fail("undo", error)
+    return _report(result)
+
+
+def _report(result: CommandResult) -> int:
+    """Print what the undo did, or why not (a conflict says how to force it); the exit status."""
+    if result.conflict:
+        return fail("undo", f"{result.content} Use --force to undo it anyway.", 1)
     if result.is_error:
         return fail("undo", result.content, 1)
     print(visible(result.content))
@@ -103,8 +113,4 @@ def _undo_operation(store: Any, args: argparse.Namespace, group_id: int, parts: 
         if not answer:
             print("Nothing undone.")
             return 1
-    result = store.revert_group(group_id, force=args.force)
-    if result.is_error:
-        return fail("undo", result.content, 1)
-    print(visible(result.content))
-    return 0
+    return _report(store.revert_group(group_id, force=args.force))

@@ -89,7 +89,8 @@ class MemtuiApp(PlainNotifyApp):
     COMMANDS: ClassVar = App.COMMANDS | {note_provider, action_provider}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),
-        Binding("f1", "help", "Keys", id="app.help"),
+        Binding("f1,question_mark", "help", "Keys", key_display="F1", id="app.help"),
+        Binding("q", "back", "Back", show=False, id="app.back"),
     ]
 
     def __init__(
@@ -455,8 +456,19 @@ class MemtuiApp(PlainNotifyApp):
         return without_textual_duplicates(super().get_system_commands(screen))
 
     def action_help(self) -> None:
-        """Show the keys of the focused widget and its screen."""
+        """Show the keys of the focused widget and its screen (F1 or ? again closes them)."""
         from memtui.tui.screens.dialogs import HelpScreen  # imported on first use: start-up
 
-        if not isinstance(self.screen, HelpScreen):
+        if isinstance(self.screen, HelpScreen):
+            self.screen.dismiss(None)
+        else:
             self.push_screen(HelpScreen(self.screen))
+
+    async def action_back(self) -> None:
+        """`q`: back to the previous screen, or quit from the main screen (asking first about
+        unsaved text)."""
+        screen = self.screen
+        if isinstance(screen, MainScreen):
+            self.quit_when_confirmed()
+        elif hasattr(screen, "action_close"):
+            await screen.run_action("close")

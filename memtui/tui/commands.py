@@ -28,6 +28,7 @@ PaletteEntry = tuple[str, str, str]
 APP_PALETTE: list[PaletteEntry] = [
     ("app: keys for this screen", "app.help", "Show the keys of the focused widget"),
     ("app: quit", "app.quit", "Leave memtui"),
+    ("app: back", "app.back", "Back to the previous screen; on the main screen, quit"),
 ]
 TEXTUAL_DUPLICATES = frozenset({"Keys", "Quit"})
 """Textual's own palette commands that `APP_PALETTE` replaces."""

@@ -14,8 +14,21 @@ from dataclasses import dataclass, field
 
 UNRESOLVED_PREFIX = "?"
 MORE_PREFIX = "+more:"
+FOLDER_SUFFIX = "/"
+"""A node key ending with `/` is a folder: the centre of a folder's graph."""
 MAX_LABEL = 22
 MAX_EDGE_LABEL = 18
+FITTED_LIMITS = (
+    (64, 48),
+    (40, 36),
+    (32, 30),
+    (26, 26),
+    (MAX_EDGE_LABEL, MAX_LABEL),
+    (14, 16),
+    (10, 12),
+)
+"""(edge, node) label limits tried, widest first, when the layout is fitted to a width: labels
+are cut only as far as the drawing needs to fit (past the last, it scrolls)."""
 DEFAULT_MAX_CHILDREN = 14
 
 # Connectivity bits of a line cell, turned into box-drawing characters at the end.
@@ -110,19 +123,31 @@ class GraphLayout:
         current = self.node(key)
         if current is None:
             return None
+        children = [n for n in self.nodes if n.parent == key]
         if direction in ("up", "down"):
             same_column = [n for n in self.nodes if n.depth == current.depth]
-            if direction == "up":
-                above = [n for n in same_column if n.y < current.y]
-                return max(above, key=lambda n: n.y).key if above else None
-            below = [n for n in same_column if n.y > current.y]
-            return min(below, key=lambda n: n.y).key if below else None
+            return (
+                _nearest(same_column, current.y, direction)
+                or _nearest(children, current.y, direction)
+                or _nearest(children, current.y, direction, inclusive=True)
+            )
         if direction == "left":
             return current.parent
-        children = [n for n in self.nodes if n.parent == key]
         if not children:
             return None
         return min(children, key=lambda n: (abs(n.y - current.y), n.y)).key
+
+
+def _nearest(
+    nodes: list[NodeBox], y: int, direction: str, *, inclusive: bool = False
+) -> str | None:
+    """The node of `nodes` nearest above (`up`) or below (`down`) row `y` (or on it, when
+    `inclusive`), or None."""
+    if direction == "up":
+        above = [n for n in nodes if n.y < y or (inclusive and n.y == y)]
+        return max(above, key=lambda n: n.y).key if above else None
+    below = [n for n in nodes if n.y > y or (inclusive and n.y == y)]
+    return min(below, key=lambda n: n.y).key if below else None
 
 
 def shorten(text: str, limit: int) -> str:
@@ -141,9 +166,9 @@ def node_kind(key: str, centre: str) -> str:
     return "note"
 
 
-def node_text(key: str, label: str, kind: str) -> str:
+def node_text(key: str, label: str, kind: str, limit: int = MAX_LABEL) -> str:
     """The visible text of a node: brackets for notes, `?` marks for unresolved targets."""
-    short = shorten(label, MAX_LABEL)
+    short = shorten(label, limit)
     if kind == "unresolved":
         return f"‹? {short}›"
     if kind == "more":
@@ -168,6 +193,8 @@ def _spanning_tree(
             continue
         adjacent[source].add(target)
         adjacent[target].add(source)
+        if not relation:
+            continue
         outgoing = f"{relation} ▶"
         incoming = f"◀ {relation}"
         if outgoing not in labels[(source, target)]:
@@ -188,7 +215,7 @@ def _spanning_tree(
     return children, labels
 
 
-def layout_neighbourhood(  # noqa: C901
+def layout_neighbourhood(
     centre: str,
     nodes: Iterable[str],
     edges: Iterable[tuple[str, str, str]],
@@ -196,8 +223,36 @@ def layout_neighbourhood(  # noqa: C901
     depth: int = 1,
     labels: Mapping[str, str] | None = None,
     max_children: int = DEFAULT_MAX_CHILDREN,
+    width: int | None = None,
 ) -> GraphLayout:
-    """Lay out `centre`'s neighbourhood (nodes and (source, target, relation) edges) as a tree."""
+    """Lay out `centre`'s neighbourhood (nodes and (source, target, relation) edges) as a tree.
+
+    With a `width`, relation labels and note titles are cut only as far as needed to fit it
+    (see FITTED_LIMITS); without one they are cut at MAX_EDGE_LABEL and MAX_LABEL. An edge
+    with an empty relation is drawn without a label.
+    """
+    node_list, edge_list = list(nodes), list(edges)
+    limits = FITTED_LIMITS if width is not None else ((MAX_EDGE_LABEL, MAX_LABEL),)
+    for edge_limit, node_limit in limits:
+        layout = _layout(
+            centre, node_list, edge_list, depth, labels, max_children, edge_limit, node_limit
+        )
+        if width is None or layout.width <= width:
+            break
+    return layout
+
+
+def _layout(  # noqa: C901
+    centre: str,
+    nodes: Iterable[str],
+    edges: Iterable[tuple[str, str, str]],
+    depth: int,
+    labels: Mapping[str, str] | None,
+    max_children: int,
+    edge_limit: int,
+    node_limit: int,
+) -> GraphLayout:
+    """The layout with relation labels cut at `edge_limit` and node labels at `node_limit`."""
     names = dict(labels or {})
     edge_list = sorted(set(edges))
     children, edge_labels = _spanning_tree(centre, nodes, edge_list, depth)
@@ -224,7 +279,9 @@ def layout_neighbourhood(  # noqa: C901
             depth_of[child] = depth_of[key] + 1
             order.append(child)
     parent_of = {child: parent for parent, kids in children.items() for child in kids}
-    texts = {key: node_text(key, label_of(key), node_kind(key, centre)) for key in order}
+    texts = {
+        key: node_text(key, label_of(key), node_kind(key, centre), node_limit) for key in order
+    }
     max_depth = max(depth_of.values())
     column_width = [
         max(len(texts[k]) for k in order if depth_of[k] == d) for d in range(max_depth + 1)
@@ -232,7 +289,9 @@ def layout_neighbourhood(  # noqa: C901
     gap_width = []
     for d in range(1, max_depth + 1):
         longest = max(
-            len(_edge_text(edge_labels, parent_of[k], k)) for k in order if depth_of[k] == d
+            len(_edge_text(edge_labels, parent_of[k], k, edge_limit))
+            for k in order
+            if depth_of[k] == d
         )
         gap_width.append(longest + 8)
     column_x = [0]
@@ -305,7 +364,7 @@ def layout_neighbourhood(  # noqa: C901
             cells[ky][trunk] |= _RIGHT
             for cx in range(trunk + 1, end + 1):
                 cells[ky][cx] |= _LEFT | _RIGHT
-            text = _edge_text(edge_labels, key, kid)
+            text = _edge_text(edge_labels, key, kid, edge_limit)
             if text:
                 label = f" {text} "
                 lx = trunk + 2
@@ -325,6 +384,8 @@ def layout_neighbourhood(  # noqa: C901
     return GraphLayout(lines=lines, nodes=boxes, labels=placed_labels, hidden=hidden)
 
 
-def _edge_text(edge_labels: Mapping[tuple[str, str], list[str]], parent: str, child: str) -> str:
+def _edge_text(
+    edge_labels: Mapping[tuple[str, str], list[str]], parent: str, child: str, limit: int
+) -> str:
     """The label of the tree edge parent -> child: its relation types with direction arrows."""
-    return shorten(", ".join(edge_labels.get((parent, child), [])), MAX_EDGE_LABEL)
+    return shorten(", ".join(edge_labels.get((parent, child), [])), limit)

@@ -136,3 +136,11 @@ class ChangeRecorded(Message):
     """A screen made a change the history recorded: bubbles to the app, which keeps it for undo."""
 
     event_id: int | None
+
+
+@dataclass
+class EditedNoteChanged(Message):
+    """The note open in an editor changed on disk by `who` (deleted when `gone`)."""
+
+    who: str
+    gone: bool

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from memtui.notes.links import MovePrediction, Plan, links_into
 from memtui.notes.operations.deleting import delete, plan_delete
@@ -21,7 +21,21 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from memtui.notes.index import NoteIndex
+    from memtui.tui.app import MemtuiApp
     from memtui.tui.screens.main import MainScreen
+
+
+class ChangingScreen(Protocol):
+    """A screen that undoes changes: the app, and what to refresh once files changed."""
+
+    @property
+    def memtui(self) -> MemtuiApp:
+        """The app."""
+        ...
+
+    async def changed(self, paths: set[str], show: str | None = None) -> None:
+        """Update the index and the screen for `paths`; show `show` if the screen can."""
+        ...
 
 
 async def new_note(screen: MainScreen) -> None:
@@ -120,7 +134,7 @@ async def delete_entry(screen: MainScreen) -> None:
     app.notify(f"{deleted.summary} (u to undo)", timeout=6)
 
 
-async def undo_last(screen: MainScreen) -> None:
+async def undo_last(screen: ChangingScreen) -> None:
     """Undo the last change made in this app, after naming it (what, where, by whom): an
     event, or the whole operation it was a part of."""
     app = screen.memtui

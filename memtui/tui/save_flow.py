@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Literal
 
 from memtui.core.parsing.paths import from_relpath
 from memtui.notes.operations.saving import Changed, Saved, save_edit, save_merged
-from memtui.tui.screens.merge import ConflictScreen, MergedScreen, Resolution
+from memtui.tui.screens.merge import ConflictScreen, DeletedScreen, MergedScreen, Resolution
 
 if TYPE_CHECKING:
     from memtui.tui.app import MemtuiApp
@@ -53,7 +53,10 @@ async def save_note(
 
 
 async def decide(app: MemtuiApp, relpath: str, changed: Changed) -> Resolution:
-    """Ask what to save: the combined note (confirm), or how to resolve the overlaps."""
+    """Ask what to save: the combined note (confirm), how to resolve the overlaps, or whether
+    to create a deleted note again."""
+    if changed.theirs is None:
+        return await app.push_screen_wait(DeletedScreen(relpath, changed))
     merge = changed.merge
     if merge is not None and merge.clean:
         if await app.push_screen_wait(MergedScreen(relpath, changed)):

@@ -6,7 +6,7 @@ from rich.cells import cell_len, get_character_cell_size
 
 from memtui.core.plurals import count
 
-__all__ = ["count", "shorten_end", "shorten_middle"]
+__all__ = ["count", "shorten_end", "shorten_middle", "shorten_words"]
 
 
 def _cut_cells(text: str, cells: int, *, from_end: bool = False) -> str:
@@ -41,3 +41,18 @@ def shorten_end(text: str, width: int) -> str:
     if cell_len(text) <= width:
         return text
     return _cut_cells(text, width - 1) + "…" if width > 0 else ""
+
+
+def shorten_words(text: str, width: int) -> str:
+    """`text` in at most `width` cells, cut between words (`create, str_replace …`) so no word
+    shows in part; a first word wider than `width` is cut with `…`."""
+    if cell_len(text) <= width:
+        return text
+    words = text.split(" ")
+    kept = ""
+    for word in words:
+        longer = f"{kept} {word}" if kept else word
+        if cell_len(longer) + 2 > width:
+            break
+        kept = longer
+    return f"{kept} …" if kept else shorten_end(text, width)

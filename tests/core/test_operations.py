@@ -90,8 +90,7 @@ def test_a_part_changed_since_is_a_conflict_and_nothing_is_undone(store: MemoryS
         "revision "
     )
     assert result.content.endswith(
-        "Use force to restore its before-state anyway. Nothing of operation "
-        f"{group_id} (rename /memories/a.md to /memories/b.md) was undone."
+        f". Nothing of operation {group_id} (rename /memories/a.md to /memories/b.md) was undone."
     )
     assert (store.root / "b.md").exists() and not (store.root / "a.md").exists()
     assert (store.root / "c.md").read_bytes() == b"see [[b]] and more\n"

@@ -104,10 +104,48 @@ def test_revert_rename_file(tmp_path: Path) -> None:
     assert result.content == (
         f"Reverted event {renamed.event_id} (rename /memories/a.md to /memories/sub/b.md)"
     )
-    assert tree(tmp_path) == {"a.md": b"x\n", "sub": None}
+    assert tree(tmp_path) == {"a.md": b"x\n"}
     event = store.history.event(result.event_id)
     assert event is not None
     assert (event.path, event.new_path) == ("/memories/sub/b.md", "/memories/a.md")
+
+
+def test_undoing_a_move_into_new_folders_removes_the_folders_it_made(tmp_path: Path) -> None:
+    """The rename records the folders it created (`folders:made-2`); its undo removes them
+    again, innermost first, as they are left empty."""
+    store = make_store(tmp_path)
+    store.create("/memories/a.md", "x\n")
+    renamed = store.rename("/memories/a.md", "/memories/new/deeper/a.md")
+    event = store.history.event(renamed.event_id)
+    assert event is not None and event.flags == ("folders:made-2",)
+    assert not store.revert(renamed.event_id).is_error
+    assert tree(tmp_path) == {"a.md": b"x\n"}
+
+
+def test_undoing_a_move_keeps_folders_it_found_or_that_hold_something_now(
+    tmp_path: Path,
+) -> None:
+    """A folder that was there before the move stays; so does a made folder something else was
+    put in meanwhile (and every folder above it)."""
+    store = make_store(tmp_path)
+    store.create("/memories/a.md", "x\n")
+    store.create("/memories/b.md", "y\n")
+    store.create("/memories/kept/c.md", "z\n")
+    into_existing = store.rename("/memories/a.md", "/memories/kept/a.md")
+    event = store.history.event(into_existing.event_id)
+    assert event is not None and event.flags == ()
+    into_new = store.rename("/memories/b.md", "/memories/made/sub/b.md")
+    store.create("/memories/made/other.md", "o\n")
+    assert not store.revert(into_existing.event_id).is_error
+    assert not store.revert(into_new.event_id).is_error
+    assert tree(tmp_path) == {
+        "a.md": b"x\n",
+        "b.md": b"y\n",
+        "kept": None,
+        "kept/c.md": b"z\n",
+        "made": None,
+        "made/other.md": b"o\n",
+    }
 
 
 def test_revert_rename_folder_and_revert_of_that_revert(tmp_path: Path) -> None:
@@ -194,8 +232,7 @@ def test_conflict_reverting_create_when_file_edited_since(tmp_path: Path) -> Non
     assert result.is_error is True
     assert result.content == (
         f"Conflict: /memories/a.md changed since event {created.event_id} (create); "
-        f"it is now a file at revision {revision[:12]}. "
-        "Use force to restore its before-state anyway."
+        f"it is now a file at revision {revision[:12]}."
     )
     assert (tmp_path / "a.md").read_bytes() == b"v1\nadded\n"
     forced = store.revert(created.event_id, force=True)
@@ -223,7 +260,7 @@ def test_conflict_reverting_insert_when_file_edited_or_deleted_since(tmp_path: P
     assert gone.is_error is True
     assert gone.content == (
         f"Conflict: /memories/a.md changed since event {inserted.event_id} (insert); "
-        "it is now missing. Use force to restore its before-state anyway."
+        "it is now missing."
     )
     assert not (tmp_path / "a.md").exists()
     assert store.revert(inserted.event_id, force=True).is_error is False
@@ -288,8 +325,7 @@ def test_already_reverted_is_a_conflict(tmp_path: Path) -> None:
     second = store.revert(edit.event_id)
     assert second.is_error is True
     assert second.content == (
-        f"Conflict: event {edit.event_id} was already reverted by event {first.event_id}. "
-        "Use force to restore its before-state anyway."
+        f"Conflict: event {edit.event_id} was already reverted by event {first.event_id}."
     )
 
 

@@ -95,6 +95,12 @@ NAVIGATION_ONLY: dict[str, str] = {
     "graph.node_right": "moves the graph cursor to a child node",
     "graph.node_next": "tab cycles the graph cursor",
     "graph.node_previous": "shift+tab cycles it back",
+    "tree.down": "j moves the tree cursor down, as down does",
+    "tree.up": "k moves it up",
+    "list.down": "j moves a list's cursor down",
+    "list.up": "k moves it up",
+    "table.down": "j moves a table's row cursor down",
+    "table.up": "k moves it up",
 }
 """Widget-internal cursor moves: they act on where the widget's cursor is, which the palette
 (opened over the screen) cannot point at, so they are keys only."""

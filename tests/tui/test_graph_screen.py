@@ -59,8 +59,10 @@ async def test_draws_the_neighbourhood_with_labelled_edges(tmp_path: Path) -> No
         assert title(app) == "Graph · memtui (projects/memtui.md) · depth 1 · 9 neighbours"
         graph = canvas(app).graph
         assert graph is not None
-        assert graph.lines[0] == "            ┌─ inspired_by ▶ ────── ‹? Basic Memory›"
-        assert graph.lines[4] == "◆ memtui ◆ ─┼─ ◀ applied_in, use… ─ [ Textual UI Patterns ]"
+        assert graph.lines[0] == "            ┌─ inspired_by ▶ ────────────── ‹? Basic Memory›"
+        assert (
+            graph.lines[4] == "◆ memtui ◆ ─┼─ ◀ applied_in, uses ▶ ─────── [ Textual UI Patterns ]"
+        )
         unresolved = graph.node("?Basic Memory")
         assert unresolved is not None and unresolved.kind == "unresolved"
         assert canvas(app).cursor_key == CENTRE
@@ -137,18 +139,21 @@ async def test_lists_show_hubs_orphans_unresolved_and_enter_centres(tmp_path: Pa
         await settle(pilot)
         screen = app.screen
         hubs = screen.query_one("#graph-hubs", OptionList)
-        assert str(hubs.get_option_at_index(0).prompt) == "  8  Billing Service"
+        assert (
+            str(hubs.get_option_at_index(0).prompt)
+            == "  8  Billing Service  (projects/billing-service.md)"
+        )
         orphans = screen.query_one("#graph-orphans", OptionList)
         assert [
             str(orphans.get_option_at_index(i).prompt) for i in range(orphans.option_count)
         ] == [
-            "billing_context",
-            "project_context",
-            "Prompt Formats",
-            "Retry with Back-off",
-            "Website Redesign",
-            "2026-09-02-scratch",
-            "Schedule Notes",
+            "billing_context  (claude/billing_context.md)",
+            "project_context  (claude/project_context.md)",
+            "Prompt Formats  (patterns/prompt-formats.md)",
+            "Retry with Back-off  (patterns/retry-backoff.md)",
+            "Website Redesign  (projects/website-redesign.md)",
+            "2026-09-02-scratch  (sessions/2026-09-02-scratch.md)",
+            "Schedule Notes  (user/schedule.md)",
         ]
         unresolved = screen.query_one("#graph-unresolved", OptionList)
         assert str(unresolved.get_option_at_index(2).prompt) == "Kubernetes Migration  (1)"

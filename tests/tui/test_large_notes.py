@@ -11,12 +11,13 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Static
+from textual.widgets import Static, TextArea
 
 import memtui.tui.preview_source as preview_source
 from memtui.notes.file_checks import LARGE_NOTE_BYTES
 from memtui.tui.app import MemtuiApp
 from memtui.tui.screens.main import MainScreen
+from memtui.tui.widgets.confirm import ConfirmScreen
 from memtui.tui.widgets.text_view import TextView
 from tests.tui.conftest import AppFactory, wait_for, wait_idle
 from tests.tui.hostile_terminal import drawn_lines
@@ -136,13 +137,14 @@ async def test_a_sparse_gigabyte_note_shows_its_first_mib_in_both_views(
         assert app.ctx.history.events(command="view") == []
 
 
-@pytest.mark.parametrize("key", ["e", "E"])
-async def test_a_note_over_the_cap_is_not_loaded_into_an_editor(
-    store_root: Path, monkeypatch: pytest.MonkeyPatch, key: str, make_app: AppFactory
+async def test_a_note_over_the_cap_is_not_loaded_into_the_editor_here(
+    store_root: Path, monkeypatch: pytest.MonkeyPatch, make_app: AppFactory
 ) -> None:
-    """`e` and `E` on a note over a MiB say why in one line and open no editor; nothing runs."""
+    """`e` on a note over a MiB loads nothing: it offers $EDITOR instead, and `n` declines
+    (nothing runs, nothing changes)."""
     monkeypatch.setenv("EDITOR", "false")
-    (store_root / "big.md").write_text("- [fact] filler line\n" * 60_000, encoding="utf-8")
+    text = "- [fact] filler line\n" * 60_000
+    (store_root / "big.md").write_text(text, encoding="utf-8")
     app = make_app()
     async with app.run_test(size=(140, 40), notifications=True) as pilot:
         await wait_idle(pilot)
@@ -150,7 +152,14 @@ async def test_a_note_over_the_cap_is_not_loaded_into_an_editor(
         assert isinstance(main, MainScreen)
         main.show_path("big.md")
         assert await wait_for(pilot, lambda: main.preview.relpath == "big.md")
-        await pilot.press(key)
-        wanted = "Cannot edit big.md: it is over 1 MiB or 20,000 lines, more than memtui loads"
-        assert await wait_for(pilot, lambda: wanted in " ".join(toast_texts(app)))
-        assert app.screen is main
+        await pilot.press("e")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        assert app.screen.title_text == "big.md is too big to edit here"
+        assert app.screen.body.startswith(
+            "It is over 1 MiB or 20,000 lines, more than memtui's editor loads. Edit it in "
+            "your editor (false) instead?"
+        )
+        await pilot.press("n")
+        assert await wait_for(pilot, lambda: app.screen is main)
+        assert not app.screen.query(TextArea)
+    assert (store_root / "big.md").read_text(encoding="utf-8") == text

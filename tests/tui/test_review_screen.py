@@ -122,7 +122,7 @@ async def test_long_paths_are_shortened_in_the_middle_and_stay_apart(tmp_path: P
         ]
 
 
-async def test_space_selects_and_a_toggles_all(store_root: Path) -> None:
+async def test_space_selects_and_asterisk_toggles_all(store_root: Path) -> None:
     app = review_app(store_root)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -132,17 +132,19 @@ async def test_space_selects_and_a_toggles_all(store_root: Path) -> None:
         assert screen.current_path() == "patterns/prompt-formats.md"
         assert str(screen.query_one(DataTable).get_row(FIRST_TWO[0])[0]) == "●"
         assert "· 2 selected ·" in title(app)
-        await pilot.press("a")
+        await pilot.press("asterisk")
         assert len(screen.selected) == 14
-        await pilot.press("a")
+        await pilot.press("asterisk")
         assert screen.selected == set()
 
 
-async def test_archive_moves_the_selected_notes_and_each_move_is_undoable(store_root: Path) -> None:
+async def test_archive_moves_the_selected_notes_as_one_operation_undone_as_one(
+    store_root: Path,
+) -> None:
     app = review_app(store_root)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("space", "space", "A")
+        await pilot.press("space", "space", "a")
         await pilot.pause()
         assert isinstance(app.screen, ConfirmScreen)
         assert app.screen.title_text == "Archive 2 notes?"
@@ -177,13 +179,14 @@ async def test_archive_moves_the_selected_notes_and_each_move_is_undoable(store_
         await app.push_screen(HistoryScreen(clock=demo_clock))
         await pilot.pause()
         table = app.screen.query_one(EventTable)
-        for event in renames:
-            table.move_cursor(row=table.get_row_index(str(event.id)), animate=False)
-            await pilot.press("u")
-            await pilot.pause()
-            await pilot.press("y")
-            await app.workers.wait_for_complete()
-            await pilot.pause()
+        assert len({event.group_id for event in renames} - {None}) == 1
+        operation = str(max(event.id for event in renames))
+        table.move_cursor(row=table.get_row_index(operation), animate=False)
+        await pilot.press("u")
+        await pilot.pause()
+        await pilot.press("y")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
         for path in FIRST_TWO:
             assert (store_root / path).read_bytes() == (DEMO_NOTES_DIR / path).read_bytes()
             assert not (store_root / "archive" / path).exists()
@@ -219,7 +222,7 @@ async def test_many_removals_show_progress_and_a_count(store_root: Path) -> None
     app = review_app(store_root)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await settle(pilot)
-        await pilot.press("a", "A")
+        await pilot.press("A")
         await pilot.pause()
         await pilot.press("y")
         await app.workers.wait_for_complete()
@@ -227,7 +230,7 @@ async def test_many_removals_show_progress_and_a_count(store_root: Path) -> None
         messages = [n.message for n in app._notifications]
         assert messages[:2] == [
             "Archiving 14 notes…",
-            "Archived 14 notes; undo any of them from the history (h).",
+            "Archived 14 notes (u to undo).",
         ]
         archived = {
             p.relative_to(store_root / "archive").as_posix()

@@ -172,7 +172,7 @@ async def test_review_shows_a_long_queue_a_page_at_a_time(tmp_path: Path) -> Non
         assert title(screen, "#review-title").startswith(
             f"Review · {total} notes proposed (first {REVIEW_PAGE} shown) · 0 selected"
         )
-        await pilot.press("a")
+        await pilot.press("asterisk")
         assert len(screen.selected) == total
         for shown in (2 * REVIEW_PAGE, total):
             await pilot.press("ctrl+end")
@@ -240,5 +240,5 @@ async def test_graph_lists_follow_an_outside_change_without_redrawing(
         )
         assert await wait_for(pilot, lambda: orphans.option_count == count + 1)
         prompts = [str(orphans.get_option_at_index(i).prompt) for i in range(count + 1)]
-        assert "Lonely Note" in prompts
+        assert "Lonely Note  (user/lonely.md)" in prompts
         assert screen.query_one(GraphView).graph is drawn

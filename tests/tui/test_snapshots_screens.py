@@ -145,7 +145,7 @@ def test_review_archive_confirmation(
     snap_compare: Any, demo_root: Path, make_app: AppFactory
 ) -> None:
     """Two notes selected and the one confirmation before archiving them."""
-    run_before = showing(ReviewScreen(), "space", "space", "A", modal=True)
+    run_before = showing(ReviewScreen(), "space", "space", "a", modal=True)
     assert snap_compare(
         make_app(demo_root, clock=demo_clock), terminal_size=SIZE, run_before=run_before
     )

@@ -23,6 +23,7 @@ from memtui.core.parsing.command_types import (
     ParsedCommand,
     error,
     failure_message,
+    made_folders_flag,
     not_found,
     numbered,
     success,
@@ -49,7 +50,8 @@ class Plan:
 
     success: CommandOutcome
     write: Callable[[], CommandOutcome | None]
-    """Changes the disk; returns a refusal if the disk no longer allows it (a race), else None."""
+    """Changes the disk; returns a refusal if the disk no longer allows it (a race), the
+    outcome with flags learnt while writing (folders a rename made), else None."""
     text: str | None = None
     """The file's whole new text, for commands that leave one."""
     span: tuple[int, int] = (0, 0)
@@ -360,6 +362,7 @@ def plan_rename(cmd: ParsedCommand, site: Site) -> Plan | CommandOutcome:
         return refusal
     old_path, new_path = cmd.echoed
     old, new = site.locations
+    done = success(f"Successfully renamed {old_path} to {new_path}")
 
     def write() -> CommandOutcome | None:
         source_missing = not_found(f"Error: The path {old_path} does not exist")
@@ -378,9 +381,11 @@ def plan_rename(cmd: ParsedCommand, site: Site) -> Plan | CommandOutcome:
         fsync_dir_fd(new_parent)
         if old.parts[:-1] != new.parts[:-1]:
             fsync_dir_fd(old_parent)
+        if new.made:
+            return CommandOutcome(done.content, False, (*done.flags, made_folders_flag(new.made)))
         return None
 
-    return Plan(success(f"Successfully renamed {old_path} to {new_path}"), write)
+    return Plan(done, write)
 
 
 PLANNERS: dict[str, Callable[[ParsedCommand, Site], Plan | CommandOutcome]] = {

@@ -17,7 +17,7 @@ from memtui.core.applying.snapshots import (
     restore,
     same_state,
 )
-from memtui.core.parsing.command_types import CommandOutcome
+from memtui.core.parsing.command_types import CommandOutcome, made_folders
 from memtui.core.parsing.paths import PathRefusal, check_path
 from memtui.core.recording.history import BASELINE, Event, actor_kind, is_reviewable
 from memtui.core.resolving.fd_paths import DIR_MODE, Location, rename_noreplace
@@ -83,8 +83,7 @@ def _already_reverted(event: Event, force: bool) -> CommandOutcome | None:
     if event.reverted_by is None or force:
         return None
     return CommandOutcome(
-        f"Conflict: event {event.id} was already reverted by event {event.reverted_by}. "
-        "Use force to restore its before-state anyway.",
+        f"Conflict: event {event.id} was already reverted by event {event.reverted_by}.",
         True,
         kind=CONFLICT,
     )
@@ -122,8 +121,7 @@ def _changed_conflict(event: Event, current: State) -> CommandOutcome:
     """The conflict for a path that is no longer what `event` left (checked, or lost a race)."""
     return CommandOutcome(
         f"Conflict: {event.path} changed since event {event.id} ({event.command}); "
-        f"it is now {describe(current)}. "
-        "Use force to restore its before-state anyway.",
+        f"it is now {describe(current)}.",
         True,
         kind=CONFLICT,
     )
@@ -149,7 +147,7 @@ def _move_refusal(
     if refusal is None and not force and not _unchanged_since(store, event, current):
         refusal = CommandOutcome(
             f"Conflict: {event.new_path} changed since event {event.id} (rename); "
-            f"it is {describe(current)}. Use force to restore the original anyway.",
+            f"it is {describe(current)}.",
             True,
             kind=CONFLICT,
         )
@@ -262,7 +260,7 @@ def _revert_move(
             remove(source)
             _put_back(destination, current, site)
 
-    return store.human_change(
+    result = store.human_change(
         "revert",
         event.new_path or "",
         args,
@@ -274,6 +272,9 @@ def _revert_move(
         reverts=event.id,
         reviews=_reviews(store, event),
     )
+    if not result.is_error:
+        destination.remove_empty_parents(made_folders(event.flags))
+    return result
 
 
 def _move(origin: Location, target: Location) -> None:

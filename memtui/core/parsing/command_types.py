@@ -27,6 +27,24 @@ _VERBS = {
 }
 
 
+MADE_FOLDERS = "folders:made-"
+"""The flag of a rename that created folders above its destination: `folders:made-2` (the two
+innermost), so undoing it removes them again when they are left empty."""
+
+
+def made_folders_flag(count: int) -> str:
+    """The flag for a change that created `count` folders above its path."""
+    return f"{MADE_FOLDERS}{count}"
+
+
+def made_folders(flags: tuple[str, ...]) -> int:
+    """How many folders above its path an event's change created (0 when it says nothing)."""
+    for flag in flags:
+        if flag.startswith(MADE_FOLDERS) and flag[len(MADE_FOLDERS) :].isdigit():
+            return int(flag[len(MADE_FOLDERS) :])
+    return 0
+
+
 @dataclass(frozen=True)
 class ReadSource:
     """The file bytes a successful `view` showed and which of their lines (1-based, inclusive),

@@ -160,6 +160,16 @@ def line_changes(before: str | None, after: str | None) -> tuple[int, int]:
     return added, removed
 
 
+def first_changed_line(before: str | None, after: str | None) -> int:
+    """The first line (0-based) of `after` that the change from `before` added or altered;
+    where lines were only removed, the line after them; 0 when nothing differs."""
+    opcodes = difflib.SequenceMatcher(
+        None, (before or "").splitlines(), (after or "").splitlines(), autojunk=False
+    ).get_opcodes()
+    changed = next((j1 for tag, _i1, _i2, j1, _j2 in opcodes if tag != "equal"), 0)
+    return min(changed, max(len((after or "").splitlines()) - 1, 0))
+
+
 def event_line_changes(history: History, event: Event) -> tuple[int, int] | None:
     """(added, removed) lines of one event, or None when a side's content was not kept."""
     before, after = history.texts(event)

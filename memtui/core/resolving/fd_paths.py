@@ -141,6 +141,8 @@ class Location:
         self.stopped: int | None = None
         """errno of the component the walk could not enter (ENOENT, ENOTDIR, ELOOP...)."""
         self.looped = False
+        self.made = 0
+        """How many folders above the leaf `make_parents` created (the innermost ones)."""
 
     def __enter__(self) -> Location:
         """Use as a context manager; descriptors are closed on exit."""
@@ -335,10 +337,29 @@ class Location:
             try:
                 fd = os.open(name, WALK_FLAGS, dir_fd=self.fds[-1])
             except FileNotFoundError:
-                fd = make_dir_at(self.fds[-1], name, mode)
+                try:
+                    fd = make_dir_at(self.fds[-1], name, mode, exclusive=True)
+                except FileExistsError:
+                    fd = os.open(name, WALK_FLAGS, dir_fd=self.fds[-1])
+                else:
+                    self.made += 1
             self.fds.append(fd)
         self.stopped = None
         return self.fds[len(self.parts) - 1]
+
+    def remove_empty_parents(self, count: int) -> int:
+        """Remove up to `count` folders above the leaf, innermost first, each only while it is
+        empty (a folder holding anything stops it); how many were removed."""
+        removed = 0
+        depth = len(self.parts) - 1
+        while removed < count and 1 <= depth < len(self.fds):
+            try:
+                os.rmdir(self.parts[depth - 1], dir_fd=self.fds[depth - 1])
+            except OSError:
+                break
+            removed += 1
+            depth -= 1
+        return removed
 
     def starts_with(self, other: Location) -> bool:
         """True if this path is `other` or below it."""

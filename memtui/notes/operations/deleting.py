@@ -70,9 +70,10 @@ class Deleted:
         if self.plan.breaks:
             notes = sorted(self.plan.breaks)
             shown = ", ".join(notes[:3]) + (", ..." if len(notes) > 3 else "")
+            verb = "points" if self.plan.broken_links == 1 else "point"
             line += (
                 f"; {count(self.plan.broken_links, 'link')} in {count(len(notes), 'note')} "
-                f"now point nowhere ({shown})"
+                f"now {verb} nowhere ({shown})"
             )
         return line
 

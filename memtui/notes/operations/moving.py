@@ -59,8 +59,9 @@ class Moved:
                 f"({note}: {why})"
             )
         if self.broken:
+            verb = "links" if len(self.broken) == 1 else "link"
             line += (
-                f"; {count(len(self.broken), 'note')} still link to the old path "
+                f"; {count(len(self.broken), 'note')} still {verb} to the old path "
                 f"({', '.join(self.broken[:3])}{', ...' if len(self.broken) > 3 else ''})"
             )
         return line

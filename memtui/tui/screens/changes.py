@@ -17,21 +17,28 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import DataTable, Input, Static
 
 from memtui.core.parsing.paths import VIRTUAL_ROOT, to_relpath
-from memtui.core.recording.inbox import ChangeQuery, InboxRow, inbox
+from memtui.core.recording.inbox import (
+    ChangeQuery,
+    InboxRow,
+    first_changed_line,
+    inbox,
+    row_texts,
+)
 from memtui.notes.operations.deciding import Held, waiting
 from memtui.tui import text_styles as styles
 from memtui.tui.messages import ChangeRecorded, OpenNote
 from memtui.tui.rest_gate import RestGate
 from memtui.tui.screens.base import StoreScreen
-from memtui.tui.screens.editor import EditorScreen, edit_in_external_editor
+from memtui.tui.screens.editor import edit_here, edit_in_external_editor
 from memtui.tui.undo_flow import revert_with_force
 from memtui.tui.widgets.change_rows import ChangeTable, describe_row
 from memtui.tui.widgets.confirm import ConfirmScreen
 from memtui.tui.widgets.held_rows import HeldTable, describe_held
 from memtui.tui.widgets.history_events import parse_filter, short_path
+from memtui.tui.widgets.key_footer import KeyFooter
 from memtui.tui.wording import count
 
 if TYPE_CHECKING:
@@ -62,7 +69,7 @@ class ChangesScreen(StoreScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("a", "approve", "Approve", id="changes.approve"),
         Binding("A", "approve_all", "Approve all shown", id="changes.approve_all"),
-        Binding("x", "reject", "Reject held", id="changes.reject"),
+        Binding("x", "reject", "Reject held", show=False, id="changes.reject"),
         Binding("u", "revert", "Revert", id="changes.revert"),
         Binding("e", "edit", "Edit", id="changes.edit"),
         Binding("E", "external_edit", "$EDITOR", show=False, id="changes.external_edit"),
@@ -70,6 +77,8 @@ class ChangesScreen(StoreScreen):
         Binding("slash", "focus_filter", "Filter", id="changes.filter"),
         Binding("escape", "close", "Back", id="changes.close"),
     ]
+    FOOTER_DROPS: ClassVar[tuple[str, ...]] = ("changes.open", "changes.filter", "changes.edit")
+    """The footer keys a narrow terminal hides first."""
     PALETTE: ClassVar[list[PaletteEntry]] = [
         ("changes: approve the note's changes", "approve", "Mark them reviewed"),
         ("changes: approve all shown", "approve_all", "Mark every listed change reviewed"),
@@ -96,11 +105,13 @@ class ChangesScreen(StoreScreen):
         """Title, filter, one row per note, the selected note's changes, footer."""
         yield Static(id="changes-title")
         yield Input(placeholder=FILTER_HELP, id="changes-filter")
-        yield HeldTable(id="held-table")
+        held = HeldTable(id="held-table")
+        held.display = False
+        yield held
         yield ChangeTable(id="changes-table")
         with VerticalScroll(id="changes-detail-scroll"):
             yield Static(id="changes-detail")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         """Query in the background and follow every change to the store and to the marks."""
@@ -358,16 +369,17 @@ class ChangesScreen(StoreScreen):
 
     @work(exclusive=True, group="changes-action")
     async def action_edit(self) -> None:
-        """Edit the note in the app; saving marks its waiting changes reviewed."""
+        """Edit the note in the app, the cursor on the first line its changes touched; saving
+        marks its waiting changes reviewed."""
+        row = self.table.selected_row()
         relpath = self._note_to_edit()
-        if relpath is None:
+        if relpath is None or row is None:
             return
         try:
-            text, revision = await asyncio.to_thread(self.ctx.store.read, self.ctx.virtual(relpath))
-        except Exception as error:
-            self.notify(f"Cannot edit {relpath}: {error}", severity="error")
-            return
-        if await self.app.push_screen_wait(EditorScreen(relpath, text, revision)):
+            line = first_changed_line(*await asyncio.to_thread(row_texts, self.ctx.history, row))
+        except Exception:
+            line = 0
+        if await edit_here(self.memtui, relpath, (line, 0)):
             await self._saved(relpath)
 
     @work(exclusive=True, group="changes-action")

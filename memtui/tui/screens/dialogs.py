@@ -10,16 +10,19 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen, Screen
+from textual.screen import Screen
 from textual.widgets import Button, Checkbox, Input, Label, Static
+from textual.widgets.input import Selection
 from textual.worker import get_current_worker
 
 from memtui.core.display import visible, visible_cells
 from memtui.notes.operations.naming import new_note_path
 from memtui.tui import text_styles as styles
 from memtui.tui.messages import MoveBreaksCounted
+from memtui.tui.modal import KEY_MAP, MemtuiModal
 from memtui.tui.timers import Stoppable, timers_of
 from memtui.tui.widgets.confirm import ConfirmScreen
+from memtui.tui.widgets.key_footer import KeyFooter
 from memtui.tui.wording import count
 
 if TYPE_CHECKING:
@@ -32,14 +35,19 @@ COUNT_PAUSE = 0.08
 Answer = TypeVar("Answer")
 
 
-class FormDialog(ModalScreen[Answer | None]):
-    """A small form: Enter or the `SUBMIT_ID` button submits; Cancel and escape close with None."""
+class FormDialog(MemtuiModal[Answer | None]):
+    """A small form: Enter, ctrl+s or the `SUBMIT_ID` button submits; Cancel and escape close
+    with None."""
 
     SUBMIT_ID: ClassVar[str]
 
     def submit(self) -> None:
         """Dismiss with the form's answer, or stay open and say what is missing."""
         raise NotImplementedError
+
+    def action_submit(self) -> None:
+        """Submit from the keyboard (ctrl+s), wherever the focus is."""
+        self.submit()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         """Enter in a field submits."""
@@ -61,7 +69,14 @@ class NewNoteScreen(FormDialog[tuple[str, str]]):
     """Ask for the folder and title of a new note."""
 
     SUBMIT_ID = "create"
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", id="new.cancel")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+s", "submit", "Create", id="new.submit"),
+        Binding("escape", "cancel", "Cancel", id="new.cancel"),
+    ]
+    PALETTE: ClassVar[list[tuple[str, str, str]]] = [
+        ("new note: create", "submit", "Create the note from the template"),
+        ("new note: cancel", "cancel", "Close without creating anything"),
+    ]
 
     def __init__(self, folder: str) -> None:
         """Prefill the folder."""
@@ -80,6 +95,7 @@ class NewNoteScreen(FormDialog[tuple[str, str]]):
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Cancel", id="cancel")
                 yield Button("Create", id="create", variant="primary")
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         """Start in the title."""
@@ -106,12 +122,26 @@ class NewNoteScreen(FormDialog[tuple[str, str]]):
         self.dismiss((self.query_one("#new-folder", Input).value, title))
 
 
+def stem_span(path: str) -> tuple[int, int]:
+    """Where the last part of `path` starts and where its stem ends (before the last `.ext`;
+    a name like `.env` or `README` is all stem)."""
+    start = path.rfind("/") + 1
+    name = path[start:]
+    dot = name.rfind(".")
+    return start, start + (dot if dot > 0 else len(name))
+
+
 class RenameScreen(FormDialog[tuple[str, bool]]):
     """Ask for a new path; offer to rewrite the links to the note that the move would break."""
 
     SUBMIT_ID = "rename"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", id="rename.cancel")
+        Binding("ctrl+s", "submit", "Rename", id="rename.submit"),
+        Binding("escape", "cancel", "Cancel", id="rename.cancel"),
+    ]
+    PALETTE: ClassVar[list[tuple[str, str, str]]] = [
+        ("rename: rename or move", "submit", "Move it to the path typed"),
+        ("rename: cancel", "cancel", "Close without moving anything"),
     ]
 
     def __init__(
@@ -133,7 +163,7 @@ class RenameScreen(FormDialog[tuple[str, bool]]):
             yield Label(
                 f"Rename or move {visible(self.relpath)}", markup=False, classes="dialog-title"
             )
-            yield Input(visible_cells(self.relpath), id="rename-path")
+            yield Input(visible_cells(self.relpath), select_on_focus=False, id="rename-path")
             yield Checkbox(
                 "Rewrite the links the move would break",
                 value=self.linking_notes > 0,
@@ -144,6 +174,15 @@ class RenameScreen(FormDialog[tuple[str, bool]]):
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Cancel", id="cancel")
                 yield Button("Rename", id="rename", variant="primary")
+        yield KeyFooter()
+
+    def on_mount(self) -> None:
+        """Start with the file name's stem selected and the cursor at its end, so typing
+        renames and the folder stays unless edited on purpose."""
+        field = self.query_one("#rename-path", Input)
+        field.focus()
+        start, end = stem_span(field.value)
+        field.selection = Selection(start, end)
 
     def links_note(self) -> str:
         """Which notes link here and which of their links keep working."""
@@ -214,11 +253,12 @@ class RenameScreen(FormDialog[tuple[str, bool]]):
         self.dismiss((new, self.query_one("#rename-links", Checkbox).value))
 
 
-class HelpScreen(ModalScreen[None]):
-    """F1: the keys of the focused widget and its screen, and the screen's own help."""
+class HelpScreen(MemtuiModal[None]):
+    """F1 or ?: the keys of the focused widget and its screen, the screen's own help, and the
+    key map every screen shares."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,f1,q", "close", "Close", id="help.close")
+        Binding("escape,f1,question_mark,q", "close", "Close", key_display="esc", id="help.close")
     ]
 
     def __init__(self, screen: Screen[object]) -> None:
@@ -232,16 +272,21 @@ class HelpScreen(ModalScreen[None]):
             yield Label("Keys", classes="dialog-title")
             with VerticalScroll():
                 yield Static(self.keys_text(), id="help-keys")
+        yield KeyFooter()
 
     def keys_text(self) -> Content:
-        """Key, description and binding id of every active binding, then the screen's help."""
+        """Key, description and binding id of every active binding (memtui's own first, then
+        the focused field's), then the screen's help and the key map every screen shares."""
         parts: list[styles.Part] = []
-        seen: set[str] = set()
-        for _key, active in self.described.active_bindings.items():
-            binding = active.binding
-            if binding.action in seen or binding.action.startswith("_"):
+        seen: set[tuple[int, str]] = set()
+        active = list(self.described.active_bindings.values())
+        ordered = [a for a in active if a.binding.id] + [a for a in active if not a.binding.id]
+        for entry in ordered:
+            binding = entry.binding
+            where = (id(entry.node), binding.action)
+            if where in seen or binding.action.startswith("_"):
                 continue
-            seen.add(binding.action)
+            seen.add(where)
             display = self.app.get_key_display(binding)
             parts += [(f"{display:>10}  ", styles.HEADING), binding.description or binding.action]
             if binding.id:
@@ -250,7 +295,7 @@ class HelpScreen(ModalScreen[None]):
         help_text = getattr(self.described, "HELP", "")
         if help_text:
             parts.append("\n" + help_text.strip() + "\n")
-        parts.append("\nctrl+p opens the command palette: every action, and any note by title.")
+        parts.append("\n" + KEY_MAP + "\n")
         return styles.assemble(*parts)
 
     def action_close(self) -> None:

@@ -4,20 +4,23 @@ without asking."""
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from textual import work
 from textual.app import ComposeResult, SuspendNotSupported
 from textual.binding import Binding, BindingType
-from textual.widgets import Footer, Static, TextArea
+from textual.widgets import Static, TextArea
 
+from memtui.core.applying.sizes import format_size
 from memtui.core.display import visible
 from memtui.core.hashing import digest
 from memtui.notes.operations.external import EditCopy, EditorProblem, editor_command, run_editor
 from memtui.notes.shown import read_shown
+from memtui.tui.messages import EditedNoteChanged
 from memtui.tui.save_flow import save_note
 from memtui.tui.screens.base import MemtuiScreen
 from memtui.tui.widgets.confirm import ConfirmScreen
+from memtui.tui.widgets.key_footer import KeyFooter
 from memtui.tui.widgets.safe_text_area import SafeTextArea
 
 if TYPE_CHECKING:
@@ -26,6 +29,8 @@ if TYPE_CHECKING:
     from memtui.tui.app import MemtuiApp
 
 EDIT_HERE = "press e to edit in memtui"
+TOO_BIG: Literal["too big"] = "too big"
+"""What `read_for_edit` answers for a note over what the in-app editor loads."""
 
 
 class EditorScreen(MemtuiScreen[bool]):
@@ -74,13 +79,55 @@ class EditorScreen(MemtuiScreen[bool]):
         yield SafeTextArea.code_editor(
             self.initial, language="markdown", soft_wrap=True, id="editor"
         )
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
-        """Focus the text with the cursor in place."""
+        """Focus the text with the cursor in place (scrolled to the middle), and follow changes
+        to the note on disk."""
         area = self.query_one("#editor", TextArea)
-        area.move_cursor(self.cursor)
+        area.move_cursor(self.cursor, center=True)
         area.focus()
+        self.memtui.files_changed_signal.subscribe(self, self._on_files_changed)
+
+    def _on_files_changed(self, paths: frozenset[str]) -> None:
+        """The note changed on disk: find out by whom, in a thread, unless it is our own save."""
+        if self.relpath in paths:
+            self.check_disk()
+
+    @work(thread=True, exclusive=True, group="editor-disk", exit_on_error=False)
+    def check_disk(self) -> None:
+        """Compare the note on disk with the revision being edited; say who changed it."""
+        ctx = self.memtui.ctx
+        virtual = ctx.virtual(self.relpath)
+        try:
+            revision = ctx.store.revision(virtual)
+            if revision == self.revision:
+                return
+            latest = ctx.history.events(path=virtual, limit=1)
+        except Exception:
+            return
+        if latest and latest[0].actor == ctx.actor and not latest[0].is_error:
+            return
+        who = f"{latest[0].actor} ({latest[0].command})" if latest else "another process"
+        self.post_message(EditedNoteChanged(who, revision is None))
+
+    def on_edited_note_changed(self, message: EditedNoteChanged) -> None:
+        """Say, as it lands, that the note changed on disk; the text here is untouched."""
+        who, gone = message.who, message.gone
+        what = "deleted" if gone else "changed"
+        next_step = (
+            "ctrl+s offers to create it again with your text"
+            if gone
+            else "ctrl+s merges your changes with theirs"
+        )
+        self.query_one("#editor-title", Static).update(
+            f" editing {visible(self.relpath)}  ·  {what} on disk by {visible(who)}: {next_step}"
+        )
+        self.notify(
+            f"{self.relpath} was just {what} by {who}. Your text here is untouched; {next_step}.",
+            severity="warning",
+            timeout=8,
+        )
 
     @property
     def text(self) -> str:
@@ -168,16 +215,20 @@ async def confirm_quit_with_unsaved_edits(app: MemtuiApp) -> bool:
     return quit_anyway
 
 
-async def read_for_edit(app: MemtuiApp, relpath: str) -> tuple[str, str] | None:
+async def read_for_edit(
+    app: MemtuiApp, relpath: str, *, in_app: bool = True
+) -> tuple[str, str] | Literal["too big"] | None:
     """A note's text and revision, read in a thread; None (and a notification) when it cannot
-    be read or is over what the app shows (a MiB or 20,000 lines), which no editor here loads."""
+    be read or is too big: `TOO_BIG` when it is over what the in-app editor loads (a MiB or
+    20,000 lines; `in_app`), over the maximum file size for the outside editor."""
     store = app.ctx.store
     virtual = app.ctx.virtual(relpath)
 
-    def read() -> tuple[str, str] | None:
-        """Check the size on the file's head, then read it whole."""
-        if read_shown(store, virtual).cut:
-            return None
+    def read() -> tuple[str, str] | int:
+        """Check the size on the file's head, then read it whole (or give the size)."""
+        head = read_shown(store, virtual)
+        if head.cut if in_app else head.size > store.max_size:
+            return head.size
         return store.read(virtual)
 
     try:
@@ -185,12 +236,56 @@ async def read_for_edit(app: MemtuiApp, relpath: str) -> tuple[str, str] | None:
     except Exception as error:
         app.notify(f"Cannot edit {relpath}: {error}", severity="error")
         return None
-    if loaded is None:
+    if not isinstance(loaded, int):
+        return loaded
+    if in_app:
+        return TOO_BIG
+    app.notify(
+        f"Cannot edit {relpath}: it is {format_size(loaded)}, over the maximum file size of "
+        f"{format_size(store.max_size)} (max_file_size in the config)",
+        severity="warning",
+    )
+    return None
+
+
+async def edit_here(app: MemtuiApp, relpath: str, cursor: tuple[int, int] = (0, 0)) -> bool:
+    """Edit `relpath` in the in-app editor, the cursor at (row, column); a note too big for it
+    is offered to $EDITOR instead. True if anything was saved."""
+    loaded = await read_for_edit(app, relpath)
+    if loaded == TOO_BIG:
+        return await offer_external_editor(app, relpath)
+    if loaded is None or isinstance(loaded, str):
+        return False
+    text, revision = loaded
+    saved: bool = await app.push_screen_wait(EditorScreen(relpath, text, revision, cursor))
+    return saved
+
+
+async def offer_external_editor(app: MemtuiApp, relpath: str) -> bool:
+    """A note over what the in-app editor loads: offer $EDITOR (saved the same way); True if
+    anything was saved."""
+    try:
+        command = editor_command()
+    except EditorProblem as problem:
         app.notify(
-            f"Cannot edit {relpath}: it is over 1 MiB or 20,000 lines, more than memtui loads",
+            f"Cannot edit {relpath} here: it is over 1 MiB or 20,000 lines, more than memtui's "
+            f"editor loads, and your editor cannot run ({problem}).",
             severity="warning",
+            timeout=10,
         )
-    return loaded
+        return False
+    use = await app.push_screen_wait(
+        ConfirmScreen(
+            f"{relpath} is too big to edit here",
+            f"It is over 1 MiB or 20,000 lines, more than memtui's editor loads. Edit it in "
+            f"your editor ({command[0]}) instead? It is saved through memtui the same way, "
+            "merged with any change made meanwhile.",
+            confirm_label="Edit in $EDITOR",
+        )
+    )
+    if not use:
+        return False
+    return await edit_in_external_editor(app, relpath)
 
 
 def run_suspended(app: MemtuiApp, command: list[str], path: Path) -> tuple[int | None, str | None]:
@@ -215,8 +310,8 @@ async def edit_in_external_editor(app: MemtuiApp, relpath: str) -> bool:
     """Edit a copy in $EDITOR (app suspended), then save it through the store, merging with
     changes made meanwhile; True if anything was saved. A missing or failing editor is said in
     one line and the app carries on; an edited copy is kept until saved or discarded."""
-    loaded = await read_for_edit(app, relpath)
-    if loaded is None:
+    loaded = await read_for_edit(app, relpath, in_app=False)
+    if loaded is None or isinstance(loaded, str):
         return False
     text, revision = loaded
     try:
@@ -255,8 +350,13 @@ async def _save_copy(
         app.notify("No changes.")
         return False
     report = await save_note(app, relpath, edited, revision, text)
-    if report.outcome in ("saved", "theirs"):
+    if report.outcome == "saved":
         copy.remove()
+        app.notify(f"Saved {relpath}")
+        return True
+    if report.outcome == "theirs":
+        copy.remove()
+        app.notify(f"Kept the version on disk of {relpath}")
         return True
     if report.outcome == "failed":
         app.notify(f"Your edited copy is kept at {copy.path}.", timeout=10)

@@ -10,19 +10,29 @@ from typing import TYPE_CHECKING, ClassVar
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import Footer, OptionList, Static, TabbedContent, TabPane
+from textual.widgets import OptionList, Static, TabbedContent, TabPane
 from textual.widgets.option_list import Option
 
 from memtui.core.display import visible, visible_text
-from memtui.tui.layout_graph import UNRESOLVED_PREFIX, GraphLayout, layout_neighbourhood
+from memtui.tui.layout_graph import (
+    DEFAULT_MAX_CHILDREN,
+    FOLDER_SUFFIX,
+    UNRESOLVED_PREFIX,
+    GraphLayout,
+    layout_neighbourhood,
+)
 from memtui.tui.messages import OpenNote
 from memtui.tui.screens.base import StoreScreen
 from memtui.tui.widgets.cursor_list import CursorList
 from memtui.tui.widgets.graph_view import GraphView
+from memtui.tui.widgets.key_footer import KeyFooter
+from memtui.tui.wording import count
 
 if TYPE_CHECKING:
     from memtui.notes.index import NoteIndex
 
+SCROLLBAR = 2
+"""Columns a vertical scrollbar takes beside a drawing taller than the view."""
 MIN_DEPTH = 1
 MAX_DEPTH = 3
 QUIET = 0.3
@@ -38,19 +48,59 @@ def unresolved_key(target: str) -> str:
 
 
 def note_label(index: NoteIndex, key: str) -> str:
-    """A node's label, display-safe: the note's title, or the unresolved target text."""
+    """A node's label, display-safe: the note's title, the unresolved target text, or a
+    folder's path."""
     if key.startswith(UNRESOLVED_PREFIX):
         return visible(key[len(UNRESOLVED_PREFIX) :])
+    if key.endswith(FOLDER_SUFFIX):
+        return visible(key)
     return visible(index.title(key) or key)
 
 
-def build_layout(index: NoteIndex, centre: str, depth: int) -> GraphLayout:
-    """Lay out `centre`'s neighbourhood from the index, labelled with note titles."""
-    nodes, found = index.neighbourhood(centre, depth)
+def listed_note(index: NoteIndex, path: str) -> str:
+    """A note in a list: its title and its path (many notes share a title like README)."""
+    title = note_label(index, path)
+    return title if title == visible(path) else f"{title}  ({visible(path)})"
+
+
+def folder_notes(index: NoteIndex, folder: str) -> list[str]:
+    """The notes inside `folder` (a key ending with `/`) and its subfolders, sorted."""
+    return sorted(path for path in index.notes if path.startswith(folder))
+
+
+def neighbourhood(
+    index: NoteIndex, centre: str, depth: int
+) -> tuple[set[str], list[tuple[str, str, str]]]:
+    """The nodes and edges around a note; around a folder: its notes (linked to it without a
+    relation) and, deeper, their neighbourhoods."""
+    if not centre.endswith(FOLDER_SUFFIX):
+        return index.neighbourhood(centre, depth)
+    inside = folder_notes(index, centre)
+    nodes: set[str] = set(inside)
+    edges: set[tuple[str, str, str]] = {(centre, path, "") for path in inside}
+    if depth > 1:
+        for path in inside:
+            more_nodes, more_edges = index.neighbourhood(path, depth - 1)
+            nodes |= more_nodes
+            edges.update(more_edges)
+    return nodes, sorted(edges)
+
+
+def build_layout(
+    index: NoteIndex, centre: str, depth: int, width: int | None = None, height: int = 0
+) -> GraphLayout:
+    """Lay out `centre`'s neighbourhood from the index, labelled with note titles, fitted to
+    `width` when given; a folder lists as many notes as `height` rows show."""
+    nodes, found = neighbourhood(index, centre, depth)
     edges = [(source, target, visible(relation)) for source, target, relation in found]
     keys = set(nodes) | {centre}
     labels = {key: note_label(index, key) for key in keys}
-    return layout_neighbourhood(centre, keys, edges, depth=depth, labels=labels)
+    most = DEFAULT_MAX_CHILDREN
+    if centre.endswith(FOLDER_SUFFIX) and depth == 1:
+        most = max(most, height)
+    return layout_neighbourhood(
+        centre, keys, edges, depth=depth, labels=labels, width=width, max_children=most
+    )
 
 
 @dataclass(frozen=True)
@@ -74,14 +124,24 @@ class GraphLists:
     """Unresolved target -> the notes that link to it, sorted."""
 
 
-def drawing(index: NoteIndex, centre: str, depth: int) -> Drawing:
-    """Lay out the neighbourhood of `centre` and title it."""
-    graph = build_layout(index, centre, depth)
+def drawing(
+    index: NoteIndex, centre: str, depth: int, view: tuple[int, int] | None = None
+) -> Drawing:
+    """Lay out the neighbourhood of `centre`, fitted to the `view` (width, height) when given,
+    a scrollbar's width aside when it is taller, and title it."""
+    width, height = view if view is not None else (None, 0)
+    graph = build_layout(index, centre, depth, width, height)
+    if width is not None and graph.height > height:
+        graph = build_layout(index, centre, depth, width - SCROLLBAR, height)
     more = f" · {graph.hidden} more not drawn" if graph.hidden else ""
-    title = (
-        f"Graph · {note_label(index, centre)} ({visible(centre)}) · depth {depth}"
-        f" · {len(graph.nodes) - 1} neighbours{more}"
-    )
+    if centre.endswith(FOLDER_SUFFIX):
+        notes = count(len(folder_notes(index, centre)), "note")
+        title = f"Graph · folder {visible(centre)} · {notes} · depth {depth}{more}"
+    else:
+        title = (
+            f"Graph · {note_label(index, centre)} ({visible(centre)}) · depth {depth}"
+            f" · {count(len(graph.nodes) - 1, 'neighbour')}{more}"
+        )
     return Drawing(centre, depth, graph, title)
 
 
@@ -90,9 +150,9 @@ def graph_lists(index: NoteIndex) -> GraphLists:
     unresolved = index.unresolved_uses().items()
     return GraphLists(
         hubs=tuple(
-            (path, f"{count:>3}  {note_label(index, path)}") for path, count in index.hubs()
+            (path, f"{links:>3}  {listed_note(index, path)}") for path, links in index.hubs()
         ),
-        orphans=tuple((path, note_label(index, path)) for path in sorted(index.orphans())),
+        orphans=tuple((path, listed_note(index, path)) for path in sorted(index.orphans())),
         unresolved=tuple(
             (unresolved_key(target), f"{visible(target)}  ({sum(used for _, used in uses)})")
             for target, uses in unresolved
@@ -127,6 +187,11 @@ def describe_node(
         )
     if key.startswith("+more:"):
         return "More neighbours than fit: recentre on a neighbour, or use the lists on the right."
+    if key.endswith(FOLDER_SUFFIX):
+        return (
+            f"{key}: the folder's notes, and their links at depth 2 and 3. Enter on a note "
+            "centres the graph on it."
+        )
     outgoing = [
         f"{relation.relation_type} → {resolved or '?' + relation.target}"
         for relation, resolved in index.outgoing(key)
@@ -188,6 +253,8 @@ class GraphScreen(StoreScreen):
         self._history: list[str] = []
         self._drawn: Drawing | None = None
         self._lists: GraphLists | None = None
+        self._view = (0, 0)
+        """The drawing's room (width, height), as last laid out (the graph view's)."""
 
     def compose(self) -> ComposeResult:
         """Title, tabs (the drawn neighbourhood and the three lists), node details and footer."""
@@ -202,7 +269,7 @@ class GraphScreen(StoreScreen):
             with TabPane("Unresolved", id="tab-unresolved"):
                 yield CursorList(id="graph-unresolved", markup=False)
         yield Static(id="graph-detail", markup=False)
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         """Draw and list in the background once the index is ready, and again when notes change."""
@@ -220,12 +287,28 @@ class GraphScreen(StoreScreen):
 
     def refresh_graph(self) -> None:
         """Lay out the centre note's neighbourhood again, in the background."""
+        self._fit_width()
         self._drawing.request(now=True)
 
+    def _fit_width(self) -> None:
+        """Remember the size the drawing has (taken on the UI thread for the layout's); the
+        canvas keeps one column for the cursor past the drawing's end."""
+        view = self.query_one(GraphView)
+        width = view.size.width or self.app.size.width - 4
+        self._view = (max(20, width - 1), view.size.height or self.app.size.height - 10)
+
+    def on_resize(self) -> None:
+        """Fit the drawing to the new size."""
+        view = self._view
+        self._fit_width()
+        if self._view != view:
+            self._drawing.request()
+
     def _draw(self) -> Drawing | None:
-        """The drawing for the current centre and depth, or None while indexing (in a thread)."""
+        """The drawing for the current centre and depth, fitted to the width, or None while
+        indexing (in a thread)."""
         index = self.ctx.index
-        return None if index is None else drawing(index, self.centre, self.depth)
+        return None if index is None else drawing(index, self.centre, self.depth, self._view)
 
     def _list(self) -> GraphLists | None:
         """The hubs, orphans and unresolved targets, or None while indexing (in a thread)."""
@@ -299,8 +382,17 @@ class GraphScreen(StoreScreen):
 
     @on(GraphView.NodeChosen)
     def _centre_on_node(self, event: GraphView.NodeChosen) -> None:
-        """Enter on a node recentres the graph on it."""
-        self.recentre(event.key)
+        """Enter on a node recentres the graph on it; on the centre note, opens it."""
+        if event.key != self.centre:
+            self.recentre(event.key)
+        elif self.centre.endswith(FOLDER_SUFFIX):
+            self.notify(
+                "This is the folder: move to one of its notes (↓ or →) and press Enter to "
+                "centre on it.",
+                timeout=4,
+            )
+        else:
+            self.action_open_note()
 
     @on(OptionList.OptionSelected)
     def _centre_on_listed(self, event: OptionList.OptionSelected) -> None:

@@ -12,7 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
-from textual.widgets import Checkbox, DataTable, Footer, Input, Static
+from textual.widgets import Checkbox, DataTable, Input, Static
 
 from memtui.core.parsing.paths import VIRTUAL_ROOT
 from memtui.core.recording.history import BASELINE
@@ -31,6 +31,7 @@ from memtui.tui.widgets.history_events import (
     parse_filter,
     short_path,
 )
+from memtui.tui.widgets.key_footer import KeyFooter
 from memtui.tui.wording import count
 
 if TYPE_CHECKING:
@@ -147,7 +148,7 @@ class HistoryScreen(StoreScreen):
         yield EventTable(id="history-table")
         with VerticalScroll(id="history-diff-scroll"):
             yield DiffView(id="history-diff")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         """Query the events in the background and follow changes to the store."""

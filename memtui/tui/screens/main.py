@@ -10,7 +10,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.widgets import Footer, Static, Tree
+from textual.widgets import Static, Tree
 from textual.worker import get_current_worker
 
 from memtui.core.display import visible
@@ -19,6 +19,7 @@ from memtui.tui.outlink import OutLink
 from memtui.tui.policy_marks import frontmatter_read_only, policy_line
 from memtui.tui.rest_gate import RestGate
 from memtui.tui.screens.base import MemtuiScreen
+from memtui.tui.widgets.key_footer import KeyFooter
 from memtui.tui.widgets.note_tree import BADGE_HELP, NoteTree, TreeEntry
 from memtui.tui.widgets.preview import LinkFollowed, Preview
 from memtui.tui.widgets.side_panel import SideItemChosen, SidePanel
@@ -62,6 +63,18 @@ class MainScreen(MemtuiScreen[None]):
         Binding("ctrl+r", "reload", "Reload", show=False, id="main.reload"),
         Binding("p", "protect", "Protect", show=False, id="main.protect"),
     ]
+    FOOTER_DROPS: ClassVar[tuple[str, ...]] = (
+        "app.help",
+        "main.raw",
+        "main.undo",
+        "main.delete",
+        "main.rename",
+        "main.new",
+        "main.graph",
+        "main.edit",
+    )
+    """The footer keys a narrow terminal hides first (F1 is in the status line): search,
+    history, review, changes and quit stay."""
     PALETTE: ClassVar[list[PaletteEntry]] = [
         ("go: search", "search", "Search every note"),
         ("note: edit", "edit", "Edit the note in memtui"),
@@ -120,7 +133,7 @@ class MainScreen(MemtuiScreen[None]):
         """Add the preview, side panel and footer (showing the screen's keys), then load the
         first preview."""
         panes = self.query_one("#main-panes").mount(Preview(id="preview"), SidePanel(id="side"))
-        footer = self.mount(Footer())
+        footer = self.mount(KeyFooter())
         await panes
         await footer
         self.refresh_bindings()
@@ -537,16 +550,15 @@ class MainScreen(MemtuiScreen[None]):
             await self.edit_note(relpath)
 
     async def edit_note(self, relpath: str, cursor: tuple[int, int] = (0, 0)) -> None:
-        """Open `relpath` in the in-app editor, the cursor at (row, column); show it once saved."""
-        from memtui.tui.screens.editor import EditorScreen, read_for_edit  # first use: start-up
+        """Open `relpath` in the in-app editor, the cursor at (row, column) (one too big for it
+        in $EDITOR, if wanted); show it once saved."""
+        from memtui.tui.screens.editor import edit_here  # imported on first use: start-up
 
-        loaded = await read_for_edit(self.memtui, relpath)
-        if loaded is None:
-            return
-        text, revision = loaded
-        saved = await self.app.push_screen_wait(EditorScreen(relpath, text, revision, cursor))
-        if saved:
+        if await edit_here(self.memtui, relpath, cursor):
             await self.changed({relpath}, show=relpath)
+        elif self.note_tree.cursor_relpath == relpath:
+            self._history_rows.pop(relpath, None)
+            self.refresh_side(relpath)
 
     @work(exclusive=True, group="main-action")
     async def action_external_edit(self) -> None:
@@ -591,12 +603,16 @@ class MainScreen(MemtuiScreen[None]):
         return self.note_tree.cursor_relpath or ""
 
     def action_graph(self) -> None:
-        """Open the graph around the note."""
+        """Open the graph around the note, or of the folder's notes."""
         from memtui.tui.screens.graph import GraphScreen  # imported on first use: start-up
 
-        relpath = self.selected_note()
-        if relpath is not None:
-            self.app.push_screen(GraphScreen(relpath))
+        entry = self.note_tree.cursor_entry
+        if entry is None:
+            self.notify("The store is empty: there is nothing to draw yet.", severity="warning")
+        elif entry.is_dir:
+            self.app.push_screen(GraphScreen(entry.relpath + "/"))
+        else:
+            self.app.push_screen(GraphScreen(entry.relpath))
 
     def action_history(self) -> None:
         """Open the history of the whole store."""

@@ -10,13 +10,14 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
 from memtui.core.display import visible, visible_text
 from memtui.notes.merge import Conflict, Side
 from memtui.notes.operations.saving import Changed, who_changed
+from memtui.tui.modal import MemtuiModal
 from memtui.tui.widgets.history_events import format_time, unified_diff
+from memtui.tui.widgets.key_footer import KeyFooter
 from memtui.tui.widgets.safe_text_area import SafeTextArea
 from memtui.tui.wording import count
 
@@ -44,7 +45,7 @@ def when_label(changed: Changed) -> str:
     return visible(f"{changed_by(changed)} UTC.")
 
 
-class ChangedWhileEditing(ModalScreen[Answer]):
+class ChangedWhileEditing(MemtuiModal[Answer]):
     """A dialog about a note that changed while it was edited: its title, and who changed it."""
 
     def __init__(self, relpath: str, changed: Changed) -> None:
@@ -101,6 +102,7 @@ class MergedScreen(ChangedWhileEditing[bool]):
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Keep editing", id="edit")
                 yield Button("Save merged", id="save", variant="primary")
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         """Focus the save button."""
@@ -119,7 +121,7 @@ class MergedScreen(ChangedWhileEditing[bool]):
         self.dismiss(False)
 
 
-class HunkEditScreen(ModalScreen[str | None]):
+class HunkEditScreen(MemtuiModal[str | None]):
     """Write an overlapping change anew: starts with my lines then theirs; ctrl+s keeps it."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -148,6 +150,7 @@ class HunkEditScreen(ModalScreen[str | None]):
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Cancel", id="cancel")
                 yield Button("Use this", id="done", variant="primary")
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         """Start typing in the text."""
@@ -170,16 +173,61 @@ class HunkEditScreen(ModalScreen[str | None]):
         self.dismiss(None)
 
 
+class DeletedScreen(ChangedWhileEditing[Resolution]):
+    """The note was deleted while it was edited: save mine (create it again with my text),
+    leave it deleted, or keep editing."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+s", "choose('mine')", "Save mine (create it again)", id="deleted.save"),
+        Binding("ctrl+t", "choose('theirs')", "Leave it deleted", id="deleted.theirs"),
+        Binding("escape", "choose('edit')", "Keep editing", id="deleted.edit"),
+    ]
+    PALETTE: ClassVar[list[tuple[str, str, str]]] = [
+        ("deleted: save mine", "choose('mine')", "Create the note again with your text"),
+        ("deleted: leave it deleted", "choose('theirs')", "Drop your text, the note stays gone"),
+        ("deleted: keep editing", "choose('edit')", "Back to the editor, nothing saved"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        """Title, who deleted it, and the choices."""
+        with Vertical(classes="dialog"):
+            yield self.title_label()
+            yield Static(
+                f"{when_label(self.changed)} It was deleted. Save mine to create it again with "
+                "your text, or leave it deleted.",
+                markup=False,
+                id="deleted-who",
+                classes="dialog-note",
+            )
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Keep editing", id="edit")
+                yield Button("Leave it deleted", id="theirs")
+                yield Button("Save mine", id="mine", variant="primary")
+        yield KeyFooter()
+
+    def on_mount(self) -> None:
+        """Focus keeping the text: saving it."""
+        self.query_one("#mine", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        """A choice for the note."""
+        self.action_choose(event.button.id)  # type: ignore[arg-type]
+
+    def action_choose(self, action: Action) -> None:
+        """Save mine, leave it deleted, or keep editing."""
+        self.dismiss(Resolution(action))
+
+
 class ConflictScreen(ChangedWhileEditing[Resolution]):
     """Changes overlap: each overlapping change side by side (mine | theirs), resolved by taking
     a side, both, or writing it anew; then save the merge. Keep mine, take theirs or keep
     editing decide for the whole note."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "choose('edit')", "Keep editing", id="conflict.edit"),
         Binding("ctrl+s", "save", "Save merged", id="conflict.save"),
         Binding("ctrl+k", "choose('mine')", "Keep mine", id="conflict.mine"),
         Binding("ctrl+t", "choose('theirs')", "Take theirs", id="conflict.theirs"),
+        Binding("escape", "choose('edit')", "Keep editing", id="conflict.edit"),
     ]
     PALETTE: ClassVar[list[tuple[str, str, str]]] = [
         ("conflict: save merged", "save", "Save the merge once every change is resolved"),
@@ -189,7 +237,7 @@ class ConflictScreen(ChangedWhileEditing[Resolution]):
     ]
 
     def __init__(self, relpath: str, changed: Changed) -> None:
-        """Show the overlapping changes of `changed` (none when the note was deleted)."""
+        """Show the overlapping changes of `changed`."""
         super().__init__(relpath, changed)
         self.conflicts = changed.merge.conflicts if changed.merge is not None else []
         self.resolutions: list[str | None] = [None] * len(self.conflicts)
@@ -197,13 +245,8 @@ class ConflictScreen(ChangedWhileEditing[Resolution]):
 
     @property
     def theirs(self) -> str | None:
-        """The note's text on disk now (None when it was deleted)."""
+        """The note's text on disk now."""
         return self.changed.theirs
-
-    @property
-    def deleted(self) -> bool:
-        """Whether the note was deleted while it was edited."""
-        return self.changed.theirs is None
 
     def compose(self) -> ComposeResult:
         """Title, who changed it, each overlapping change, and the choices."""
@@ -215,10 +258,10 @@ class ConflictScreen(ChangedWhileEditing[Resolution]):
                     yield from self.hunk(number, conflict)
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Keep editing", id="edit")
-                yield Button("Leave it deleted" if self.deleted else "Take theirs", id="theirs")
-                yield Button("Save mine" if self.deleted else "Keep mine", id="mine")
-                if not self.deleted:
-                    yield Button("Save merged", id="save", variant="primary", disabled=True)
+                yield Button("Take theirs", id="theirs")
+                yield Button("Keep mine", id="mine")
+                yield Button("Save merged", id="save", variant="primary", disabled=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         """Start on the first overlapping change, so m, t, b and e choose for it."""
@@ -226,11 +269,6 @@ class ConflictScreen(ChangedWhileEditing[Resolution]):
 
     def summary(self) -> str:
         """Who changed the note, and what is left to decide."""
-        if self.deleted:
-            return (
-                f"{when_label(self.changed)} It was deleted. Save mine to create it again with "
-                "your text, or leave it deleted."
-            )
         overlapping = count(len(self.conflicts), "change")
         verb = "overlaps" if len(self.conflicts) == 1 else "overlap"
         return (
@@ -327,8 +365,6 @@ class ConflictScreen(ChangedWhileEditing[Resolution]):
 
     def action_save(self) -> None:
         """Save the merge once every overlapping change is resolved."""
-        if self.deleted:
-            return
         if self.unresolved:
             self.notify(
                 f"Choose a side for {count(self.unresolved, 'more change')} first.",
@@ -350,4 +386,4 @@ def _lines(lines: tuple[str, ...]) -> str:
     return visible_text(text.removesuffix("\n")) if text else EMPTY_SIDE
 
 
-__all__ = ["ConflictScreen", "HunkEditScreen", "MergedScreen", "Resolution"]
+__all__ = ["ConflictScreen", "DeletedScreen", "HunkEditScreen", "MergedScreen", "Resolution"]

@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from memtui.core.parsing.paths import from_relpath
 from memtui.notes.operations.moving import archive_path
@@ -20,6 +20,7 @@ from memtui.tui import text_styles as styles
 from memtui.tui.messages import ChangeRecorded, OpenNote
 from memtui.tui.screens.base import StoreScreen
 from memtui.tui.widgets.confirm import ConfirmScreen
+from memtui.tui.widgets.key_footer import KeyFooter
 from memtui.tui.widgets.review_table import ReviewTable
 from memtui.tui.wording import count
 
@@ -35,22 +36,35 @@ QUIET = 0.5
 
 
 class ReviewScreen(StoreScreen):
-    """Stale notes with their reasons; `space` selects, `d` deletes, `A` archives (confirmed)."""
+    """Stale notes with their reasons; `space` selects and moves down, `a` archives the selected
+    notes (or the one under the cursor), `A` every note shown, `d` deletes (all confirmed), `u`
+    undoes the last of them."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("space", "toggle_selected", "Select", id="review.select"),
-        Binding("a", "select_all", "Select all", id="review.select_all"),
+        Binding("space", "toggle_selected", "Select ↓", id="review.select"),
+        Binding("asterisk", "select_all", "All", id="review.select_all"),
+        Binding("a", "archive_selected", "Archive", id="review.archive"),
+        Binding("A", "archive_all", "Archive all shown", id="review.archive_all"),
         Binding("d", "delete_selected", "Delete", id="review.delete"),
-        Binding("A", "archive_selected", "Archive", id="review.archive"),
+        Binding("u", "undo", "Undo", id="review.undo"),
         Binding("o", "open_note", "Open", id="review.open"),
         Binding("escape", "close", "Back", id="review.close"),
     ]
 
+    FOOTER_DROPS: ClassVar[tuple[str, ...]] = (
+        "review.open",
+        "review.select_all",
+        "review.undo",
+        "review.archive_all",
+    )
+    """The footer keys a narrow terminal hides first."""
     PALETTE: ClassVar[list[tuple[str, str, str]]] = [
-        ("review: select or unselect", "toggle_selected", "Mark the note under the cursor"),
-        ("review: select all", "select_all", "Mark every proposed note"),
-        ("review: archive selected", "archive_selected", "Move them to archive/, undoable"),
-        ("review: delete selected", "delete_selected", "Delete them, undoable"),
+        ("review: select or unselect", "toggle_selected", "Mark the note, move to the next"),
+        ("review: select all or none", "select_all", "Mark every proposed note, or none"),
+        ("review: archive", "archive_selected", "Move the selected notes to archive/"),
+        ("review: archive all shown", "archive_all", "Move every note shown to archive/"),
+        ("review: delete", "delete_selected", "Delete the selected notes, undoable"),
+        ("review: undo your last change", "undo", "Undo the last archive or delete (named)"),
         ("review: open note", "open_note", "Open the note in the main screen"),
         ("go: back", "close", "Leave the review"),
     ]
@@ -69,7 +83,7 @@ class ReviewScreen(StoreScreen):
         yield ReviewTable(self._mark, id="review-table")
         with VerticalScroll(id="review-detail-scroll"):
             yield Static(id="review-detail")
-        yield Footer()
+        yield KeyFooter()
 
     @property
     def table(self) -> ReviewTable:
@@ -138,8 +152,7 @@ class ReviewScreen(StoreScreen):
         shown = f" (first {rows} shown)" if rows < len(self.candidates) else ""
         self.query_one("#review-title", Static).update(
             f"Review · {count(len(self.candidates), 'note')} proposed{shown}"
-            f" · {len(self.selected)} selected"
-            " · space select · a all · A archive · d delete"
+            f" · {len(self.selected)} selected · space selects and moves down"
         )
 
     def current_path(self) -> str | None:
@@ -207,6 +220,22 @@ class ReviewScreen(StoreScreen):
         """Move the selected notes to `archive/` after one confirmation."""
         self._remove(self._targets(), archive=True)
 
+    def action_archive_all(self) -> None:
+        """Move every note shown to `archive/` after one confirmation listing them."""
+        self._remove(self.table.shown_keys(), archive=True)
+
+    @work(exclusive=True, group="review-remove")
+    async def action_undo(self) -> None:
+        """Undo the last change made in this app (an archive or delete here), named first."""
+        from memtui.tui import note_actions  # imported on first use: start-up
+
+        await note_actions.undo_last(self)
+
+    async def changed(self, paths: set[str], show: str | None = None) -> None:
+        """After an undo: update the index for `paths` and compute the queue again."""
+        await self.memtui.apply_changes(frozenset(paths))
+        self.reload()
+
     def action_open_note(self) -> None:
         """Open the note under the cursor in the main screen."""
         path = self.current_path()
@@ -224,10 +253,11 @@ class ReviewScreen(StoreScreen):
             f"\n… and {len(paths) - 8} more" if len(paths) > 8 else ""
         )
         where = f" to {ARCHIVE_FOLDER}/" if archive else ""
+        undo = "u undoes it." if len(paths) == 1 else "u undoes all of them at once."
         confirmed = await self.app.push_screen_wait(
             ConfirmScreen(
                 f"{verb} {count(len(paths), 'note')}?",
-                f"{verb}{where}:\n{listing}\n\nEach one can be undone from the history (h).",
+                f"{verb}{where}:\n{listing}\n\n{undo}",
                 confirm_label=f"{verb} {len(paths)}",
             )
         )
@@ -236,6 +266,13 @@ class ReviewScreen(StoreScreen):
         if len(paths) > PROGRESS_THRESHOLD:
             self.notify(f"{verb.rstrip('e')}ing {count(len(paths), 'note')}…", timeout=2)
         store = self.ctx.store
+        if len(paths) > 1:
+            summary = f"{verb.lower()} {count(len(paths), 'note')} from the review queue"
+            try:
+                store = await asyncio.to_thread(store.operation, verb.lower(), summary)
+            except Exception as error:
+                self.notify(f"Nothing changed: {error}", severity="error", timeout=6)
+                return
         done: list[str] = []
         failures: list[str] = []
         for path in paths:
@@ -256,9 +293,7 @@ class ReviewScreen(StoreScreen):
         self.selected -= set(done)
         past = "Archived" if archive else "Deleted"
         if done:
-            self.notify(
-                f"{past} {count(len(done), 'note')}; undo any of them from the history (h)."
-            )
+            self.notify(f"{past} {count(len(done), 'note')} (u to undo).")
         for failure in failures:
             self.notify(failure, severity="error", timeout=6)
         self.reload()

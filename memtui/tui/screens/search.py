@@ -10,7 +10,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.message import Message
-from textual.widgets import Footer, Input, OptionList, Static
+from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
@@ -21,6 +21,8 @@ from memtui.tui import text_styles as styles
 from memtui.tui.messages import OpenNote
 from memtui.tui.screens.base import MemtuiScreen
 from memtui.tui.timers import Stoppable, timers_of
+from memtui.tui.widgets.cursor_list import CursorList
+from memtui.tui.widgets.key_footer import KeyFooter
 
 if TYPE_CHECKING:
     from memtui.notes.search import SearchHit
@@ -102,8 +104,8 @@ class SearchScreen(MemtuiScreen[None]):
         """The query, a status line, the results and the footer."""
         yield Input(self.initial_query, placeholder="search… (F1: filters)", id="search-input")
         yield Static("", id="search-status", markup=False)
-        yield OptionList(id="search-results")
-        yield Footer()
+        yield CursorList(id="search-results")
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         """Focus the query and subscribe to index and change signals."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.content import Content
 
@@ -14,25 +15,46 @@ from memtui.core.recording.inbox import InboxRow, event_line_changes, row_texts
 from memtui.tui import text_styles as styles
 from memtui.tui.widgets.fitted_table import FittedTable, spare_width
 from memtui.tui.widgets.history_events import format_time, short_path, unified_diff
-from memtui.tui.wording import count, shorten_middle
+from memtui.tui.wording import count, shorten_middle, shorten_words
 
 if TYPE_CHECKING:
     from memtui.core.recording.history import Event, History
 
 COLUMNS: tuple[tuple[str, str, int], ...] = (
-    ("Note", "note", 24),
+    ("Note", "note", 14),
     ("#", "count", 3),
-    ("By", "actors", 22),
-    ("Last change (UTC)", "when", 17),
-    ("What", "what", 24),
+    ("By", "actors", 12),
+    ("Changed (UTC)", "when", 16),
+    ("What", "what", 6),
 )
 """(label, key, smallest width) of the inbox table's columns; the note takes any spare width."""
+ACTORS_WIDTH = 22
+WHAT_WIDTH = 24
+NOTE_FIRST = 28
+"""The widest the By and What columns grow for their text, and how wide the note column grows
+before them."""
 
 
-def column_widths(width: int, padding: int = 1) -> dict[str, int]:
-    """Each column's width in a table `width` cells wide: the note column grows to fill it."""
+def column_widths(width: int, padding: int = 1, rows: Sequence[InboxRow] = ()) -> dict[str, int]:
+    """Each column's width in a table `width` cells wide: What never narrower than its longest
+    word; the room left goes to the note (up to NOTE_FIRST cells of its paths), then to By and
+    What as wide as their text, then to the note again."""
     widths = {key: smallest for _label, key, smallest in COLUMNS}
-    widths["note"] += max(spare_width(COLUMNS, width, padding), 0)
+    actors = max((cell_len(", ".join(row.actors)) for row in rows), default=0)
+    what = max((cell_len(row_what(row)) for row in rows), default=0)
+    word = max((cell_len(w) for row in rows for w in row_what(row).split()), default=0)
+    note = max((cell_len(short_path(row.path)) + row.folder for row in rows), default=0)
+    widths["what"] = max(widths["what"], word)
+    spare = spare_width(COLUMNS, width, padding) - (widths["what"] - COLUMNS[4][2])
+    for key, wanted in (
+        ("note", min(note, NOTE_FIRST)),
+        ("actors", min(actors, ACTORS_WIDTH)),
+        ("what", min(what, WHAT_WIDTH)),
+    ):
+        grow = max(0, min(wanted - widths[key], spare))
+        widths[key] += grow
+        spare -= grow
+    widths["note"] += max(spare, 0)
     return widths
 
 
@@ -50,8 +72,8 @@ class ChangeTable(FittedTable):
     rows_shown: Sequence[InboxRow] = ()
 
     def widths_for(self, width: int) -> dict[str, int]:
-        """The columns' widths for a table `width` cells wide (see `column_widths`)."""
-        return column_widths(width, self.cell_padding)
+        """The columns' widths for a table `width` cells wide and its rows (`column_widths`)."""
+        return column_widths(width, self.cell_padding, self.rows_shown)
 
     def refill(self) -> None:
         """Add the rows shown again."""
@@ -59,12 +81,20 @@ class ChangeTable(FittedTable):
             self._add(row)
 
     def show_rows(self, rows: list[InboxRow]) -> None:
-        """Replace the rows, keeping the cursor on the same note when it is still listed."""
+        """Replace the rows, keeping the cursor on the same note when it is still listed, else on
+        the note that followed it."""
         selected = self.selected_key()
-        self.clear()
+        before = self.shown_keys()
         self.rows_shown = rows
+        widths = self.widths_for(self.size.width)
+        if widths != self.widths:
+            self.widths = widths
+            self.clear(columns=True)
+            self._add_columns()
+        else:
+            self.clear()
         self.refill()
-        self.keep_cursor_on(selected)
+        self.keep_cursor_on(selected, before)
 
     def _add(self, row: InboxRow) -> None:
         """Append one note's row."""
@@ -78,7 +108,10 @@ class ChangeTable(FittedTable):
             Text(str(len(row.events)), justify="right"),
             Content.assemble(*_joined(actors)),
             Content(format_time(row.newest.time)),
-            Content.styled(visible(row_what(row)), styles.ERROR if row.gone else ""),
+            Content.styled(
+                shorten_words(visible(row_what(row)), self.widths["what"]),
+                styles.ERROR if row.gone else "",
+            ),
             key=row.path,
         )
 

@@ -7,23 +7,24 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
 from memtui.core.display import visible, visible_text
+from memtui.tui.modal import MemtuiModal
+from memtui.tui.widgets.key_footer import KeyFooter
 
 
-class ConfirmScreen(ModalScreen[bool]):
+class ConfirmScreen(MemtuiModal[bool]):
     """Ask the user to confirm an action; dismisses with True or False."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "confirm", "Yes", id="confirm.yes"),
+        Binding("n,q", "cancel", "No", id="confirm.no"),
         Binding("escape", "cancel", "Cancel", id="confirm.cancel"),
-        Binding("y", "confirm", "Yes", show=False, id="confirm.yes"),
-        Binding("n", "cancel", "No", show=False, id="confirm.no"),
     ]
     PALETTE: ClassVar[list[tuple[str, str, str]]] = [
         ("confirm: yes", "confirm", "Go ahead (y)"),
-        ("confirm: no", "cancel", "Cancel (n, escape)"),
+        ("confirm: no", "cancel", "Cancel (n, q, escape)"),
     ]
 
     def __init__(self, title: str, body: str, confirm_label: str = "Confirm") -> None:
@@ -41,6 +42,7 @@ class ConfirmScreen(ModalScreen[bool]):
             with Horizontal():
                 yield Button("Cancel", id="cancel")
                 yield Button(self.confirm_label, id="confirm", variant="warning")
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         """Focus the safe choice."""

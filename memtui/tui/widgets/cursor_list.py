@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import ClassVar
 
+from textual.binding import Binding, BindingType
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 
 class CursorList(OptionList):
     """An OptionList that highlights its first enabled option when it gets focus with nothing
-    highlighted."""
+    highlighted; j and k move like Down and Up."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("j", "cursor_down", "Down", show=False, id="list.down"),
+        Binding("k", "cursor_up", "Up", show=False, id="list.up"),
+    ]
 
     def start_on_first(self) -> None:
         """Highlight the first enabled option if none is highlighted."""

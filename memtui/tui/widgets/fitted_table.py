@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
 from rich.text import Text
+from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.widgets import DataTable
 
@@ -22,8 +24,13 @@ def spare_width(columns: tuple[Column, ...], width: int, padding: int) -> int:
 
 class FittedTable(DataTable[Text | Content | str]):
     """A table with a row cursor and zebra stripes whose `COLUMNS` get `widths_for(width)`;
-    a resize lays them out again, adds the rows back (`refill`) and keeps the cursor's row."""
+    a resize lays them out again, adds the rows back (`refill`) and keeps the cursor's row;
+    j and k move like Down and Up."""
 
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("j", "cursor_down", "Down", show=False, id="table.down"),
+        Binding("k", "cursor_up", "Up", show=False, id="table.up"),
+    ]
     COLUMNS: ClassVar[tuple[Column, ...]] = ()
 
     def widths_for(self, width: int) -> dict[str, int]:
@@ -67,7 +74,21 @@ class FittedTable(DataTable[Text | Content | str]):
             return None
         return None if key.value is None else str(key.value)
 
-    def keep_cursor_on(self, key: str | None) -> None:
-        """Put the cursor back on the row `key` if it is still shown."""
-        if key is not None and key in self.rows:
-            self.move_cursor(row=self.get_row_index(key), animate=False)
+    def shown_keys(self) -> list[str]:
+        """The keys of the rows shown, top to bottom."""
+        return [str(row.key.value) for row in self.ordered_rows]
+
+    def keep_cursor_on(self, key: str | None, before: Sequence[str] = ()) -> None:
+        """Put the cursor back on the row `key` if it is still shown; when it is gone (approved,
+        archived, undone), on the row that followed it in `before` (the keys shown until now),
+        else on the last row, so the cursor goes on down the list rather than back to the top."""
+        if key is None:
+            return
+        if key not in self.rows:
+            following = before[before.index(key) + 1 :] if key in before else ()
+            key = next((k for k in following if k in self.rows), None)
+            if key is None:
+                if self.row_count:
+                    self.move_cursor(row=self.row_count - 1, animate=False)
+                return
+        self.move_cursor(row=self.get_row_index(key), animate=False)

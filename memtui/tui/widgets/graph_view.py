@@ -30,8 +30,8 @@ class GraphView(ScrollView, can_focus=True):
     }
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up", "move('up')", "Up", show=False, id="graph.node_up"),
-        Binding("down", "move('down')", "Down", show=False, id="graph.node_down"),
+        Binding("up,k", "move('up')", "Up", show=False, id="graph.node_up"),
+        Binding("down,j", "move('down')", "Down", show=False, id="graph.node_down"),
         Binding("left", "move('left')", "Parent", show=False, id="graph.node_left"),
         Binding("right", "move('right')", "Child", show=False, id="graph.node_right"),
         Binding("tab", "cycle(1)", "Next node", show=False, id="graph.node_next"),

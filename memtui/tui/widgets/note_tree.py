@@ -8,10 +8,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text, TextType
 from textual.binding import Binding, BindingType
+from textual.geometry import Size
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
@@ -19,6 +22,7 @@ from memtui.core.display import visible
 from memtui.tui.context import AGENT_BADGE_DAYS
 from memtui.tui.policy_marks import MARK_HELP, MARKS
 from memtui.tui.text_styles import BADGES
+from memtui.tui.wording import shorten_middle
 
 BADGE_HELP = (
     "  ◌ stale (in the review queue for a strong reason)\n"
@@ -81,6 +85,8 @@ class NoteTree(Tree[TreeEntry]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("right", "expand_cursor", "Expand", show=False, id="tree.expand"),
         Binding("left", "collapse_cursor", "Collapse", show=False, id="tree.collapse"),
+        Binding("j", "cursor_down", "Down", show=False, id="tree.down"),
+        Binding("k", "cursor_up", "Up", show=False, id="tree.up"),
     ]
 
     @dataclass
@@ -130,11 +136,15 @@ class NoteTree(Tree[TreeEntry]):
         self._want_titles(relpaths)
 
     def _relabel(self, relpaths: Iterable[str]) -> None:
-        """Set the label of each listed file among `relpaths` again."""
+        """Set the label of each listed file among `relpaths` again (the tree's width follows)."""
+        relabelled = False
         for relpath in list(relpaths):
             node = self._path_nodes.get(relpath)
             if node is not None and node.data is not None and not node.data.is_dir:
                 node.set_label(self.label_of(node.data))
+                relabelled = True
+        if relabelled:
+            self._invalidate()
 
     def _want_titles(self, relpaths: Iterable[str]) -> None:
         """In titles mode, ask for the titles of listed files among `relpaths` not known yet."""
@@ -265,25 +275,67 @@ class NoteTree(Tree[TreeEntry]):
         return True
 
     def set_badges(self, badges: dict[str, frozenset[str]]) -> None:
-        """Replace the badges and redraw."""
+        """Replace the badges and redraw (the tree's width follows its labels)."""
         self.badges = badges
-        self._clear_line_cache()
+        self._invalidate()
         self.refresh()
 
+    def badge_text(self, node: TreeNode[TreeEntry]) -> Text:
+        """The note's badges (` ◌ ●`) in the theme's colours; a folder's access-policy mark."""
+        text = Text()
+        if node.data is None:
+            return text
+        badges = self.badges.get(node.data.relpath)
+        if badges:
+            parse = self.app.stylesheet.parse_style
+            names = MARKS if node.data.is_dir else ("stale", "agent", "secret", "warning", *MARKS)
+            for name in names:
+                if name in badges:
+                    glyph, glyph_style = BADGES[name]
+                    text.append(" " + glyph, style=parse(glyph_style).rich_style)
+        return text
+
+    def watch_virtual_size(self, old: Size, new: Size) -> None:
+        """The longest label changed: lay the panes out again, the tree sized to it."""
+        if old.width != new.width and self.parent is not None:
+            self.parent.refresh(layout=True)
+
+    def get_label_width(self, node: TreeNode[TreeEntry]) -> int:
+        """The whole label's width, badges included: what the tree would like to show."""
+        label = super().render_label(node, Style(), Style())
+        return label.cell_len + self.badge_text(node).cell_len
+
+    def widest(self) -> int:
+        """The most cells a line may take: the tree's largest width (its `max-width`, as it
+        grows to fit its names) less its border and scrollbar."""
+        width = self.outer_size.width
+        limit = self.styles.max_width
+        if limit is not None and isinstance(self.parent, Widget):
+            width = int(limit.resolve(self.parent.size, self.app.size))
+        return width - (self.outer_size.width - self.scrollable_content_region.width)
+
+    def label_room(self, node: TreeNode[TreeEntry]) -> int:
+        """The cells a node's label has at the tree's largest width, after its guides."""
+        depth = 0
+        parent = node.parent
+        while parent is not None and parent is not self.root:
+            depth += 1
+            parent = parent.parent
+        return self.widest() - depth * self.guide_depth
+
     def render_label(self, node: TreeNode[TreeEntry], base_style: Style, style: Style) -> Text:
-        """The default label plus the note's badges, in the theme's colours."""
+        """The default label plus the note's badges; a name too long for the tree's width is
+        cut in the middle, never its badges."""
         text = super().render_label(node, base_style, style)
-        if node.data is not None:
-            badges = self.badges.get(node.data.relpath)
-            if badges:
-                parse = self.app.stylesheet.parse_style
-                names = (
-                    MARKS if node.data.is_dir else ("stale", "agent", "secret", "warning", *MARKS)
-                )
-                for name in names:
-                    if name in badges:
-                        glyph, glyph_style = BADGES[name]
-                        text.append(" " + glyph, style=parse(glyph_style).rich_style)
+        badges = self.badge_text(node)
+        over = text.cell_len + badges.cell_len - self.label_room(node)
+        name = str(node.label)
+        if over > 0 and self.outer_size.width and cell_len(name) > 1:
+            prefix = text[: len(text.plain) - len(name)]
+            short = Text(shorten_middle(name, max(1, cell_len(name) - over)))
+            short.stylize(style)
+            text = Text.assemble(prefix, short)
+        text.append_text(badges)
         return text
 
     def action_expand_cursor(self) -> None:

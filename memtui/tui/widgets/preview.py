@@ -127,6 +127,7 @@ class Preview(Vertical):
         again just repaints it.
         """
         self.mode = mode
+        self.query_one("#preview-header").set_class(mode == "empty", "-message")
         views = [self.query_one("#preview-rendered"), *self.query("#preview-plain")]
         if mode == "empty":
             for view in views:
@@ -142,7 +143,8 @@ class Preview(Vertical):
         self.query_one("#preview-header", Static).update(visible(header))
 
     def show_message(self, message: str) -> None:
-        """Show a one-line message instead of a note."""
+        """Show a message instead of a note, wrapped: the whole of it (why a file cannot be
+        read) is seen at any width."""
         self.relpath = None
         self._shown_text = None
         self._set_header(message)

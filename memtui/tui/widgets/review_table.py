@@ -74,7 +74,7 @@ class ReviewTable(FittedTable):
         selected = self.selected_key()
         self.candidates = candidates
         order = [c.path for c in candidates]
-        shown = [row.key.value for row in self.ordered_rows]
+        shown = self.shown_keys()
         if shown != order[: len(shown)]:
             self.clear()
             self._cells.clear()
@@ -97,7 +97,7 @@ class ReviewTable(FittedTable):
                     if cell != was:
                         self.update_cell(candidate.path, column, styles.plain(cell))
             self._cells[candidate.path] = cells
-        self.keep_cursor_on(selected)
+        self.keep_cursor_on(selected, shown)
 
     def refresh_marks(self) -> None:
         """Redraw the selection column."""

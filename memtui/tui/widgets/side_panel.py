@@ -43,6 +43,19 @@ def actor_column(events: list[Event]) -> list[str]:
     return [actor + " " * (width - cell_len(actor) + 1) for actor in shown]
 
 
+def event_word(event: Event) -> str:
+    """What an event did, in a word or two: its command, and for one that failed how (`write
+    refused`, `revert conflict`, `str_replace failed`)."""
+    if not event.is_error:
+        return event.command
+    result = event.result.lstrip()
+    if result.startswith("Refused") or any(f.startswith("security:") for f in event.flags):
+        return f"{event.command} refused"
+    if result.startswith("Conflict"):
+        return f"{event.command} conflict"
+    return f"{event.command} failed"
+
+
 @dataclass
 class SideItemChosen(Message):
     """The user chose an item of the side panel: `kind` is "note" or "history"."""
@@ -108,7 +121,7 @@ class SidePanel(CursorList):
             line = styles.assemble(
                 f"  {ago(now - event.time):>4} ",
                 (actor, styles.actor_style(event.actor)),
-                (event.command, styles.ERROR if event.is_error else ""),
+                (event_word(event), styles.ERROR if event.is_error else ""),
             )
             self._item(line, "history", str(event.id))
         if self.has_focus:

@@ -38,8 +38,8 @@ class TextView(ScrollView, can_focus=True):
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {"text-view--cursor-line"}
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up", "move(-1)", "Up", show=False, id="text.up"),
-        Binding("down", "move(1)", "Down", show=False, id="text.down"),
+        Binding("up,k", "move(-1)", "Up", show=False, id="text.up"),
+        Binding("down,j", "move(1)", "Down", show=False, id="text.down"),
         Binding("pageup", "page(-1)", "Page up", show=False, id="text.page_up"),
         Binding("pagedown", "page(1)", "Page down", show=False, id="text.page_down"),
         Binding("home", "edge(-1)", "Top", show=False, id="text.home"),
