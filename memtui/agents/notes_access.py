@@ -252,16 +252,20 @@ class NotesAccess:
             self._walked_since_watching = False
             return set()
 
-    def _visible(self) -> Visible | None:
-        """What the store's policy lets this server's agent see (None: everything); a policy
-        that cannot be used answers with its one-line refusal."""
+    def _visible(self, reader: MemoryStore | None) -> Visible | None:
+        """What the store's policy lets the reader's agent (this server's, by default) see (None:
+        everything); a policy that cannot be used answers with its one-line refusal."""
         try:
-            return visible_filter(self.store)
+            return visible_filter(reader or self.store)
         except PolicyUnusable as problem:
             raise NotesError(str(problem)) from None
 
     def search_text(
-        self, query: str, limit: int = 10, filters: dict[str, Any] | None = None
+        self,
+        query: str,
+        limit: int = 10,
+        filters: dict[str, Any] | None = None,
+        reader: MemoryStore | None = None,
     ) -> str:
         """search_memories: matching notes with titles and matched lines."""
         if limit < 1:
@@ -271,7 +275,7 @@ class NotesAccess:
         assert self._index is not None
         if not query.strip() and parsed is None:
             raise NotesError("give a query, filters, or both")
-        visible = self._visible()
+        visible = self._visible(reader)
         hits = searcher.search(query, limit=limit, filters=parsed, visible=visible)
         total = None
         if len(hits) >= limit:
@@ -283,7 +287,13 @@ class NotesAccess:
                 total = f"at least {notes}" if len(every) >= COUNT_CAP else str(notes)
         return format_hits(query, hits, self._index, total)
 
-    def context_text(self, target: str, depth: int = 1, timeframe: str | None = None) -> str:
+    def context_text(
+        self,
+        target: str,
+        depth: int = 1,
+        timeframe: str | None = None,
+        reader: MemoryStore | None = None,
+    ) -> str:
         """build_context: a note, its observations and its neighbourhood as text."""
         index = self.index()
         try:
@@ -293,13 +303,15 @@ class NotesAccess:
                 depth=depth,
                 timeframe=timeframe or None,
                 history=self.store.history,
-                visible=self._visible(),
+                visible=self._visible(reader),
             )
         except (LookupError, ValueError) as exc:
             raise NotesError(str(exc)) from exc
         return context.to_text()
 
-    def activity_text(self, timeframe: str = "7d", limit: int = 20) -> str:
+    def activity_text(
+        self, timeframe: str = "7d", limit: int = 20, reader: MemoryStore | None = None
+    ) -> str:
         """recent_activity: what changed recently, newest first."""
         index = self.index()
         try:
@@ -308,7 +320,7 @@ class NotesAccess:
                 self.store.history,
                 timeframe=timeframe,
                 limit=limit,
-                visible=self._visible(),
+                visible=self._visible(reader),
             )
         except ValueError as exc:
             raise NotesError(str(exc)) from exc

@@ -98,11 +98,11 @@ class NoteTree(Tree[TreeEntry]):
     def __init__(self, root: Path, *, labels: str = "names", id: str | None = None) -> None:
         """Create the tree for the store at `root`; children are listed when a folder opens.
         `labels` is "names" (file names) or "titles" (each file's title, once known)."""
+        self.badges: dict[str, frozenset[str]] = {}
         super().__init__(visible(root.name or str(root)), data=TreeEntry("", True), id=id)
         self.store_root = root
         self.show_root = False
         self.guide_depth = 3
-        self.badges: dict[str, frozenset[str]] = {}
         self.labels = labels
         self.titles: dict[str, str | None] = {}
         """relpath -> the file's title (None: it has none, its name shows), as read so far."""
