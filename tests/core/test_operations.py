@@ -177,6 +177,7 @@ def hold_lock(root: Path, seconds: float) -> subprocess.Popen[str]:
     return holder
 
 
+@pytest.mark.serial
 def test_a_change_gives_up_after_the_lock_timeout_and_says_so(store: MemoryStore) -> None:
     waited: list[float] = []
     store.lock_policy = LockPolicy(0.6, waited.append)
@@ -201,6 +202,7 @@ def test_a_change_gives_up_after_the_lock_timeout_and_says_so(store: MemoryStore
     assert not store.write("/memories/a.md", "# changed\n", revision).is_error
 
 
+@pytest.mark.serial
 def test_a_change_waits_for_the_lock_and_lands_once_it_is_free(store: MemoryStore) -> None:
     waited: list[float] = []
     store.lock_policy = LockPolicy(30, waited.append)

@@ -194,6 +194,7 @@ def test_human_writes_are_not_scanned(tmp_path: Path) -> None:
     assert event is not None and event.flags == ()
 
 
+@pytest.mark.serial
 @pytest.mark.parametrize("text", ["a." * 20000, "a_" * 20000, "a-" * 20000, "ab." * 5000 + "pwd"])
 def test_long_dotted_names_scan_in_linear_time(text: str) -> None:
     started = time.perf_counter()

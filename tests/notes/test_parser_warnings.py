@@ -145,6 +145,7 @@ def test_undecodable_bytes_warn_and_never_raise() -> None:
     assert note.title == "bad_utf8"
 
 
+@pytest.mark.serial
 def test_alias_bomb_is_refused_quickly() -> None:
     started = time.perf_counter()
     note = parse_note((FIXTURES / "alias_bomb.md").read_bytes(), "alias_bomb.md")

@@ -14,6 +14,7 @@ from memtui.core.store import MemoryStore
 from memtui.tui.app import MemtuiApp
 from memtui.tui.widgets.confirm import ConfirmScreen
 from tests.reliability.hostile import snapshot
+from tests.tui.settle import wait_idle
 
 SIZE = (120, 40)
 CORRUPT = b"not a database " * 100
@@ -38,7 +39,7 @@ async def test_corrupt_history_is_explained_and_a_fresh_one_keeps_the_old_file(
 ) -> None:
     app = MemtuiApp(corrupt_store, actor="human:t", watch=False)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await wait_idle(pilot, index=False)
         assert isinstance(app.screen, ConfirmScreen)
         body = str(app.screen.query_one(".confirm-body", Static).render())
         database = corrupt_store / ".memtui" / "history.db"
@@ -47,7 +48,7 @@ async def test_corrupt_history_is_explained_and_a_fresh_one_keeps_the_old_file(
             "Start a fresh history? The old file is kept beside it as history.db.corrupt-<time>"
         )
         await pilot.click("#confirm")
-        await pilot.pause()
+        await wait_idle(pilot)
         kept = sorted((corrupt_store / ".memtui").glob("history.db.corrupt-*"))
         assert [path.read_bytes() for path in kept] == [CORRUPT]
         assert any(f"The old one is kept as {kept[0]}" in n.message for n in app._notifications)
@@ -61,7 +62,7 @@ async def test_declining_a_fresh_history_quits_and_changes_nothing(corrupt_store
     before = snapshot(corrupt_store, skip=())
     app = MemtuiApp(corrupt_store, actor="human:t", watch=False)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await wait_idle(pilot, index=False)
         assert isinstance(app.screen, ConfirmScreen)
         assert app.screen.query_one("#cancel", Button).has_focus
         await pilot.press("enter")
@@ -87,7 +88,7 @@ async def test_a_foreign_sqlite_database_is_explained_and_kept_byte_for_byte(
     kept = database.read_bytes()
     app = MemtuiApp(corrupt_store, actor="human:t", watch=False)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await wait_idle(pilot, index=False)
         assert isinstance(app.screen, ConfirmScreen)
         body = str(app.screen.query_one(".confirm-body", Static).render())
         assert body.startswith(
@@ -130,12 +131,9 @@ async def test_refused_agent_paths_are_listed_in_the_history_screen(tmp_path: Pa
 
     app = MemtuiApp(root, actor="human:t", watch=False)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await wait_idle(pilot)
         app.push_screen(HistoryScreen())
-        await pilot.pause()
-        while busy := [worker for worker in app.workers if not worker.is_finished]:
-            await app.workers.wait_for_complete(busy)
-            await pilot.pause()
+        await wait_idle(pilot)
         table = app.screen.query_one(EventTable)
         for event, expected in zip(events, shown.values(), strict=True):
             row = [str(cell) for cell in table.get_row(str(event.id))]

@@ -7,7 +7,10 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
 CI = Path(__file__).resolve().parents[2] / ".ci" / "run"
+README = CI.parents[1] / "README.md"
 BUDGET_MINUTES = 90
 SETUP_MINUTES = 10
 """What the fresh environment and lint may take out of the budget."""
@@ -34,6 +37,14 @@ def test_every_pytest_step_is_bounded_within_the_budget() -> None:
     assert sum(limits) + SETUP_MINUTES <= BUDGET_MINUTES, limits
 
 
+def test_ci_runs_the_readme_s_test_command_in_parallel() -> None:
+    """The README's test command is CI's first test step, options and all (`-q` aside)."""
+    readme = re.findall(r"\.venv/bin/pytest( [^\n`&]*)?\n", README.read_text(encoding="utf-8"))
+    ci = re.findall(r'^bounded "\$TESTS_LIMIT" "\$venv/bin/pytest" -q( .*)?$', CI.read_text(), re.M)
+    assert readme == ci == [" -n auto"]
+
+
+@pytest.mark.serial
 def test_bounded_stops_a_hanging_step_and_everything_it_started(tmp_path: Path) -> None:
     marker = tmp_path / "child-still-running"
     script = (

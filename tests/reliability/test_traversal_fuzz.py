@@ -31,6 +31,7 @@ from tests.reliability.fuzz import (
     tool_inputs,
 )
 from tests.reliability.hostile_paths import hostile_paths
+from tests.tui.settle import wait_idle
 
 REPO = Path(__file__).resolve().parents[2]
 NORMAL_PATHS = 1000
@@ -154,21 +155,14 @@ async def test_the_history_screen_lists_every_fuzzed_refusal_as_refused(tmp_path
     figures = run_fuzz(sdk_caller(sandbox), inputs)
     app = MemtuiApp(sandbox.root, actor="human:t", watch=False)
     async with app.run_test(size=(120, 40)) as pilot:
-
-        async def settle() -> None:
-            await pilot.pause()
-            while busy := [worker for worker in app.workers if not worker.is_finished]:
-                await app.workers.wait_for_complete(busy)
-                await pilot.pause()
-
-        await settle()
+        await wait_idle(pilot)
         app.push_screen(HistoryScreen())
-        await settle()
+        await wait_idle(pilot)
         screen = app.screen
         assert isinstance(screen, HistoryScreen)
         while len(screen.events) < screen.total:
             screen.load_more()
-            await settle()
+            await wait_idle(pilot)
         table = screen.query_one(EventTable)
         shown = {
             event.id: str(table.get_row(str(event.id))[-1])

@@ -18,6 +18,7 @@ from memtui.tui.app import MemtuiApp
 from memtui.tui.widgets.confirm import ConfirmScreen
 from tests.reliability.hostile import snapshot
 from tests.reliability.test_bad_input import memtui, one_line
+from tests.tui.settle import wait_idle
 
 CORRUPT = b"not a database " * 100
 COMMANDS: list[tuple[tuple[str, ...], bytes]] = [
@@ -109,14 +110,14 @@ async def test_the_app_sets_a_folder_in_place_of_the_history_aside(store: Path) 
     database = folder_for_history(store)
     app = MemtuiApp(store, actor="human:t", watch=False)
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
+        await wait_idle(pilot, index=False)
         assert isinstance(app.screen, ConfirmScreen)
         body = str(app.screen.query_one(".confirm-body", Static).render())
         assert body.startswith(
             f"The history at {database} cannot be read: cannot read: it is a folder"
         )
         await pilot.click("#confirm")
-        await pilot.pause()
+        await wait_idle(pilot)
         kept = sorted((store / ".memtui").glob("history.db.corrupt-*"))
         assert len(kept) == 1 and (kept[0] / "inside").read_bytes() == b"kept\n"
         assert not app.ctx.store.write("/memories/b.md", "new\n", None).is_error
@@ -141,7 +142,7 @@ async def test_the_app_explains_a_history_it_cannot_move_aside_and_keeps_it(
     monkeypatch.setattr(os, "rename", refused_rename)
     app = MemtuiApp(store, actor="human:t", watch=False)
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
+        await wait_idle(pilot, index=False)
         assert isinstance(app.screen, ConfirmScreen)
         await pilot.click("#confirm")
         await pilot.pause()

@@ -11,9 +11,11 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from textual.worker import WorkerCancelled
 
 from memtui.tui.app import MemtuiApp
+from tests.tui.settle import wait_for, wait_idle
+
+__all__ = ["wait_for", "wait_idle"]
 
 
 @pytest.fixture(autouse=True)
@@ -138,34 +140,6 @@ def make_app(request: pytest.FixtureRequest) -> AppFactory:
         return MemtuiApp(where, actor=actor, watch=watch, cursor_blink=cursor_blink, **options)
 
     return make
-
-
-async def wait_idle(pilot: Pilot[None]) -> None:
-    """Wait for the index and every finite worker (not the file watcher), then for messages."""
-    app = pilot.app
-    for _ in range(200):
-        finite = [w for w in app.workers if w.group != "watch" and not w.is_finished]
-        ready = getattr(getattr(app, "ctx", None), "index", None) is not None
-        if not finite and ready:
-            break
-        if finite:
-            with contextlib.suppress(WorkerCancelled):
-                await app.workers.wait_for_complete(finite)
-        else:
-            await pilot.pause(0.02)
-    await pilot.pause()
-    await pilot.pause(0.1)
-    await pilot.pause()
-
-
-async def wait_for(pilot: Pilot[None], condition: object, timeout: float = 5.0) -> bool:
-    """Pause until `condition()` is true or `timeout` seconds passed; returns the last value."""
-    steps = int(timeout / 0.05)
-    for _ in range(steps):
-        if condition():  # type: ignore[operator]
-            return True
-        await pilot.pause(0.05)
-    return bool(condition())  # type: ignore[operator]
 
 
 async def wait_for_results(pilot: Pilot[None], query: str) -> bool:

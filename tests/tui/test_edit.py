@@ -330,7 +330,7 @@ async def test_a_folder_rename_dialog_counts_off_the_ui_thread_without_parsing_n
         assert await wait_for(pilot, lambda: isinstance(app.screen, RenameScreen))
         dialog = app.screen
         assert isinstance(dialog, RenameScreen)
-        await pilot.pause(0.1)
+        await wait_idle(pilot)
         parses: list[str] = []
         original = parser.parse_note
 

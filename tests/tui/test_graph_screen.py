@@ -12,6 +12,7 @@ from memtui.tui.context import AppContext, default_settings
 from memtui.tui.screens.graph import GraphScreen
 from memtui.tui.widgets.graph_view import GraphView
 from tests.tui.screens_harness import ScreenHarness, notes_copy
+from tests.tui.settle import wait_idle
 
 CENTRE = "projects/memtui.md"
 SIZE = (120, 40)
@@ -31,10 +32,7 @@ def graph_app(tmp_path: Path, relpath: str = CENTRE) -> ScreenHarness:
 
 async def settle(pilot: Pilot[None]) -> None:
     """Wait until the graph and its lists are computed and shown."""
-    await pilot.pause()
-    while busy := [worker for worker in pilot.app.workers if not worker.is_finished]:
-        await pilot.app.workers.wait_for_complete(busy)
-        await pilot.pause()
+    await wait_idle(pilot)
 
 
 async def press(pilot: Pilot[None], *keys: str) -> None:

@@ -16,7 +16,7 @@ from memtui.tui.screens.history import CURSOR_REST, HistoryScreen
 from memtui.tui.timers import SYSTEM_TIMERS, Timers
 from memtui.tui.widgets.confirm import ConfirmScreen
 from memtui.tui.widgets.history_events import DiffView, EventTable, parse_filter
-from tests.tui.conftest import wait_for
+from tests.tui.conftest import wait_for, wait_idle
 from tests.tui.manual_timers import ManualTimers
 from tests.tui.screens_harness import ScreenHarness, demo_clock, demo_context, demo_copy
 
@@ -52,14 +52,11 @@ def diff_text(app: ScreenHarness) -> str:
 
 async def settle(pilot: Pilot[None]) -> None:
     """Wait until the screen's background work (and any work it started) is done and shown."""
-    await pilot.pause()
+    await wait_idle(pilot)
     screen = pilot.app.screen
-    while (busy := [worker for worker in pilot.app.workers if not worker.is_finished]) or (
-        isinstance(screen, HistoryScreen) and screen.diff_pending
-    ):
-        if busy:
-            await pilot.app.workers.wait_for_complete(busy)
-        await pilot.pause(0.02)
+    if isinstance(screen, HistoryScreen) and screen.diff_pending:
+        assert await wait_for(pilot, lambda: not screen.diff_pending)
+        await wait_idle(pilot)
 
 
 def select(app: ScreenHarness, event_id: int) -> None:
@@ -198,7 +195,7 @@ async def test_undo_restores_a_deleted_folder(store_root: Path) -> None:
             "todo.md",
         ]
         await pilot.press("u")
-        await pilot.pause()
+        await wait_idle(pilot)
         assert isinstance(app.screen, ConfirmScreen)
         await pilot.press("y")
         await settle(pilot)
@@ -224,14 +221,13 @@ async def test_undo_conflict_offers_to_force(store_root: Path) -> None:
         await settle(pilot)
         select(app, 74)
         await pilot.press("u")
-        await pilot.pause()
+        await wait_idle(pilot)
         await pilot.press("y")
-        await pilot.pause()
+        await wait_idle(pilot)
         assert isinstance(app.screen, ConfirmScreen)
         assert app.screen.title_text == "Undo conflicts"
         await pilot.press("y")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await wait_idle(pilot)
     text = (store_root / "user/profile.md").read_text()
     assert "- [editor] Uses Neovim" not in text
     assert "Staff engineer" in text
@@ -243,7 +239,7 @@ async def test_undo_of_a_read_changes_nothing(store_root: Path) -> None:
         await settle(pilot)
         select(app, 77)
         await pilot.press("u")
-        await pilot.pause()
+        await wait_idle(pilot)
         assert isinstance(app.screen, HistoryScreen)
         assert len(app.ctx.history.events()) == ROOT_EVENT_COUNT
 

@@ -161,25 +161,25 @@ async def test_dialogs_toasts_and_the_editor_are_display_safe(
         main.note_tree.select_path(HOSTILE_FILE)
         await pilot.press("m")
         assert await wait_for(pilot, lambda: app.screen is not main)
-        await pilot.pause(0.2)
+        await settle(pilot)
         assert unsafe_drawn(app) == []
         assert app.screen.query_one("#rename-path", Input).value == visible_cells(HOSTILE_FILE)
         await pilot.press("escape")
         await pilot.press("d")
         assert await wait_for(pilot, lambda: app.screen is not main)
-        await pilot.pause(0.2)
+        await settle(pilot)
         assert unsafe_drawn(app) == []
         assert f"Delete {visible(HOSTILE_FILE)}"[:30] in screen_text(app)
         await pilot.press("escape")
         assert main.note_tree.select_path(HOSTILE_FOLDER)
         await pilot.press("n")
         assert await wait_for(pilot, lambda: app.screen is not main)
-        await pilot.pause(0.2)
+        await settle(pilot)
         assert unsafe_drawn(app) == []
         assert app.screen.query_one("#new-folder", Input).value == visible_cells(HOSTILE_FOLDER)
         await pilot.press("escape")
         main.follow(f"Ghost {CLIPBOARD_ATTACK}", HOSTILE_NOTE)
-        await pilot.pause(0.2)
+        await settle(pilot)
         assert await wait_for(pilot, lambda: "Unresolved link: [[Ghost" in screen_text(app)), (
             screen_text(app)
         )
@@ -189,7 +189,7 @@ async def test_dialogs_toasts_and_the_editor_are_display_safe(
         original = (hostile_root / HOSTILE_NOTE).read_text(encoding="utf-8")
         await pilot.press("e")
         assert await wait_for(pilot, lambda: bool(app.screen.query("#editor")))
-        await pilot.pause(0.2)
+        await settle(pilot)
         assert unsafe_drawn(app) == []
         assert f"title: Hostile {SHOWN_TITLE_ATTACK}" in screen_text(app)
         editor = app.screen.query_one("#editor", TextArea)

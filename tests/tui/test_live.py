@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import pytest
+from textual.pilot import Pilot
 from textual.widgets import Static
 
 from memtui.core.watcher import is_ignored, relative_paths
@@ -17,6 +20,17 @@ NOTE = "tools/textual.md"
 def observations(screen: MainScreen) -> str:
     """The observation panel's text."""
     return str(screen.query_one("#preview-observations", Static).render())
+
+
+async def watched_through(pilot: Pilot[None], store_root: Path) -> None:
+    """Write a barrier note and wait until the app recorded it: the watcher reports changes in
+    order and the app handles its batches one after another, so every change made before the
+    barrier has been handled too."""
+    app: Any = pilot.app
+    barrier = store_root / "barrier.md"
+    barrier.write_text("# Barrier\n", encoding="utf-8")
+    assert await wait_for(pilot, lambda: app.ctx.history.events(path="/memories/barrier.md"))
+    await wait_idle(pilot)
 
 
 def test_state_and_temp_files_are_ignored(tmp_path: Path) -> None:
@@ -43,7 +57,7 @@ async def test_an_outside_write_appears_live_and_is_recorded(
         assert isinstance(screen, MainScreen)
         screen.show_path(NOTE)
         assert await wait_for(pilot, lambda: screen.preview.relpath == NOTE)
-        await pilot.pause(0.3)
+        await wait_idle(pilot)
         (store_root / NOTE).write_text(
             FIXTURE_NOTES[NOTE] + "- [fact] Written by another tool #outside\n", encoding="utf-8"
         )
@@ -119,6 +133,7 @@ async def test_a_live_raw_refresh_keeps_the_cursor_and_scroll(
         assert (plain.cursor_line, plain.scroll_offset) == before
 
 
+@pytest.mark.serial
 async def test_an_agent_write_is_visible_and_not_double_counted(
     store_root: Path, make_app: AppFactory
 ) -> None:
@@ -129,7 +144,7 @@ async def test_an_agent_write_is_visible_and_not_double_counted(
         screen = app.screen
         assert isinstance(screen, MainScreen)
         screen.show_path(NOTE)
-        await pilot.pause(0.3)
+        await wait_idle(pilot)
         agent = app.ctx.store.with_actor("agent:claude")
         result = agent.create("/memories/tools/rich.md", "# Rich\n- [fact] Renders text #python\n")
         assert not result.is_error
@@ -139,7 +154,7 @@ async def test_an_agent_write_is_visible_and_not_double_counted(
         assert await wait_for(
             pilot, lambda: "tools/rich.md" in (app.ctx.index.notes if app.ctx.index else {})
         )
-        await pilot.pause(0.3)
+        await watched_through(pilot, store_root)
         events = app.ctx.history.events(path="/memories/tools/rich.md")
         assert [(e.actor, e.command) for e in events] == [("agent:claude", "create")]
         assert "agent" in app.badges.get("tools/rich.md", frozenset()) or await wait_for(
@@ -147,6 +162,7 @@ async def test_an_agent_write_is_visible_and_not_double_counted(
         )
 
 
+@pytest.mark.serial
 async def test_a_burst_of_writes_becomes_few_refreshes(
     store_root: Path, make_app: AppFactory
 ) -> None:
@@ -156,7 +172,7 @@ async def test_a_burst_of_writes_becomes_few_refreshes(
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_idle(pilot)
         app.notes_changed_signal.subscribe(app.screen, batches.append)
-        await pilot.pause(0.3)
+        await wait_idle(pilot)
         for n in range(20):
             (store_root / "tools" / f"burst-{n}.md").write_text(f"# Burst {n}\n", encoding="utf-8")
         assert await wait_for(

@@ -31,6 +31,7 @@ async def seen_at(pilot: Pilot[None], condition: Callable[[], bool], timeout: fl
     return time.monotonic() if condition() else float("inf")
 
 
+@pytest.mark.serial
 async def test_an_agent_writing_through_memtui_mcp_is_on_screen_within_a_second(
     store_root: Path,
     make_app: AppFactory,
@@ -90,6 +91,7 @@ async def test_an_agent_writing_through_memtui_mcp_is_on_screen_within_a_second(
             assert all(c == "view" for _actor, c in later), later  # not recorded as external
 
 
+@pytest.mark.serial
 async def test_a_burst_of_fifty_writes_becomes_one_refresh(
     store_root: Path, monkeypatch: pytest.MonkeyPatch, make_app: AppFactory
 ) -> None:

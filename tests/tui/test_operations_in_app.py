@@ -132,6 +132,7 @@ fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o600)
 fcntl.flock(fd, fcntl.LOCK_EX)
 print("held", flush=True)
 time.sleep(float(sys.argv[2]))
+sys.stdin.readline()
 """
 
 
@@ -151,6 +152,7 @@ async def test_keys_are_answered_while_another_process_holds_the_lock(
         (store_root / ".memtui").mkdir(exist_ok=True)
         holder = subprocess.Popen(
             [sys.executable, "-c", HOLDER, str(store_root / ".memtui" / "lock"), str(seconds)],
+            stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
         )
@@ -165,6 +167,9 @@ async def test_keys_are_answered_while_another_process_holds_the_lock(
             assert area.text == saved + "typed meanwhile"
             assert holder.poll() is None
             assert (store_root / NOTE).read_text(encoding="utf-8") == FIXTURE_NOTES[NOTE]
+            assert holder.stdin is not None
+            holder.stdin.write("release\n")
+            holder.stdin.flush()
             assert await wait_for(
                 pilot,
                 lambda: (store_root / NOTE).read_text(encoding="utf-8") == saved,

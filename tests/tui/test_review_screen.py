@@ -15,6 +15,7 @@ from memtui.tui.screens.review import ReviewScreen
 from memtui.tui.widgets.confirm import ConfirmScreen
 from memtui.tui.widgets.history_events import EventTable
 from tests.tui.screens_harness import ScreenHarness, demo_clock, demo_context, demo_copy
+from tests.tui.settle import wait_idle
 
 SIZE = (120, 40)
 FIRST_TWO = ["projects/website-redesign.md", "user/schedule.md"]
@@ -37,10 +38,7 @@ def screen_of(app: ScreenHarness) -> ReviewScreen:
 
 async def settle(pilot: Pilot[None]) -> None:
     """Wait until the screen's background work (and any work it started) is done and shown."""
-    await pilot.pause()
-    while busy := [worker for worker in pilot.app.workers if not worker.is_finished]:
-        await pilot.app.workers.wait_for_complete(busy)
-        await pilot.pause()
+    await wait_idle(pilot)
 
 
 def title(app: ScreenHarness) -> str:
@@ -145,7 +143,7 @@ async def test_archive_moves_the_selected_notes_as_one_operation_undone_as_one(
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("space", "space", "a")
-        await pilot.pause()
+        await wait_idle(pilot)
         assert isinstance(app.screen, ConfirmScreen)
         assert app.screen.title_text == "Archive 2 notes?"
         await pilot.press("y")
@@ -183,10 +181,9 @@ async def test_archive_moves_the_selected_notes_as_one_operation_undone_as_one(
         operation = str(max(event.id for event in renames))
         table.move_cursor(row=table.get_row_index(operation), animate=False)
         await pilot.press("u")
-        await pilot.pause()
+        await wait_idle(pilot)
         await pilot.press("y")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await wait_idle(pilot)
         for path in FIRST_TWO:
             assert (store_root / path).read_bytes() == (DEMO_NOTES_DIR / path).read_bytes()
             assert not (store_root / "archive" / path).exists()
@@ -197,17 +194,16 @@ async def test_delete_without_selection_removes_the_cursor_note(store_root: Path
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("down", "down", "d")
-        await pilot.pause()
+        await wait_idle(pilot)
         assert isinstance(app.screen, ConfirmScreen)
         assert app.screen.title_text == "Delete 1 note?"
         await pilot.press("n")
         await pilot.pause()
         assert (store_root / "patterns/prompt-formats.md").exists()
         await pilot.press("d")
-        await pilot.pause()
+        await wait_idle(pilot)
         await pilot.press("y")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await wait_idle(pilot)
         assert not (store_root / "patterns/prompt-formats.md").exists()
         deleted = app.ctx.history.events(command="delete", actor="human")
         assert [e.path for e in deleted] == ["/memories/patterns/prompt-formats.md"]
@@ -223,10 +219,9 @@ async def test_many_removals_show_progress_and_a_count(store_root: Path) -> None
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await settle(pilot)
         await pilot.press("A")
-        await pilot.pause()
+        await wait_idle(pilot)
         await pilot.press("y")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await wait_idle(pilot)
         messages = [n.message for n in app._notifications]
         assert messages[:2] == [
             "Archiving 14 notes…",

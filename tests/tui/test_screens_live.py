@@ -38,10 +38,7 @@ def store_root(
 
 async def settle(pilot: Pilot[None]) -> None:
     """Wait until every worker but the watcher is done and its results are shown."""
-    await pilot.pause()
-    while busy := [w for w in pilot.app.workers if w.group != "watch" and not w.is_finished]:
-        await pilot.app.workers.wait_for_complete(busy)
-        await pilot.pause()
+    await wait_idle(pilot)
 
 
 def title(screen: Screen[None], selector: str) -> str:

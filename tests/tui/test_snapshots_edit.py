@@ -13,18 +13,16 @@ from textual.widgets import Input, TextArea
 from memtui.tui.screens.dialogs import NewNoteScreen, RenameScreen
 from memtui.tui.screens.editor import EditorScreen
 from memtui.tui.screens.merge import ConflictScreen, MergedScreen
-from tests.tui.conftest import AppFactory, wait_for
+from tests.tui.conftest import AppFactory, wait_for, wait_idle
 from tests.tui.test_snapshots_main import SIZE, frozen, show_note
 
 NOTE = "tools/textual.md"
 
 
 async def shown(pilot: Pilot[None], kind: type[Screen[Any]]) -> None:
-    """Wait until a `kind` screen is on top and drawn (its opener waits on it, so not idle)."""
+    """Wait until a `kind` screen is on top and the app has settled around it."""
     assert await wait_for(pilot, lambda: isinstance(pilot.app.screen, kind))
-    await pilot.wait_for_scheduled_animations()
-    await pilot.pause()
-    await pilot.pause()
+    await wait_idle(pilot)
 
 
 async def edit(pilot: Pilot[None], relpath: str = NOTE) -> None:
@@ -89,7 +87,7 @@ def test_new_note_dialog(snap_compare: Any, store_root: Path, make_app: AppFacto
         await pilot.press("n")
         await shown(pilot, NewNoteScreen)
         await pilot.press(*"Rich")
-        await pilot.pause()
+        await wait_idle(pilot)
 
     assert snap_compare(make_app(clock=frozen), terminal_size=SIZE, run_before=run_before)
 
@@ -106,6 +104,6 @@ def test_rename_dialog(snap_compare: Any, store_root: Path, make_app: AppFactory
         assert isinstance(dialog, RenameScreen)
         dialog.query_one("#rename-path", Input).value = "projects/active/memtui.md"
         assert await wait_for(pilot, lambda: dialog.counted == "projects/active/memtui.md")
-        await pilot.pause()
+        await wait_idle(pilot)
 
     assert snap_compare(make_app(clock=frozen), terminal_size=SIZE, run_before=run_before)

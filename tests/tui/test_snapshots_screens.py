@@ -43,8 +43,8 @@ def demo_root(
 def showing(screen: Screen[None], *keys: str, then: Any = None, modal: bool = False) -> Any:
     """A run_before that waits for the index, pushes `screen`, presses `keys` and settles.
 
-    With `modal`, the last key opens a confirmation whose worker waits for an answer, so only
-    pending messages are awaited.
+    With `modal`, the last key opens a confirmation: its worker waits for an answer, so the
+    dialog is awaited first (`wait_idle` does not wait for a worker waiting on a dialog).
     """
 
     async def run_before(pilot: Pilot[None]) -> None:
@@ -56,9 +56,7 @@ def showing(screen: Screen[None], *keys: str, then: Any = None, modal: bool = Fa
         await pilot.press(*keys)
         if modal:
             assert await wait_for(pilot, lambda: isinstance(pilot.app.screen, ModalScreen))
-            await pilot.pause()
-        else:
-            await wait_idle(pilot)
+        await wait_idle(pilot)
 
     return run_before
 

@@ -79,7 +79,7 @@ async def test_the_config_keymap_remaps_a_binding(
         await wait_idle(pilot)
         assert isinstance(app.screen, MainScreen)
         await pilot.press("slash")
-        await pilot.pause()
+        await wait_idle(pilot)
         assert isinstance(app.screen, MainScreen)
         await pilot.press("ctrl+f")
         assert await wait_for(pilot, lambda: isinstance(app.screen, SearchScreen))

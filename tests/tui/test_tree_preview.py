@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from rich.style import Style
 from textual.widgets import OptionList, Static
-from textual.worker import WorkerCancelled
+from textual.worker import WorkerCancelled, WorkerState
 
 from memtui.core.store import MemoryStore
 from memtui.tui.app import MemtuiApp
@@ -321,8 +321,8 @@ async def test_the_secret_badge_follows_the_current_content(
 async def test_a_badge_run_overtaken_by_a_newer_one_does_not_win(
     store_root: Path, monkeypatch: pytest.MonkeyPatch, make_app: AppFactory
 ) -> None:
-    """Badges computed from an older state never replace those of a newer run that finished
-    first."""
+    """Badges computed from an older state never replace those of a newer run (the older run,
+    overtaken while computing, posts nothing)."""
     import threading
 
     import memtui.tui.app as app_module
@@ -350,9 +350,10 @@ async def test_a_badge_run_overtaken_by_a_newer_one_does_not_win(
         old = app.compute_badges()
         assert await wait_for(pilot, lambda: len(runs) == 1)
         new = app.compute_badges()
+        await wait_for(pilot, lambda: new.state == WorkerState.RUNNING)
+        release.set()
         await app.workers.wait_for_complete([new])
         assert await wait_for(pilot, lambda: app.badges.get("tools/textual.md") == {"agent"})
-        release.set()
         with contextlib.suppress(WorkerCancelled):
             await app.workers.wait_for_complete([old])
         await wait_idle(pilot)
