@@ -119,7 +119,7 @@ def _current(path: Path, follow_symlinks: bool = True) -> tuple[str, int]:
 def with_top_level_value(text: str, key: str, value: str) -> str:
     """`text` with the top-level `key`'s value replaced (a comment after it kept), or with
     `key = "value"` added before the first table (at the end when there is none)."""
-    shown = json.dumps(value, ensure_ascii=False)
+    shown = toml_string(value)
     assignment = re.compile(
         rf"^(\s*{re.escape(key)}\s*=\s*)(\"(?:[^\"\\]|\\.)*\"|'[^']*'|[^\s#]+)(.*)$"
     )
@@ -137,15 +137,21 @@ def with_top_level_value(text: str, key: str, value: str) -> str:
     return f"{text}{separator}{key} = {shown}\n"
 
 
+def toml_string(value: str) -> str:
+    """`value` as a TOML basic string: JSON's escapes, which TOML shares, and DEL escaped too
+    (TOML allows no raw control character)."""
+    return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f")
+
+
 def with_table_appended(text: str, name: str, table: Mapping[str, object]) -> str:
     """`text` with `[[name]]` holding `table`'s keys (strings or lists of strings) added at
     its end, after a blank line."""
     lines = [f"[[{name}]]"]
     for key, value in table.items():
         shown = (
-            "[" + ", ".join(json.dumps(item, ensure_ascii=False) for item in value) + "]"
+            "[" + ", ".join(toml_string(item) for item in value) + "]"
             if isinstance(value, list)
-            else json.dumps(value, ensure_ascii=False)
+            else toml_string(str(value))
         )
         lines.append(f"{key} = {shown}")
     separator = "" if not text else ("\n" if text.endswith("\n") else "\n\n")

@@ -48,32 +48,87 @@ def _class_end(segment: str, start: int) -> int:
     return segment.find("]", start)
 
 
-def _class_regex(body: str) -> str:
-    """A `[...]` class's inside as a regular expression class (`!` negates, as in fnmatch)."""
+def _class_regex(body: str) -> re.Pattern[str]:
+    """A `[...]` class's inside as an expression matching one character (`!` negates, as in
+    fnmatch)."""
     negated = body.startswith("!")
     if negated:
         body = body[1:]
-    body = body.replace("\\", "\\\\").replace("[", "\\[").replace("^", "\\^")
-    return f"[^/{body}]" if negated else f"(?!/)[{body}]"
+    for special in ("\\", "[", "]", "^"):
+        body = body.replace(special, "\\" + special)
+    try:
+        return re.compile(f"[^/{body}]" if negated else f"(?!/)[{body}]", re.DOTALL)
+    except re.error:
+        raise PolicyProblem("has a `[...]` class that is not valid (a range backwards?)") from None
 
 
-def _segment_regex(segment: str) -> str:
-    """One path segment's glob as a regular expression (`*`, `?`, `[...]`; no `/`)."""
-    out: list[str] = []
+_STAR = None
+"""A `*` among a segment's tokens."""
+_Token = str | re.Pattern[str] | None
+"""One piece of a segment glob: a literal character, a class or `?` (an expression of one
+character), or `*`."""
+_ANY_CHAR = re.compile("[^/]", re.DOTALL)
+_Segment = tuple[_Token, ...] | None
+"""A path glob's segment: its tokens, or None for `**`."""
+
+
+def _segment_tokens(segment: str) -> tuple[_Token, ...]:
+    """One path segment's glob as tokens (`*`, `?`, `[...]`, literal characters)."""
+    out: list[_Token] = []
     index = 0
     while index < len(segment):
         char = segment[index]
         index += 1
         if char == "*":
-            out.append("[^/]*")
+            if not out or out[-1] is not _STAR:
+                out.append(_STAR)
         elif char == "?":
-            out.append("[^/]")
+            out.append(_ANY_CHAR)
         elif char == "[" and (end := _class_end(segment, index)) != -1:
             out.append(_class_regex(segment[index:end]))
             index = end + 1
         else:
-            out.append(re.escape(char))
-    return "".join(out)
+            out.append(char)
+    return tuple(out)
+
+
+def _past_stars(tokens: tuple[_Token, ...], states: set[int]) -> set[int]:
+    """`states` with every place a run of `*` (which may match nothing) lets the match skip to."""
+    out = set(states)
+    for state in states:
+        while state < len(tokens) and tokens[state] is _STAR:
+            state += 1
+            out.add(state)
+    return out
+
+
+def _segment_matches(tokens: tuple[_Token, ...], name: str) -> bool:
+    """Whether one name matches a segment's tokens: every place the match may be at is followed
+    at once, so the time grows with the name's length times the glob's, never faster."""
+    states = _past_stars(tokens, {0})
+    for char in name:
+        following: set[int] = set()
+        for state in states:
+            if state == len(tokens):
+                continue
+            token = tokens[state]
+            if token is _STAR:
+                following.add(state)
+            elif token == char if isinstance(token, str) else token.fullmatch(char):
+                following.add(state + 1)
+        states = _past_stars(tokens, following)
+        if not states:
+            return False
+    return len(tokens) in states
+
+
+def _not_utf8(text: str) -> bool:
+    """Whether `text` holds what UTF-8 cannot encode (bytes a command line smuggled in)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def path_glob(pattern: str) -> str:
@@ -89,18 +144,52 @@ def path_glob(pattern: str) -> str:
         raise PolicyProblem("is empty (use ** for every path)")
     if "\x00" in text:
         raise PolicyProblem("holds a NUL character")
+    if not text.isascii() and _not_utf8(text):
+        raise PolicyProblem("is not UTF-8 text")
     if any(segment in (".", "..", "") for segment in text.split("/")):
         raise PolicyProblem("has an empty, `.` or `..` segment")
     return text
 
 
-def compile_path_glob(pattern: str) -> re.Pattern[str]:
-    """The expression that matches `/` + a relative path the glob (or a folder it names)
-    covers."""
-    pieces = []
+def compile_path_glob(pattern: str) -> tuple[_Segment, ...]:
+    """A path glob as segments (`**` as None, repeats of it as one), for `glob_covers`."""
+    segments: list[_Segment] = []
     for segment in path_glob(pattern).split("/"):
-        pieces.append("(?:/[^/]+)*" if segment == "**" else "/" + _segment_regex(segment))
-    return re.compile("".join(pieces) + "(?:/.*)?", re.DOTALL)
+        if segment != "**":
+            segments.append(_segment_tokens(segment))
+        elif not segments or segments[-1] is not None:
+            segments.append(None)
+    return tuple(segments)
+
+
+def _past_spans(glob: tuple[_Segment, ...], states: set[int]) -> set[int]:
+    """`states` with every place a `**` (which may span no folder) lets the match skip to."""
+    out = set(states)
+    for state in states:
+        while state < len(glob) and glob[state] is None:
+            state += 1
+            out.add(state)
+    return out
+
+
+def glob_covers(glob: tuple[_Segment, ...], relpath: str) -> bool:
+    """Whether a compiled path glob covers `relpath` (or a folder holding it), following every
+    place the match may be at once (no backtracking, whatever the glob or the path)."""
+    states = _past_spans(glob, {0})
+    for name in relpath.split("/"):
+        if len(glob) in states:
+            return True
+        following: set[int] = set()
+        for state in states:
+            segment = glob[state]
+            if segment is None:
+                following.add(state)
+            elif _segment_matches(segment, name):
+                following.add(state + 1)
+        states = _past_spans(glob, following)
+        if not states:
+            return False
+    return len(glob) in states
 
 
 def actor_glob(pattern: str) -> str:
@@ -108,6 +197,8 @@ def actor_glob(pattern: str) -> str:
     text = pattern.strip()
     if not text:
         raise PolicyProblem("is empty")
+    if not text.isascii() and _not_utf8(text):
+        raise PolicyProblem("is not UTF-8 text")
     return text if ":" in text or text == "*" else f"agent:{text}"
 
 
@@ -120,7 +211,7 @@ class Rule:
     paths: tuple[str, ...]
     access: Access
     actors: tuple[str, ...] = (EVERY_AGENT,)
-    _compiled: tuple[re.Pattern[str], ...] = field(default=(), compare=False, repr=False)
+    _compiled: tuple[tuple[_Segment, ...], ...] = field(default=(), compare=False, repr=False)
 
     @classmethod
     def make(
@@ -128,7 +219,7 @@ class Rule:
     ) -> Rule:
         """A rule with its globs checked and compiled; raises PolicyProblem naming the glob."""
         normal_paths: list[str] = []
-        compiled: list[re.Pattern[str]] = []
+        compiled: list[tuple[_Segment, ...]] = []
         for place, pattern in enumerate(paths, 1):
             try:
                 normal_paths.append(path_glob(pattern))
@@ -151,8 +242,7 @@ class Rule:
 
     def covers_path(self, relpath: str) -> bool:
         """Whether a path relative to the store (not the root itself) is one of the rule's."""
-        probe = "/" + relpath
-        return any(pattern.fullmatch(probe) for pattern in self._compiled)
+        return any(glob_covers(glob, relpath) for glob in self._compiled)
 
     def covers_actor(self, actor: str) -> bool:
         """Whether the rule speaks of `actor` (an agent)."""

@@ -10,7 +10,7 @@ from typing import Any
 from memtui.core.parsing.paths import from_relpath
 from memtui.core.plurals import count
 from memtui.core.recording.history import RecordFailed, unrecorded_message
-from memtui.core.result import CommandResult
+from memtui.core.result import HELD, CommandResult
 from memtui.core.store import MemoryStore, StoreError
 from memtui.notes.index import NoteIndex
 from memtui.notes.links import (
@@ -22,6 +22,7 @@ from memtui.notes.links import (
     rewrite_links,
 )
 from memtui.notes.stale import ARCHIVE_FOLDER
+from memtui.notes.visibility import PolicyUnusable, visible_filter
 
 Refresh = Callable[[Iterable[str]], object]
 """Brings the index up to date for changed paths (the app's takes its index lock)."""
@@ -42,16 +43,23 @@ class Moved:
     unrewritten: list[tuple[str, str]] = field(default_factory=list)
     """(note, why) for each note whose links could not be rewritten."""
     broken: list[str] = field(default_factory=list)
+    held: list[str] = field(default_factory=list)
+    """The notes whose link rewrites the store's policy holds for a person's approval."""
     verb: str = "Moved"
 
     @property
     def summary(self) -> str:
         """One line: what moved, and what became of the links into it."""
-        if self.result.is_error:
+        if self.result.is_error or self.result.kind == HELD:
             return self.result.content
         line = f"{self.verb} {self.old} to {self.new}"
         if self.rewritten:
             line += f"; rewrote links in {count(len(self.rewritten), 'note')}"
+        if self.held:
+            line += (
+                f"; the link rewrites in {count(len(self.held), 'note')} wait for a person's "
+                f"approval ({', '.join(self.held[:3])}{', ...' if len(self.held) > 3 else ''})"
+            )
         if self.unrewritten:
             note, why = self.unrewritten[0]
             line += (
@@ -69,7 +77,7 @@ class Moved:
     @property
     def changed(self) -> set[str]:
         """The paths the operation changed (for index and screen updates)."""
-        if self.result.is_error:
+        if self.result.is_error or self.result.kind == HELD:
             return set()
         return {self.old, self.new, *self.rewritten}
 
@@ -90,11 +98,16 @@ def move(
     into `old` are `inbound` when the caller has read them; none are known without an index).
 
     Links by title, or by a permalink set in the frontmatter, keep working and are left as
-    they are. The lock is held throughout, so no other change lands between the parts.
+    they are. The lock is held throughout, so no other change lands between the parts. An
+    agent's move leaves alone (and never names) the notes the store's policy hides from it.
     """
     old, new = old.strip().strip("/"), new.strip().strip("/")
     if inbound is None:
         inbound = links_into(index, old) if index is not None and old else {}
+    try:
+        inbound = _seen_by(store, inbound)
+    except PolicyUnusable as problem:
+        return Moved(CommandResult(str(problem), True), old, new)
     breaks: Plan = {}
     if index is not None and inbound and not rewrite_links and new and new != old:
         breaks = MovePrediction(index, inbound, old).broken(new)
@@ -115,6 +128,14 @@ def move(
     moved = moves[0]
     moved.broken = sorted(moved_path(source, old, new) for source in breaks)
     return moved
+
+
+def _seen_by(store: MemoryStore, inbound: Plan) -> Plan:
+    """The linking notes of `inbound` that `store`'s agent may see (all, for a person)."""
+    visible = visible_filter(store)
+    if visible is None:
+        return inbound
+    return {source: links for source, links in inbound.items() if visible(source)}
 
 
 def archive_path(relpath: str) -> str:
@@ -156,7 +177,7 @@ def _move_locked(
         message = unrecorded_message(f"move {source}", problem)
         return Moved(CommandResult(message, True), old, new)
     moved = Moved(operation.rename(source, target), old, new, operation.group_id)
-    if moved.result.is_error or index is None:
+    if moved.result.is_error or moved.result.kind == HELD or index is None:
         return moved
     update = refresh or index.update_paths
     update([old, new])
@@ -164,6 +185,8 @@ def _move_locked(
         why = _rewrite(operation, note, renames)
         if why is None:
             moved.rewritten.append(note)
+        elif why is HELD:
+            moved.held.append(note)
         else:
             moved.unrewritten.append((note, why))
     if moved.rewritten:
@@ -172,7 +195,8 @@ def _move_locked(
 
 
 def _rewrite(store: MemoryStore, relpath: str, renames: dict[str, str]) -> str | None:
-    """Point the links of one note at their new names with one `write`; None, or why not."""
+    """Point the links of one note at their new names with one `write`; None, `HELD` (the
+    policy holds the write for approval), or why not."""
     virtual = from_relpath(relpath)
     try:
         text, revision = store.read(virtual)
@@ -182,4 +206,6 @@ def _rewrite(store: MemoryStore, relpath: str, renames: dict[str, str]) -> str |
     if rewrites == 0:
         return "its links changed meanwhile"
     result = store.write(virtual, rewritten, revision)
+    if result.kind == HELD:
+        return HELD
     return result.content if result.is_error else None
