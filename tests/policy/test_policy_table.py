@@ -1,6 +1,6 @@
 """Every access level holds for every memory-tool command through every entry point: `memtui
-tool`, MCP through a real client session, the Anthropic SDK tool class, and the core itself; and
-for the LangGraph store's operations."""
+tool`, MCP through a real client session, the Anthropic SDK tool classes (sync and async), and
+the core itself; and for the LangGraph store's operations."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from anthropic.lib.tools import ToolError
 
-from memtui.agents.anthropic import MemtuiMemoryTool
+from memtui.agents.anthropic import AsyncMemtuiMemoryTool, MemtuiMemoryTool
 from memtui.core.config import Settings
 from memtui.core.store import MemoryStore
 from tests.agents.mcp_client import call_memory, mcp_session
@@ -76,6 +76,20 @@ def test_the_anthropic_sdk_tool_class(tmp_path: Path, level: str) -> None:
     for name, call in CALLS.items():
         try:
             content = tool.call(call)
+            answers[name] = (content, False)
+        except ToolError as refused:
+            answers[name] = (refused.content, True)
+    check_answers(level, answers, root)
+
+
+@pytest.mark.parametrize("level", LEVELS)
+async def test_the_async_anthropic_sdk_tool_class(tmp_path: Path, level: str) -> None:
+    root = make_store(tmp_path / "mem", level)
+    tool = AsyncMemtuiMemoryTool(root=root, actor="agent:sdk")
+    answers = {}
+    for name, call in CALLS.items():
+        try:
+            content = await tool.call(call)
             answers[name] = (content, False)
         except ToolError as refused:
             answers[name] = (refused.content, True)
