@@ -162,6 +162,40 @@ def test_the_langgraph_store_never_reaches_the_policy(tmp_path: Path) -> None:
     assert not (root / ".memtui/policy.json").exists()
 
 
+def test_a_nested_stores_own_folder_is_reserved_too(tmp_path: Path) -> None:
+    """An agent of the outer store never writes the policy or history of a store inside it."""
+    person_store(tmp_path, {"inner/a.md": "a\n", "q/evil.toml": EVIL}, "")
+    MemoryStore(tmp_path / "inner", actor="human:dana", settings=Settings()).history.events()
+    (tmp_path / "inner/.memtui/policy.toml").write_text(POLICY)
+    agent = MemoryStore(tmp_path, actor="agent:bot", settings=Settings())
+    nested = "/memories/inner/.memtui/policy.toml"
+    for call in (
+        {"command": "create", "path": "/memories/q/.memtui/policy.toml", "file_text": EVIL},
+        {"command": "str_replace", "path": nested, "old_str": '"none"', "new_str": '"write"'},
+        {"command": "delete", "path": nested},
+        {"command": "rename", "old_path": "/memories/q/evil.toml", "new_path": nested},
+    ):
+        result = agent.execute(call)
+        shown = call.get("path") or call["new_path"]
+        assert (result.content, result.is_error) == (
+            f"The path {shown} is reserved for memtui's history",
+            True,
+        ), call
+    inside = (
+        "Refused: /memories/inner holds files the store's policy does not let this agent change; "
+        "nothing was changed."
+    )
+    for call in (
+        {"command": "delete", "path": "/memories/inner"},
+        {"command": "rename", "old_path": "/memories/inner", "new_path": "/memories/moved"},
+    ):
+        result = agent.execute(call)
+        assert (result.content, result.is_error) == (inside, True), call
+    assert (tmp_path / "inner/.memtui/policy.toml").read_text() == POLICY
+    assert not (tmp_path / "q/.memtui").exists()
+    assert (tmp_path / "inner/.memtui/history.db").exists()
+
+
 LINKED = {
     "q/a.md": "---\ntitle: A\n---\n# A\n",
     "q/b.md": "see [[q/a]]\n",

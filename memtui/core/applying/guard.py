@@ -5,6 +5,8 @@ a folder a `delete` or `rename` would act on is walked on descriptors (never thr
 every entry in it judged too, at its place now and, for a rename, at its place after. A file
 whose frontmatter says `read_only: true` is `read`. A path that is `none` for the agent is
 answered exactly as if it were missing, so no answer tells a hidden file from a missing one.
+memtui's own folder of a store nested inside this one (`a/.memtui`) is as reserved as the root's
+for an agent's changes: its policy and history are never the agent's to write.
 """
 
 from __future__ import annotations
@@ -19,7 +21,15 @@ from memtui.core.applying.site import Site
 from memtui.core.applying.viewing import not_found_message
 from memtui.core.parsing.command_types import CommandOutcome, ParsedCommand, error, not_found
 from memtui.core.parsing.echo import echo
-from memtui.core.parsing.paths import FLAG_OUTSIDE, PathRefusal, check_path, written_relpath
+from memtui.core.parsing.paths import (
+    FLAG_OUTSIDE,
+    FLAG_REFUSED,
+    FLAG_RESERVED,
+    RESERVED_NAME,
+    PathRefusal,
+    check_path,
+    written_relpath,
+)
 from memtui.core.policy.loading import POLICY_SHOWN
 from memtui.core.policy.read_only import file_read_only
 from memtui.core.policy.rules import NONE, READ, REVIEW, WRITE, Access, ActorPolicy, strictest
@@ -138,6 +148,9 @@ def guard_change(cmd: ParsedCommand, site: Site, gate: ActorPolicy) -> CommandOu
     site.gate = gate
     if gate.problem is not None:
         return broken(gate)
+    reserved = _nested_reserved(cmd)
+    if reserved is not None:
+        return reserved
     levels = [
         path_access(gate, raw, parts) for raw, parts in zip(cmd.raw_paths, cmd.parts, strict=True)
     ]
@@ -154,6 +167,17 @@ def guard_change(cmd: ParsedCommand, site: Site, gate: ActorPolicy) -> CommandOu
     if isinstance(inside, CommandOutcome):
         return inside
     return strictest((*levels, inside))
+
+
+def _nested_reserved(cmd: ParsedCommand) -> CommandOutcome | None:
+    """The refusal of a change to a nested store's own folder (`a/.memtui/...`), as written or
+    where it resolves to, else None."""
+    for raw, parts, shown in zip(cmd.raw_paths, cmd.parts, cmd.echoed, strict=True):
+        if RESERVED_NAME in (*written_relpath(raw).split("/"), *parts):
+            return error(
+                f"The path {shown} is reserved for memtui's history", FLAG_REFUSED, FLAG_RESERVED
+            )
+    return None
 
 
 def _held_inside(
@@ -190,6 +214,8 @@ def _folder_access(gate: ActorPolicy, folder: Location, after: str | None) -> Ac
     stops at the first that is `read` or `none`."""
     found: Access = WRITE
     for relative, parent, name, mode in _walk(folder):
+        if name == RESERVED_NAME:
+            return READ
         level = gate.access(f"{folder.relative}/{relative}")
         if after is not None:
             level = strictest((level, gate.access(f"{after}/{relative}")))
