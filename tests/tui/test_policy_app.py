@@ -14,6 +14,7 @@ from memtui.core.store import MemoryStore
 from memtui.tui.app import MemtuiApp
 from memtui.tui.screens.changes import ChangesScreen
 from memtui.tui.screens.main import MainScreen
+from memtui.tui.screens.merge import ConflictScreen
 from memtui.tui.screens.protect import ProtectScreen
 from tests.tui.conftest import FIXTURE_NOTES, AppFactory, wait_for, wait_idle
 
@@ -151,3 +152,34 @@ async def test_p_adds_a_rule_for_the_selected_folder(
         True,
     )
     assert (store_root / "tools/textual.md").read_text() == FIXTURE_NOTES["tools/textual.md"]
+
+
+async def test_approving_after_a_clashing_change_asks_and_never_overwrites(
+    store_root: Path, make_app: AppFactory
+) -> None:
+    edit_id, _add_id = propose(store_root)
+    person = MemoryStore(store_root, actor="human:tester", settings=Settings())
+    assert not person.str_replace(PREFS, "short answers", "long answers").is_error
+    later = (store_root / "user/preferences.md").read_text()
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_idle(pilot)
+        await pilot.press("c")
+        screen = app.screen
+        assert isinstance(screen, ChangesScreen)
+        assert await wait_for(pilot, lambda: screen.loaded and len(screen.page.held) == 2)
+        assert await wait_for(pilot, lambda: screen.held_table.has_focus)
+        await pilot.press("a")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, ConflictScreen))
+        await pilot.press("ctrl+t")
+        assert await wait_for(pilot, lambda: app.screen is screen)
+        await wait_idle(pilot)
+        assert (store_root / "user/preferences.md").read_text() == later
+        assert [held.id for held in screen.page.held][:1] == [edit_id]
+        await pilot.press("a")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, ConflictScreen))
+        await pilot.press("ctrl+k")
+        assert await wait_for(pilot, lambda: len(screen.page.held) == 1)
+    assert "short, direct answers" in (store_root / "user/preferences.md").read_text()
+    decided = MemoryStore(store_root, settings=Settings()).proposals.get(edit_id)
+    assert decided is not None and decided.decision == "approved"
