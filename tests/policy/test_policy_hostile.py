@@ -68,6 +68,7 @@ ATTACKS: list[dict[str, Any]] = [
         "new_path": "/memories/q/meta/policy.toml",
     },
 ]
+HIDE_PRIVATE = '[[rule]]\npaths = ["private/**"]\naccess = "none"\n'
 EVIL = '[[rule]]\npaths = ["**"]\naccess = "write"\n'
 
 
@@ -396,3 +397,32 @@ def test_memtui_policy_shows_hostile_rule_text_escaped(tmp_path: Path) -> None:
     shown = done.stdout + done.stderr
     assert b"\x1b" not in shown and b"\x07" not in shown
     assert done.returncode == 0, shown
+
+
+@pytest.mark.parametrize(
+    "relpath",
+    ["Private/pay.md", "PRIVATE/x", "private/Pay.md", "cafe\u0301/a.md", "CAF\u00c9/a.md"],
+)
+def test_a_glob_ignores_case_and_composition(relpath: str) -> None:
+    """On a disk that ignores case or Unicode composition (macOS, Windows) these name the
+    protected files, so the rules cover them on every disk."""
+    rules = parse_policy(
+        '[[rule]]\npaths = ["private/**", "caf\u00e9/**"]\naccess = "none"\n'.encode()
+    )
+    assert rules.access(relpath, "agent:x") == "none"
+    assert rules.access("privat/pay.md", "agent:x") == "write"
+
+
+def test_a_differently_cased_name_is_as_hidden_as_the_real_one(tmp_path: Path) -> None:
+    person_store(tmp_path, {"private/pay.md": "pay\n"}, HIDE_PRIVATE)
+    agent = MemoryStore(tmp_path, actor="agent:bot", settings=Settings())
+    for path in ("/memories/Private/pay.md", "/memories/PRIVATE"):
+        result = agent.execute({"command": "view", "path": path})
+        assert (result.content, result.is_error) == (
+            f"The path {path} does not exist. Please provide a valid path.",
+            True,
+        )
+    result = agent.execute(
+        {"command": "create", "path": "/memories/Private/x.md", "file_text": "x"}
+    )
+    assert (result.content, result.is_error) == (refused("/memories/Private/x.md"), True)

@@ -1,8 +1,9 @@
 """Policy rules: path globs and actor globs with an access level; the last matching rule wins.
 
-A path glob is matched against a path relative to the store (`user/notes.md`): `*` and `?` never
-cross a `/`, a `**` segment spans any number of folders (none included, so `user/**` covers the
-folder `user` itself), and a rule that matches a folder covers everything inside it. An actor
+A path glob is matched against a path relative to the store (`user/notes.md`), ignoring case and
+Unicode composition as the disks of macOS and Windows do: `*` and `?` never cross a `/`, a `**`
+segment spans any number of folders (none included, so `user/**` covers the folder `user`
+itself), and a rule that matches a folder covers everything inside it. An actor
 glob is matched against the actor (`agent:claude`; a bare name means `agent:NAME`); a rule
 without actors covers every agent. People and outside processes are never restricted.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
+import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
@@ -57,7 +59,7 @@ def _class_regex(body: str) -> re.Pattern[str]:
     for special in ("\\", "[", "]", "^"):
         body = body.replace(special, "\\" + special)
     try:
-        return re.compile(f"[^/{body}]" if negated else f"(?!/)[{body}]", re.DOTALL)
+        return re.compile(f"[^/{body}]" if negated else f"(?!/)[{body}]", re.DOTALL | re.IGNORECASE)
     except re.error:
         raise PolicyProblem("has a `[...]` class that is not valid (a range backwards?)") from None
 
@@ -88,7 +90,7 @@ def _segment_tokens(segment: str) -> tuple[_Token, ...]:
             out.append(_class_regex(segment[index:end]))
             index = end + 1
         else:
-            out.append(char)
+            out.extend(char.lower())
     return tuple(out)
 
 
@@ -151,10 +153,17 @@ def path_glob(pattern: str) -> str:
     return text
 
 
+def comparable(relpath: str) -> str:
+    """A path as globs are matched against it: composed Unicode (NFC) in lower case, since a
+    disk that ignores case or composition (macOS, Windows) opens `Private/` as `private/`."""
+    return unicodedata.normalize("NFC", relpath).lower()
+
+
 def compile_path_glob(pattern: str) -> tuple[_Segment, ...]:
-    """A path glob as segments (`**` as None, repeats of it as one), for `glob_covers`."""
+    """A path glob as segments (`**` as None, repeats of it as one), for `glob_covers` on a
+    `comparable` path (its letters compared in lower case, composed)."""
     segments: list[_Segment] = []
-    for segment in path_glob(pattern).split("/"):
+    for segment in unicodedata.normalize("NFC", path_glob(pattern)).split("/"):
         if segment != "**":
             segments.append(_segment_tokens(segment))
         elif not segments or segments[-1] is not None:
@@ -242,7 +251,8 @@ class Rule:
 
     def covers_path(self, relpath: str) -> bool:
         """Whether a path relative to the store (not the root itself) is one of the rule's."""
-        return any(glob_covers(glob, relpath) for glob in self._compiled)
+        probe = comparable(relpath)
+        return any(glob_covers(glob, probe) for glob in self._compiled)
 
     def covers_actor(self, actor: str) -> bool:
         """Whether the rule speaks of `actor` (an agent)."""
