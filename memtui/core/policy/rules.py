@@ -29,6 +29,8 @@ ACCESS_LEVELS: tuple[Access, ...] = (WRITE, REVIEW, READ, NONE)
 EVERY_AGENT = "agent:*"
 """The actor glob a rule without `actors` has."""
 _RULE_KEYS = ("paths", "actors", "access")
+_DECIDED_KEPT = 65536
+"""How many decisions a policy remembers before it starts afresh."""
 
 
 class PolicyProblem(ValueError):
@@ -70,8 +72,9 @@ _Token = str | re.Pattern[str] | None
 """One piece of a segment glob: a literal character, a class or `?` (an expression of one
 character), or `*`."""
 _ANY_CHAR = re.compile("[^/]", re.DOTALL)
-_Segment = tuple[_Token, ...] | None
-"""A path glob's segment: its tokens, or None for `**`."""
+_Segment = str | tuple[_Token, ...] | None
+"""A path glob's segment: the name itself when it has no wildcard, its tokens, or None for
+`**`."""
 
 
 def _segment_tokens(segment: str) -> tuple[_Token, ...]:
@@ -165,7 +168,9 @@ def compile_path_glob(pattern: str) -> tuple[_Segment, ...]:
     segments: list[_Segment] = []
     for segment in unicodedata.normalize("NFC", path_glob(pattern)).split("/"):
         if segment != "**":
-            segments.append(_segment_tokens(segment))
+            tokens = _segment_tokens(segment)
+            literal = all(isinstance(token, str) for token in tokens)
+            segments.append("".join(tokens) if literal else tokens)  # type: ignore[arg-type]
         elif not segments or segments[-1] is not None:
             segments.append(None)
     return tuple(segments)
@@ -193,7 +198,7 @@ def glob_covers(glob: tuple[_Segment, ...], relpath: str) -> bool:
             segment = glob[state]
             if segment is None:
                 following.add(state)
-            elif _segment_matches(segment, name):
+            elif segment == name if isinstance(segment, str) else _segment_matches(segment, name):
                 following.add(state + 1)
         states = _past_spans(glob, following)
         if not states:
@@ -271,16 +276,29 @@ class Policy:
 
     rules: tuple[Rule, ...] = ()
     problem: str | None = None
+    _decided: dict[tuple[str, str], Rule | None] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+    """(relpath, actor) -> the rule deciding it, as found so far (the policy is kept while its
+    file is unchanged, so listings asked again find their answers here)."""
 
     def rule_for(self, relpath: str, actor: str) -> Rule | None:
         """The rule that decides `actor`'s access to `relpath` (the last that covers both), or
         None: people, outside processes and the root itself are never covered."""
-        if not relpath or not actor.startswith("agent:"):
+        if not relpath or not actor.startswith("agent:") or not self.rules:
             return None
+        key = (relpath, actor)
+        if key in self._decided:
+            return self._decided[key]
+        found = None
         for rule in reversed(self.rules):
             if rule.covers_actor(actor) and rule.covers_path(relpath):
-                return rule
-        return None
+                found = rule
+                break
+        if len(self._decided) >= _DECIDED_KEPT:
+            self._decided.clear()
+        self._decided[key] = found
+        return found
 
     def access(self, relpath: str, actor: str) -> Access:
         """What `actor` may do with `relpath` by the rules (`write` where none applies)."""
