@@ -31,6 +31,7 @@ EVERY_AGENT = "agent:*"
 _RULE_KEYS = ("paths", "actors", "access")
 _DECIDED_KEPT = 65536
 """How many decisions a policy remembers before it starts afresh."""
+_UNKNOWN = object()
 
 
 class PolicyProblem(ValueError):
@@ -288,8 +289,9 @@ class Policy:
         if not relpath or not actor.startswith("agent:") or not self.rules:
             return None
         key = (relpath, actor)
-        if key in self._decided:
-            return self._decided[key]
+        known = self._decided.get(key, _UNKNOWN)
+        if known is not _UNKNOWN:
+            return known  # type: ignore[return-value]
         found = None
         for rule in reversed(self.rules):
             if rule.covers_actor(actor) and rule.covers_path(relpath):
