@@ -15,6 +15,8 @@ QUERY_FOR = {
     "edit": ["x.md"],
     "mv": ["a.md", "b.md"],
     "rm": ["a.md"],
+    "protect": ["x/**", "--access", "read"],
+    "reject": ["1"],
 }
 """Positional arguments after PATH that a subcommand needs."""
 
