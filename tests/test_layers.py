@@ -188,4 +188,5 @@ def test_the_first_frame_takes_from_core_only_its_vocabulary() -> None:
         "memtui.core.result",
         "memtui.core.resolving",
         "memtui.core.resolving.regular",
+        "memtui.core.timeframe",
     }

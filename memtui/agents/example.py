@@ -129,7 +129,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "the Anthropic SDK is missing; install it with `pip install 'memtui[anthropic]'`",
         )
     from memtui.core.config import ConfigError
-    from memtui.core.recording.history import HistoryCorrupt
+    from memtui.core.recording.database import HistoryCorrupt
 
     root = Path(args.path).expanduser()
     if root.exists() and not root.is_dir():

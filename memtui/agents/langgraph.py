@@ -47,6 +47,7 @@ from memtui.agents.worker import SerialWorker
 from memtui.core.actors import agent_actor
 from memtui.core.config import Settings
 from memtui.core.parsing.paths import to_relpath
+from memtui.core.recording.event_query import EventQuery
 from memtui.core.resolving.fd_paths import (
     OutsideStore,
     StoreRoot,
@@ -56,6 +57,7 @@ from memtui.core.resolving.fd_paths import (
 )
 from memtui.core.store import MemoryStore, StoreError
 from memtui.notes.visibility import PolicyUnusable, Visible, visible_filter
+from memtui.notes.workspace import Workspace
 
 __all__ = ["MemtuiStore", "MemtuiStoreError"]
 
@@ -177,12 +179,16 @@ class MemtuiStore(BaseStore):
         Raises ValueError for an empty or non-agent actor and ConfigError for a bad config.
         """
         config = parse_index(index) if index is not None else None
-        self.store = MemoryStore(
-            Path(root).expanduser(),
-            actor=agent_actor(actor),
-            session=session or uuid.uuid4().hex,
-            settings=settings,
+        self.workspace = Workspace(
+            MemoryStore(
+                Path(root).expanduser(),
+                actor=agent_actor(actor),
+                session=session or uuid.uuid4().hex,
+                settings=settings,
+            )
         )
+        """The open store: items are written through it and each change applied to it."""
+        self.store = self.workspace.store
         self.root = self.store.root
         self._index = ItemIndex(self.root, config) if config is not None else None
         self._worker = SerialWorker("memtui-langgraph")
@@ -242,6 +248,7 @@ class MemtuiStore(BaseStore):
         for _ in range(WRITE_ATTEMPTS):
             result = self.store.write(virtual, text, self.store.revision(virtual))
             if not result.is_error:
+                self.workspace.apply([to_relpath(virtual)])
                 return
             if not result.conflict:
                 break
@@ -255,6 +262,7 @@ class MemtuiStore(BaseStore):
         result = self.store.delete(virtual)
         if result.is_error and self.store.revision(virtual) is not None:
             raise MemtuiStoreError(result.content)
+        self.workspace.apply([to_relpath(virtual)])
 
     # Reads.
 
@@ -284,7 +292,7 @@ class MemtuiStore(BaseStore):
         Created is when the file last came into being (a create, a write to a missing path, a
         rename onto it, an outside creation, an undo); without any event, its mtime.
         """
-        events = self.store.history.events(path=virtual, skip_reads=True)
+        events = self.store.history.events(EventQuery(path=virtual, skip_reads=True))
         changes = [event for event in events if not event.is_error]
         if not changes:
             mtime = _mtime(self.root, to_relpath(virtual))

@@ -85,7 +85,7 @@ def run(path: str) -> int:
     except ImportError as error:
         return fail("langgraph_example", error)
     from memtui.core.config import ConfigError
-    from memtui.core.recording.history import HistoryCorrupt
+    from memtui.core.recording.database import HistoryCorrupt
 
     try:
         store = MemtuiStore(path, actor=ACTOR)

@@ -17,7 +17,13 @@ from mcp.types import INVALID_PARAMS, CallToolResult, TextContent, ToolAnnotatio
 from pydantic import Field, ValidationError, WithJsonSchema
 
 from memtui import installed_version
-from memtui.agents.notes_access import FILTERS_SCHEMA, NotesAccess, NotesError, relpath_of
+from memtui.agents.notes_access import (
+    FILTERS_SCHEMA,
+    NotesAccess,
+    NotesError,
+    changed_paths,
+    relpath_of,
+)
 from memtui.agents.prompts import PROMPT_NAMES, PROMPTS, load_prompt
 from memtui.agents.stdio_input import surrogate_tolerant_stdin
 from memtui.agents.worker import SerialWorker
@@ -25,6 +31,7 @@ from memtui.core.actors import UnsafeActorName, agent_actor
 from memtui.core.config import Settings
 from memtui.core.store import MemoryStore
 from memtui.notes.operations.moving import move
+from memtui.notes.workspace import Workspace
 
 MOVE_NOTE_DESCRIPTION = """\
 Rename or move a note or folder (old_path to new_path, both under /memories) as one change in \
@@ -163,7 +170,8 @@ class MemtuiServer(MCPServer):
 
 
 class MemoryService:
-    """The state of one server process: the store, one actor per client, the loaded note index."""
+    """The state of one server process: the store's Workspace (one view per client's actor) and
+    the notes tools over it."""
 
     def __init__(
         self,
@@ -176,15 +184,17 @@ class MemoryService:
         self.root = Path(root).expanduser()
         self.session = session or uuid.uuid4().hex
         self.fixed_actor = agent_actor(actor) if actor is not None else None
-        self.store = MemoryStore(
-            self.root,
-            actor=self.fixed_actor or "agent:mcp",
-            session=self.session,
-            settings=settings,
+        self.workspace = Workspace(
+            MemoryStore(
+                self.root,
+                actor=self.fixed_actor or "agent:mcp",
+                session=self.session,
+                settings=settings,
+            )
         )
+        self.store = self.workspace.store
         self.root = self.store.root
-        self.notes = NotesAccess(self.root, self.store)
-        self._stores: dict[tuple[str, str], MemoryStore] = {}
+        self.notes = NotesAccess(self.workspace)
         self.worker = SerialWorker()
 
     def actor_for(self, client_name: str | None) -> str:
@@ -203,16 +213,6 @@ class MemoryService:
                 pass
         return "agent:mcp"
 
-    def store_for(self, actor: str, session: str) -> MemoryStore:
-        """A store recording as `actor` in `session`, sharing this process's history."""
-        key = (actor, session)
-        if key not in self._stores:
-            if actor == self.store.actor and session == self.store.session:
-                self._stores[key] = self.store
-            else:
-                self._stores[key] = self.store.with_actor(actor, session)
-        return self._stores[key]
-
     async def notes_call(
         self,
         caller: Callable[[Context[Any, Any]], tuple[str, str] | CallToolResult],
@@ -228,20 +228,21 @@ class MemoryService:
             who = caller(context)
             if isinstance(who, CallToolResult):
                 return who
-            reader = self.store_for(*who)
+            reader = self.workspace.acting_as(*who).store
         return await self.notes_result(function, *args, reader)
 
     def memory(self, arguments: dict[str, Any], actor: str, session: str) -> CallToolResult:
-        """Run one memory command through the core; the result text is exactly the core's."""
-        store = self.store_for(actor, session)
+        """Run one memory command through the core (the result text is exactly the core's),
+        then apply what it changed to the workspace."""
+        workspace = self.workspace.acting_as(actor, session)
         try:
-            result = store.execute(arguments)
+            result = workspace.store.execute(arguments)
         except Exception as exc:
             return text_result(
                 f"memtui could not run the command: {type(exc).__name__}: {exc}", is_error=True
             )
         if not result.is_error:
-            self.notes.note_changed_by_command(arguments)
+            workspace.apply(changed_paths(arguments))
         return text_result(result.content, is_error=result.is_error)
 
     def move_note(
@@ -256,9 +257,10 @@ class MemoryService:
                 "/memories/projects/a.md",
                 is_error=True,
             )
-        store = self.store_for(actor, session)
+        workspace = self.workspace.acting_as(actor, session)
         try:
-            moved = move(store, self.notes.index(), old, new, rewrite_links=rewrite_links)
+            workspace.current_index()
+            moved = move(workspace, old, new, rewrite_links=rewrite_links)
         except Exception as exc:
             return text_result(
                 f"memtui could not run the move: {type(exc).__name__}: {exc}", is_error=True

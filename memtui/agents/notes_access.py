@@ -1,24 +1,22 @@
-"""The note index an agent server uses: the store's shared index, kept current for its own writes
-and outside edits."""
+"""The notes tools an agent server answers (search, context, recent activity) over the store's
+Workspace, and the paths a memory command changes."""
 
 from __future__ import annotations
 
 import math
 import posixpath
-import threading
-from concurrent.futures import Future
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memtui.core.parsing.paths import VIRTUAL_ROOT, from_relpath, under_root
 from memtui.core.plurals import count
-from memtui.core.store import MemoryStore
-from memtui.core.watcher import StoreWatcher
 from memtui.notes.agent_context import build_context, recent_activity
 from memtui.notes.index import NoteIndex
 from memtui.notes.search import Searcher, SearchFilters, SearchHit
 from memtui.notes.visibility import PolicyUnusable, Visible, visible_filter
+from memtui.notes.workspace import Workspace
+
+if TYPE_CHECKING:
+    from memtui.core.store import MemoryStore
 
 FILTER_FIELDS: tuple[str, ...] = ("folder", "tag", "category", "note_type", "actor", "max_age_days")
 """Keys accepted in the `filters` argument of search_memories."""
@@ -100,7 +98,7 @@ def parse_filters(filters: object) -> SearchFilters | None:
 
 
 COUNT_CAP = 1000
-"""When `limit` cuts the list, notes matching in all are counted over at most this many hits."""
+"""When `limit` cuts the list, the notes matching in all are counted up to this many."""
 
 
 def hit_line(hit: SearchHit) -> str:
@@ -138,125 +136,43 @@ def format_hits(
     return "\n".join(lines)
 
 
-@dataclass(frozen=True)
-class LoadedNotes:
-    """A loaded index with its searcher."""
-
-    index: NoteIndex
-    searcher: Searcher
-
-
-def load_notes(root: Path) -> LoadedNotes:
-    """Bring the store's shared index up to date (only changed files are read) and open a
-    searcher on it."""
-    index = NoteIndex.load(root)
-    return LoadedNotes(index, Searcher(index))
+def changed_paths(arguments: object) -> list[str]:
+    """The root-relative paths a memory command changes (none for `view` or a bad input)."""
+    if not isinstance(arguments, dict) or arguments.get("command") not in MUTATING_COMMANDS:
+        return []
+    targets = [relpath_of(arguments.get(key)) for key in ("path", "old_path", "new_path")]
+    return [target for target in targets if target]
 
 
 class NotesAccess:
-    """The store's index and a searcher on it, brought up to date before each use: for the paths
-    the file watcher saw change, or by a stat walk until the watcher is ready.
+    """The notes tools an agent server answers (search, context, recent activity) over the
+    store's Workspace, whose index is caught up with the files before each use.
 
-    Call it from one thread (the server's store worker); only `start_loading` uses another.
+    Call it from one thread (the server's store worker); the workspace loads in another.
     """
 
-    def __init__(self, root: Path, store: MemoryStore) -> None:
-        self.root = root
-        self.store = store
-        self._index: NoteIndex | None = None
-        self._searcher: Searcher | None = None
-        self._loading: Future[LoadedNotes] | None = None
-        self._watcher: StoreWatcher | None = None
-        self._walked_since_watching = False
+    def __init__(self, workspace: Workspace) -> None:
+        """The notes tools over `workspace`."""
+        self.workspace = workspace
 
-    @property
-    def loaded(self) -> bool:
-        """Whether the index has been loaded yet."""
-        return self._index is not None
+    def start_loading(self, *, watch: bool = True) -> None:
+        """Load the index in the background now, watching the files first (`watch`)."""
+        self.workspace.start_loading(watch=watch)
 
     @property
     def watching(self) -> bool:
-        """Whether refreshes come from the file watcher instead of a full stat walk."""
-        return self._watcher is not None and self._watcher.ready
-
-    def start_loading(self, *, watch: bool = True) -> None:
-        """Load the index on a background thread now, so the first search does not wait for it.
-
-        With `watch`, a file watcher starts first and later refreshes re-read only what it saw
-        change, instead of walking the whole store.
-        """
-        if self._index is not None or self._loading is not None:
-            return
-        if watch:
-            self._watcher = StoreWatcher(self.root)
-            self._watcher.start()
-        future: Future[LoadedNotes] = Future()
-
-        def load() -> None:
-            try:
-                future.set_result(load_notes(self.root))
-            except BaseException as exc:
-                future.set_exception(exc)
-
-        self._loading = future
-        threading.Thread(target=load, name="memtui-index-load", daemon=True).start()
+        """Whether catch-ups come from the file watcher instead of a full stat walk."""
+        return self.workspace.watching
 
     def index(self) -> NoteIndex:
-        """The index, loaded on first use and refreshed for files changed behind our back."""
-        if self._index is None:
-            loading, self._loading = self._loading, None
-            loaded = loading.result() if loading is not None else load_notes(self.root)
-            self._index, self._searcher = loaded.index, loaded.searcher
-            self._searcher.history = self.store.history
-        self.refresh()
-        return self._index
-
-    def searcher(self) -> Searcher:
-        """The searcher over the current index."""
-        self.index()
-        assert self._searcher is not None
-        return self._searcher
-
-    def refresh(self) -> set[str]:
-        """Index just the files that changed on disk since the last look; returns their paths.
-
-        Once the watcher is ready (after one last full walk, which covers changes from before it
-        started) it says which paths to look at; until then the whole store is stat-ed.
-        """
-        if self._index is None:
-            return set()
-        watched = self._watcher.take() if self._watcher is not None else None
-        if watched is not None and not self._walked_since_watching:
-            self._walked_since_watching = True
-            watched = None
-        if watched is None:
-            return self._index.refresh()
-        if not watched:
-            return set()
-        return self._index.update_paths(watched)
-
-    def note_changed_by_command(self, arguments: object) -> set[str]:
-        """Update the index for the paths a successful memory command changed.
-
-        If that fails, the next refresh walks the whole store and catches up.
-        """
-        if self._index is None or not isinstance(arguments, dict):
-            return set()
-        if arguments.get("command") not in MUTATING_COMMANDS:
-            return set()
-        targets = [relpath_of(arguments.get(key)) for key in ("path", "old_path", "new_path")]
-        paths = [target for target in targets if target]
-        try:
-            return self._index.update_paths(paths)
-        except Exception:
-            self._walked_since_watching = False
-            return set()
+        """The index, loaded on first use and caught up with files changed behind our back."""
+        return self.workspace.current_index()
 
     def _visible(self, reader: MemoryStore | None) -> Visible | None:
         """What the store's policy lets the reader's agent (this server's, by default) see (None:
         everything); a policy that cannot be used answers with its one-line refusal."""
         try:
-            return visible_filter(reader or self.store)
+            return visible_filter(reader or self.workspace.store)
         except PolicyUnusable as problem:
             raise NotesError(str(problem)) from None
 
@@ -271,21 +187,16 @@ class NotesAccess:
         if limit < 1:
             raise NotesError("limit must be at least 1")
         parsed = parse_filters(filters)
-        searcher = self.searcher()
-        assert self._index is not None
         if not query.strip() and parsed is None:
             raise NotesError("give a query, filters, or both")
         visible = self._visible(reader)
+        searcher = self.workspace.current_searcher()
         hits = searcher.search(query, limit=limit, filters=parsed, visible=visible)
         total = None
         if len(hits) >= limit:
-            every = searcher.search(
-                query, limit=max(COUNT_CAP, limit + 1), filters=parsed, visible=visible
-            )
-            if len(every) > len(hits):
-                notes = len({hit.path for hit in every})
-                total = f"at least {notes}" if len(every) >= COUNT_CAP else str(notes)
-        return format_hits(query, hits, self._index, total)
+            total = notes_in_all(searcher, query, parsed, hits, limit, visible)
+        assert searcher.index is not None
+        return format_hits(query, hits, searcher.index, total)
 
     def context_text(
         self,
@@ -302,7 +213,7 @@ class NotesAccess:
                 target,
                 depth=depth,
                 timeframe=timeframe or None,
-                history=self.store.history,
+                history=self.workspace.store.history,
                 visible=self._visible(reader),
             )
         except (LookupError, ValueError) as exc:
@@ -317,7 +228,7 @@ class NotesAccess:
         try:
             activity = recent_activity(
                 index,
-                self.store.history,
+                self.workspace.store.history,
                 timeframe=timeframe,
                 limit=limit,
                 visible=self._visible(reader),
@@ -325,3 +236,35 @@ class NotesAccess:
         except ValueError as exc:
             raise NotesError(str(exc)) from exc
         return activity.to_text()
+
+
+def notes_in_all(
+    searcher: Searcher,
+    query: str,
+    filters: SearchFilters | None,
+    hits: list[SearchHit],
+    limit: int,
+    visible: Visible | None = None,
+) -> str | None:
+    """How many notes match in all when `limit` cut the hits to `hits` (`12`, or `at least 250`
+    when counting stopped early), or None when nothing was cut.
+
+    The notes are counted without scoring them; when no more notes are counted than are shown,
+    the best COUNT_CAP hits say whether anything was cut. For a reader who may not see
+    everything (`visible`) only the hits it may see are counted, so no count tells of a hidden
+    note.
+    """
+    shown = len({hit.path for hit in hits})
+    counted = (
+        None if visible is not None else searcher.count_notes(query, filters=filters, cap=COUNT_CAP)
+    )
+    if counted is not None and counted[0] > shown:
+        notes, complete = counted
+        return str(notes) if complete else f"at least {notes}"
+    every = searcher.search(
+        query, limit=max(COUNT_CAP, limit + 1), filters=filters, visible=visible
+    )
+    if len(every) <= len(hits):
+        return None
+    notes = len({hit.path for hit in every})
+    return f"at least {notes}" if len(every) >= COUNT_CAP else str(notes)

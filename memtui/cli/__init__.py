@@ -32,11 +32,12 @@ def build_parsers(
 
 
 def parse_subcommand(args_list: Sequence[str]) -> argparse.Namespace:
-    """Parse `COMMAND ARGS...` with the subcommand's own parser: errors are `memtui COMMAND: ...`.
+    """Parse `COMMAND ARGS...` with the subcommand's own parser: errors are `memtui COMMAND: ...`;
+    options may come between positional words (`memtui log PATH --limit 5 actor:agent`).
 
     Only that subcommand's module is imported (the others' imports cost tens of milliseconds)."""
     name = args_list[0]
-    args = build_parsers([name])[1][name].parse_args(list(args_list[1:]))
+    args = build_parsers([name])[1][name].parse_intermixed_args(list(args_list[1:]))
     args.subcommand = name
     return args
 

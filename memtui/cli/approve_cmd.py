@@ -13,7 +13,8 @@ from memtui.core.plurals import count, noun_for
 from memtui.core.reporting import fail
 
 if TYPE_CHECKING:
-    from memtui.core.recording.history import Event, NotReviewable, Review
+    from memtui.core.recording.events import Event
+    from memtui.core.recording.reviews import NotReviewable, Review
 
 _DESCRIPTION = """\
 Mark changes of PATH's history reviewed (see `memtui changes PATH`), as "human:NAME": they
@@ -133,13 +134,10 @@ def run(args: argparse.Namespace) -> int:
     """Run `memtui approve`: exit 2 for a bad id or command line, 1 if nothing could be marked."""
     from memtui.core.actors import ActorError, human_actor
     from memtui.core.config import ConfigError, default_human_actor, load_settings
-    from memtui.core.recording.history import (
-        REVIEWED_KINDS,
-        History,
-        HistoryCorrupt,
-        NotReviewable,
-        RecordFailed,
-    )
+    from memtui.core.recording.database import HistoryCorrupt, RecordFailed
+    from memtui.core.recording.history import History
+    from memtui.core.recording.inbox import changes
+    from memtui.core.recording.reviews import NotReviewable
 
     if bool(args.event_ids) == bool(args.all):
         return fail("approve", "give the EVENT_IDs to approve, or --all (not both)")
@@ -156,12 +154,7 @@ def run(args: argparse.Namespace) -> int:
         settings = load_settings()
         reviewer = default_human_actor(settings) if args.actor is None else human_actor(args.actor)
         history = History(root)
-        wanted = args.event_ids or [
-            event.id
-            for event in history.events(
-                actor_kinds=REVIEWED_KINDS, changes_only=True, reviewed=False
-            )
-        ]
+        wanted = args.event_ids or [event.id for event in changes(history)]
         marked, earlier = history.mark_reviewed(wanted, reviewer, time.time())
     except ActorError as error:
         return fail("approve", f"{'login name' if args.actor is None else '--actor'}: {error}")

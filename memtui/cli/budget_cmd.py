@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -78,21 +79,25 @@ def run(args: argparse.Namespace) -> int:
     from memtui.core.config import ConfigError, load_settings
     from memtui.core.store import MemoryStore
     from memtui.notes.budget import store_budget
-    from memtui.notes.index import NoteIndex
+    from memtui.notes.workspace import Workspace
 
     root = Path(args.path)
     if not root.is_dir():
         return fail("budget", f"{args.path} is not a folder")
     try:
         settings = load_settings()
-        history = open_history(root)
-        index = NoteIndex.load(root, progress=progress_printer())
-        store = MemoryStore(root, actor="external", settings=settings)
+        workspace = Workspace(
+            lambda: MemoryStore(root, actor="external", settings=settings),
+            root=root,
+            history=partial(open_history, root),
+        )
+        history = workspace.history
+        index = workspace.load_index(progress_printer())
         budget = store_budget(
             index,
             history,
             settings=settings.budget,
-            listing=lambda: store.render_view("/memories"),
+            listing=lambda: workspace.store.render_view("/memories"),
         )
     except ConfigError as error:
         return fail("budget", error)

@@ -9,19 +9,23 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from memtui.cli.events import event_record, lines_cell, path_cell, review_fields
+from memtui.cli.filters import add_filter_argument, event_query
 from memtui.cli.shared import SINCE_HELP, history_to_list, parse_when
 from memtui.cli.table import Layout, output_width, print_table, time_format
 from memtui.cli.terminal import visible
-from memtui.core.parsing.paths import as_virtual
 
 if TYPE_CHECKING:
-    from memtui.core.recording.history import Event, History, Review
+    from memtui.core.recording.event_query import EventQuery
+    from memtui.core.recording.events import Event
+    from memtui.core.recording.history import History
+    from memtui.core.recording.reviews import Review
 
 _DESCRIPTION = """\
 List what agents and processes outside memtui changed in PATH that nobody has reviewed yet,
 newest first: one line per change with its id, time, actor, command, path and the lines it
 added and removed. Approve changes with `memtui approve PATH ID...`, undo one with
 `memtui undo PATH ID` (which also marks it reviewed); the app's inbox (`c`) does the same.
+FILTER words after PATH narrow the list as the inbox's filter does (`actor:agent since:7d`).
 
 Changes the access policy held for your approval come first, oldest first, with the lines
 approving them now would add and remove (`clash` when the file changed since and the changes
@@ -44,6 +48,7 @@ def register(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("path", metavar="PATH", help="the memory folder")
+    add_filter_argument(parser, "changes")
     parser.add_argument("--since", metavar="WHEN", type=parse_when, help=SINCE_HELP)
     parser.add_argument(
         "--actor",
@@ -97,33 +102,30 @@ def _rows(
     return rows
 
 
-def _list(history: History, args: argparse.Namespace) -> tuple[list[Event], dict[int, Review]]:
-    """The changes the arguments ask for, and the review marks of those that have one."""
-    from memtui.core.recording.inbox import ChangeQuery, changes
+def _list(
+    history: History, query: EventQuery, args: argparse.Namespace
+) -> tuple[list[Event], dict[int, Review]]:
+    """The changes the query asks for, and the review marks of those that have one."""
+    from memtui.core.recording.inbox import changes
 
-    query = ChangeQuery(
-        path=as_virtual(args.file) if args.file else None,
-        actor=args.actor,
-        since=args.since,
-        include_reviewed=args.all,
-    )
-    events = changes(history, query)
+    events = changes(history, query, include_reviewed=args.all)
     return events, history.reviews(event.id for event in events) if args.all else {}
 
 
-def _held(history: History, args: argparse.Namespace) -> list[Any]:
-    """The held changes the arguments ask for (oldest first), each shown against the file now."""
+def _held(history: History, query: EventQuery, args: argparse.Namespace) -> list[Any]:
+    """The held changes the query asks for (path, actor, time; oldest first), each shown
+    against the file now."""
     from memtui.core.recording.proposals import Proposals
     from memtui.core.store import MemoryStore
     from memtui.notes.operations.deciding import held
 
-    path = as_virtual(args.file) if args.file else None
-    proposals = Proposals(history).listing(decided=args.all, path=path)
+    proposals = Proposals(history).listing(decided=args.all, path=query.path)
+    actor = query.actor
     wanted = [
         proposal
         for proposal in proposals
-        if (args.since is None or proposal.time >= args.since)
-        and (args.actor is None or args.actor in (proposal.actor, proposal.actor.split(":")[0]))
+        if (query.since is None or proposal.time >= query.since)
+        and (actor is None or actor in (proposal.actor, proposal.actor.split(":")[0]))
     ]
     if not wanted:
         return []
@@ -192,12 +194,15 @@ def run(args: argparse.Namespace) -> int:
     """Run `memtui changes`."""
     from memtui.core.recording.inbox import event_line_changes
 
+    query = event_query("changes", args)
+    if isinstance(query, int):
+        return query
     history = history_to_list("changes", args.path)
     if isinstance(history, int):
         return history
-    events, reviews = _list(history, args)
+    events, reviews = _list(history, query, args)
     counts = {event.id: event_line_changes(history, event) for event in events}
-    held = _held(history, args)
+    held = _held(history, query, args)
     if args.json:
         for shown in held:
             sys.stdout.write(held_json(shown) + "\n")

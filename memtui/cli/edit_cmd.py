@@ -91,8 +91,10 @@ def _save(
 ) -> int:
     """Save the edited text, merging with changes saved meanwhile; report what happened."""
     from memtui.notes.operations.saving import save_edit, save_merged
+    from memtui.notes.workspace import Workspace
 
-    saved = save_edit(store, virtual, edited, revision, loaded)
+    workspace = Workspace(store)
+    saved = save_edit(workspace, virtual, edited, revision, loaded)
     if not saved.result.is_error:
         copy.remove()
         print(visible(saved.result.content))
@@ -101,7 +103,7 @@ def _save(
         changed = saved.changed
         if changed is None or changed.merge is None or not changed.clean:
             break
-        saved = save_merged(store, changed, changed.merge.text())
+        saved = save_merged(workspace, changed, changed.merge.text())
         if not saved.result.is_error:
             copy.remove()
             _print_merged(changed, loaded)

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Any
 from memtui.cli.terminal import json_safe
 
 if TYPE_CHECKING:
-    from memtui.core.recording.history import Event, Review
+    from memtui.core.recording.events import Event
+    from memtui.core.recording.reviews import Review
 
 
 def path_cell(event: Event) -> str:
@@ -25,7 +26,7 @@ def lines_cell(counts: tuple[int, int] | None) -> str:
 def review_fields(event: Event, review: Review | None) -> dict[str, Any]:
     """JSON fields `reviewed` (None for what never waits for review: reads, refusals, people's
     changes, the baseline), `reviewed_by` and `reviewed_at`."""
-    from memtui.core.recording.history import is_reviewable
+    from memtui.core.recording.reviews import is_reviewable
 
     return {
         "reviewed": (review is not None) if is_reviewable(event) else None,

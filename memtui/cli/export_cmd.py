@@ -56,8 +56,9 @@ def run(args: argparse.Namespace) -> int:
     """Run `memtui export`: write records to stdout, progress to stderr when it is a terminal."""
     # Imported here: every `memtui` command builds this parser, and the parser costs 55 ms.
     from memtui.notes.export import export_records, record_json
-    from memtui.notes.index import IndexUnavailable, NoteIndex
+    from memtui.notes.index import IndexUnavailable
     from memtui.notes.scan import scan_files
+    from memtui.notes.workspace import Workspace
 
     root = Path(args.path)
     if not root.is_dir():
@@ -72,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
         out.write("[")
     try:
         index = (
-            NoteIndex.load(root, use_cache=False, progress=progress_printer())
+            Workspace(root=root).load_index(progress_printer(), use_cache=False)
             if args.warnings
             else None
         )

@@ -8,6 +8,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from memtui.cli.events import event_record, path_cell, review_fields
+from memtui.cli.filters import add_filter_argument, event_query
 from memtui.cli.shared import (
     SINCE_HELP,
     history_to_list,
@@ -16,19 +17,20 @@ from memtui.cli.shared import (
 )
 from memtui.cli.table import Layout, output_width, print_table, time_format
 from memtui.cli.terminal import visible
-from memtui.core.parsing.paths import as_virtual
 from memtui.core.recording.entries import Entry, listed_entries
 from memtui.core.recording.result_line import first_line
 
 if TYPE_CHECKING:
-    from memtui.core.recording.history import Event, Review
+    from memtui.core.recording.events import Event
+    from memtui.core.recording.reviews import Review
 
 DEFAULT_LIMIT = 100
 
 _DESCRIPTION = """\
 Show PATH's history: every command an agent or a person ran (reads, refused and failed calls
-included) and every change made outside memtui, newest first. Filters combine. With --json,
-one JSON object per event and line.
+included) and every change made outside memtui, newest first. Filters combine: FILTER words
+after PATH as in the app (`memtui log ~/memories actor:agent since:2 weeks path:projects/`) or
+the flags below. With --json, one JSON object per event and line.
 """
 
 
@@ -41,6 +43,7 @@ def register(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("path", metavar="PATH", help="the memory folder")
+    add_filter_argument(parser, "events")
     parser.add_argument(
         "--actor",
         metavar="A",
@@ -159,17 +162,13 @@ def print_events(entries: list[Entry], reviews: dict[int, Review]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run `memtui log`."""
+    query = event_query("log", args)
+    if isinstance(query, int):
+        return query
     history = history_to_list("log", args.path)
     if isinstance(history, int):
         return history
-    events = history.events(
-        path=as_virtual(args.file) if args.file else None,
-        follow=True,
-        actor=args.actor,
-        command=args.command,
-        since=args.since,
-        limit=args.limit if args.limit > 0 else None,
-    )
+    events = history.events(query, limit=args.limit if args.limit > 0 else None)
     reviews = history.reviews(event.id for event in events)
     if args.json:
         out = sys.stdout

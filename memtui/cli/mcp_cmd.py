@@ -138,7 +138,7 @@ def run(args: argparse.Namespace) -> int:  # noqa: C901
             "mcp", f"the MCP SDK is missing ({exc}); install it with `pip install 'memtui[mcp]'`"
         )
     from memtui.core.config import ConfigError, load_settings
-    from memtui.core.recording.history import HistoryCorrupt
+    from memtui.core.recording.database import HistoryCorrupt
 
     try:
         service = mcp_server.MemoryService(root, actor=args.actor, settings=load_settings())

@@ -42,8 +42,8 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run `memtui mv`: 0 moved, 1 not moved."""
-    from memtui.notes.index import NoteIndex
     from memtui.notes.operations.moving import move
+    from memtui.notes.workspace import Workspace
 
     store = human_store("mv", args.path, args.actor)
     if isinstance(store, int):
@@ -51,11 +51,12 @@ def run(args: argparse.Namespace) -> int:
     old, new = to_relpath(as_virtual(args.old)), to_relpath(as_virtual(args.new))
     if not old or not new:
         return fail("mv", "the store's root folder cannot be moved, nor anything moved onto it")
+    workspace = Workspace(store)
     try:
-        index = NoteIndex.load(store.root, progress=progress_printer())
+        workspace.load_index(progress_printer())
     except Exception as problem:  # a one-line message, never a traceback
         return fail("mv", problem, 1)
-    moved = move(store, index, old, new, rewrite_links=args.rewrite_links)
+    moved = move(workspace, old, new, rewrite_links=args.rewrite_links)
     if moved.result.is_error:
         return fail("mv", moved.result.content, 1)
     print(visible(moved.summary))

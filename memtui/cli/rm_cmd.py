@@ -35,8 +35,8 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run `memtui rm`: 0 deleted, 1 not deleted, 2 not asked (no terminal, no --yes)."""
-    from memtui.notes.index import NoteIndex
     from memtui.notes.operations.deleting import delete, plan_delete
+    from memtui.notes.workspace import Workspace
 
     store = human_store("rm", args.path, args.actor)
     if isinstance(store, int):
@@ -45,11 +45,12 @@ def run(args: argparse.Namespace) -> int:
     relpath = to_relpath(virtual)
     if not relpath:
         return fail("rm", "the store's root folder cannot be deleted")
+    workspace = Workspace(store)
     try:
-        index = NoteIndex.load(store.root, progress=progress_printer())
+        workspace.load_index(progress_printer())
     except Exception as problem:  # a one-line message, never a traceback
         return fail("rm", problem, 1)
-    plan = plan_delete(store, index, relpath)
+    plan = plan_delete(workspace, relpath)
     if plan.files == 0 and not plan.is_folder:
         return fail("rm", f"{virtual} does not exist", 1)
     print(visible(f"Deleting {plan.what()}."))
@@ -62,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
         if not answer:
             print("Nothing deleted.")
             return 1
-    deleted = delete(store, plan)
+    deleted = delete(workspace, plan)
     if deleted.result.is_error:
         return fail("rm", deleted.result.content, 1)
     print(visible(deleted.summary))

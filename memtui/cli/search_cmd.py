@@ -6,6 +6,7 @@ import argparse
 import json
 import math
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -177,13 +178,13 @@ def run(args: argparse.Namespace) -> int:
     if not words and not filters.any():
         return fail("search", "give words to look for, filters, or both")
     # Imported here: every `memtui` command builds this parser, and these cost 35 ms.
-    from memtui.notes.index import NoteIndex
-    from memtui.notes.search import Searcher
+    from memtui.notes.workspace import Workspace
 
+    readers = partial(open_history, root) if filters.actor else (lambda: None)
+    workspace = Workspace(root=root, history=readers)
     try:
-        history = open_history(root) if filters.actor else None
-        index = NoteIndex.load(root, progress=progress_printer())
-        hits = Searcher(index, history).search(words, limit=args.limit, filters=filters)
+        index = workspace.load_index(progress_printer())
+        hits = workspace.install_searcher().search(words, limit=args.limit, filters=filters)
     except Exception as exc:  # a one-line message, never a traceback
         return fail("search", exc)
     report_skipped("search", index.problems)

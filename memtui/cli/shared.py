@@ -10,8 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
+from memtui.core import timeframe
 from memtui.core.reporting import fail, open_failure
-from memtui.notes import timeframe
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -45,7 +45,7 @@ def whole_number(text: str) -> int:
 
 def parse_when(value: str, now: float | None = None) -> float:
     """`--since WHEN` (a timeframe ago or an ISO date) as a unix time; a one-line argparse error
-    otherwise (`memtui.notes.timeframe.parse_when` reads it)."""
+    otherwise (`memtui.core.timeframe.parse_when` reads it)."""
     try:
         return timeframe.parse_when(value, now)
     except ValueError as problem:
@@ -74,7 +74,7 @@ def human_store(command: str, path: str, actor: str | None) -> Any:
     the exit status after a one-line report (a bad actor, config or folder)."""
     from memtui.core.actors import ActorError, human_actor
     from memtui.core.config import ConfigError, default_human_actor, load_settings
-    from memtui.core.recording.history import HistoryCorrupt
+    from memtui.core.recording.database import HistoryCorrupt
     from memtui.core.store import MemoryStore
 
     root = Path(path)
@@ -117,7 +117,7 @@ def report_skipped(command: str, problems: list[str]) -> None:
 
 def has_history(root: Path) -> bool:
     """Whether anything sits where `root`'s history goes (a folder there is a broken history)."""
-    from memtui.core.recording.history import DB_NAME
+    from memtui.core.recording.database import DB_NAME
     from memtui.core.resolving.lock import META_DIR_NAME
 
     return os.path.lexists(root / META_DIR_NAME / DB_NAME)
@@ -146,7 +146,7 @@ def history_to_list(command: str, path: str) -> Any:
     exit status after one line saying why not: not a folder (2), no history yet (0, said on
     stderr, nothing created), a history that cannot be read (2)."""
     from memtui.cli.terminal import visible
-    from memtui.core.recording.history import HistoryCorrupt
+    from memtui.core.recording.database import HistoryCorrupt
 
     root = Path(path)
     if not root.is_dir():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -50,17 +51,18 @@ def candidate_record(candidate: Any) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     """Run `memtui stale`."""
-    from memtui.notes.index import NoteIndex
     from memtui.notes.stale import review
+    from memtui.notes.workspace import Workspace
 
     root = Path(args.path)
     if not root.is_dir():
         return fail("stale", f"{args.path} is not a folder")
     if args.limit < 0:
         return fail("stale", "--limit must be 0 or more")
+    workspace = Workspace(root=root, history=partial(open_history, root))
     try:
-        history = open_history(root)
-        index = NoteIndex.load(root, progress=progress_printer())
+        history = workspace.history
+        index = workspace.load_index(progress_printer())
         candidates = review(index, history)
     except Exception as exc:  # a one-line message, never a traceback
         return fail("stale", exc)

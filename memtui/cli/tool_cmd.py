@@ -118,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
     """Run `memtui tool`: parse all of stdin first, then execute and print each result."""
     from memtui.core.actors import ActorError, agent_actor
     from memtui.core.config import ConfigError, load_settings
-    from memtui.core.recording.history import HistoryCorrupt
+    from memtui.core.recording.database import HistoryCorrupt
     from memtui.core.result import CommandResult
     from memtui.core.store import MemoryStore
 

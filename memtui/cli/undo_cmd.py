@@ -57,7 +57,7 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run `memtui undo`: print the result; exit 1 on a conflict or error."""
     from memtui.core.applying.group_reverting import changed_parts
-    from memtui.core.recording.history import HistoryCorrupt
+    from memtui.core.recording.database import HistoryCorrupt
 
     if not has_history(Path(args.path)):
         return fail("undo", f"{args.path}: no memtui history here")

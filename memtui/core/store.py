@@ -54,18 +54,14 @@ from memtui.core.parsing.paths import FLAG_OUTSIDE, PathRefusal, ResolvedPath, c
 from memtui.core.parsing.tool_input import parse_command
 from memtui.core.policy.loading import load_policy
 from memtui.core.policy.rules import NONE, REVIEW, WRITE, Access, ActorPolicy, Policy
+from memtui.core.recording import inbox
+from memtui.core.recording.blobs import KIND_DIR, KIND_FILE
+from memtui.core.recording.database import RecordFailed, unrecorded_message
 from memtui.core.recording.db_text import storable
-from memtui.core.recording.history import (
-    KIND_DIR,
-    KIND_FILE,
-    REVIEWED_KINDS,
-    FileRecord,
-    History,
-    PendingEvent,
-    RecordFailed,
-    actor_kind,
-    unrecorded_message,
-)
+from memtui.core.recording.event_query import EventQuery
+from memtui.core.recording.events import PendingEvent, actor_kind
+from memtui.core.recording.file_state import FileRecord
+from memtui.core.recording.history import History
 from memtui.core.recording.keeping import (
     NEW_PATH_FIELDS,
     Scanner,
@@ -553,12 +549,23 @@ class MemoryStore:
         when: float | None = None,
         reviews: Iterable[int] = (),
     ) -> PendingEvent:
-        """One event as the history keeps it (redacted, capped when it changed nothing).
+        """One event as the history keeps it (redacted, capped when it changed nothing; a long
+        text a create wrote kept as a reference to the file it left).
 
         `when` is the call's time (the store's clock now if not given).
         """
+        written = None
+        if changed and command == "create" and after.hash is not None and after.hash in after.blobs:
+            written = (after.hash, after.blobs[after.hash])
         kept = keep(
-            args, outcome, path, new_path, scanner=scanner, agent=self.is_agent, changed=changed
+            args,
+            outcome,
+            path,
+            new_path,
+            scanner=scanner,
+            agent=self.is_agent,
+            changed=changed,
+            written=written,
         )
         return PendingEvent(
             time=self.clock() if when is None else when,
@@ -858,13 +865,7 @@ class MemoryStore:
         all of them (a save is refused unless the editor had loaded the newest one)."""
         if actor_kind(self.actor) != "human":
             return []
-        waiting = self.history.events(
-            path=virtual,
-            follow=True,
-            actor_kinds=REVIEWED_KINDS,
-            changes_only=True,
-            reviewed=False,
-        )
+        waiting = self.history.events(inbox.waiting(EventQuery(path=virtual)))
         return [event.id for event in waiting]
 
     def _writable(

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memtui.core.parsing.paths import from_relpath
-from memtui.core.recording.history import REVIEWED_KINDS
+from memtui.core.recording.inbox import changes
 from memtui.demo.bundled import final_text, without
 from memtui.demo.memory_tool import Step, memory_tool_steps
 
@@ -170,7 +170,7 @@ class _Replay:
     def approve_all(self) -> None:
         """Dana reviews every agent and outside change so far (the inbox keeps what came later)."""
         history = self.stores[HUMAN].history
-        waiting = history.events(actor_kinds=REVIEWED_KINDS, changes_only=True, reviewed=False)
+        waiting = changes(history)
         history.mark_reviewed([event.id for event in waiting], HUMAN, self.clock.now)
 
     def set_mtimes(self) -> None:

@@ -9,10 +9,12 @@ from datetime import datetime
 from typing import Any
 
 from memtui.core.parsing.paths import from_relpath, under_root
-from memtui.core.recording.history import Event, is_reviewable
+from memtui.core.recording.event_query import EventQuery
+from memtui.core.recording.events import Event
+from memtui.core.recording.reviews import is_reviewable
+from memtui.core.timeframe import parse_timeframe
 from memtui.notes.index import NoteIndex
 from memtui.notes.model import Observation
-from memtui.notes.timeframe import parse_timeframe
 
 MEMORY_URL = "memory://"
 
@@ -253,7 +255,7 @@ def recent_activity(
     latest: dict[str, ActivityItem] = {}
     if history is not None:
         newest: dict[str, Event] = {}
-        for event in history.events(since=since, newest_first=True, changes_only=True):
+        for event in history.events(EventQuery(since=since, changes_only=True)):
             virtual = event.new_path or event.path
             relpath = under_root(virtual) if virtual else None
             if relpath is not None and seeing(relpath):

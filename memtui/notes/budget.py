@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from memtui.core.config_tables import BudgetSettings
 from memtui.core.parsing.paths import VIRTUAL_ROOT
+from memtui.core.recording.event_query import EventQuery
 from memtui.core.recording.history import History
 from memtui.notes.index import NoteIndex
 from memtui.notes.store_kinds import LoadRules, PartLoad, detect_kind, rules_for
@@ -107,7 +108,8 @@ def cut_part(text: str, part: PartLoad) -> Cut:
 def reads_since(history: History, since: float) -> dict[str, int]:
     """Virtual path -> estimated tokens agents read from it since `since` (successful `view`s;
     a read follows its file through later renames)."""
-    views = history.events(command="view", actor="agent", since=since, newest_first=False)
+    query = EventQuery(command="view", actor="agent", since=since)
+    views = history.events(query, newest_first=False)
     views = [event for event in views if not event.is_error and event.path is not None]
     if not views:
         return {}

@@ -10,7 +10,9 @@ from __future__ import annotations
 from difflib import SequenceMatcher
 
 from memtui.core.parsing.paths import from_relpath
-from memtui.core.recording.history import KIND_DIR, History
+from memtui.core.recording.blobs import KIND_DIR
+from memtui.core.recording.event_query import EventQuery
+from memtui.core.recording.history import History
 
 
 def _carried(
@@ -28,9 +30,8 @@ def _carried(
 def line_times(history: History, relpath: str, text: str) -> dict[int, float]:
     """1-based line number of `text` -> when that line was written, as far as the history
     tells (the file's successful changes, followed back through renames)."""
-    events = history.events(
-        path=from_relpath(relpath), follow=True, changes_only=True, newest_first=False
-    )
+    query = EventQuery(path=from_relpath(relpath), follow=True, changes_only=True)
+    events = history.events(query, newest_first=False)
     lines: list[str] = []
     times: list[float | None] = []
     for event in events:

@@ -21,12 +21,13 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from memtui.core.parsing.paths import under_root
 from memtui.notes.file_checks import shown_part
 from memtui.notes.index import NoteIndex
 from memtui.notes.index_db import LINE_BITS, from_db, to_db
+from memtui.notes.index_queries import count_matching_files
 from memtui.notes.query import QueryError, SearchFilters, parse_query
 from memtui.notes.reading import normalise_text, read_store_head
 from memtui.notes.search_groups import (
@@ -43,6 +44,7 @@ from memtui.notes.search_groups import (
     Group,
     GroupSource,
     Tier,
+    any_of,
     in_column,
     quoted,
     word_tiers,
@@ -235,6 +237,14 @@ class RecentTexts:
                 self._size -= self._sizes.pop(old)
 
 
+class ActorLookup(Protocol):
+    """What the actor filter asks of a history: who last changed each file."""
+
+    def last_change_actors(self) -> dict[str, str]:
+        """Virtual path -> the actor of its latest change."""
+        ...
+
+
 class Searcher:
     """Fuzzy search over one NoteIndex; safe to use from any thread (each reads on its own
     connection), and always over the index's latest committed state."""
@@ -242,7 +252,7 @@ class Searcher:
     def __init__(
         self,
         index: NoteIndex | None,
-        history: object | None = None,
+        history: ActorLookup | None = None,
     ) -> None:
         """Search `index` (None: nothing is found); `history` answers the actor filter."""
         self.index = index
@@ -304,6 +314,28 @@ class Searcher:
             prepared = self._prepare(words, tokens)
             return self._search_words(conn, prepared, limit, where, params, cancelled)
 
+    def count_notes(
+        self, query: str, *, filters: SearchFilters | None = None, cap: int = 1000
+    ) -> tuple[int, bool] | None:
+        """How many notes and text files a word query matches (any variant of any of its words,
+        in a title, path, frontmatter value or body line), and whether that is all of them (the
+        count stops at `cap` files or after a bounded read of the matches), without scoring
+        them; None for a query of filters alone or of one or two characters."""
+        query = query.strip()
+        if self.index is None:
+            return 0, True
+        filters = filters if filters is not None and filters.any() else None
+        words, tokens = _query_words(_lower_same_length(query))
+        if len(query) <= 2 or not words:
+            return None
+        with self.index.db.snapshot() as conn:
+            where, params = self._filter_sql(conn, filters)
+            self._vocab.refresh(conn, self.index.generation())
+            terms = self._prepare(words, tokens).by_word
+            if not terms:
+                return 0, True
+            return count_matching_files(conn, any_of(terms), where, params, cap)
+
     # ----- filters -----------------------------------------------------------------------------
 
     def _filter_sql(
@@ -339,8 +371,7 @@ class Searcher:
 
     def _fill_actor_paths(self, conn: sqlite3.Connection, wanted: str) -> None:
         """Put the paths last changed by `wanted` in a temporary table of this connection."""
-        getter = getattr(self.history, "last_change_actors", None)
-        actors: dict[str, str] = getter() if getter is not None else {}
+        actors = self.history.last_change_actors() if self.history is not None else {}
         conn.execute("CREATE TEMP TABLE IF NOT EXISTS actor_paths (path TEXT PRIMARY KEY)")
         conn.execute("DELETE FROM temp.actor_paths")
         conn.executemany(
@@ -838,7 +869,9 @@ def _line_hit(
     return SearchHit(doc.path, line_no, kind, text, round(score, 2), _merge_spans(spans))
 
 
-def matching_notes(index: NoteIndex, filters: SearchFilters, history: object | None) -> set[str]:
+def matching_notes(
+    index: NoteIndex, filters: SearchFilters, history: ActorLookup | None
+) -> set[str]:
     """Relpaths of the indexed files that pass every filter."""
     searcher = Searcher(index, history)
     with index.db.snapshot() as conn:

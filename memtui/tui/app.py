@@ -43,7 +43,8 @@ if TYPE_CHECKING:
 
     from memtui.core.config import Settings
     from memtui.core.policy.rules import Policy
-    from memtui.core.recording.history import History, HistoryCorrupt
+    from memtui.core.recording.database import HistoryCorrupt
+    from memtui.core.recording.history import History
     from memtui.core.store import MemoryStore
     from memtui.notes.index import NoteIndex
 
@@ -125,7 +126,6 @@ class MemtuiApp(PlainNotifyApp):
         self._badges_lock = threading.Lock()
         self.undo_stack: list[int] = []
         self.history_ready = False
-        self._plain_history: History | None = None
         self.history_problem: HistoryCorrupt | None = None
         self.notes_changed_signal: Signal[frozenset[str]] = Signal(self, "notes-changed")
         self.files_changed_signal: Signal[frozenset[str]] = Signal(self, "files-changed")
@@ -250,13 +250,9 @@ class MemtuiApp(PlainNotifyApp):
 
     def plain_history(self) -> History:
         """The history for background readers: never runs start-up recovery itself."""
-        if self._plain_history is None:
-            from memtui.core.recording.history import (
-                History,  # imported on first use: start-up
-            )
-
-            self._plain_history = History(self.ctx.root)
-        return self._plain_history
+        history = self.ctx.workspace.history
+        assert history is not None
+        return history
 
     def on_history_ready(self, message: HistoryReady) -> None:
         """History queries no longer block: refresh what shows it (and say if recovery failed)."""

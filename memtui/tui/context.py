@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from memtui.notes.bulk import InteractionSignal
     from memtui.notes.index import NoteIndex
     from memtui.notes.search import Searcher
+    from memtui.notes.workspace import Workspace
 
 AGENT_BADGE_DAYS = 7
 """A note keeps the tree's agent badge this many days after an agent last changed it."""
@@ -29,8 +30,8 @@ review's own threshold of proposing a file."""
 
 
 class AppContext:
-    """The open store as the app sees it; `index` and `searcher` are None until indexing
-    finishes."""
+    """The open store as the app sees it: its Workspace, the settings and the app's own state;
+    `index` and `searcher` are None until indexing finishes."""
 
     def __init__(
         self,
@@ -38,24 +39,22 @@ class AppContext:
         settings: Settings,
         store: MemoryStore | Callable[[], MemoryStore],
         index: NoteIndex | None = None,
-        searcher: Searcher | None = None,
         problems: list[str] | None = None,
         actor: str | None = None,
     ) -> None:
         """The context of the store at `root`; `store` is the store or what makes it on first use
         (then `actor` is the actor it will record as)."""
+        from memtui.notes.workspace import Workspace  # imported on first use: start-up
+
         self.root = root
         self.settings = settings
-        self._store = None if callable(store) else store
-        self._make_store = store if callable(store) else None
-        self._store_lock = threading.Lock()
+        self.workspace: Workspace = Workspace(
+            store, root=root, index=index, history=partial(plain_history, root)
+        )
+        """The open store: the core facade, the index and its lock, the searcher, the history."""
         self._actor = actor
-        self.index = index
-        self.searcher = searcher
         self.problems: list[str] = problems if problems is not None else []
         """Start-up problems to show the user (for example a corrupt history that was set aside)."""
-        self.changed_while_loading: set[str] = set()
-        """Paths changed on disk before the index and the searcher were both installed."""
         self.interaction = Interaction()
         """When someone last used the app: the background work it starts yields more meanwhile."""
 
@@ -102,14 +101,22 @@ class AppContext:
     @property
     def store(self) -> MemoryStore:
         """The core facade with the human actor; every change the app makes goes through it."""
-        store = self._store
-        if store is None:
-            with self._store_lock:
-                if self._store is None:
-                    assert self._make_store is not None
-                    self._store = self._make_store()
-                store = self._store
-        return store
+        return self.workspace.store
+
+    @property
+    def index(self) -> NoteIndex | None:
+        """The installed index (None until the index worker installs it)."""
+        return self.workspace.index
+
+    @property
+    def searcher(self) -> Searcher | None:
+        """The installed searcher (None until search works)."""
+        return self.workspace.searcher
+
+    @property
+    def changed_while_loading(self) -> set[str]:
+        """Paths changed on disk before the index was installed (caught up when it is)."""
+        return self.workspace.pending
 
     @property
     def actor(self) -> str:
@@ -127,6 +134,13 @@ class AppContext:
         from memtui.core.parsing.paths import from_relpath  # imported on first use: start-up
 
         return from_relpath(relpath)
+
+
+def plain_history(root: Path) -> History:
+    """The history for background readers: never runs start-up recovery itself."""
+    from memtui.core.recording.history import History  # imported on first use: start-up
+
+    return History(root)
 
 
 def default_settings() -> Settings | None:

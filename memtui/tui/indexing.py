@@ -1,21 +1,18 @@
-"""Open the store's index off the UI thread (reading only files changed since any memtui process
-indexed them), install a searcher on it, and keep it in step with the disk."""
+"""The app's side of its Workspace: the index worker's steps (reporting progress at most every
+PROGRESS_EVERY seconds, errors as one line to show) and the watcher's batches applied to it."""
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from memtui.core.recording.history import History
     from memtui.notes.index import NoteIndex
     from memtui.notes.search import Searcher
     from memtui.tui.context import AppContext
 
-UPDATE_LOCK = threading.Lock()
-"""Installing the index and catching up on paths changed meanwhile never run at the same time as
-an update (readers need no lock: each update is one SQLite transaction)."""
 PROGRESS_EVERY = 0.1
 """Seconds between two progress reports while indexing."""
 
@@ -39,43 +36,26 @@ def load_index(
             last_report[0] = now
             progress(done, total)
 
-    from memtui.notes.index import NoteIndex  # imported on first use: start-up
-
     try:
-        index = NoteIndex.open(ctx.store.root)
-        if ready is not None and not index.is_empty():
-            with UPDATE_LOCK:
-                ctx.index = index
-            ready(index)
-        changed = index.refresh(throttled, interaction=ctx.interaction)
+        index, changed = ctx.workspace.open_index(
+            throttled, ready=ready, interaction=ctx.interaction
+        )
     except Exception as error:
-        return None, f"Could not index {ctx.store.root}: {error}", set()
-    with UPDATE_LOCK:
-        if ctx.changed_while_loading:
-            changed |= index.update_paths(set(ctx.changed_while_loading))
-        ctx.index = index
+        return None, f"Could not index {ctx.root}: {error}", set()
     return index, None, changed
 
 
-def build_searcher(ctx: AppContext, index: NoteIndex, history: object) -> Searcher:
-    """Install a searcher on the index (run in a thread); it reads the index's latest state at
-    every search, so nothing is built or re-indexed here."""
-    from memtui.notes.search import Searcher  # imported on first use: start-up
-
-    searcher = Searcher(index, history)
-    with UPDATE_LOCK:
-        ctx.changed_while_loading.clear()
-        ctx.searcher = searcher
-    return searcher
+def build_searcher(ctx: AppContext, index: NoteIndex, history: History | None) -> Searcher:
+    """Install a searcher on the installed `index` (run in a thread), reading `history` for the
+    actor filter; it reads the index's latest state at every search, so nothing is built here."""
+    assert ctx.workspace.index is index
+    return ctx.workspace.install_searcher(history)
 
 
 def apply_changes(ctx: AppContext, paths: frozenset[str]) -> set[str]:
-    """Update the index for changed paths (run in a thread); returns what changed."""
-    with UPDATE_LOCK:
-        if ctx.index is None:
-            ctx.changed_while_loading.update(paths)
-            return set(paths)
-        return ctx.index.update_paths(paths) | set(paths)
+    """Apply changed paths to the workspace (run in a thread); returns them and what else
+    changed."""
+    return ctx.workspace.apply(paths) | set(paths)
 
 
 def update_notes(ctx: AppContext, paths: Iterable[str]) -> set[str]:
@@ -88,5 +68,4 @@ def update_notes(ctx: AppContext, paths: Iterable[str]) -> set[str]:
 
 def after_changes(ctx: AppContext, paths: frozenset[str]) -> list[int]:
     """Log outside edits as `external` events (run in a thread)."""
-    files = sorted(p for p in paths if not (ctx.root / p).is_dir())
-    return ctx.store.record_external(files) if files else []
+    return ctx.workspace.record_outside(paths)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 
 if TYPE_CHECKING:
-    from memtui.core.recording.history import Event
+    from memtui.core.recording.events import Event
     from memtui.notes.index import NoteIndex
     from memtui.tui.outlink import OutLink
     from memtui.tui.preview_source import PreparedView

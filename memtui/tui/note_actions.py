@@ -12,7 +12,6 @@ from memtui.notes.operations.deleting import delete, plan_delete
 from memtui.notes.operations.moving import move
 from memtui.notes.operations.naming import create_note, template_cursor
 from memtui.notes.operations.undoing import undo_target
-from memtui.tui.indexing import UPDATE_LOCK, update_notes
 from memtui.tui.screens.dialogs import NewNoteScreen, RenameScreen
 from memtui.tui.undo_flow import undo_with_force
 from memtui.tui.widgets.confirm import ConfirmScreen
@@ -20,7 +19,7 @@ from memtui.tui.widgets.confirm import ConfirmScreen
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from memtui.notes.index import NoteIndex
+    from memtui.notes.workspace import Workspace
     from memtui.tui.app import MemtuiApp
     from memtui.tui.screens.main import MainScreen
 
@@ -45,7 +44,7 @@ async def new_note(screen: MainScreen) -> None:
     if answer is None:
         return
     folder, title = answer
-    created = await asyncio.to_thread(create_note, app.ctx.store, folder, title)
+    created = await asyncio.to_thread(create_note, app.ctx.workspace, folder, title)
     if created.result.is_error:
         app.notify(created.result.content, severity="error")
         return
@@ -55,13 +54,14 @@ async def new_note(screen: MainScreen) -> None:
     await screen.edit_note(created.relpath, template_cursor())
 
 
-def _breaks_counter(index: NoteIndex, inbound: Plan, relpath: str) -> Callable[[str], int]:
+def _breaks_counter(workspace: Workspace, inbound: Plan, relpath: str) -> Callable[[str], int]:
     """How many linking notes a move of `relpath` to a new path would leave with a broken link
     (run in a thread, while the index is not being updated)."""
-    prediction = MovePrediction(index, inbound, relpath)
+    assert workspace.index is not None
+    prediction = MovePrediction(workspace.index, inbound, relpath)
 
     def breaks(new: str) -> int:
-        with UPDATE_LOCK:
+        with workspace.update_lock:
             return len(prediction.broken(new))
 
     return breaks
@@ -74,28 +74,19 @@ async def rename(screen: MainScreen) -> None:
     entry = screen.note_tree.cursor_entry
     if entry is None:
         return
-    ctx = app.ctx
-    index = ctx.index
+    workspace = app.ctx.workspace
+    index = workspace.index
     inbound: Plan = {}
     breaks = None
     if index is not None:
         inbound = await asyncio.to_thread(links_into, index, entry.relpath)
-        breaks = _breaks_counter(index, inbound, entry.relpath)
+        breaks = _breaks_counter(workspace, inbound, entry.relpath)
     answer = await app.push_screen_wait(RenameScreen(entry.relpath, len(inbound), breaks))
     if answer is None:
         return
     new_relpath, rewrite = answer
     moved = await asyncio.to_thread(
-        partial(
-            move,
-            ctx.store,
-            index,
-            entry.relpath,
-            new_relpath,
-            rewrite_links=rewrite,
-            refresh=partial(update_notes, ctx),
-            inbound=inbound,
-        )
+        partial(move, workspace, entry.relpath, new_relpath, rewrite_links=rewrite, inbound=inbound)
     )
     app.remember_event(moved.result.event_id)
     if moved.result.is_error:
@@ -111,8 +102,8 @@ async def delete_entry(screen: MainScreen) -> None:
     entry = screen.note_tree.cursor_entry
     if entry is None:
         return
-    ctx = app.ctx
-    plan = await asyncio.to_thread(plan_delete, ctx.store, ctx.index, entry.relpath)
+    workspace = app.ctx.workspace
+    plan = await asyncio.to_thread(plan_delete, workspace, entry.relpath)
     body = "\n".join(
         [
             f"This deletes {plan.what()}.",
@@ -125,7 +116,7 @@ async def delete_entry(screen: MainScreen) -> None:
     )
     if not confirmed:
         return
-    deleted = await asyncio.to_thread(delete, ctx.store, plan)
+    deleted = await asyncio.to_thread(delete, workspace, plan)
     if deleted.result.is_error:
         app.notify(deleted.result.content, severity="error")
         return
@@ -141,9 +132,9 @@ async def undo_last(screen: ChangingScreen) -> None:
     if not app.undo_stack:
         app.notify("Nothing to undo in this session.")
         return
-    store = app.ctx.store
+    workspace = app.ctx.workspace
     event_id = app.undo_stack[-1]
-    target = await asyncio.to_thread(undo_target, store, event_id)
+    target = await asyncio.to_thread(undo_target, workspace, event_id)
     if target is None:
         app.undo_stack.pop()
         app.notify(f"Event {event_id} is no longer in the history; nothing undone.")
@@ -154,7 +145,7 @@ async def undo_last(screen: ChangingScreen) -> None:
     )
     if not confirmed:
         return
-    result = await undo_with_force(app, store, target)
+    result = await undo_with_force(app, workspace, target)
     if result is None:
         return
     if result.is_error:

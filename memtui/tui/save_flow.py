@@ -33,8 +33,10 @@ async def save_note(
 ) -> SaveReport:
     """Save `text` over the note loaded as `loaded` at `revision`; when it changed meanwhile,
     show the merge (combined: confirm it; overlapping: resolve it) and save what is chosen."""
-    store = app.ctx.store
-    saved = await asyncio.to_thread(save_edit, store, from_relpath(relpath), text, revision, loaded)
+    workspace = app.ctx.workspace
+    saved = await asyncio.to_thread(
+        save_edit, workspace, from_relpath(relpath), text, revision, loaded
+    )
     written = text
     for _attempt in range(SAVE_ATTEMPTS):
         if not saved.result.is_error:
@@ -48,7 +50,7 @@ async def save_note(
         if decision.action in ("edit", "theirs"):
             return SaveReport(decision.action)
         written = decision.text if decision.action == "save" and decision.text else changed.mine
-        saved = await asyncio.to_thread(save_merged, store, changed, written)
+        saved = await asyncio.to_thread(save_merged, workspace, changed, written)
     return _gave_up(app, relpath, saved, written)
 
 

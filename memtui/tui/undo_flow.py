@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from textual.app import App
 
     from memtui.core.result import CommandResult
-    from memtui.core.store import MemoryStore
+    from memtui.notes.workspace import Workspace
 
 FORCE_QUESTION = (
     "Force the undo anyway? "
@@ -22,22 +22,22 @@ FORCE_QUESTION = (
 
 
 async def revert_with_force(
-    app: App[Any], store: MemoryStore, event_id: int
+    app: App[Any], workspace: Workspace, event_id: int
 ) -> CommandResult | None:
     """Undo `event_id`, or all of the operation it is a part of (the store calls run in a
     thread); on a conflict ask whether to force it. Returns the result, or None when the person
     declined to force (nothing changed)."""
-    target = await asyncio.to_thread(undo_target, store, event_id)
+    target = await asyncio.to_thread(undo_target, workspace, event_id)
     if target is None:
-        return await asyncio.to_thread(store.revert, event_id)
-    return await undo_with_force(app, store, target)
+        return await asyncio.to_thread(workspace.store.revert, event_id)
+    return await undo_with_force(app, workspace, target)
 
 
 async def undo_with_force(
-    app: App[Any], store: MemoryStore, target: UndoTarget
+    app: App[Any], workspace: Workspace, target: UndoTarget
 ) -> CommandResult | None:
     """Undo `target` in a thread; on a conflict ask whether to force it (None: declined)."""
-    result = await asyncio.to_thread(undo, store, target)
+    result = await asyncio.to_thread(undo, workspace, target)
     if not result.conflict:
         return result
     forced = await app.push_screen_wait(
@@ -46,4 +46,4 @@ async def undo_with_force(
     if not forced:
         app.notify("Undo cancelled; nothing changed.", timeout=3)
         return None
-    return await asyncio.to_thread(undo, store, target, True)
+    return await asyncio.to_thread(undo, workspace, target, True)

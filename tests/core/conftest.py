@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from memtui.core.applying.sizes import format_size
-from memtui.core.recording.history import DB_NAME
+from memtui.core.recording.database import DB_NAME
 from memtui.core.resolving.lock import META_DIR_NAME
 from tests.core.vias import VIAS, Runner, runner_for
 

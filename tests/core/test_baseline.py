@@ -9,7 +9,7 @@ import zlib
 from pathlib import Path
 
 from memtui.core.config import Settings
-from memtui.core.recording.history import Manifest
+from memtui.core.recording.blobs import Manifest
 from memtui.core.recording.inbox import changes
 from memtui.core.store import MemoryStore
 

@@ -12,7 +12,10 @@ from pathlib import Path
 import pytest
 
 from memtui.core.config import Settings
-from memtui.core.recording.history import FileRecord, History, HistoryCorrupt, PendingEvent
+from memtui.core.recording.database import HistoryCorrupt
+from memtui.core.recording.events import PendingEvent
+from memtui.core.recording.file_state import FileRecord
+from memtui.core.recording.history import History
 from memtui.core.store import MemoryStore
 
 

@@ -6,7 +6,9 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from memtui.core.recording.history import SCHEMA_VERSION, History, PendingEvent
+from memtui.core.recording.database import SCHEMA_VERSION
+from memtui.core.recording.events import PendingEvent
+from memtui.core.recording.history import History
 
 READS_INDEX = "events_path_reads"
 

@@ -56,7 +56,7 @@ def test_a_second_thread_opening_the_history_keeps_the_first_connections_lock(
 def test_a_connection_collected_while_a_history_opens_does_not_deadlock(tmp_path: Path) -> None:
     """A connection collected while the open lock is held (a GC run inside `History._open`)
     must not wait for that lock."""
-    from memtui.core.recording import history as history_module
+    from memtui.core.recording import database as history_module
 
     history = History(tmp_path)
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from memtui.core.config import Settings
-from memtui.core.recording.history import Event
+from memtui.core.recording.events import Event
 from memtui.core.store import MemoryStore
 from tests.core.test_history_caps import history_size
 

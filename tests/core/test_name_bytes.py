@@ -12,7 +12,8 @@ import pytest
 from memtui.core.config import Settings
 from memtui.core.parsing.paths import PathRefusal, check_path
 from memtui.core.recording import db_text
-from memtui.core.recording.history import DB_NAME, History
+from memtui.core.recording.database import DB_NAME
+from memtui.core.recording.history import History
 from memtui.core.resolving.lock import META_DIR_NAME
 from memtui.core.store import MemoryStore
 

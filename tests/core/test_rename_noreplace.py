@@ -21,6 +21,7 @@ from memtui.core.resolving import fd_paths
 from memtui.core.resolving.fd_paths import rename_noreplace
 from memtui.core.store import MemoryStore
 from memtui.notes.operations.moving import move
+from memtui.notes.workspace import Workspace
 
 PLANTED = b"planted by another process\n"
 
@@ -188,7 +189,7 @@ def test_move_note_that_loses_the_race_changes_nothing(
     store = store_on(tmp_path)
     store.create("/memories/a.md", "mine\n")
     plant_after_check(monkeypatch, handlers, "_exists", tmp_path / "b.md")
-    moved = move(store, None, "a.md", "b.md", rewrite_links=True)
+    moved = move(Workspace(store), "a.md", "b.md", rewrite_links=True)
     assert (moved.summary, moved.result.is_error) == (
         "Error: The destination /memories/b.md already exists",
         True,
@@ -245,7 +246,7 @@ def test_undoing_an_operation_that_moved_a_folder_keeps_a_folder_made_meanwhile(
 ) -> None:
     store = store_on(tmp_path, "human:tester")
     store.create("/memories/d/a.md", "mine\n")
-    moved = move(store, None, "d", "e", rewrite_links=False)
+    moved = move(Workspace(store), "d", "e", rewrite_links=False)
     assert moved.group_id is not None
     planted = plant_after_check(
         monkeypatch, reverting, "_move_refusal", tmp_path / "d", "folder", call=2

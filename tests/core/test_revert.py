@@ -12,7 +12,7 @@ from pathlib import Path
 from memtui.core.applying.site import Site
 from memtui.core.applying.snapshots import restore
 from memtui.core.config import Settings
-from memtui.core.recording.history import Manifest
+from memtui.core.recording.blobs import Manifest
 from memtui.core.store import MemoryStore
 
 

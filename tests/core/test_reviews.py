@@ -8,15 +8,16 @@ from pathlib import Path
 import pytest
 
 from memtui.core.config import Settings
-from memtui.core.recording.history import History, NotReviewable, Review
+from memtui.core.recording.event_query import EventQuery
+from memtui.core.recording.history import History
 from memtui.core.recording.inbox import (
-    ChangeQuery,
     changes,
     group_by_note,
     inbox,
     line_changes,
     row_texts,
 )
+from memtui.core.recording.reviews import NotReviewable, Review
 from memtui.core.store import MemoryStore
 
 T0 = 1_800_000_000.0
@@ -212,12 +213,12 @@ def test_changes_filter_by_actor_time_and_path_under_earlier_names(
     agent.rename("/memories/a.md", "/memories/c.md")  # 3 at T0+3
     history = agent.history
 
-    def ids(query: ChangeQuery) -> list[int]:
-        return [event.id for event in changes(history, query)]
+    def ids(query: EventQuery, include_reviewed: bool = False) -> list[int]:
+        return [event.id for event in changes(history, query, include_reviewed=include_reviewed)]
 
-    assert ids(ChangeQuery(actor="agent:cursor")) == [2]
-    assert ids(ChangeQuery(since=T0 + 2)) == [3, 2]
-    assert ids(ChangeQuery(path="/memories/c.md")) == [3, 1]
+    assert ids(EventQuery(actor="agent:cursor")) == [2]
+    assert ids(EventQuery(since=T0 + 2)) == [3, 2]
+    assert ids(EventQuery(path="/memories/c.md")) == [3, 1]
     history.mark_reviewed([1], "human:dana", T0)
-    assert ids(ChangeQuery(path="/memories/c.md")) == [3]
-    assert ids(ChangeQuery(path="/memories/c.md", include_reviewed=True)) == [3, 1]
+    assert ids(EventQuery(path="/memories/c.md")) == [3]
+    assert ids(EventQuery(path="/memories/c.md"), include_reviewed=True) == [3, 1]

@@ -24,6 +24,7 @@ from memtui.notes.operations import (
     who_changed,
 )
 from memtui.notes.operations.undoing import undo, undo_target
+from memtui.notes.workspace import Workspace
 
 LINES = "".join(f"line {n}\n" for n in range(1, 25))
 
@@ -62,7 +63,7 @@ def test_slug_file_names_as_basic_memory_names_them(title: str, name: str) -> No
 
 
 def test_create_writes_the_template_under_a_slug_name_as_one_operation(store: MemoryStore) -> None:
-    created = create_note(store, "projects/", "Deploy: Checklist")
+    created = create_note(Workspace(store), "projects/", "Deploy: Checklist")
     assert (created.relpath, created.result.is_error) == ("projects/deploy-checklist.md", False)
     text = (store.root / "projects" / "deploy-checklist.md").read_text(encoding="utf-8")
     assert text == note_template("Deploy: Checklist", "projects/deploy-checklist.md")
@@ -77,7 +78,7 @@ def test_create_writes_the_template_under_a_slug_name_as_one_operation(store: Me
         "create",
         "create /memories/projects/deploy-checklist.md",
     )
-    again = create_note(store, "projects", "Deploy Checklist")
+    again = create_note(Workspace(store), "projects", "Deploy Checklist")
     assert (again.result.content, again.result.kind) == (
         "A file named projects/deploy-checklist.md is already there; choose another title "
         "(nothing changed)",
@@ -88,7 +89,9 @@ def test_create_writes_the_template_under_a_slug_name_as_one_operation(store: Me
 
 def test_move_rewrites_the_links_it_breaks_in_one_operation(store: MemoryStore) -> None:
     index = NoteIndex.load(store.root, use_cache=False)
-    moved = move(store, index, "tools/textual.md", "libs/textual.md", rewrite_links=True)
+    moved = move(
+        Workspace(store, index=index), "tools/textual.md", "libs/textual.md", rewrite_links=True
+    )
     assert moved.summary == ("Moved tools/textual.md to libs/textual.md; rewrote links in 2 notes")
     assert (store.root / "projects" / "p.md").read_text() == (
         "# P\n- uses [[libs/textual]]\n- x [[libs/textual|T]]\n"
@@ -107,13 +110,13 @@ def test_move_rewrites_the_links_it_breaks_in_one_operation(store: MemoryStore) 
         "projects/p.md",
         "projects/q.md",
     }
-    target = undo_target(store, parts[2].id)
+    target = undo_target(Workspace(store), parts[2].id)
     assert target is not None and target.whole_operation
     assert target.describe() == (
         "rename tools/textual.md → libs/textual.md by human:ana, and the links it rewrote in "
         "2 notes"
     )
-    assert not undo(store, target).is_error
+    assert not undo(Workspace(store), target).is_error
     assert (store.root / "projects" / "p.md").read_text() == (
         "# P\n- uses [[tools/textual]]\n- x [[tools/textual|T]]\n"
     )
@@ -122,7 +125,9 @@ def test_move_rewrites_the_links_it_breaks_in_one_operation(store: MemoryStore) 
 
 def test_move_without_rewriting_names_the_notes_left_with_broken_links(store: MemoryStore) -> None:
     index = NoteIndex.load(store.root, use_cache=False)
-    moved = move(store, index, "tools/textual.md", "libs/textual.md", rewrite_links=False)
+    moved = move(
+        Workspace(store, index=index), "tools/textual.md", "libs/textual.md", rewrite_links=False
+    )
     assert moved.summary == (
         "Moved tools/textual.md to libs/textual.md; 2 notes still link to the old path "
         "(projects/p.md, projects/q.md)"
@@ -132,7 +137,7 @@ def test_move_without_rewriting_names_the_notes_left_with_broken_links(store: Me
 
 def test_a_refused_move_changes_nothing(store: MemoryStore) -> None:
     index = NoteIndex.load(store.root, use_cache=False)
-    moved = move(store, index, "tools/textual.md", "notes.md", rewrite_links=True)
+    moved = move(Workspace(store, index=index), "tools/textual.md", "notes.md", rewrite_links=True)
     assert moved.result.is_error
     assert moved.summary == "Error: The destination /memories/notes.md already exists"
     assert moved.changed == set()
@@ -141,7 +146,7 @@ def test_a_refused_move_changes_nothing(store: MemoryStore) -> None:
 
 def test_archive_moves_to_archive_and_keeps_links_working(store: MemoryStore) -> None:
     index = NoteIndex.load(store.root, use_cache=False)
-    archived = archive(store, index, "tools/textual.md")
+    archived = archive(Workspace(store, index=index), "tools/textual.md")
     assert archived.summary == (
         "Archived tools/textual.md to archive/tools/textual.md; rewrote links in 2 notes"
     )
@@ -153,7 +158,7 @@ def test_archive_moves_to_archive_and_keeps_links_working(store: MemoryStore) ->
 def test_delete_names_the_links_it_breaks_and_the_files_of_a_folder(store: MemoryStore) -> None:
     index = NoteIndex.load(store.root, use_cache=False)
     (store.root / "tools" / "image.png").write_bytes(b"\x89PNG")
-    plan = plan_delete(store, index, "tools")
+    plan = plan_delete(Workspace(store, index=index), "tools")
     assert (plan.is_folder, plan.files) == (True, 2)
     assert plan.what() == "the folder tools/ and its 2 files"
     assert plan.consequences() == [
@@ -162,13 +167,13 @@ def test_delete_names_the_links_it_breaks_and_the_files_of_a_folder(store: Memor
         "  projects/p.md: [[tools/textual]], [[tools/textual|T]]",
         "  projects/q.md: [[tools/textual#Tips]]",
     ]
-    note = plan_delete(store, index, "notes.md")
+    note = plan_delete(Workspace(store, index=index), "notes.md")
     assert (note.is_folder, note.files, note.consequences()) == (
         False,
         1,
         ["No other note links here."],
     )
-    deleted = delete(store, plan)
+    deleted = delete(Workspace(store), plan)
     assert deleted.summary == (
         "Deleted the folder tools/ and its 2 files; 4 links in 3 notes now point nowhere "
         "(notes.md, projects/p.md, projects/q.md)"
@@ -218,7 +223,7 @@ def test_a_save_over_a_changed_note_merges_with_the_base_from_the_history(
     agent = store.with_actor("agent:claude")
     assert not agent.str_replace("/memories/long.md", "line 3\n", "line 3 agent\n").is_error
     mine = loaded.replace("line 20\n", "line 20 mine\n")
-    saved = save_edit(store, "/memories/long.md", mine, revision, "not what was loaded")
+    saved = save_edit(Workspace(store), "/memories/long.md", mine, revision, "not what was loaded")
     assert saved.result.kind == "conflict" and saved.changed is not None
     changed = saved.changed
     assert changed.base == LINES
@@ -228,7 +233,7 @@ def test_a_save_over_a_changed_note_merges_with_the_base_from_the_history(
         "changed by agent:claude (str_replace, 10:03)"
     )
     assert (store.root / "long.md").read_text().count("mine") == 0
-    again = save_merged(store, changed, changed.merge.text())
+    again = save_merged(Workspace(store), changed, changed.merge.text())
     assert not again.result.is_error
     assert (store.root / "long.md").read_text() == LINES.replace(
         "line 3\n", "line 3 agent\n"
@@ -238,9 +243,9 @@ def test_a_save_over_a_changed_note_merges_with_the_base_from_the_history(
 def test_a_save_of_a_note_deleted_meanwhile_has_no_merge(store: MemoryStore) -> None:
     loaded, revision = store.read("/memories/notes.md")
     store.with_actor("agent:claude").delete("/memories/notes.md")
-    saved = save_edit(store, "/memories/notes.md", loaded + "more\n", revision, loaded)
+    saved = save_edit(Workspace(store), "/memories/notes.md", loaded + "more\n", revision, loaded)
     assert saved.changed is not None and saved.changed.theirs is None
     assert saved.changed.merge is None and not saved.changed.clean
-    recreated = save_merged(store, saved.changed, loaded + "more\n")
+    recreated = save_merged(Workspace(store), saved.changed, loaded + "more\n")
     assert not recreated.result.is_error
     assert (store.root / "notes.md").read_text() == loaded + "more\n"

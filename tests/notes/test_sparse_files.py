@@ -104,6 +104,7 @@ def test_the_index_grows_by_at_most_the_cap(stores: tuple[Path, Path]) -> None:
 def test_search_and_the_mcp_tools_see_only_the_first_mib(stores: tuple[Path, Path]) -> None:
     from memtui.agents.notes_access import NotesAccess
     from memtui.core.store import MemoryStore
+    from memtui.notes.workspace import Workspace
 
     _plain, sparse = stores
     index = NoteIndex.load(sparse)
@@ -116,7 +117,7 @@ def test_search_and_the_mcp_tools_see_only_the_first_mib(stores: tuple[Path, Pat
     assert ("huge.md", 3) in {(hit.path, hit.line) for hit in found}
     assert len(index.texts["huge.md"]) <= LARGE_NOTE_BYTES
     index.close()
-    notes = NotesAccess(sparse, MemoryStore(sparse, actor="agent:test"))
+    notes = NotesAccess(Workspace(MemoryStore(sparse, actor="agent:test")))
     assert "/memories/huge.md (huge)" in notes.search_text("kiwi", limit=300)
     assert notes.context_text("huge.md").startswith("# huge (/memories/huge.md)")
     assert "huge.md" in notes.activity_text("1d", limit=300)

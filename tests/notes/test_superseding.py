@@ -15,6 +15,7 @@ from memtui.notes.line_dates import line_times
 from memtui.notes.operations.resolving import KEEP_NEWER_KIND, keep_newer
 from memtui.notes.parser import parse_note
 from memtui.notes.superseding import LineMoved, find_line, mark_superseded, remove_line
+from memtui.notes.workspace import Workspace
 
 T0 = 1_800_000_000.0
 DAY = 86400.0
@@ -93,7 +94,7 @@ def _pair(line: int = 3) -> Contradiction:
 def test_keep_newer_removes_the_older_line_as_one_undoable_operation(tmp_path: Path) -> None:
     (tmp_path / "prefs.md").write_text(NOTE)
     person = MemoryStore(tmp_path, actor="human:dana", settings=Settings(), clock=lambda: T0)
-    result = keep_newer(person, _pair())
+    result = keep_newer(Workspace(person), _pair())
     assert not result.is_error
     assert (tmp_path / "prefs.md").read_text() == (
         "# Prefs\n\n- [tool] Editor is Zed\n- [preference] Prefers spaces\n"
@@ -109,7 +110,7 @@ def test_keep_newer_removes_the_older_line_as_one_undoable_operation(tmp_path: P
 def test_keep_newer_marks_the_older_line_superseded_today(tmp_path: Path) -> None:
     (tmp_path / "prefs.md").write_text(NOTE)
     person = MemoryStore(tmp_path, actor="human:dana", settings=Settings())
-    result = keep_newer(person, _pair(), "mark", now=1_785_110_400.0)
+    result = keep_newer(Workspace(person), _pair(), "mark", now=1_785_110_400.0)
     assert not result.is_error
     assert (tmp_path / "prefs.md").read_text() == NOTE.replace(
         "- [preference] Prefers tabs", "- [preference] @valid[,2026-07-27) Prefers tabs"
@@ -119,10 +120,10 @@ def test_keep_newer_marks_the_older_line_superseded_today(tmp_path: Path) -> Non
 def test_keep_newer_finds_a_moved_line_and_leaves_a_changed_file_alone(tmp_path: Path) -> None:
     (tmp_path / "prefs.md").write_text("# Moved\n" + NOTE)
     person = MemoryStore(tmp_path, actor="human:dana", settings=Settings())
-    assert not keep_newer(person, _pair()).is_error
+    assert not keep_newer(Workspace(person), _pair()).is_error
     assert "Prefers tabs" not in (tmp_path / "prefs.md").read_text()
     before = (tmp_path / "prefs.md").read_bytes()
-    result = keep_newer(person, _pair())
+    result = keep_newer(Workspace(person), _pair())
     assert (result.kind, result.content) == (
         "conflict",
         "Conflict: /memories/prefs.md changed: the line '- [preference] Prefers tabs' is no longer "
@@ -130,7 +131,8 @@ def test_keep_newer_finds_a_moved_line_and_leaves_a_changed_file_alone(tmp_path:
     )
     assert (tmp_path / "prefs.md").read_bytes() == before
     missing = keep_newer(
-        person, Contradiction(Line("gone.md", 1, "x"), Line("gone.md", 2, "y"), "value", "", "k")
+        Workspace(person),
+        Contradiction(Line("gone.md", 1, "x"), Line("gone.md", 2, "y"), "value", "", "k"),
     )
     assert missing.is_error and missing.kind == "not_found"
 

@@ -14,6 +14,7 @@ from memtui.cli import main
 from memtui.core.store import MemoryStore
 from memtui.notes.index import NoteIndex
 from memtui.notes.search import Searcher
+from memtui.notes.workspace import Workspace
 
 
 @pytest.fixture
@@ -143,7 +144,7 @@ def test_frontmatter_tags_and_type_are_searchable_even_misspelt(store: Path) -> 
 
 
 def test_mcp_search_finds_text_in_txt_and_xml_files(store: Path) -> None:
-    notes = NotesAccess(store, MemoryStore(store, actor="agent:test"))
+    notes = NotesAccess(Workspace(MemoryStore(store, actor="agent:test")))
     text = notes.search_text("NATS")
     assert text.splitlines()[:3] == [
         '1 match in 1 note for "NATS":',

@@ -191,7 +191,8 @@ def history_disagreements(store: object, round_number: int) -> list[str]:
 
 def after_state_problem(store: object, event: object, path: str, digest: str) -> str | None:
     """Why `path` holding `digest` disagrees with the after-state `event` left, or None."""
-    from memtui.core.recording.history import KIND_DIR, KIND_FILE, Event, Manifest
+    from memtui.core.recording.blobs import KIND_DIR, KIND_FILE, Manifest
+    from memtui.core.recording.events import Event
     from memtui.core.store import MemoryStore
 
     assert isinstance(store, MemoryStore) and isinstance(event, Event)

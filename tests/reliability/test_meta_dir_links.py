@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core.recording.history import History, HistoryCorrupt
+from memtui.core.recording.database import HistoryCorrupt
+from memtui.core.recording.history import History
 from memtui.notes.index import NoteIndex
 
 CREATE = {"command": "create", "path": "/memories/new.md", "file_text": "new\n"}

@@ -12,7 +12,8 @@ import pytest
 import memtui.core.opening.recovery as recovery
 from memtui.core.config import Settings
 from memtui.core.opening.recovery import RecoveryReport, recover
-from memtui.core.recording.history import SCHEMA_VERSION, FileRecord
+from memtui.core.recording.database import SCHEMA_VERSION
+from memtui.core.recording.file_state import FileRecord
 from memtui.core.store import MemoryStore
 
 HOUR_NS = 3600 * 1_000_000_000

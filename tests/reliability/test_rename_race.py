@@ -22,6 +22,7 @@ import pytest
 from memtui.core.config import Settings
 from memtui.core.store import MemoryStore
 from memtui.notes.operations.moving import move
+from memtui.notes.workspace import Workspace
 from tests.agents.mcp_client import call_memory, mcp_session, result_text
 from tests.reliability.rename_race import Racer, RenameFigures, racing
 
@@ -125,7 +126,7 @@ def folder_moves(store: MemoryStore, racer: Racer, figures: RenameFigures) -> No
     for number in range(COUNTS["folder"]):
         old, new = f"fa-{number}", f"fb-{number}"
         racer.arm(old, new, "folder")
-        moved = move(store, None, old, new, rewrite_links=False)
+        moved = move(Workspace(store), old, new, rewrite_links=False)
         figures.count("folder", moved.result.is_error)
         if moved.result.is_error:
             assert moved.summary == exists_answer(f"/memories/{new}")
@@ -135,7 +136,7 @@ def folder_undos(store: MemoryStore, racer: Racer, figures: RenameFigures) -> No
     """Folder moves made unraced, then undone as operations while the old name is planted."""
     groups = []
     for number in range(COUNTS["folder undo"]):
-        moved = move(store, None, f"ga-{number}", f"gb-{number}", rewrite_links=False)
+        moved = move(Workspace(store), f"ga-{number}", f"gb-{number}", rewrite_links=False)
         assert not moved.result.is_error and moved.group_id is not None, moved.summary
         groups.append(moved.group_id)
     for number, group in enumerate(groups):

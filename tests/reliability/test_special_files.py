@@ -72,7 +72,8 @@ def test_read_of_a_folder_still_says_it_is_a_folder(root: Path) -> None:
 
 
 def test_a_fifo_in_place_of_the_history_is_refused_at_once(tmp_path: Path) -> None:
-    from memtui.core.recording.history import History, HistoryCorrupt
+    from memtui.core.recording.database import HistoryCorrupt
+    from memtui.core.recording.history import History
 
     fifo = tmp_path / "store" / ".memtui" / "history.db"
     fifo.parent.mkdir(parents=True)

@@ -52,7 +52,7 @@ def folder_for_history(root: Path) -> Path:
 
 def deny_history_reads(monkeypatch: pytest.MonkeyPatch) -> None:
     """Make opening any history.db fail with PermissionError, as for a file of mode 000."""
-    from memtui.core.recording import history
+    from memtui.core.recording import database as history
 
     real_open = history.open_regular
 

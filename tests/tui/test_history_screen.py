@@ -15,7 +15,7 @@ from memtui.core.store import MemoryStore
 from memtui.tui.screens.history import CURSOR_REST, HistoryScreen
 from memtui.tui.timers import SYSTEM_TIMERS, Timers
 from memtui.tui.widgets.confirm import ConfirmScreen
-from memtui.tui.widgets.history_events import DiffView, EventTable, parse_filter
+from memtui.tui.widgets.history_events import DiffView, EventTable
 from tests.tui.conftest import wait_for, wait_idle
 from tests.tui.manual_timers import ManualTimers
 from tests.tui.screens_harness import ScreenHarness, demo_clock, demo_context, demo_copy
@@ -242,49 +242,6 @@ async def test_undo_of_a_read_changes_nothing(store_root: Path) -> None:
         await wait_idle(pilot)
         assert isinstance(app.screen, HistoryScreen)
         assert len(app.ctx.history.events()) == ROOT_EVENT_COUNT
-
-
-def test_parse_filter_understands_paths_aliases_and_words() -> None:
-    wanted = parse_filter(
-        'path:/memories/projects/ cmd:edit "retry storm" since:12h', 1000.0 * 3600
-    )
-    assert (wanted.path, wanted.command, wanted.text, wanted.since) == (
-        "/memories/projects",
-        "str_replace",
-        ["retry storm"],
-        988.0 * 3600,
-    )
-
-
-@pytest.mark.parametrize(
-    ("query", "since", "words"),
-    [
-        ("since:45s", NOW - 45, []),
-        ("since:1.5d", NOW - 1.5 * 86400, []),
-        ("since:30m retry", NOW - 1800, ["retry"]),
-        ("since:2 weeks retry", NOW - 14 * 86400, ["retry"]),
-        ("since:1 month", datetime(2026, 5, 10, 12, 0).timestamp(), []),
-        ('since:"1 month" retry', datetime(2026, 5, 10, 12, 0).timestamp(), ["retry"]),
-        ("since:3 weeks ago storm", NOW - 21 * 86400, ["storm"]),
-        ("since:1y", datetime(2025, 6, 10, 12, 0).timestamp(), []),
-        ("since:2026-06-01 storm", datetime(2026, 6, 1).timestamp(), ["storm"]),
-        ("since:2026-06-01 09:30 storm", datetime(2026, 6, 1, 9, 30).timestamp(), ["storm"]),
-        ("since:today", datetime(2026, 6, 10).timestamp(), []),
-        ("since: yesterday", datetime(2026, 6, 9).timestamp(), []),
-    ],
-)
-def test_since_takes_what_log_since_takes(query: str, since: float, words: list[str]) -> None:
-    wanted = parse_filter(query, NOW)
-    assert (wanted.since, wanted.text, wanted.problems) == (since, words, [])
-
-
-def test_a_since_that_is_not_a_time_is_a_problem_and_filters_nothing() -> None:
-    wanted = parse_filter("since:7 storms", NOW)
-    assert wanted.since is None
-    assert wanted.problems == [
-        "since:7 is not a time: use 7d, 12h, 30m, 2 weeks, 1 month, 1y, today, yesterday"
-        " or an ISO date like 2026-11-01T09:30"
-    ]
 
 
 async def test_brackets_in_recorded_text_are_shown_as_they_are(tmp_path: Path) -> None:

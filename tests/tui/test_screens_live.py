@@ -10,7 +10,7 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import DataTable, Input, OptionList, Static
 
-from memtui.core.recording.history import PendingEvent
+from memtui.core.recording.events import PendingEvent
 from memtui.tui.screens.graph import GraphScreen
 from memtui.tui.screens.history import PAGE, HistoryScreen
 from memtui.tui.screens.review import PAGE as REVIEW_PAGE

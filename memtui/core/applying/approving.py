@@ -29,7 +29,8 @@ from memtui.core.parsing.command_types import CommandOutcome, ParsedCommand
 from memtui.core.parsing.echo import echo
 from memtui.core.parsing.paths import PathRefusal, check_path
 from memtui.core.parsing.tool_input import parse_command
-from memtui.core.recording.history import KIND_DIR, RecordFailed, unrecorded_message
+from memtui.core.recording.blobs import KIND_DIR
+from memtui.core.recording.database import RecordFailed, unrecorded_message
 from memtui.core.recording.keeping import Scanner
 from memtui.core.recording.proposals import (
     APPROVED,

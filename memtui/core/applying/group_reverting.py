@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 from memtui.core.applying.reverting import conflict_now
 from memtui.core.parsing.command_types import CommandOutcome
 from memtui.core.plurals import count
-from memtui.core.recording.history import Event, Group, RecordFailed, unrecorded_message
+from memtui.core.recording.database import RecordFailed, unrecorded_message
+from memtui.core.recording.events import Event, Group
 from memtui.core.result import NOT_FOUND, CommandResult
 
 if TYPE_CHECKING:

@@ -19,7 +19,8 @@ from memtui.core.applying.site import Site
 from memtui.core.applying.snapshots import State
 from memtui.core.hashing import digest
 from memtui.core.parsing.command_types import CommandOutcome, ParsedCommand
-from memtui.core.recording.history import PendingEvent, RecordFailed, unrecorded_message
+from memtui.core.recording.database import RecordFailed, unrecorded_message
+from memtui.core.recording.events import PendingEvent
 from memtui.core.recording.keeping import Scanner
 from memtui.core.recording.proposals import Proposal, prepared_event_id
 from memtui.core.result import HELD, CommandResult

@@ -19,7 +19,8 @@ from memtui.core.applying.snapshots import (
 )
 from memtui.core.parsing.command_types import CommandOutcome, made_folders
 from memtui.core.parsing.paths import PathRefusal, check_path
-from memtui.core.recording.history import BASELINE, Event, actor_kind, is_reviewable
+from memtui.core.recording.events import BASELINE, Event, actor_kind
+from memtui.core.recording.reviews import is_reviewable
 from memtui.core.resolving.fd_paths import DIR_MODE, Location, rename_noreplace
 from memtui.core.result import CONFLICT, NOT_FOUND, REFUSED, CommandResult
 

@@ -17,13 +17,8 @@ from dataclasses import dataclass, field
 from memtui.core.applying.atomic import FILE_MODE, TempArea, create_at, replace_at
 from memtui.core.applying.site import DEFAULT_MAX_FILE_SIZE
 from memtui.core.hashing import digest
-from memtui.core.recording.history import (
-    KIND_DIR,
-    KIND_FILE,
-    UNKNOWN_STAT,
-    FileRecord,
-    Manifest,
-)
+from memtui.core.recording.blobs import KIND_DIR, KIND_FILE, Manifest
+from memtui.core.recording.file_state import UNKNOWN_STAT, FileRecord
 from memtui.core.resolving.fd_paths import (
     DIR_MODE,
     Location,

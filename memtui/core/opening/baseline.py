@@ -21,13 +21,9 @@ from memtui.core.applying.snapshots import FLAG_NOT_KEPT, capture_file
 from memtui.core.hashing import digest
 from memtui.core.parsing.paths import RESERVED_NAME, VIRTUAL_ROOT
 from memtui.core.plurals import count
-from memtui.core.recording.history import (
-    BASELINE,
-    KIND_DIR,
-    FileRecord,
-    Manifest,
-    PendingEvent,
-)
+from memtui.core.recording.blobs import KIND_DIR, Manifest
+from memtui.core.recording.events import BASELINE, PendingEvent
+from memtui.core.recording.file_state import FileRecord
 from memtui.core.resolving.fd_paths import StoreRoot, walk_tree
 
 if TYPE_CHECKING:

@@ -23,14 +23,10 @@ from typing import TYPE_CHECKING
 from memtui.core.applying.atomic import MARKER_SUFFIX, TEMP_DIR_NAME, TEMP_PREFIX, read_marker
 from memtui.core.opening.baseline import record_baseline, store_files
 from memtui.core.parsing.paths import VIRTUAL_ROOT
-from memtui.core.recording.history import (
-    KIND_DIR,
-    KIND_FILE,
-    FileRecord,
-    History,
-    RecordFailed,
-    failure_reason,
-)
+from memtui.core.recording.blobs import KIND_DIR, KIND_FILE
+from memtui.core.recording.database import RecordFailed, failure_reason
+from memtui.core.recording.file_state import FileRecord
+from memtui.core.recording.history import History
 from memtui.core.resolving.fd_paths import (
     OutsideStore,
     StoreRoot,

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from memtui.core.recording.history import Event, Group, History
+from memtui.core.recording.events import Event, Group
+from memtui.core.recording.history import History
 
 
 @dataclass(frozen=True)

@@ -10,15 +10,13 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from memtui.core.recording.history import (
-    KIND_DIR,
-    KIND_FILE,
-    REVIEWED_KINDS,
-    Event,
-    History,
-)
+from memtui.core.recording.blobs import KIND_DIR, KIND_FILE
+from memtui.core.recording.event_query import EventQuery
+from memtui.core.recording.events import Event
+from memtui.core.recording.history import History
+from memtui.core.recording.reviews import WAITING
 
 
 @dataclass(frozen=True)
@@ -56,37 +54,30 @@ class InboxRow:
         return newest.new_path is None and newest.after_kind is None
 
 
-@dataclass(frozen=True)
-class ChangeQuery:
-    """Which changes to list: filters as `History.events` takes them, and whether reviewed ones
-    count too. `path` follows the note or folder back through its renames (`History.lineage`)."""
-
-    path: str | None = None
-    actor: str | None = None
-    command: str | None = None
-    since: float | None = None
-    words: tuple[str, ...] = ()
-    include_reviewed: bool = False
+def waiting(query: EventQuery | None = None, *, include_reviewed: bool = False) -> EventQuery:
+    """The inbox's narrowing of `query`: agent and outside changes (`reviews.WAITING`), only the
+    waiting ones unless `include_reviewed`; a path is followed back through its renames
+    (`History.lineage`)."""
+    wanted = query or EventQuery()
+    return replace(
+        wanted,
+        follow=wanted.path is not None,
+        actor_kinds=WAITING.actor_kinds,
+        changes_only=True,
+        reviewed=None if include_reviewed else WAITING.reviewed,
+    )
 
 
 def changes(
-    history: History, query: ChangeQuery | None = None, *, limit: int | None = None
+    history: History,
+    query: EventQuery | None = None,
+    *,
+    include_reviewed: bool = False,
+    limit: int | None = None,
 ) -> list[Event]:
-    """Agent and outside changes matching `query` (the waiting ones unless it includes the
-    reviewed), newest first."""
-    wanted = query or ChangeQuery()
-    return history.events(
-        path=wanted.path,
-        follow=wanted.path is not None,
-        actor=wanted.actor,
-        command=wanted.command,
-        since=wanted.since,
-        words=wanted.words,
-        actor_kinds=REVIEWED_KINDS,
-        changes_only=True,
-        reviewed=None if wanted.include_reviewed else False,
-        limit=limit,
-    )
+    """Agent and outside changes matching `query` (the waiting ones unless `include_reviewed`),
+    newest first."""
+    return history.events(waiting(query, include_reviewed=include_reviewed), limit=limit)
 
 
 def group_by_note(history: History, events: Iterable[Event]) -> list[InboxRow]:
@@ -119,9 +110,11 @@ def _carry(groups: dict[str, list[Event]], source: str, target: str) -> None:
         merged[:0] = moved
 
 
-def inbox(history: History, query: ChangeQuery | None = None) -> list[InboxRow]:
+def inbox(
+    history: History, query: EventQuery | None = None, *, include_reviewed: bool = False
+) -> list[InboxRow]:
     """The changes matching `query` (by default every waiting one), grouped by note."""
-    return group_by_note(history, changes(history, query))
+    return group_by_note(history, changes(history, query, include_reviewed=include_reviewed))
 
 
 def current_text(history: History, path: str) -> str | None:

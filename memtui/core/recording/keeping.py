@@ -5,7 +5,8 @@ every recorded result is redacted the same way. A refused or failed call keeps a
 `RECORD_LIMIT` characters of any argument or path and `RESULT_LIMIT` of its result (the head,
 the length and a hash). So does a successful one, since its long text repeats content: a long
 `view` of a file is kept as a reference to the file bytes it showed (`read_refs`), any other
-long result cut like a failure's.
+long result cut like a failure's; a long text a `create` wrote whole is kept as a reference
+to the content the history holds of the file it left (`read_refs.text_reference`).
 The content undo needs (a file's bytes before and after a change) is kept whole, as blobs.
 """
 
@@ -20,7 +21,7 @@ from typing import Any
 from memtui.core.parsing.command_types import CommandOutcome
 from memtui.core.parsing.echo import RECORD_LIMIT, RESULT_LIMIT
 from memtui.core.recording.db_text import storable
-from memtui.core.recording.read_refs import referenced
+from memtui.core.recording.read_refs import WHOLE_TEXT_FIELD, referenced, text_reference
 from memtui.core.secrets import SecretFinding, SecretSpan, find_spans, findings_of, redact
 
 MAX_RECORDED_DEPTH = 10
@@ -157,17 +158,26 @@ def keep(
     scanner: Scanner,
     agent: bool,
     changed: bool,
+    written: tuple[str, bytes] | None = None,
 ) -> Kept:
     """What the history keeps of a call.
 
     Agents' arguments are redacted, every result is; a call that changed nothing keeps its
     arguments, result and paths cut to the record limit (and its paths redacted: they name no
-    file). A change keeps its paths as written, since undo needs them.
+    file). A change keeps its paths as written, since undo needs them. `written` is the file a
+    `create` left, as the history keeps it (sha256, bytes): a long `file_text` that is exactly
+    those bytes is kept as a reference to them.
     """
     cut = outcome.is_error
     result, blobs = kept_result(outcome, scanner)
+    kept = kept_args(args, scanner=scanner if agent else None, cut=cut)
+    text = args.get(WHOLE_TEXT_FIELD)
+    if written is not None and isinstance(text, str) and len(text) > RESULT_LIMIT:
+        digest, data = written
+        if text.encode("utf-8", "surrogatepass") == data:
+            kept[WHOLE_TEXT_FIELD] = text_reference(text, digest, len(data))
     return Kept(
-        args=kept_args(args, scanner=scanner if agent else None, cut=cut),
+        args=kept,
         result=result,
         path=kept_path(path, scanner=None if changed else scanner, cut=cut),
         new_path=kept_path(new_path, scanner=None if changed else scanner, cut=cut),

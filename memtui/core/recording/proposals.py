@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 from memtui.core.recording import db_text
+from memtui.core.recording.database import SQL_BATCH
 from memtui.core.recording.db_text import TEXT
-from memtui.core.recording.history import SQL_BATCH, History
+from memtui.core.recording.history import History
 
 Decision = Literal["approved", "rejected"]
 APPROVED: Decision = "approved"

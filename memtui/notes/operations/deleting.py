@@ -10,11 +10,11 @@ from pathlib import Path
 
 from memtui.core.parsing.paths import PathRefusal, check_path, from_relpath
 from memtui.core.plurals import count
-from memtui.core.recording.history import RecordFailed, unrecorded_message
+from memtui.core.recording.database import RecordFailed, unrecorded_message
 from memtui.core.result import CommandResult
-from memtui.core.store import MemoryStore
 from memtui.notes.index import NoteIndex
 from memtui.notes.links import links_into, notes_at, wikilinks
+from memtui.notes.workspace import Workspace
 
 DELETE_KIND = "delete"
 
@@ -78,11 +78,12 @@ class Deleted:
         return line
 
 
-def plan_delete(store: MemoryStore, index: NoteIndex | None, relpath: str) -> DeletePlan:
+def plan_delete(workspace: Workspace, relpath: str) -> DeletePlan:
     """What deleting the note or folder `relpath` would remove and which links it would break
-    (none known without an index)."""
+    (none known without the workspace's index)."""
     relpath = relpath.strip().strip("/")
-    is_folder, files = _count_files(store.root, relpath)
+    index = workspace.index
+    is_folder, files = _count_files(workspace.root, relpath)
     breaks: dict[str, list[str]] = {}
     if index is not None:
         gone = notes_at(index, relpath)
@@ -106,14 +107,18 @@ def _links_into(index: NoteIndex, source: str, gone: set[str]) -> list[str]:
     return found
 
 
-def delete(store: MemoryStore, plan: DeletePlan) -> Deleted:
-    """Delete what `plan` describes as one operation (the history keeps it: undo restores it)."""
+def delete(workspace: Workspace, plan: DeletePlan) -> Deleted:
+    """Delete what `plan` describes as one operation (the history keeps it: undo restores it),
+    and bring the workspace up to date."""
     virtual = from_relpath(plan.relpath)
     try:
-        operation = store.operation(DELETE_KIND, f"delete {virtual}")
+        operation = workspace.store.operation(DELETE_KIND, f"delete {virtual}")
     except RecordFailed as problem:
         return Deleted(CommandResult(unrecorded_message(f"delete {virtual}", problem), True), plan)
-    return Deleted(operation.delete(virtual), plan, operation.group_id)
+    deleted = Deleted(operation.delete(virtual), plan, operation.group_id)
+    if not deleted.result.is_error:
+        workspace.apply([plan.relpath])
+    return deleted
 
 
 def _count_files(root: Path, relpath: str) -> tuple[bool, int]:

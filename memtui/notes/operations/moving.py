@@ -3,16 +3,14 @@ share one history group, so they show and undo as one; and archiving, a move to 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from memtui.core.parsing.paths import from_relpath
 from memtui.core.plurals import count
-from memtui.core.recording.history import RecordFailed, unrecorded_message
+from memtui.core.recording.database import RecordFailed, unrecorded_message
 from memtui.core.result import HELD, CommandResult
 from memtui.core.store import MemoryStore, StoreError
-from memtui.notes.index import NoteIndex
 from memtui.notes.links import (
     MovePrediction,
     Plan,
@@ -23,9 +21,8 @@ from memtui.notes.links import (
 )
 from memtui.notes.stale import ARCHIVE_FOLDER
 from memtui.notes.visibility import PolicyUnusable, visible_filter
+from memtui.notes.workspace import Workspace
 
-Refresh = Callable[[Iterable[str]], object]
-"""Brings the index up to date for changed paths (the app's takes its index lock)."""
 RENAME_KIND = "rename"
 ARCHIVE_KIND = "archive"
 
@@ -83,24 +80,24 @@ class Moved:
 
 
 def move(
-    store: MemoryStore,
-    index: NoteIndex | None,
+    workspace: Workspace,
     old: str,
     new: str,
     *,
     rewrite_links: bool,
-    refresh: Refresh | None = None,
     kind: str = RENAME_KIND,
     inbound: Plan | None = None,
 ) -> Moved:
     """Move the note or folder `old` to `new` (paths relative to the root) as one operation;
     with `rewrite_links`, point the path links that the move breaks at the new name (the links
-    into `old` are `inbound` when the caller has read them; none are known without an index).
+    into `old` are `inbound` when the caller has read them; none are known without the
+    workspace's index). The workspace is brought up to date with each part as it lands.
 
     Links by title, or by a permalink set in the frontmatter, keep working and are left as
     they are. The lock is held throughout, so no other change lands between the parts. An
     agent's move leaves alone (and never names) the notes the store's policy hides from it.
     """
+    store, index = workspace.store, workspace.index
     old, new = old.strip().strip("/"), new.strip().strip("/")
     if inbound is None:
         inbound = links_into(index, old) if index is not None and old else {}
@@ -115,9 +112,7 @@ def move(
     moves: list[Moved] = []
 
     def locked() -> CommandResult:
-        moves.append(
-            _move_locked(store, index, old, new, inbound if rewrite_links else {}, refresh, kind)
-        )
+        moves.append(_move_locked(workspace, old, new, inbound if rewrite_links else {}, kind))
         return moves[-1].result
 
     result = store.when_locked(
@@ -143,33 +138,16 @@ def archive_path(relpath: str) -> str:
     return f"{ARCHIVE_FOLDER}/{relpath.strip('/')}"
 
 
-def archive(
-    store: MemoryStore, index: NoteIndex | None, relpath: str, *, refresh: Refresh | None = None
-) -> Moved:
+def archive(workspace: Workspace, relpath: str) -> Moved:
     """Move a note or folder to `archive/` as one operation, keeping the links into it working."""
-    moved = move(
-        store,
-        index,
-        relpath,
-        archive_path(relpath),
-        rewrite_links=True,
-        refresh=refresh,
-        kind=ARCHIVE_KIND,
-    )
+    moved = move(workspace, relpath, archive_path(relpath), rewrite_links=True, kind=ARCHIVE_KIND)
     moved.verb = "Archived"
     return moved
 
 
-def _move_locked(
-    store: MemoryStore,
-    index: NoteIndex | None,
-    old: str,
-    new: str,
-    inbound: Plan,
-    refresh: Refresh | None,
-    kind: str,
-) -> Moved:
+def _move_locked(workspace: Workspace, old: str, new: str, inbound: Plan, kind: str) -> Moved:
     """`move` once the lock is held: the rename, then each link rewrite, in one operation."""
+    store, index = workspace.store, workspace.index
     source, target = from_relpath(old), from_relpath(new)
     try:
         operation = store.operation(kind, f"{kind} {source} to {target}")
@@ -177,10 +155,11 @@ def _move_locked(
         message = unrecorded_message(f"move {source}", problem)
         return Moved(CommandResult(message, True), old, new)
     moved = Moved(operation.rename(source, target), old, new, operation.group_id)
-    if moved.result.is_error or moved.result.kind == HELD or index is None:
+    if moved.result.is_error or moved.result.kind == HELD:
         return moved
-    update = refresh or index.update_paths
-    update([old, new])
+    workspace.apply([old, new])
+    if index is None:
+        return moved
     for note, renames in retargets(index, inbound, old, new).items():
         why = _rewrite(operation, note, renames)
         if why is None:
@@ -189,8 +168,7 @@ def _move_locked(
             moved.held.append(note)
         else:
             moved.unrewritten.append((note, why))
-    if moved.rewritten:
-        update(moved.rewritten)
+    workspace.apply(moved.rewritten)
     return moved
 
 

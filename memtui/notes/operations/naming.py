@@ -8,10 +8,10 @@ from dataclasses import dataclass
 import yaml
 
 from memtui.core.parsing.paths import from_relpath
-from memtui.core.recording.history import RecordFailed, unrecorded_message
+from memtui.core.recording.database import RecordFailed, unrecorded_message
 from memtui.core.result import CONFLICT, CommandResult
-from memtui.core.store import MemoryStore
 from memtui.notes.permalink import generate_permalink
+from memtui.notes.workspace import Workspace
 
 _PATH_SEPARATORS = re.compile(r"[/\\]")
 _UNSAFE_IN_NAMES = re.compile(r'[<>:"|?*]')
@@ -77,8 +77,9 @@ def new_note_path(folder: str, title: str) -> str:
     return f"{folder}/{name}" if folder else name
 
 
-def create_note(store: MemoryStore, folder: str, title: str) -> Created:
-    """Create a note from the template in `folder`, named from its title, as one operation.
+def create_note(workspace: Workspace, folder: str, title: str) -> Created:
+    """Create a note from the template in `folder`, named from its title, as one operation,
+    and bring the workspace up to date.
 
     A note already at that path is left alone and named in the refusal.
     """
@@ -86,7 +87,7 @@ def create_note(store: MemoryStore, folder: str, title: str) -> Created:
     relpath = new_note_path(folder, title)
     virtual = from_relpath(relpath)
     try:
-        operation = store.operation(CREATE_KIND, f"create {virtual}")
+        operation = workspace.store.operation(CREATE_KIND, f"create {virtual}")
     except RecordFailed as problem:
         return Created(
             CommandResult(unrecorded_message(f"create {virtual}", problem), True), relpath
@@ -99,4 +100,6 @@ def create_note(store: MemoryStore, folder: str, title: str) -> Created:
             result.event_id,
             CONFLICT,
         )
+    elif not result.is_error:
+        workspace.apply([relpath])
     return Created(result, relpath)

@@ -10,11 +10,12 @@ from datetime import UTC, datetime
 from typing import Literal
 
 from memtui.core.parsing.paths import from_relpath
-from memtui.core.recording.history import RecordFailed
+from memtui.core.recording.database import RecordFailed
 from memtui.core.result import CONFLICT, NOT_FOUND, CommandResult
-from memtui.core.store import MemoryStore, StoreError, unrecorded_message
+from memtui.core.store import StoreError, unrecorded_message
 from memtui.notes.contradictions import Contradiction
 from memtui.notes.superseding import LineMoved, mark_superseded, remove_line
+from memtui.notes.workspace import Workspace
 
 KEEP_NEWER_KIND = "keep-newer"
 OlderLine = Literal["remove", "mark"]
@@ -28,13 +29,15 @@ def day_of(when: float) -> str:
 
 
 def keep_newer(
-    store: MemoryStore,
+    workspace: Workspace,
     pair: Contradiction,
     older_line: OlderLine = "remove",
     *,
     now: float | None = None,
 ) -> CommandResult:
-    """Remove the pair's older line from its file, or mark it superseded today (`now`)."""
+    """Remove the pair's older line from its file, or mark it superseded today (`now`), and
+    bring the workspace up to date."""
+    store = workspace.store
     virtual = from_relpath(pair.older.path)
     what = "remove" if older_line == "remove" else "mark superseded"
     try:
@@ -54,4 +57,7 @@ def keep_newer(
         operation = store.operation(KEEP_NEWER_KIND, summary)
     except RecordFailed as problem:
         return CommandResult(unrecorded_message(f"change {virtual}", problem), True)
-    return operation.write(virtual, changed, revision)
+    result = operation.write(virtual, changed, revision)
+    if not result.is_error:
+        workspace.apply([pair.older.path])
+    return result

@@ -7,10 +7,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from memtui.core.hashing import digest
-from memtui.core.recording.history import Event
+from memtui.core.parsing.paths import under_root
+from memtui.core.recording.event_query import EventQuery
+from memtui.core.recording.events import Event
 from memtui.core.result import CONFLICT, CommandResult
 from memtui.core.store import MemoryStore, StoreError
 from memtui.notes.merge import MergeResult, merge_texts
+from memtui.notes.workspace import Workspace
 
 CHANGES_LOOKED_AT = 50
 """How many of a note's latest events are searched for the changes made since a revision."""
@@ -50,25 +53,39 @@ class Saved:
 
 
 def save_edit(
-    store: MemoryStore, virtual: str, text: str, revision: str | None, loaded: str
+    workspace: Workspace, virtual: str, text: str, revision: str | None, loaded: str
 ) -> Saved:
     """Write `text` if the note is still at `revision` (the editor loaded `loaded` there);
     when it changed meanwhile, nothing is written and `changed` holds the merge."""
-    result = store.write(virtual, text, revision)
+    store = workspace.store
+    result = _write(workspace, virtual, text, revision)
     if result.kind != CONFLICT:
         return Saved(result)
     return Saved(result, what_changed(store, virtual, revision, loaded, text))
 
 
-def save_merged(store: MemoryStore, changed: Changed, text: str) -> Saved:
+def save_merged(workspace: Workspace, changed: Changed, text: str) -> Saved:
     """Write `text` (the merge, resolved) over the version `changed` found; if the note changed
     once more meanwhile, nothing is written and `changed` holds the merge with that change."""
-    result = store.write(changed.virtual, text, changed.revision)
+    result = _write(workspace, changed.virtual, text, changed.revision)
     if result.kind != CONFLICT:
         return Saved(result)
     return Saved(
-        result, what_changed(store, changed.virtual, changed.revision, changed.theirs or "", text)
+        result,
+        what_changed(
+            workspace.store, changed.virtual, changed.revision, changed.theirs or "", text
+        ),
     )
+
+
+def _write(workspace: Workspace, virtual: str, text: str, revision: str | None) -> CommandResult:
+    """The person's `write`, and the workspace brought up to date when it landed."""
+    result = workspace.store.write(virtual, text, revision)
+    if not result.is_error:
+        relpath = under_root(virtual)
+        if relpath:
+            workspace.apply([relpath])
+    return result
 
 
 def what_changed(
@@ -102,7 +119,8 @@ def base_text(store: MemoryStore, revision: str | None, loaded: str) -> str:
 def changes_since(store: MemoryStore, virtual: str, revision: str | None) -> list[Event]:
     """The changes to the note after it was at `revision`, newest first."""
     changes: list[Event] = []
-    for event in store.history.events(path=virtual, skip_reads=True, limit=CHANGES_LOOKED_AT):
+    query = EventQuery(path=virtual, skip_reads=True)
+    for event in store.history.events(query, limit=CHANGES_LOOKED_AT):
         if revision is not None and event.after_hash == revision:
             break
         if event.changed:

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from memtui.core.applying.group_reverting import changed_parts
 from memtui.core.parsing.paths import VIRTUAL_ROOT, to_relpath
 from memtui.core.plurals import count
-from memtui.core.recording.history import Event, Group
+from memtui.core.recording.events import Event, Group
 from memtui.core.result import CommandResult
-from memtui.core.store import MemoryStore
+from memtui.notes.workspace import Workspace
 
 LINK_REWRITING_KINDS = frozenset({"rename", "archive"})
 """Operations whose parts after the first rewrote links to what they moved."""
@@ -64,8 +64,9 @@ class UndoTarget:
         return to_relpath(self.primary.path or "")
 
 
-def undo_target(store: MemoryStore, event_id: int) -> UndoTarget | None:
+def undo_target(workspace: Workspace, event_id: int) -> UndoTarget | None:
     """What undoing `event_id` would undo, or None when there is no such event."""
+    store = workspace.store
     event = store.history.event(event_id)
     if event is None:
         return None
@@ -77,8 +78,14 @@ def undo_target(store: MemoryStore, event_id: int) -> UndoTarget | None:
     return UndoTarget(event, store.history.group(event.group_id), tuple(parts))
 
 
-def undo(store: MemoryStore, target: UndoTarget, force: bool = False) -> CommandResult:
-    """Undo `target` through the core: the whole operation as one, or the event."""
+def undo(workspace: Workspace, target: UndoTarget, force: bool = False) -> CommandResult:
+    """Undo `target` through the core: the whole operation as one, or the event; then bring
+    the workspace up to date."""
+    store = workspace.store
     if target.whole_operation and target.group is not None:
-        return store.revert_group(target.group.id, force)
-    return store.revert(target.event.id, force)
+        result = store.revert_group(target.group.id, force)
+    else:
+        result = store.revert(target.event.id, force)
+    if not result.is_error:
+        workspace.apply(path for path in target.paths() if path)
+    return result

@@ -20,13 +20,8 @@ from textual.content import Content
 from textual.widgets import DataTable, Input, Static
 
 from memtui.core.parsing.paths import VIRTUAL_ROOT, to_relpath
-from memtui.core.recording.inbox import (
-    ChangeQuery,
-    InboxRow,
-    first_changed_line,
-    inbox,
-    row_texts,
-)
+from memtui.core.recording.event_query import EventQuery, parse_event_query
+from memtui.core.recording.inbox import InboxRow, first_changed_line, inbox, row_texts
 from memtui.notes.operations.deciding import Held, waiting
 from memtui.tui import text_styles as styles
 from memtui.tui.messages import ChangeRecorded, OpenNote
@@ -37,7 +32,7 @@ from memtui.tui.undo_flow import revert_with_force
 from memtui.tui.widgets.change_rows import ChangeTable, describe_row
 from memtui.tui.widgets.confirm import ConfirmScreen
 from memtui.tui.widgets.held_rows import HeldTable, describe_held
-from memtui.tui.widgets.history_events import parse_filter, short_path
+from memtui.tui.widgets.history_events import short_path
 from memtui.tui.widgets.key_footer import KeyFooter
 from memtui.tui.wording import count
 
@@ -130,17 +125,10 @@ class ChangesScreen(StoreScreen):
 
     def _fetch(self) -> InboxPage:
         """The waiting changes the filter asks for, grouped by note (run in a thread)."""
-        wanted = parse_filter(self._filter_text, self.now())
-        query = ChangeQuery(
-            path=wanted.path,
-            actor=wanted.actor,
-            command=wanted.command,
-            since=wanted.since,
-            words=tuple(wanted.text),
-        )
-        filtered = query != ChangeQuery()
-        held = waiting(self.ctx.store, wanted.path)
-        return InboxPage(inbox(self.ctx.history, query), tuple(wanted.problems), filtered, held)
+        query = parse_event_query(self._filter_text, self.now())
+        filtered = query != EventQuery()
+        held = waiting(self.ctx.store, query.path)
+        return InboxPage(inbox(self.ctx.history, query), query.problems, filtered, held)
 
     def _show_page(self, page: InboxPage) -> None:
         """Show the rows and the title; the detail follows the cursor."""
@@ -332,7 +320,7 @@ class ChangesScreen(StoreScreen):
             return
         undone = 0
         for event in reversed(row.events):
-            result = await revert_with_force(self.app, self.ctx.store, event.id)
+            result = await revert_with_force(self.app, self.ctx.workspace, event.id)
             if result is None or result.is_error:
                 if result is not None:
                     self.notify(result.content, severity="error", timeout=6)

@@ -28,7 +28,7 @@ from memtui.tui.wording import count
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from memtui.core.recording.history import HistoryCorrupt
+    from memtui.core.recording.database import HistoryCorrupt
 
 COUNT_PAUSE = 0.08
 """Seconds of pause in typing a new path before the rename dialog counts the links it breaks."""
@@ -305,7 +305,8 @@ class HelpScreen(MemtuiModal[None]):
 
 def unreadable_history(root: Path) -> HistoryCorrupt | None:
     """Why the history of the store at `root` cannot be opened, or None if it opens."""
-    from memtui.core.recording.history import History, HistoryCorrupt
+    from memtui.core.recording.database import HistoryCorrupt
+    from memtui.core.recording.history import History
 
     try:
         History(root).close()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -15,7 +15,8 @@ from textual.content import Content
 from textual.widgets import Checkbox, DataTable, Input, Static
 
 from memtui.core.parsing.paths import VIRTUAL_ROOT
-from memtui.core.recording.history import BASELINE
+from memtui.core.recording.event_query import EventQuery, parse_event_query
+from memtui.core.recording.events import BASELINE
 from memtui.notes.operations.undoing import undo_target
 from memtui.tui import text_styles as styles
 from memtui.tui.messages import ChangeRecorded
@@ -28,7 +29,6 @@ from memtui.tui.widgets.history_events import (
     EventTable,
     describe_event,
     describe_operation,
-    parse_filter,
     short_path,
 )
 from memtui.tui.widgets.key_footer import KeyFooter
@@ -36,7 +36,8 @@ from memtui.tui.wording import count
 
 if TYPE_CHECKING:
     from memtui.core.recording.entries import Entry
-    from memtui.core.recording.history import Event, Group, History
+    from memtui.core.recording.events import Event, Group
+    from memtui.core.recording.history import History
 
 FILTER_HELP = "actor:agent cmd:str_replace path:projects/ since:7d  words…"
 PAGE = 200
@@ -51,37 +52,6 @@ BASELINE_UNDO = (
     "The baseline lists what was here when memtui first opened this folder; there is nothing "
     "to undo."
 )
-
-
-@dataclass(frozen=True)
-class EventQuery:
-    """The history filters that the filter row, the toggles and the scope ask for."""
-
-    path: str | None = None
-    actor: str | None = None
-    command: str | None = None
-    since: float | None = None
-    actor_kinds: frozenset[str] = frozenset(KINDS)
-    skip_reads: bool = False
-    errors_only: bool = False
-    words: tuple[str, ...] = ()
-    problems: tuple[str, ...] = field(default=(), compare=False)
-    """What the filter row could not understand, for the title."""
-
-    def filters(self) -> dict[str, Any]:
-        """Keyword arguments for `History.events` and `History.count_events` (a path is
-        followed back through the renames and folder moves of what is there now)."""
-        return {
-            "path": self.path,
-            "follow": True,
-            "actor": self.actor,
-            "command": self.command,
-            "since": self.since,
-            "actor_kinds": self.actor_kinds,
-            "skip_reads": self.skip_reads,
-            "errors_only": self.errors_only,
-            "words": self.words,
-        }
 
 
 @dataclass
@@ -127,7 +97,7 @@ class HistoryScreen(StoreScreen):
         self._entry_of: Entry | None = None
         """The table row of `_diff_of` (an event or an operation), taken on the UI thread."""
         self._diff_gate = RestGate(self, CURSOR_REST)
-        self._wanted = EventQuery(path=path)
+        self._wanted = EventQuery(path=path, follow=True)
         self._more_wanted = False
         self._reload_wanted = False
         self._fetched: EventQuery | None = None
@@ -161,19 +131,16 @@ class HistoryScreen(StoreScreen):
 
     def reload(self, *, now: bool = True) -> None:
         """Query the history again with the current filter and toggles."""
-        wanted = parse_filter(self.query_one("#history-filter", Input).value, self.now())
-        self._wanted = EventQuery(
+        wanted = parse_event_query(self.query_one("#history-filter", Input).value, self.now())
+        self._wanted = replace(
+            wanted,
             path=wanted.path or self.scope,
-            actor=wanted.actor,
-            command=wanted.command,
-            since=wanted.since,
+            follow=True,
             actor_kinds=frozenset(
                 kind for kind in KINDS if self.query_one(f"#show-{kind}", Checkbox).value
             ),
             skip_reads=not self.query_one("#show-reads", Checkbox).value,
             errors_only=self.query_one("#errors-only", Checkbox).value,
-            words=tuple(wanted.text),
-            problems=tuple(wanted.problems),
         )
         self._loader.request(now=now)
 
@@ -181,22 +148,21 @@ class HistoryScreen(StoreScreen):
         """Fetch what the screen lacks: a fresh first page, or newer events and the next page."""
         history = self.ctx.history
         query = self._wanted
-        filters = query.filters()
         more, self._more_wanted = self._more_wanted, False
         reload, self._reload_wanted = self._reload_wanted, False
         newer: list[Event] = []
         if not reload and query == self._fetched and self._newest is not None:
-            newer = history.events(**filters, after_id=self._newest, limit=PAGE)
+            newer = history.events(query, after_id=self._newest, limit=PAGE)
             reload = len(newer) == PAGE
         if reload or query != self._fetched or self._newest is None:
-            events = history.events(**filters, limit=PAGE)
-            self._fetched, self._fetched_total = query, history.count_events(**filters)
+            events = history.events(query, limit=PAGE)
+            self._fetched, self._fetched_total = query, history.count_events(query)
             self._newest = events[0].id if events else None
             self._oldest = events[-1].id if events else None
             return EventPage(query, True, events, [], self._fetched_total, _groups(history, events))
         older: list[Event] = []
         if more and self._oldest is not None:
-            older = history.events(**filters, before_id=self._oldest, limit=PAGE)
+            older = history.events(query, before_id=self._oldest, limit=PAGE)
         self._fetched_total += len(newer)
         if newer:
             self._newest = newer[0].id
@@ -327,8 +293,8 @@ class HistoryScreen(StoreScreen):
     async def _confirm_and_undo(self, event: Event) -> None:
         """Ask (naming the whole operation when the event is a part of one), undo through the
         core, and on a conflict offer to force."""
-        store = self.ctx.store
-        target = await asyncio.to_thread(undo_target, store, event.id)
+        workspace = self.ctx.workspace
+        target = await asyncio.to_thread(undo_target, workspace, event.id)
         if target is None:
             return
         what = f"#{event.id} {target.describe()}"
@@ -341,7 +307,7 @@ class HistoryScreen(StoreScreen):
         )
         if not confirmed:
             return
-        result = await undo_with_force(self.app, store, target)
+        result = await undo_with_force(self.app, workspace, target)
         if result is None:
             return
         if result.is_error:

@@ -26,7 +26,7 @@ from memtui.tui.widgets.side_panel import SideItemChosen, SidePanel
 from memtui.tui.wording import count
 
 if TYPE_CHECKING:
-    from memtui.core.recording.history import Event
+    from memtui.core.recording.events import Event
     from memtui.tui.commands import PaletteEntry
 
 SIDE_PANEL_MIN_WIDTH = 100

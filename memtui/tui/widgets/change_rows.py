@@ -18,7 +18,8 @@ from memtui.tui.widgets.history_events import format_time, short_path, unified_d
 from memtui.tui.wording import count, shorten_middle, shorten_words
 
 if TYPE_CHECKING:
-    from memtui.core.recording.history import Event, History
+    from memtui.core.recording.events import Event
+    from memtui.core.recording.history import History
 
 COLUMNS: tuple[tuple[str, str, int], ...] = (
     ("Note", "note", 14),

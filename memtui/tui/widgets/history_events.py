@@ -1,10 +1,8 @@
-"""The history screen's pieces: the event table, the diff view and the filter-row parser."""
+"""The history screen's pieces: the event table and the diff view."""
 
 from __future__ import annotations
 
 import difflib
-import shlex
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
@@ -14,10 +12,10 @@ from textual.message import Message
 from textual.widgets import Static
 
 from memtui.core.display import visible
-from memtui.core.parsing.paths import VIRTUAL_ROOT, from_relpath, to_relpath, under_root
+from memtui.core.parsing.paths import VIRTUAL_ROOT, under_root
 from memtui.core.plurals import count
 from memtui.core.recording.entries import Entry, entries
-from memtui.core.recording.history import BASELINE, actor_kind
+from memtui.core.recording.events import BASELINE, actor_kind
 from memtui.core.recording.result_line import first_line
 from memtui.tui import text_styles as styles
 from memtui.tui.widgets.fitted_table import FittedTable, spare_width
@@ -26,11 +24,7 @@ from memtui.tui.wording import shorten_end, shorten_middle
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from memtui.core.recording.history import Event, Group
-
-SINCE_WORDS = 3
-"""Most words a `since:` timeframe spans in the filter row (`since:3 weeks ago`)."""
-_COMMAND_ALIASES = {"edit": "str_replace", "replace": "str_replace", "read": "view"}
+    from memtui.core.recording.events import Event, Group
 
 
 def format_time(seconds: float) -> str:
@@ -91,71 +85,6 @@ def result_cell(text: str, names: Sequence[str | None] = (), limit: int = 40) ->
     """The first line of a result (a name in `names` kept whole), display-safe, cut to `limit`
     cells."""
     return shorten_end(visible(first_line(text.strip(), names)), limit)
-
-
-@dataclass
-class EventFilter:
-    """What the filter row asks for; `text` words must all appear in path, result or actor."""
-
-    actor: str | None = None
-    command: str | None = None
-    path: str | None = None
-    since: float | None = None
-    text: list[str] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
-
-
-def since_start(words: list[str], now: float) -> tuple[float, int] | None:
-    """The start of the timeframe at the head of `words` and how many words it takes, or None.
-
-    The longest reading wins, so `since:1 month ago`, `since:2 weeks` and
-    `since:2026-11-01 09:30` take their following words.
-    """
-    from memtui.notes.timeframe import parse_when  # imported on first use: start-up
-
-    for taken in range(min(SINCE_WORDS, len(words)), 0, -1):
-        try:
-            return parse_when(" ".join(words[:taken]), now), taken
-        except ValueError:
-            continue
-    return None
-
-
-def parse_filter(query: str, now: float) -> EventFilter:
-    """Parse `actor:agent cmd:str_replace path:projects/ since:7d free words` into a filter.
-
-    `since:` takes what `memtui log --since` takes (one parser): `45s`, `1.5d`, `12h`,
-    `2 weeks`, `1 month`, `1y`, `today`, `yesterday`, an ISO date or date and time.
-    """
-    from memtui.notes.timeframe import WHEN_EXAMPLES  # imported on first use: start-up
-
-    result = EventFilter()
-    try:
-        words = shlex.split(query)
-    except ValueError:
-        words = query.split()
-    position = 0
-    while position < len(words):
-        word = words[position]
-        position += 1
-        key, sep, value = word.partition(":")
-        key = key.lower()
-        if not sep or key not in {"actor", "cmd", "command", "path", "since"}:
-            result.text.append(word.lower())
-        elif key == "actor":
-            result.actor = value
-        elif key in {"cmd", "command"}:
-            result.command = _COMMAND_ALIASES.get(value, value)
-        elif key == "path":
-            result.path = from_relpath(to_relpath("/" + value.strip("/")))
-        else:
-            found = since_start([value, *words[position:]], now)
-            if found is None:
-                result.problems.append(f"since:{value} is not a time: use {WHEN_EXAMPLES}")
-            else:
-                result.since = found[0]
-                position += found[1] - 1
-    return result
 
 
 COLUMNS: tuple[tuple[str, str, int], ...] = (

@@ -19,7 +19,7 @@ from memtui.tui.widgets.cursor_list import CursorList
 from memtui.tui.wording import shorten_end
 
 if TYPE_CHECKING:
-    from memtui.core.recording.history import Event
+    from memtui.core.recording.events import Event
 
 
 ACTOR_WIDTH = 24
