@@ -31,7 +31,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("path", metavar="PATH", help="the memory folder")
     parser.add_argument("glob", metavar="GLOB", help="the paths the rule covers, e.g. user/**")
     parser.add_argument(
-        "--access", required=True, choices=ACCESS_LEVELS, help="what agents may do there"
+        "--access", choices=ACCESS_LEVELS, help="what agents may do there (required)"
     )
     parser.add_argument(
         "--actor",
@@ -47,6 +47,8 @@ def run(args: argparse.Namespace) -> int:
     from memtui.core.config import ConfigError
     from memtui.core.config_edit import add_policy_rule
 
+    if args.access is None:
+        return fail("protect", f"give --access, one of {', '.join(ACCESS_LEVELS)}")
     root = Path(args.path)
     if not root.is_dir():
         return fail("protect", f"{args.path} is not a folder")
