@@ -20,10 +20,11 @@ MARK_HELP = (
 
 
 def policy_marks(policy: Policy, paths: Iterable[str], read_only: Iterable[str]) -> dict[str, str]:
-    """relpath -> the mark of its strictest restriction for any agent, for each file in `paths`
-    and each folder holding one (`read_only`: notes whose frontmatter says so)."""
+    """relpath -> the mark of its strictest restriction for any agent, for each file in `paths`,
+    each folder holding one and each folder a rule names before its first wildcard (so an empty
+    protected folder is marked too; `read_only`: notes whose frontmatter says so)."""
     marks: dict[str, str] = {}
-    folders: set[str] = set()
+    folders: set[str] = set(_named_folders(policy))
     for relpath in paths:
         _mark(marks, policy, relpath)
         parts = relpath.split("/")[:-1]
@@ -34,6 +35,20 @@ def policy_marks(policy: Policy, paths: Iterable[str], read_only: Iterable[str])
         if marks.get(relpath) not in ("read", "none"):
             marks[relpath] = "read"
     return marks
+
+
+def _named_folders(policy: Policy) -> list[str]:
+    """The paths each rule's globs name before their first wildcard (`user/**` -> `user`)."""
+    named = []
+    for rule in policy.rules:
+        for glob in rule.paths:
+            literal: list[str] = []
+            for segment in glob.split("/"):
+                if any(char in segment for char in "*?["):
+                    break
+                literal.append(segment)
+                named.append("/".join(literal))
+    return named
 
 
 def _mark(marks: dict[str, str], policy: Policy, relpath: str) -> None:

@@ -183,3 +183,18 @@ async def test_approving_after_a_clashing_change_asks_and_never_overwrites(
     assert "short, direct answers" in (store_root / "user/preferences.md").read_text()
     decided = MemoryStore(store_root, settings=Settings()).proposals.get(edit_id)
     assert decided is not None and decided.decision == "approved"
+
+
+def test_a_protected_folder_is_marked_even_when_no_note_is_in_it() -> None:
+    from memtui.core.policy.loading import parse_policy
+    from memtui.tui.policy_marks import policy_marks
+
+    policy = parse_policy(
+        b'[[rule]]\npaths = ["private/**", "a/b*/c", "user/drafts/x.md"]\naccess = "none"\n'
+        b'[[rule]]\npaths = ["user/drafts/**"]\naccess = "review"\n'
+    )
+    assert policy_marks(policy, [], []) == {
+        "private": "none",
+        "user/drafts": "review",
+        "user/drafts/x.md": "review",
+    }
