@@ -17,7 +17,8 @@ and what they may do there (write, review: held for your approval, read, none: h
 last rule that covers a path and an agent decides; a note whose frontmatter says
 `read_only: true` is read-only for every agent; people are never restricted. A policy that
 cannot be used is shown as its problem: until it is fixed every agent command is refused.
-Add rules with `memtui protect PATH GLOB --access LEVEL`.
+Add rules with `memtui protect PATH GLOB --access LEVEL`. With NOTE (a note or folder of the
+store), only which rule decides it for which agents is shown, as the app's preview says it.
 """
 
 
@@ -30,6 +31,12 @@ def register(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("path", metavar="PATH", help="the memory folder")
+    parser.add_argument(
+        "note",
+        metavar="NOTE",
+        nargs="?",
+        help="a note or folder of the store (a.md or /memories/a.md): which rule decides it",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object per rule")
 
 
@@ -43,6 +50,8 @@ def run(args: argparse.Namespace) -> int:
     policy = load_policy(root)
     if policy.problem is not None:
         return fail("policy", f"{policy.problem} (every agent command is refused until fixed)", 1)
+    if args.note is not None:
+        return _explain(root, policy, args.note)
     if args.json:
         for rule in policy.rules:
             record = {
@@ -60,4 +69,27 @@ def run(args: argparse.Namespace) -> int:
     for rule in policy.rules:
         actors = "every agent" if rule.actors == ("agent:*",) else ", ".join(rule.actors)
         print(visible(f"  {rule.number}. {', '.join(rule.paths)}  {actors}: {rule.access}"))
+    return 0
+
+
+def _explain(root: Path, policy: Any, note: str) -> int:
+    """Print which rule decides `note` for which agents (and its `read_only` frontmatter)."""
+    from memtui.core.parsing.paths import as_virtual, to_relpath
+    from memtui.core.policy.read_only import HEAD_BYTES, says_read_only
+    from memtui.core.resolving.regular import read_head
+
+    relpath = to_relpath(as_virtual(note))
+    if not relpath:
+        return fail("policy", "give a note or folder inside the store, not the store itself")
+    lines = policy.explain(relpath)
+    try:
+        head = read_head(root / relpath, limit=HEAD_BYTES).data
+    except (OSError, ValueError):
+        head = b""
+    if says_read_only(head):
+        lines.append("read-only for every agent by its frontmatter (read_only: true)")
+    if not lines:
+        lines = ["no rule covers it: every agent may change it"]
+    for line in lines:
+        print(visible(f"{relpath}: {line}"))
     return 0

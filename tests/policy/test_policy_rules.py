@@ -161,3 +161,34 @@ def test_memtui_protect_and_policy(tmp_path: Path) -> None:
     )
     refused = memtui("protect", str(tmp_path), "x", "--access", "maybe")
     assert refused.returncode == 2 and "invalid choice: 'maybe'" in refused.stderr
+
+
+def test_memtui_policy_names_the_rule_that_decides_a_note(tmp_path: Path) -> None:
+    (tmp_path / ".memtui").mkdir()
+    (tmp_path / ".memtui/policy.toml").write_text(
+        '[[rule]]\npaths = ["user/**"]\naccess = "review"\n'
+        '[[rule]]\npaths = ["user/*.md"]\nactors = ["claude"]\naccess = "none"\n'
+    )
+    (tmp_path / "ro.md").write_text("---\nread_only: true\n---\nx\n")
+    os.mkfifo(tmp_path / "fifo.md")
+    env = {**os.environ, "MEMTUI_CONFIG_FILE": os.devnull}
+
+    def policy_of(note: str) -> str:
+        done = subprocess.run(
+            [MEMTUI, "policy", str(tmp_path), note],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+            check=True,
+        )
+        return done.stdout
+
+    assert policy_of("/memories/user/a.md") == (
+        "user/a.md: rule 1 (user/**: review) for the other agents\n"
+        "user/a.md: rule 2 (user/*.md: none) for agent:claude\n"
+    )
+    assert policy_of("ro.md") == (
+        "ro.md: read-only for every agent by its frontmatter (read_only: true)\n"
+    )
+    assert policy_of("fifo.md") == "fifo.md: no rule covers it: every agent may change it\n"
