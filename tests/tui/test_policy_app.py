@@ -4,6 +4,10 @@ rejected (`x`) there, and `p` adding a rule."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 from textual.widgets import Input, RadioButton, Static
@@ -18,6 +22,7 @@ from memtui.tui.screens.merge import ConflictScreen
 from memtui.tui.screens.protect import ProtectScreen
 from tests.tui.conftest import FIXTURE_NOTES, AppFactory, wait_for, wait_idle
 
+MEMTUI = str(Path(sys.executable).with_name("memtui"))
 SIZE = (140, 40)
 PREFS = "/memories/user/preferences.md"
 POLICY = (
@@ -198,3 +203,27 @@ def test_a_protected_folder_is_marked_even_when_no_note_is_in_it() -> None:
         "user/drafts": "review",
         "user/drafts/x.md": "review",
     }
+
+
+async def test_a_change_held_while_the_app_is_open_is_counted(
+    store_root: Path, make_app: AppFactory
+) -> None:
+    (store_root / ".memtui").mkdir(exist_ok=True)
+    (store_root / ".memtui/policy.toml").write_text(POLICY)
+    app = make_app(watch=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_idle(pilot)
+        assert "held for approval" not in status(app)
+        done = subprocess.run(
+            [MEMTUI, "tool", str(store_root), "--actor", "claude"],
+            input=json.dumps(
+                {"command": "str_replace", "path": PREFS, "old_str": "short", "new_str": "brief"}
+            ),
+            capture_output=True,
+            text=True,
+            env={**os.environ, "MEMTUI_CONFIG_FILE": os.devnull},
+            timeout=60,
+            check=True,
+        )
+        assert json.loads(done.stdout)["content"].startswith("Held for review")
+        assert await wait_for(pilot, lambda: "1 change held for approval (c)" in status(app))
