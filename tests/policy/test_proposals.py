@@ -249,3 +249,19 @@ def test_the_command_line_lists_approves_and_rejects(tmp_path: Path) -> None:
     decided = {row["id"]: (row.get("status"), row.get("decided_by")) for row in rows}
     assert decided[kept] == ("approved", "human:dana")
     assert decided[dropped] == ("rejected", "human:dana")
+
+
+def test_a_held_rename_of_a_missing_source_makes_no_folder(
+    stores: tuple[MemoryStore, MemoryStore],
+) -> None:
+    person, agent = stores
+    before = sorted(path.relative_to(person.root) for path in person.root.rglob("*"))
+    result = agent.rename("/memories/user/none.md", "/memories/user/new/deep/x.md")
+    assert (result.content, result.is_error) == (
+        "Error: The path /memories/user/none.md does not exist",
+        True,
+    )
+    after = sorted(path.relative_to(person.root) for path in person.root.rglob("*"))
+    assert [path for path in after if not str(path).startswith(".memtui")] == [
+        path for path in before if not str(path).startswith(".memtui")
+    ]

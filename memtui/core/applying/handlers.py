@@ -341,15 +341,19 @@ def _destination_refusal(
     return None
 
 
-def rename_missing_source(cmd: ParsedCommand, site: Site) -> CommandOutcome:
+def rename_missing_source(
+    cmd: ParsedCommand, site: Site, *, make_parents: bool = True
+) -> CommandOutcome:
     """What a rename answers when its source is not there: the destination's refusal, else the
     missing source, after making the destination's parents as a rename that tried would have
-    (so a source hidden from the agent answers exactly like one that is missing)."""
+    (so a source hidden from the agent answers exactly like one that is missing; without
+    `make_parents`, for a rename held for review, nothing is made)."""
     refusal = _destination_refusal(cmd, site, lambda: True)
     if refusal is not None:
         return refusal
     try:
-        site.locations[1].make_parents(DIR_MODE)
+        if make_parents:
+            site.locations[1].make_parents(DIR_MODE)
     except OSError as problem:
         return error(failure_message(cmd, problem))
     return not_found(f"Error: The path {cmd.echoed[0]} does not exist")

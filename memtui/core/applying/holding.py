@@ -2,7 +2,8 @@
 proposal (with what it started from and, for a text, the text it would leave) and not applied.
 
 The agent's call and the proposal are stored in one transaction; the proposal's id is the call's
-event id, which the agent's answer names. The call is recorded as one that changed nothing (like
+event id, which the agent's answer names. Nothing at all changes on disk, not even the folders a
+rename of a missing source would make. The call is recorded as one that changed nothing (like
 a refusal, flagged `policy:held`), so no list of changes, review or undo counts it; the agent's
 answer is not an error.
 """
@@ -56,7 +57,8 @@ def hold(
     """
     scanner = scanner or Scanner()
     if parsed.command == "rename" and before.kind is None:
-        return store.record_call(parsed, args, rename_missing_source(parsed, site), scanner)
+        missing = rename_missing_source(parsed, site, make_parents=False)
+        return store.record_call(parsed, args, missing, scanner)
     when = store.clock()
     new_path = parsed.virtual[1] if len(parsed.virtual) > 1 else None
     blobs = dict(before.blobs)
