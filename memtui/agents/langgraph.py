@@ -55,6 +55,7 @@ from memtui.core.resolving.fd_paths import (
     entries,
     entry_lstat,
 )
+from memtui.core.result import HELD
 from memtui.core.store import MemoryStore, StoreError
 from memtui.notes.visibility import PolicyUnusable, Visible, visible_filter
 from memtui.notes.workspace import Workspace
@@ -242,11 +243,15 @@ class MemtuiStore(BaseStore):
     # Writes.
 
     def _put(self, namespace: tuple[str, ...], key: str, value: Mapping[str, Any]) -> None:
-        """Write the item through the core (`write`, conflict-checked, retried on a race)."""
+        """Write the item through the core (`write`, conflict-checked, retried on a race); a
+        write the store's policy holds for review is logged as a warning saying so."""
         virtual = item_virtual(namespace, key)
         text = item_json(key, value)
         for _ in range(WRITE_ATTEMPTS):
             result = self.store.write(virtual, text, self.store.revision(virtual))
+            if result.kind == HELD:
+                log.warning("memtui: %s", result.content)
+                return
             if not result.is_error:
                 self.workspace.apply([to_relpath(virtual)])
                 return
@@ -255,11 +260,15 @@ class MemtuiStore(BaseStore):
         raise MemtuiStoreError(result.content)
 
     def _delete(self, namespace: tuple[str, ...], key: str) -> None:
-        """Delete the item through the core; deleting a missing item does nothing."""
+        """Delete the item through the core; deleting a missing item does nothing (a delete
+        held for review is logged as a warning)."""
         virtual = item_virtual(namespace, key)
         if self.store.revision(virtual) is None:
             return
         result = self.store.delete(virtual)
+        if result.kind == HELD:
+            log.warning("memtui: %s", result.content)
+            return
         if result.is_error and self.store.revision(virtual) is not None:
             raise MemtuiStoreError(result.content)
         self.workspace.apply([to_relpath(virtual)])

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -17,7 +18,7 @@ from memtui.agents.anthropic import AsyncMemtuiMemoryTool, MemtuiMemoryTool
 from memtui.core.config import Settings
 from memtui.core.store import MemoryStore
 from tests.agents.mcp_client import call_memory, mcp_session
-from tests.policy.scenarios import CALLS, FILES, LEVELS, check_answers, make_store, tree
+from tests.policy.scenarios import CALLS, FILES, HELD, LEVELS, check_answers, make_store, tree
 
 MEMTUI = str(Path(sys.executable).with_name("memtui"))
 
@@ -106,6 +107,7 @@ def test_a_person_is_never_restricted(tmp_path: Path) -> None:
 
 
 NS = ("p",)
+HELD_TEXT = re.compile("memtui: " + HELD.pattern)
 
 
 def langgraph_store(root: Path, level: str) -> object:
@@ -121,7 +123,7 @@ def langgraph_store(root: Path, level: str) -> object:
 
 
 @pytest.mark.parametrize("level", LEVELS)
-def test_the_langgraph_store(tmp_path: Path, level: str) -> None:
+def test_the_langgraph_store(tmp_path: Path, level: str, caplog: pytest.LogCaptureFixture) -> None:
     from memtui.agents.langgraph import MemtuiStoreError
 
     root = tmp_path / "mem"
@@ -170,6 +172,8 @@ def test_the_langgraph_store(tmp_path: Path, level: str) -> None:
             ("write", "/memories/p/n.json"),
             ("delete", "/memories/p/d.json"),
         ]
+        warned = [record.getMessage() for record in caplog.records]
+        assert [HELD_TEXT.fullmatch(text) is not None for text in warned] == [True] * 3, warned
     else:
         assert outcomes == [
             "Refused: the store's policy does not let this agent change /memories/p/a.json; "
