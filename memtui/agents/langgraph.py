@@ -55,7 +55,9 @@ from memtui.core.resolving.fd_paths import (
     entries,
     entry_lstat,
 )
+from memtui.core.result import HELD
 from memtui.core.store import MemoryStore, StoreError
+from memtui.notes.visibility import PolicyUnusable, Visible, visible_filter
 from memtui.notes.workspace import Workspace
 
 __all__ = ["MemtuiStore", "MemtuiStoreError"]
@@ -202,13 +204,14 @@ class MemtuiStore(BaseStore):
             _check(op)
         results: list[Result] = []
         puts: dict[tuple[tuple[str, ...], str], PutOp] = {}
+        visible = self._visible()
         for op in ops:
             if isinstance(op, GetOp):
                 results.append(self._get(op.namespace, op.key))
             elif isinstance(op, SearchOp):
-                results.append(self._search(op))
+                results.append(self._search(op, visible))
             elif isinstance(op, ListNamespacesOp):
-                results.append(self._list_namespaces(op))
+                results.append(self._list_namespaces(op, visible))
             else:
                 puts[(op.namespace, op.key)] = op
                 results.append(None)
@@ -229,14 +232,26 @@ class MemtuiStore(BaseStore):
         """`batch` on the store's worker thread, so the event loop stays free."""
         return await self._worker.run(self.batch, list(ops))
 
+    def _visible(self) -> Visible:
+        """What the store's policy lets this store's agent see; a policy that cannot be used
+        stops the batch with its one-line refusal."""
+        try:
+            return visible_filter(self.store) or _everything
+        except PolicyUnusable as problem:
+            raise MemtuiStoreError(str(problem)) from None
+
     # Writes.
 
     def _put(self, namespace: tuple[str, ...], key: str, value: Mapping[str, Any]) -> None:
-        """Write the item through the core (`write`, conflict-checked, retried on a race)."""
+        """Write the item through the core (`write`, conflict-checked, retried on a race); a
+        write the store's policy holds for review is logged as a warning saying so."""
         virtual = item_virtual(namespace, key)
         text = item_json(key, value)
         for _ in range(WRITE_ATTEMPTS):
             result = self.store.write(virtual, text, self.store.revision(virtual))
+            if result.kind == HELD:
+                log.warning("memtui: %s", result.content)
+                return
             if not result.is_error:
                 self.workspace.apply([to_relpath(virtual)])
                 return
@@ -245,11 +260,15 @@ class MemtuiStore(BaseStore):
         raise MemtuiStoreError(result.content)
 
     def _delete(self, namespace: tuple[str, ...], key: str) -> None:
-        """Delete the item through the core; deleting a missing item does nothing."""
+        """Delete the item through the core; deleting a missing item does nothing (a delete
+        held for review is logged as a warning)."""
         virtual = item_virtual(namespace, key)
         if self.store.revision(virtual) is None:
             return
         result = self.store.delete(virtual)
+        if result.kind == HELD:
+            log.warning("memtui: %s", result.content)
+            return
         if result.is_error and self.store.revision(virtual) is not None:
             raise MemtuiStoreError(result.content)
         self.workspace.apply([to_relpath(virtual)])
@@ -298,10 +317,10 @@ class MemtuiStore(BaseStore):
                 break
         return creation.time, updated, (creation.time, creation.id)
 
-    def _namespace_items(self, namespace: tuple[str, ...]) -> list[_Stored]:
+    def _namespace_items(self, namespace: tuple[str, ...], visible: Visible) -> list[_Stored]:
         """The items directly in one namespace, in the order they were first put."""
         found = []
-        for name in self._names_in(namespace, stat.S_IFREG):
+        for name in self._names_in(namespace, stat.S_IFREG, visible):
             key = key_of_file(name)
             if key is None:
                 continue
@@ -312,13 +331,13 @@ class MemtuiStore(BaseStore):
         found.sort(key=lambda stored: stored.order)
         return found
 
-    def _search(self, op: SearchOp) -> list[SearchItem]:
+    def _search(self, op: SearchOp, visible: Visible) -> list[SearchItem]:
         """Items below the prefix that pass the filter: in namespace order, then the order they
         were put, or best match first for a query; the returned page is recorded as read."""
         candidates = [
             stored
-            for namespace in self._namespaces_below(op.namespace_prefix)
-            for stored in self._namespace_items(namespace)
+            for namespace in self._namespaces_below(op.namespace_prefix, visible)
+            for stored in self._namespace_items(namespace, visible)
             if matches_filter(stored.value, op.filter)
         ]
         if op.query and self._index is not None:
@@ -341,12 +360,12 @@ class MemtuiStore(BaseStore):
         page = slice(op.offset, op.offset + op.limit)
         return list(zip(candidates[page], scores[page], strict=True))
 
-    def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
+    def _list_namespaces(self, op: ListNamespacesOp, visible: Visible) -> list[tuple[str, ...]]:
         """Namespaces holding at least one item, filtered, cut to max_depth, sorted, paged."""
         namespaces = [
             namespace
-            for namespace in self._namespaces_below(())
-            if self._holds_items(namespace)
+            for namespace in self._namespaces_below((), visible)
+            if self._holds_items(namespace, visible)
             and all(
                 matches_condition(condition, namespace) for condition in op.match_conditions or ()
             )
@@ -359,30 +378,42 @@ class MemtuiStore(BaseStore):
 
     # The folder tree.
 
-    def _names_in(self, namespace: tuple[str, ...], wanted: int) -> list[str]:
-        """Names of the files (S_IFREG) or folders (S_IFDIR) directly in a namespace folder."""
+    def _names_in(self, namespace: tuple[str, ...], wanted: int, visible: Visible) -> list[str]:
+        """Names of the files (S_IFREG) or folders (S_IFDIR) directly in a namespace folder
+        that the store's agent may see."""
         relative = to_relpath(namespace_virtual(namespace)) if namespace else ""
-        return _entry_names(self.root, relative, wanted)
+        return [
+            name
+            for name in _entry_names(self.root, relative, wanted)
+            if visible(f"{relative}/{name}" if relative else name)
+        ]
 
-    def _holds_items(self, namespace: tuple[str, ...]) -> bool:
+    def _holds_items(self, namespace: tuple[str, ...], visible: Visible) -> bool:
         """Whether a namespace folder holds at least one item file."""
         return any(
-            key_of_file(name) is not None for name in self._names_in(namespace, stat.S_IFREG)
+            key_of_file(name) is not None
+            for name in self._names_in(namespace, stat.S_IFREG, visible)
         )
 
-    def _namespaces_below(self, prefix: tuple[str, ...]) -> list[tuple[str, ...]]:
+    def _namespaces_below(self, prefix: tuple[str, ...], visible: Visible) -> list[tuple[str, ...]]:
         """The prefix (if not empty) and every namespace folder below it, sorted."""
         found: list[tuple[str, ...]] = []
-        stack = [prefix]
+        relative = to_relpath(namespace_virtual(prefix)) if prefix else ""
+        stack = [prefix] if not relative or visible(relative) else []
         while stack:
             namespace = stack.pop()
             if namespace:
                 found.append(namespace)
-            for name in self._names_in(namespace, stat.S_IFDIR):
+            for name in self._names_in(namespace, stat.S_IFDIR, visible):
                 label = label_of_folder(name)
                 if label is not None:
                     stack.append((*namespace, label))
         return sorted(found)
+
+
+def _everything(_relpath: str) -> bool:
+    """Every path is visible (no rule hides anything from the agent)."""
+    return True
 
 
 def _item_value(text: str, virtual: str) -> dict[str, Any] | None:

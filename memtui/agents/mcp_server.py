@@ -265,6 +265,24 @@ class MemoryService:
                 pass
         return "agent:mcp"
 
+    async def notes_call(
+        self,
+        caller: Callable[[Context[Any, Any]], tuple[str, str] | CallToolResult],
+        context: Context[Any, Any] | None,
+        function: Callable[..., str],
+        *args: object,
+    ) -> CallToolResult:
+        """Answer a notes call as `function(*args, reader)`, the reader being the store of the
+        client it comes from (what it may see follows its actor); a client name that is unsafe
+        is refused."""
+        reader = self.store
+        if context is not None:
+            who = caller(context)
+            if isinstance(who, CallToolResult):
+                return who
+            reader = self.workspace.acting_as(*who).store
+        return await self.notes_result(function, *args, reader)
+
     def memory(self, arguments: dict[str, Any], actor: str, session: str) -> CallToolResult:
         """Run one memory command through the core (the result text is exactly the core's),
         then apply what it changed to the workspace."""
@@ -386,8 +404,11 @@ def build_server(service: MemoryService) -> MemtuiServer:
         query: Annotated[str, Field(description="Words to look for (fuzzy).")],
         limit: Annotated[int, Field(description="Most matches to return.", ge=1, le=200)] = 10,
         filters: Annotated[dict[str, Any] | str | None, WithJsonSchema(FILTERS_SCHEMA)] = None,
+        context: Context[Any, Any] | None = None,
     ) -> CallToolResult:
-        return await service.notes_result(service.notes.search_text, query, limit, filters)
+        return await service.notes_call(
+            caller, context, service.notes.search_text, query, limit, filters
+        )
 
     async def build_context(
         target: Annotated[str, Field(description="Note path, permalink or title.")],
@@ -395,16 +416,22 @@ def build_server(service: MemoryService) -> MemtuiServer:
         timeframe: Annotated[
             str | None, Field(description='Only related notes changed within this, e.g. "7d".')
         ] = None,
+        context: Context[Any, Any] | None = None,
     ) -> CallToolResult:
-        return await service.notes_result(service.notes.context_text, target, depth, timeframe)
+        return await service.notes_call(
+            caller, context, service.notes.context_text, target, depth, timeframe
+        )
 
     async def recent_activity(
         timeframe: Annotated[
             str, Field(description='How far back, e.g. "24h", "7d", "1 month".')
         ] = "7d",
         limit: Annotated[int, Field(description="Most changes to list.", ge=1, le=200)] = 20,
+        context: Context[Any, Any] | None = None,
     ) -> CallToolResult:
-        return await service.notes_result(service.notes.activity_text, timeframe, limit)
+        return await service.notes_call(
+            caller, context, service.notes.activity_text, timeframe, limit
+        )
 
     async def move_note(
         old_path: Annotated[str, Field(description="The note or folder to move, /memories/...")],

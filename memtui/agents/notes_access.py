@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import math
 import posixpath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memtui.core.parsing.paths import VIRTUAL_ROOT, from_relpath, under_root
 from memtui.core.plurals import count
@@ -14,7 +14,11 @@ from memtui.notes.agent_context import build_context, recent_activity
 from memtui.notes.index import NoteIndex
 from memtui.notes.search import Searcher, SearchFilters, SearchHit
 from memtui.notes.search_results import by_note
+from memtui.notes.visibility import PolicyUnusable, Visible, visible_filter
 from memtui.notes.workspace import Workspace
+
+if TYPE_CHECKING:
+    from memtui.core.store import MemoryStore
 
 FILTER_FIELDS: tuple[str, ...] = ("folder", "tag", "category", "note_type", "actor", "max_age_days")
 """Keys accepted in the `filters` argument of search_memories."""
@@ -182,8 +186,20 @@ class NotesAccess:
         """The index, loaded on first use and caught up with files changed behind our back."""
         return self.workspace.current_index()
 
+    def _visible(self, reader: MemoryStore | None) -> Visible | None:
+        """What the store's policy lets the reader's agent (this server's, by default) see (None:
+        everything); a policy that cannot be used answers with its one-line refusal."""
+        try:
+            return visible_filter(reader or self.workspace.store)
+        except PolicyUnusable as problem:
+            raise NotesError(str(problem)) from None
+
     def search_text(
-        self, query: str, limit: int = 10, filters: dict[str, Any] | str | None = None
+        self,
+        query: str,
+        limit: int = 10,
+        filters: dict[str, Any] | str | None = None,
+        reader: MemoryStore | None = None,
     ) -> str:
         """search_memories: matching notes with titles and matched lines."""
         if limit < 1:
@@ -191,15 +207,22 @@ class NotesAccess:
         parsed = parse_filters(filters)
         if not query.strip() and parsed is None:
             raise NotesError("give a query, filters, or both")
+        visible = self._visible(reader)
         searcher = self.workspace.current_searcher()
-        hits = searcher.search(query, limit=limit, filters=parsed)
+        hits = searcher.search(query, limit=limit, filters=parsed, visible=visible)
         total = None
         if len(hits) >= limit:
-            total = notes_in_all(searcher, query, parsed, hits, limit)
+            total = notes_in_all(searcher, query, parsed, hits, limit, visible)
         assert searcher.index is not None
         return format_hits(query, hits, searcher.index, total)
 
-    def context_text(self, target: str, depth: int = 1, timeframe: str | None = None) -> str:
+    def context_text(
+        self,
+        target: str,
+        depth: int = 1,
+        timeframe: str | None = None,
+        reader: MemoryStore | None = None,
+    ) -> str:
         """build_context: a note, its observations and its neighbourhood as text."""
         index = self.index()
         try:
@@ -209,17 +232,24 @@ class NotesAccess:
                 depth=depth,
                 timeframe=timeframe or None,
                 history=self.workspace.store.history,
+                visible=self._visible(reader),
             )
         except (LookupError, ValueError) as exc:
             raise NotesError(str(exc)) from exc
         return context.to_text()
 
-    def activity_text(self, timeframe: str = "7d", limit: int = 20) -> str:
+    def activity_text(
+        self, timeframe: str = "7d", limit: int = 20, reader: MemoryStore | None = None
+    ) -> str:
         """recent_activity: what changed recently, newest first."""
         index = self.index()
         try:
             activity = recent_activity(
-                index, self.workspace.store.history, timeframe=timeframe, limit=limit
+                index,
+                self.workspace.store.history,
+                timeframe=timeframe,
+                limit=limit,
+                visible=self._visible(reader),
             )
         except ValueError as exc:
             raise NotesError(str(exc)) from exc
@@ -232,19 +262,26 @@ def notes_in_all(
     filters: SearchFilters | None,
     hits: list[SearchHit],
     limit: int,
+    visible: Visible | None = None,
 ) -> str | None:
     """How many notes match in all when `limit` cut the hits to `hits` (`12`, or `at least 250`
     when counting stopped early), or None when nothing was cut.
 
     The notes are counted without scoring them; when no more notes are counted than are shown,
-    the best COUNT_CAP hits say whether anything was cut.
+    the best COUNT_CAP hits say whether anything was cut. For a reader who may not see
+    everything (`visible`) only the hits it may see are counted, so no count tells of a hidden
+    note.
     """
     shown = len({hit.path for hit in hits})
-    counted = searcher.count_notes(query, filters=filters, cap=COUNT_CAP)
+    counted = (
+        None if visible is not None else searcher.count_notes(query, filters=filters, cap=COUNT_CAP)
+    )
     if counted is not None and counted[0] > shown:
         notes, complete = counted
         return str(notes) if complete else f"at least {notes}"
-    every = searcher.search(query, limit=max(COUNT_CAP, limit + 1), filters=filters)
+    every = searcher.search(
+        query, limit=max(COUNT_CAP, limit + 1), filters=filters, visible=visible
+    )
     if len(every) <= len(hits):
         return None
     notes = len({hit.path for hit in every})

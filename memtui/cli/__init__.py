@@ -90,6 +90,7 @@ USES_CONFIG = frozenset(
         "rm",
         "changes",
         "approve",
+        "reject",
         "search",
         "stale",
         "budget",

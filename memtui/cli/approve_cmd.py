@@ -22,6 +22,12 @@ leave the list of changes waiting for review, here and in the app's inbox, for e
 on the store. Name the event ids you reviewed, or give --all for every change waiting now
 (including any an agent made since you listed them). An id that is not in the history, or that
 is not an agent's or outside change, stops the command with nothing marked.
+
+An id of a change the access policy held for your approval applies it, as the agent's change
+approved by you, in the order the agent made them. If the file changed since, the two are
+merged; changes that overlap are not applied (resolve them in the app's inbox, `c`, or reject
+the change with `memtui reject`). A held delete or move of something changed since needs
+--force. --all never applies held changes.
 """
 
 
@@ -38,6 +44,11 @@ def register(subparsers: Any) -> None:
         "event_ids", metavar="EVENT_ID", nargs="*", type=whole_number, help="the changes to approve"
     )
     parser.add_argument("--all", action="store_true", help="approve every change waiting now")
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="apply a held delete or move even if its source changed since it was proposed",
+    )
     parser.add_argument(
         "--actor",
         metavar="NAME",
@@ -82,6 +93,43 @@ def _report(marked: list[int], earlier: dict[int, Review], reviewer: str, listed
         print(visible(f"Event {event_id} was already reviewed by {review.reviewer} on {when}"))
 
 
+def _held_ids(root: Path, event_ids: list[int]) -> list[int]:
+    """The ids among `event_ids` of changes held for approval (waiting or decided)."""
+    from memtui.core.recording.history import History
+    from memtui.core.recording.proposals import Proposals
+
+    if not event_ids:
+        return []
+    proposals = Proposals(History(root))
+    return [event_id for event_id in event_ids if proposals.get(event_id) is not None]
+
+
+def _apply_held(args: argparse.Namespace, held: list[int]) -> int:
+    """Approve held changes, in the order given; 1 if any was not applied."""
+    from memtui.cli.shared import human_store
+    from memtui.notes.operations.deciding import approve
+
+    store = human_store("approve", args.path, args.actor)
+    if isinstance(store, int):
+        return store
+    status = 0
+    for proposal_id in held:
+        approval = approve(store, proposal_id, force=args.force)
+        if approval.result is None:
+            path = approval.held.proposal.path if approval.held is not None else ""
+            status = fail(
+                "approve",
+                f"proposal {proposal_id}: {path} changed since it was proposed and the changes "
+                "overlap; nothing was applied. Choose in the app's inbox (c), or reject it",
+                1,
+            )
+        elif approval.result.is_error:
+            status = fail("approve", approval.result.content, 1)
+        else:
+            print(visible(approval.result.content))
+    return status
+
+
 def run(args: argparse.Namespace) -> int:
     """Run `memtui approve`: exit 2 for a bad id or command line, 1 if nothing could be marked."""
     from memtui.core.actors import ActorError, human_actor
@@ -96,6 +144,12 @@ def run(args: argparse.Namespace) -> int:
     root = Path(args.path)
     if not has_history(root):
         return fail("approve", f"{args.path}: no memtui history here")
+    held = _held_ids(root, args.event_ids)
+    if held:
+        status = _apply_held(args, held)
+        args.event_ids = [event_id for event_id in args.event_ids if event_id not in held]
+        if not args.event_ids or status:
+            return status
     try:
         settings = load_settings()
         reviewer = default_human_actor(settings) if args.actor is None else human_actor(args.actor)

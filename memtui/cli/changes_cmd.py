@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from typing import TYPE_CHECKING, Any
@@ -29,6 +30,12 @@ FILTER words after PATH narrow the list as the inbox's filter does (`actor:agent
 With --diff, each change with what it changed as a unified diff (coloured on a terminal, plain
 in a pipe; `memtui show PATH ID` shows one). With --json, one JSON object per change and line
 (with --diff, its `diff` lines too).
+
+Changes the access policy held for your approval come first, oldest first, with the lines
+approving them now would add and remove (`clash` when the file changed since and the changes
+overlap): `memtui approve PATH ID` applies one, `memtui reject PATH ID` drops it. In JSON a
+held change's object has "status": "held" and its "diff" against the file as it is now
+(decided ones, with --all: "approved" or "rejected").
 """
 WAITING = Layout(("id", "time", "actor", "command", "path", "lines"), 2, (4,))
 EVERY = Layout((*WAITING.headers, "reviewed by"), 2, (4, 6))
@@ -120,6 +127,84 @@ def _list(
     return events, history.reviews(event.id for event in events) if args.all else {}
 
 
+def _held(history: History, query: EventQuery, args: argparse.Namespace) -> list[Any]:
+    """The held changes the query asks for (path, actor, time; oldest first), each shown
+    against the file now."""
+    from memtui.core.recording.proposals import Proposals
+    from memtui.core.store import MemoryStore
+    from memtui.notes.operations.deciding import held
+
+    proposals = Proposals(history).listing(decided=args.all, path=query.path)
+    actor = query.actor
+    wanted = [
+        proposal
+        for proposal in proposals
+        if (query.since is None or proposal.time >= query.since)
+        and (actor is None or actor in (proposal.actor, proposal.actor.split(":")[0]))
+    ]
+    if not wanted:
+        return []
+    store = MemoryStore(history.root)
+    return [held(store, proposal) for proposal in wanted]
+
+
+def held_json(shown: Any) -> str:
+    """One held change as a JSON line: the proposal, its status and its diff against now."""
+    from memtui.cli.terminal import json_safe
+    from memtui.core.recording.inbox import line_changes
+
+    proposal = shown.proposal
+    added, removed = line_changes(shown.now, shown.result)
+    record = {
+        "id": proposal.id,
+        "time": proposal.time,
+        "actor": proposal.actor,
+        "session": proposal.session,
+        "command": proposal.command,
+        "path": proposal.path,
+        "new_path": proposal.new_path,
+        "status": proposal.decision or "held",
+        "decided_by": proposal.decided_by,
+        "decided_at": proposal.decided_time,
+        "applied_event": proposal.applied_event,
+        "clash": shown.clashes,
+        "added": None if shown.clashes else added,
+        "removed": None if shown.clashes else removed,
+        "diff": "\n".join(shown.diff()),
+    }
+    return json_safe(json.dumps(record, ensure_ascii=False))
+
+
+def _held_rows(held: list[Any], when: str) -> list[tuple[str, ...]]:
+    """Cell texts per held change (id, time, actor, command, path, lines), escaped."""
+    from memtui.core.recording.inbox import line_changes
+
+    rows = []
+    for shown in held:
+        proposal = shown.proposal
+        target = f"{proposal.path} -> {proposal.new_path}" if proposal.new_path else proposal.path
+        lines = "clash" if shown.clashes else lines_cell(line_changes(shown.now, shown.result))
+        if proposal.decision is not None:
+            lines += f" ({proposal.decision} by {proposal.decided_by})"
+        cells = (
+            str(proposal.id),
+            time.strftime(when, time.localtime(proposal.time)),
+            proposal.actor,
+            proposal.command,
+            target,
+            lines,
+        )
+        rows.append(tuple(visible(cell) for cell in cells))
+    return rows
+
+
+def _print_held(held: list[Any], width: int | None) -> None:
+    """The held changes' table, under a line saying what to do with them."""
+    print("Held for your approval (memtui approve PATH ID / memtui reject PATH ID):")
+    rows = _held_rows(held, time_format(width))
+    print_table(WAITING, rows, [""] * len(rows), width)
+
+
 def _sync_waiting(history: History) -> tuple[list[Any], dict[str, str]]:
     """The sync clashes and held-back files waiting (none for a store that never synced)."""
     from memtui.notes.sync.state import SyncState
@@ -176,6 +261,21 @@ def _print_json(
         sys.stdout.write(line + "\n")
 
 
+def _print_waiting(
+    args: argparse.Namespace, clashes: list[Any], held_back: dict[str, str], proposals: list[Any]
+) -> bool:
+    """What waits beside the changes: the sync's clashes and held-back files, then the changes
+    the access policy held; whether anything was printed."""
+    if clashes or held_back:
+        from memtui.cli.sync_cmd import waiting_lines
+
+        for line in waiting_lines(args.path, clashes, held_back):
+            print(visible(line))
+    if proposals:
+        _print_held(proposals, output_width())
+    return bool(clashes or held_back or proposals)
+
+
 def _print_text(
     history: Any, events: list[Any], counts: dict[int, Any], reviews: Any, args: argparse.Namespace
 ) -> None:
@@ -205,16 +305,17 @@ def run(args: argparse.Namespace) -> int:
         return history
     events, reviews = _list(history, query, args)
     counts = {event.id: event_line_changes(history, event) for event in events}
-    clashes, held = _sync_waiting(history)
+    clashes, held_back = _sync_waiting(history)
+    proposals = _held(history, query, args)
     if args.json:
-        _print_json(history, events, counts, reviews, (clashes, held), args)
+        for shown in proposals:
+            sys.stdout.write(held_json(shown) + "\n")
+        _print_json(history, events, counts, reviews, (clashes, held_back), args)
         return 0
-    if clashes or held:
-        from memtui.cli.sync_cmd import waiting_lines
-
-        for line in waiting_lines(args.path, clashes, held):
-            print(visible(line))
+    if _print_waiting(args, clashes, held_back, proposals):
         if not events:
             return 0
+        if proposals:
+            print()
     _print_text(history, events, counts, reviews, args)
     return 0

@@ -5,13 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-ResultKind = Literal["ok", "conflict", "refused", "not_found", "busy", "error"]
-"""What became of a command: done (`ok`); refused because the file changed since it was loaded
+ResultKind = Literal["ok", "held", "conflict", "refused", "not_found", "busy", "error"]
+"""What became of a command: done (`ok`); checked and held for a person's approval by the store's
+policy, not applied yet (`held`); refused because the file changed since it was loaded
 or an undo would overwrite a later change (`conflict`); refused by a rule (`refused`: a path
 outside the store, a likely secret, a size limit); about something that is not there
 (`not_found`); not attempted because another process held the store's lock too long (`busy`);
 or failed otherwise (`error`)."""
 OK: ResultKind = "ok"
+HELD: ResultKind = "held"
 CONFLICT: ResultKind = "conflict"
 REFUSED: ResultKind = "refused"
 NOT_FOUND: ResultKind = "not_found"

@@ -21,22 +21,24 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from memtui.core.actors import EXTERNAL, check_actor
-from memtui.core.applying.atomic import make_dirs, replace_at
+from memtui.core.applying.approving import approve, reject
+from memtui.core.applying.atomic import make_dirs
 from memtui.core.applying.dispatch import apply_command, plan_command
 from memtui.core.applying.group_reverting import revert_group
-from memtui.core.applying.handlers import Plan, run_plan, size_refusal
+from memtui.core.applying.guard import broken, escaped_answer, guard_change, path_access
+from memtui.core.applying.handlers import Plan, run_plan, size_refusal, undo_command
+from memtui.core.applying.holding import hold
 from memtui.core.applying.reverting import revert
 from memtui.core.applying.site import Site, open_site
 from memtui.core.applying.snapshots import (
     FLAG_NOT_KEPT,
     MISSING,
-    RestoreError,
     State,
     capture,
     file_rows,
     file_state,
+    put_whole,
     restore,
-    stat_now,
 )
 from memtui.core.config import Settings, default_human_actor, load_settings
 from memtui.core.opening.recovery import RecoveryReport, recover
@@ -48,8 +50,10 @@ from memtui.core.parsing.command_types import (
     well_formed,
 )
 from memtui.core.parsing.echo import echo
-from memtui.core.parsing.paths import PathRefusal, ResolvedPath, check_path
+from memtui.core.parsing.paths import FLAG_OUTSIDE, PathRefusal, ResolvedPath, check_path
 from memtui.core.parsing.tool_input import parse_command
+from memtui.core.policy.loading import load_policy
+from memtui.core.policy.rules import NONE, REVIEW, WRITE, Access, ActorPolicy, Policy
 from memtui.core.recording import inbox
 from memtui.core.recording.blobs import KIND_DIR, KIND_FILE
 from memtui.core.recording.database import RecordFailed, read_only_failure, unrecorded_message
@@ -66,7 +70,7 @@ from memtui.core.recording.keeping import (
     secret_flags,
 )
 from memtui.core.recording.kept_pairs import KeptPair
-from memtui.core.resolving.fd_paths import DIR_MODE, rename_noreplace
+from memtui.core.recording.proposals import Proposals
 from memtui.core.resolving.lock import LockBusy, MutationLock
 from memtui.core.resolving.regular import Head, NotRegularFile, read_head, read_regular
 from memtui.core.result import BUSY, CONFLICT, REFUSED, CommandResult, ResultKind
@@ -100,6 +104,13 @@ class _Shared:
         self.recovered = False
         self.recovery: RecoveryReport | None = None
         self._guard = threading.Lock()
+        self._proposals: Proposals | None = None
+
+    def proposals(self, history: History) -> Proposals:
+        """The held changes of `history` (one reader shared by every copy of the store)."""
+        if self._proposals is None:
+            self._proposals = Proposals(history)
+        return self._proposals
 
     @property
     def history(self) -> History:
@@ -265,6 +276,22 @@ class MemoryStore:
         """True when this store records as an agent (whose writes are scanned for secrets)."""
         return actor_kind(self.actor) == "agent"
 
+    def policy(self) -> Policy:
+        """The store's access policy as `.memtui/policy.toml` says now."""
+        return load_policy(self.root)
+
+    def gate(self) -> ActorPolicy | None:
+        """The store's policy as it applies to this store's agent; None for a person or an
+        outside process, whom the policy never restricts."""
+        if not self.is_agent:
+            return None
+        return ActorPolicy(load_policy(self.root), self.actor)
+
+    @property
+    def proposals(self) -> Proposals:
+        """The changes held for a person's approval (see `approve_proposal`)."""
+        return self._shared.proposals(self.history)
+
     # Agent commands.
 
     def execute(self, tool_input: object) -> CommandResult:
@@ -273,13 +300,16 @@ class MemoryStore:
         parsed = parse_command(self.root, tool_input, any_name=not self.is_agent)
         scanner = Scanner()
         if isinstance(parsed, CommandOutcome):
+            gate = self.gate()
+            if gate is not None and FLAG_OUTSIDE in parsed.flags:
+                parsed = escaped_answer(self.root, tool_input, parsed, gate)
             return self._record_refused(tool_input, parsed, scanner)
         args = args_of(tool_input)
         if not is_mutating(parsed.command):
-            outcome = apply_command(self.root, parsed, self.max_size)
+            outcome = apply_command(self.root, parsed, self.max_size, self.gate())
             if self.read_only is not None:
                 return CommandResult(outcome.content, outcome.is_error, kind=outcome.kind)
-            return self._record_call(parsed, args, outcome, scanner)
+            return self.record_call(parsed, args, outcome, scanner)
         refused = self.read_only_result(f"{_verb(parsed)} {parsed.echoed[0]}")
         if refused is not None:
             return refused
@@ -288,7 +318,7 @@ class MemoryStore:
                 return self._mutate(parsed, args, scanner)
         except LockBusy as busy:
             outcome = busy_outcome(f"{_verb(parsed)} {parsed.echoed[0]}", busy)
-            return self._record_call(parsed, args, outcome, scanner)
+            return self.record_call(parsed, args, outcome, scanner)
 
     def view(self, path: str, view_range: list[int] | None = None) -> CommandResult:
         """`view` a file or folder."""
@@ -344,17 +374,20 @@ class MemoryStore:
             site = open_site(self.root, parsed, self.max_size)
         except OSError as problem:
             outcome = CommandOutcome(failure_message(parsed, problem), True)
-            return self._record_call(parsed, args, outcome, scanner)
+            return self.record_call(parsed, args, outcome, scanner)
         if isinstance(site, CommandOutcome):
-            return self._record_call(parsed, args, site, scanner)
+            return self.record_call(parsed, args, site, scanner)
         with site:
+            verdict = self._judged(parsed, site)
+            if isinstance(verdict, CommandOutcome):
+                return self.record_call(parsed, args, verdict, scanner)
             plan = plan_command(parsed, site)
             if isinstance(plan, CommandOutcome):
-                return self._record_call(parsed, args, plan, scanner)
+                return self.record_call(parsed, args, plan, scanner)
             findings = self._findings(parsed, plan, scanner)
             refusal = self._secret_refusal(findings)
             if refusal is not None:
-                return self._record_call(parsed, args, refusal, scanner)
+                return self.record_call(parsed, args, refusal, scanner)
             try:
                 before = (
                     MISSING
@@ -363,8 +396,25 @@ class MemoryStore:
                 )
             except OSError as problem:
                 outcome = CommandOutcome(self._unreadable_message(parsed, problem), True)
-                return self._record_call(parsed, args, outcome, scanner)
+                return self.record_call(parsed, args, outcome, scanner)
+            if verdict == REVIEW:
+                proposed = None if plan.text is None else plan.text.encode("utf-8")
+                flags = secret_flags(_plain(finding) for finding in findings)
+                return hold(
+                    self, parsed, args, site, before, proposed, flags=flags, scanner=scanner
+                )
             return self._change(parsed, args, scanner, site, plan, before, findings)
+
+    def _judged(self, parsed: ParsedCommand, site: Site) -> CommandOutcome | Access:
+        """What the store's policy makes of an agent's change (a refusal, the answer for a path
+        hidden from it, or `write` / `review`); a person's changes are always `write`."""
+        gate = self.gate()
+        if gate is None:
+            return WRITE
+        try:
+            return guard_change(parsed, site, gate)
+        except OSError as problem:
+            return CommandOutcome(failure_message(parsed, problem), True)
 
     def _change(
         self,
@@ -396,7 +446,7 @@ class MemoryStore:
                 try:
                     after = capture(site.locations[0], self.max_size)
                 except OSError:
-                    _undo_command(parsed, site, before)
+                    undo_command(parsed, site, before)
                     raise
             return self._command_event(
                 parsed,
@@ -410,7 +460,7 @@ class MemoryStore:
             )
 
         def undo(_event: PendingEvent) -> None:
-            _undo_command(parsed, site, before)
+            undo_command(parsed, site, before)
 
         try:
             event_id = self.history.change(prepared, apply, undo)
@@ -498,7 +548,7 @@ class MemoryStore:
             flags += secret_flags(_plain(finding) for finding in findings or ())
             if before.unkept or after.unkept:
                 flags.append(FLAG_NOT_KEPT)
-        return self._pending(
+        return self.pending_event(
             parsed.command,
             outcome,
             scanner,
@@ -514,7 +564,7 @@ class MemoryStore:
             when=when,
         )
 
-    def _pending(
+    def pending_event(
         self,
         command: str,
         outcome: CommandOutcome,
@@ -590,7 +640,7 @@ class MemoryStore:
             )
         return CommandResult(event.result, event.is_error, event_id, kind)
 
-    def _record_call(
+    def record_call(
         self,
         parsed: ParsedCommand,
         args: Mapping[str, Any],
@@ -612,7 +662,7 @@ class MemoryStore:
         command = _clean(fields.get("command")) or "invalid"
         path = _clean(fields.get("old_path" if command == "rename" else "path"))
         new_path = _clean(fields.get("new_path")) if command == "rename" else None
-        event = self._pending(
+        event = self.pending_event(
             command,
             outcome,
             scanner,
@@ -634,7 +684,7 @@ class MemoryStore:
         outcome: CommandOutcome,
     ) -> CommandResult:
         """Record a human command (write, revert) that changed nothing."""
-        event = self._pending(
+        event = self.pending_event(
             command, outcome, Scanner(), args=args, path=path, flags=outcome.flags
         )
         result = self._store_event(event, f"{command} {echo(path or '')}".strip(), outcome.kind)
@@ -666,7 +716,7 @@ class MemoryStore:
         """
         touched = tuple(virtual for virtual in (path, new_path) if virtual is not None)
         event = partial(
-            self._pending, command, scanner=Scanner(), args=args, path=path, when=self.clock()
+            self.pending_event, command, scanner=Scanner(), args=args, path=path, when=self.clock()
         )
         change = partial(event, new_path=new_path, changed=True, before=before, cleared=touched)
         prepared = change(CommandOutcome("", False))
@@ -727,6 +777,9 @@ class MemoryStore:
             location = site.place(checked.parts, shown)
             if isinstance(location, CommandOutcome):
                 raise StoreError(location.content)
+            refused = self._unseen(path, checked)
+            if refused is not None:
+                raise StoreError(refused.content or f"The path {shown} does not exist")
             parent = location.parent_fd()
             if parent is None:
                 raise StoreError(f"The path {shown} does not exist")
@@ -748,11 +801,25 @@ class MemoryStore:
         checked = check_path(self.root, path, any_name=True)
         if isinstance(checked, PathRefusal):
             return None
+        if self._unseen(path, checked) is not None:
+            return None
         with self.open_site() as site:
             location = site.place(checked.parts, path)
             if isinstance(location, CommandOutcome) or not _is_file(location.lstat()):
                 return None
             return capture(location, 0).hash
+
+    def _unseen(self, path: str, checked: ResolvedPath) -> CommandOutcome | None:
+        """For an agent's read of `path`: the refusal while the policy cannot be used, an
+        empty outcome when the policy hides the path (answered as missing), else None."""
+        gate = self.gate()
+        if gate is None:
+            return None
+        if gate.problem is not None:
+            return broken(gate)
+        if path_access(gate, path, checked.parts) == NONE:
+            return CommandOutcome("", True)
+        return None
 
     def write(
         self, path: str, text: str, expected_revision: str | None, *, seen: bool = False
@@ -777,25 +844,30 @@ class MemoryStore:
         return self.when_locked(
             f"write {shown}",
             ("write", virtual, args),
-            lambda: self._write_locked(checked, shown, data, flags, expected_revision, args, seen),
+            lambda: self._write_locked(checked, path, data, flags, expected_revision, args, seen),
         )
 
     def _write_locked(
         self,
         checked: ResolvedPath,
-        shown: str,
+        path: str,
         data: bytes,
         flags: tuple[str, ...],
         expected_revision: str | None,
         args: dict[str, Any],
         seen: bool,
     ) -> CommandResult:
-        """`write` once the lock is held: check the revision, then replace and record as one."""
-        virtual = checked.virtual
+        """`write` once the lock is held: check the revision, then replace and record as one
+        (an agent's held for review where the store's policy says so)."""
+        virtual, shown = checked.virtual, echo(path)
         with self.open_site() as site:
             location = site.place(checked.parts, shown)
             if isinstance(location, CommandOutcome):
                 return self.record_human("write", virtual, args, location)
+            as_command = ParsedCommand("write", args, (path,), (checked.parts,), (virtual,))
+            verdict = self._judged(as_command, site)
+            if isinstance(verdict, CommandOutcome):
+                return self.record_human("write", virtual, args, verdict)
             before = capture(location, self.max_size)
             if before.kind == KIND_DIR:
                 outcome = CommandOutcome(f"Cannot write {shown}: it is a folder", True)
@@ -804,18 +876,15 @@ class MemoryStore:
             if conflict is not None:
                 outcome = CommandOutcome(conflict, True, kind=CONFLICT)
                 return self.record_human("write", virtual, args, outcome)
+            if verdict == REVIEW:
+                return hold(self, as_command, args, site, before, data, flags=flags)
 
             def apply() -> tuple[CommandOutcome, State]:
                 try:
-                    parent = location.make_parents(DIR_MODE)
-                    replace_at(site.temps, parent, location.name, data)
+                    written = put_whole(site.temps, location, data)
                 except OSError as problem:
                     reason = problem.strerror or str(problem)
                     return CommandOutcome(f"Cannot write {shown}: {reason}", True), MISSING
-                written = file_state(data)
-                written_stat = stat_now(location)
-                if written_stat is not None:
-                    written.stats[""] = written_stat
                 return CommandOutcome(f"Saved {shown}", False, flags), written
 
             def undo() -> None:
@@ -871,6 +940,27 @@ class MemoryStore:
         """Undo one event by restoring its before-state; refused on conflict unless forced."""
         self.ensure_recovered()
         return revert(self, event_id, force)
+
+    def approve_proposal(
+        self,
+        proposal_id: int,
+        text: str | None = None,
+        revision: str | None = None,
+        force: bool = False,
+    ) -> CommandResult:
+        """Apply a change the policy held, as its agent's change approved by this person.
+
+        Without `text`, a text change applies only onto the file as the agent saw it (a
+        conflict otherwise); `text` is a merge of it with the file at `revision`. A delete or
+        rename applies only while its source is unchanged, unless `force`.
+        """
+        self.ensure_recovered()
+        return approve(self, proposal_id, text, revision, force)
+
+    def reject_proposal(self, proposal_id: int) -> CommandResult:
+        """Decide against a held change: nothing is applied, the decision is recorded."""
+        self.ensure_recovered()
+        return reject(self, proposal_id)
 
     def revert_group(self, group_id: int, force: bool = False) -> CommandResult:
         """Undo every change of one operation, newest first, as a new operation; refused (nothing
@@ -996,22 +1086,6 @@ def _verb(parsed: ParsedCommand) -> str:
 def _is_file(info: os.stat_result | None) -> bool:
     """True for the stat of a regular file."""
     return info is not None and stat.S_ISREG(info.st_mode)
-
-
-def _undo_command(parsed: ParsedCommand, site: Site, before: State) -> None:
-    """Put back what a command changed, from its before-state (the history could not record it)."""
-    location = site.locations[0]
-    if parsed.command == "rename":
-        destination = site.locations[1]
-        source_parent = location.parent_fd()
-        destination_parent = destination.parent_fd()
-        if source_parent is None or destination_parent is None:
-            raise RestoreError("the renamed path is gone")
-        rename_noreplace(destination_parent, destination.name, source_parent, location.name)
-        return
-    if before.unkept:
-        raise RestoreError("its content was over the maximum file size and was not kept")
-    restore(location, before.kind, before.hash, before.blobs.get, site.temps)
 
 
 def _write_conflict(path: str, current: str | None, expected: str | None) -> str | None:

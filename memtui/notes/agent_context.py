@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -93,6 +94,11 @@ class NoteContext:
         return "\n".join(lines) + "\n"
 
 
+def _everything(_relpath: str) -> bool:
+    """Every path is visible (a person's reader)."""
+    return True
+
+
 def _resolve_target(index: NoteIndex, target: str) -> str | None:
     """A note by permalink, title or path, or any text file by its path (also `memory://x` and
     `/memories/x.md`)."""
@@ -117,11 +123,11 @@ def _relations(index: NoteIndex, relpath: str) -> list[tuple[str, str, str, str]
 
 
 def _related(
-    index: NoteIndex, primary: str, depth: int, since: float
+    index: NoteIndex, primary: str, depth: int, since: float, seeing: Callable[[str], bool]
 ) -> tuple[list[RelatedNote], int]:
-    """Every relation within `depth` links of `primary`, once per (source, target, type) as
-    Basic Memory keeps them, both directions and several to one note; and how many notes were
-    left out as older than `since`."""
+    """Every relation within `depth` links of `primary` to a note `seeing` allows, once per
+    (source, target, type) as Basic Memory keeps them, both directions and several to one note;
+    and how many notes were left out as older than `since`."""
     related: list[RelatedNote] = []
     listed: set[tuple[str, str, str]] = set()
     hidden: set[str] = set()
@@ -134,6 +140,8 @@ def _related(
         for source, target, relation_type, direction in _relations(index, current):
             other = target if direction == "outgoing" else source
             if (source, target, relation_type) in listed or other == current:
+                continue
+            if not seeing(other):
                 continue
             listed.add((source, target, relation_type))
             if other not in seen:
@@ -161,23 +169,31 @@ def build_context(
     history: Any | None = None,
     *,
     now: float | None = None,
+    visible: Callable[[str], bool] | None = None,
 ) -> NoteContext:
     """The note `target` names, its observations and the notes linked to it up to `depth` (1-3).
 
     With a `timeframe`, related notes are kept only if they changed within it (the others are
-    counted as hidden); the primary note always is.
+    counted as hidden); the primary note always is. With `visible`, a note it does not allow is
+    as if it were not there: never the primary note, never related, never passed through, and
+    a link to it is unresolved.
     Raises LookupError when no note matches and ValueError for a bad depth or timeframe.
     """
     if not 1 <= depth <= 3:
         raise ValueError(f"depth must be 1, 2 or 3, not {depth}")
     since = parse_timeframe(timeframe, now) if timeframe else float("-inf")
+    seeing = visible or _everything
     primary = _resolve_target(index, target)
     entry = index.entry(primary) if primary is not None else None
-    if primary is None or entry is None:
+    if primary is None or entry is None or not seeing(primary):
         raise LookupError(f"no note matches {target!r} (by permalink, title or path)")
     note = index.notes.get(primary)
-    related, hidden = _related(index, primary, depth, since)
-    unresolved = tuple((r.relation_type, r.target) for r, t in index.outgoing(primary) if t is None)
+    related, hidden = _related(index, primary, depth, since, seeing)
+    unresolved = tuple(
+        (r.relation_type, r.target)
+        for r, t in index.outgoing(primary)
+        if t is None or not seeing(t)
+    )
     return NoteContext(
         path=primary,
         title=entry.title,
@@ -256,17 +272,20 @@ def recent_activity(
     limit: int = 20,
     *,
     now: float | None = None,
+    visible: Callable[[str], bool] | None = None,
 ) -> RecentActivity:
     """The newest change per path within `timeframe`, from the history and from file mtimes;
-    an agent's or outside change says whether a person reviewed it."""
+    an agent's or outside change says whether a person reviewed it. With `visible`, paths it
+    does not allow are left out."""
     since = parse_timeframe(timeframe, now)
+    seeing = visible or _everything
     latest: dict[str, ActivityItem] = {}
     if history is not None:
         newest: dict[str, Event] = {}
         for event in history.events(EventQuery(since=since, changes_only=True)):
             virtual = event.new_path or event.path
             relpath = under_root(virtual) if virtual else None
-            if relpath is not None:
+            if relpath is not None and seeing(relpath):
                 newest.setdefault(relpath, event)
         reviews = history.reviews(event.id for event in newest.values())
         for relpath, event in newest.items():
@@ -283,7 +302,7 @@ def recent_activity(
                 notes_inside=0 if entry else len(index.notes_under(relpath)),
             )
     for entry in index.entries(since_ns=int(since * 1e9)):
-        if entry.mtime < since:
+        if entry.mtime < since or not seeing(entry.path):
             continue
         known = latest.get(entry.path)
         if known is None or known.when + 2 < entry.mtime:

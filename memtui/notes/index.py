@@ -673,6 +673,18 @@ class NotesView(Mapping[str, Note]):
         )
         return [from_db(row[0]) for row in rows]
 
+    def read_only(self) -> list[str]:
+        """Relpaths of the notes whose frontmatter says `read_only: true`, in path order."""
+        rows = (
+            self._index._conn()
+            .execute(
+                "SELECT path FROM files WHERE kind = 1 AND instr(info, '\"read_only\"') > 0"
+                " AND json_extract(info, '$.read_only') ORDER BY path"
+            )
+            .fetchall()
+        )
+        return [from_db(row[0]) for row in rows]
+
 
 class TextsView(Mapping[str, str]):
     """relpath -> the searchable text of every indexed note and text file, read when asked for."""

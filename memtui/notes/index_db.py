@@ -24,11 +24,12 @@ from memtui.notes.index_seal import KEY_META, left_as_is, never_left, new_key, r
 INDEX_NAME = "index.db"
 LOCK_NAME = "index.lock"
 """The lock every process holds while it writes the index, so no two build it at once."""
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 """Raised when what an index record holds changes (2: the `lead` hash of each body; 3: the
 vector tables of search by meaning; 4: each file's ctime, inode number and seal; 5: each note's
-project prefix and each link's slug, for Basic Memory's permalink lookups), so an older index
-is rebuilt rather than read with fields missing."""
+project prefix and each link's slug, for Basic Memory's permalink lookups; 6: whether a note's
+frontmatter says `read_only: true`), so an older index is rebuilt rather than read with fields
+missing."""
 APPLICATION_ID = 0x6D74_7569
 """`PRAGMA application_id` of a memtui index ("mtui")."""
 BUSY_SECONDS = 30.0

@@ -277,6 +277,7 @@ def record_info(record: FileRecord) -> str:
         ("sample", record.sample_hash),
         ("lead", record.lead_hash),
         ("problem", record.problem),
+        ("read_only", record.read_only),
     ):
         if value:
             info[key] = value

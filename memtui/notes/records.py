@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from memtui.core.policy.read_only import says_read_only
 from memtui.core.resolving.regular import Head
 from memtui.notes.file_checks import name_warnings, shown_part, size_warnings
 from memtui.notes.link_keys import link_slug, project_prefix
@@ -70,6 +71,8 @@ class FileRecord:
     """The project prefix the note's permalink carries (`link_keys.project_prefix`)."""
     link_slugs: list[str | None] = field(default_factory=list)
     """Each relation's target as a permalink (`link_keys.link_slug`), in order."""
+    read_only: bool = False
+    """Whether the note's frontmatter says `read_only: true` (read-only for every agent)."""
 
     @property
     def meta_text(self) -> str:
@@ -125,6 +128,7 @@ def note_record(relpath: str, head: Head) -> FileRecord:
         categories=dict(Counter(o.category for o in note.observations if o.category is not None)),
         relations=list(note.relations),
         meta_lines=_meta_lines(text, note),
+        read_only=says_read_only(head.data),
         expires=_frontmatter_text(note, "expires"),
         verified=_frontmatter_text(note, "last_verified"),
         sample_hash=sample,
@@ -272,6 +276,7 @@ def encode_record(record: FileRecord) -> list[object]:
         record.inode,
         record.project,
         record.link_slugs,
+        record.read_only,
     ]
 
 
@@ -302,6 +307,7 @@ def decode_record(values: list[Any]) -> FileRecord:
         inode,
         project,
         link_slugs,
+        read_only,
     ) = values
     return FileRecord(
         path,
@@ -328,4 +334,5 @@ def decode_record(values: list[Any]) -> FileRecord:
         inode=inode,
         project=project,
         link_slugs=link_slugs,
+        read_only=read_only,
     )

@@ -338,12 +338,14 @@ class Searcher:
         filters: SearchFilters | None = None,
         cancelled: Callable[[], bool] | None = None,
         per_note: int | None = None,
+        visible: Callable[[str], bool] | None = None,
     ) -> list[SearchHit]:
         """The best `limit` hits for `query`, best first (ties by path, line); [] when cancelled.
         A note gives one title or path hit at most (the better), and at most `per_note` hits in
         all when that is given (its best).
 
         A query of filters alone lists the notes that pass them, most recently changed first.
+        With `visible`, only files it allows are candidates (what an agent may see).
         """
         query = query.strip()
         if self.index is None or limit <= 0:
@@ -353,6 +355,8 @@ class Searcher:
             return []
         with self.index.db.snapshot() as conn:
             where, params = self._filter_sql(conn, filters)
+            if visible is not None:
+                where += _visible_sql(conn, visible)
             if not query:
                 return self._listed(conn, where, params, limit)
             query_lower = _lower_same_length(query)
@@ -616,6 +620,13 @@ class Searcher:
             lines = (text.split("\n"), _lower_same_length(text).split("\n"))
             self._texts.put(doc.doc, lines, len(text))
         return lines
+
+
+def _visible_sql(conn: sqlite3.Connection, visible: Callable[[str], bool]) -> str:
+    """The condition that keeps only the files `visible` allows (a function of this
+    connection, set for this search)."""
+    conn.create_function("memtui_visible", 1, lambda path: visible(from_db(path)))
+    return " AND memtui_visible(f.path)"
 
 
 def _in_path_order(conn: sqlite3.Connection) -> bool:

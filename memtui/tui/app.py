@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from textual.screen import Screen
 
     from memtui.core.config import Settings
+    from memtui.core.policy.rules import Policy
     from memtui.core.recording.database import HistoryCorrupt
     from memtui.core.recording.history import History
     from memtui.core.store import MemoryStore
@@ -142,6 +143,10 @@ class MemtuiApp(PlainNotifyApp):
         self.read_only_signal: Signal[str] = Signal(self, "read-only")
         """Published once the history finds that the store cannot be written (with why)."""
         self.review_count: int | None = None
+        self.held_count = 0
+        """Changes the store's access policy holds for the person's approval."""
+        self.policy: Policy | None = None
+        """The store's access policy as the last badges were computed with."""
         """How many agent and outside changes wait for review (None until counted)."""
         self.review_count_signal: Signal[int] = Signal(self, "review-count")
         self.syncing = AppSync(self)
@@ -350,25 +355,32 @@ class MemtuiApp(PlainNotifyApp):
             with self._badges_lock:
                 if get_current_worker().is_cancelled:
                     return
+                policy = self.ctx.store.policy()
                 badges = compute_badges(
-                    self.plain_history(), index, self.clock(), self.ctx.store, self.ctx.interaction
+                    self.plain_history(),
+                    index,
+                    self.clock(),
+                    self.ctx.store,
+                    self.ctx.interaction,
+                    policy,
                 )
         except Exception as error:
             self.log.warning(f"badges not computed: {error}")
             return
         if not get_current_worker().is_cancelled:
-            self.post_message(BadgesReady(badges))
+            self.post_message(BadgesReady(badges, policy))
 
     @work(thread=True, exclusive=True, group="review-count", exit_on_error=False)
     def count_reviews(self) -> None:
         """Count the changes waiting for review in a thread; an overtaken count posts nothing."""
         try:
             waiting = self.plain_history().pending_review_count()
+            held = self.ctx.store.proposals.count_waiting()
         except Exception as error:
             self.log.warning(f"changes to review not counted: {error}")
             return
         if not get_current_worker().is_cancelled:
-            self.post_message(ReviewCount(waiting))
+            self.post_message(ReviewCount(waiting, held))
 
     def action_sync(self) -> None:
         """Sync now (commit, fetch, merge, push) in the background."""
@@ -393,14 +405,16 @@ class MemtuiApp(PlainNotifyApp):
         self.syncing.show(message)
 
     def on_review_count(self, message: ReviewCount) -> None:
-        """Tell the screens a new count, when it changed."""
-        if message.waiting != self.review_count:
+        """Tell the screens new counts, when they changed."""
+        if (message.waiting, message.held) != (self.review_count, self.held_count):
             self.review_count = message.waiting
+            self.held_count = message.held
             self.review_count_signal.publish(message.waiting)
 
     def on_badges_ready(self, message: BadgesReady) -> None:
-        """Install new badges and tell the screens."""
+        """Install new badges (and the policy they show) and tell the screens."""
         self.badges = message.badges
+        self.policy = message.policy
         self.badges_signal.publish(None)
 
     @work(exclusive=True, group="watch", exit_on_error=False)

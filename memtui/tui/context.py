@@ -12,6 +12,7 @@ from memtui.tui.interaction import Interaction
 
 if TYPE_CHECKING:
     from memtui.core.config import Settings
+    from memtui.core.policy.rules import Policy
     from memtui.core.recording.history import History
     from memtui.core.store import MemoryStore
     from memtui.notes.bulk import InteractionSignal
@@ -170,8 +171,10 @@ def compute_badges(
     now: float,
     store: MemoryStore | None = None,
     interaction: InteractionSignal | None = None,
+    policy: Policy | None = None,
 ) -> dict[str, frozenset[str]]:
-    """Tree badges per note: stale, recently changed by an agent, secret flagged, parse warnings.
+    """Tree badges per note: stale, recently changed by an agent, secret flagged, parse warnings;
+    and with `policy`, the marks of files and folders it restricts agents on.
 
     A note is marked secret while it holds exactly what a flagged agent write left, or, when it
     was flagged once and edited since, while its text still holds a likely secret.
@@ -203,4 +206,10 @@ def compute_badges(
         if candidate.score < STALE_BADGE_MIN_SCORE:
             break
         badges.setdefault(candidate.path, set()).add("stale")
+    if policy is not None:
+        from memtui.tui.policy_marks import policy_marks  # imported on first use: start-up
+
+        paths = index.file_stats() if policy.rules else ()
+        for path, mark in policy_marks(policy, paths, index.notes.read_only()).items():
+            badges.setdefault(path, set()).add(mark)
     return {path: frozenset(names) for path, names in badges.items()}

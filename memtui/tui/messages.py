@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
@@ -47,9 +47,11 @@ class NotesChanged(Message):
 
 @dataclass
 class BadgesReady(Message):
-    """Tree badges computed in a worker: relpath -> badge names."""
+    """Tree badges computed in a worker: relpath -> badge names, and the store's access policy
+    they were computed with."""
 
     badges: dict[str, frozenset[str]]
+    policy: Any = None
 
 
 @dataclass
@@ -82,9 +84,11 @@ class MoveBreaksCounted(Message):
 
 @dataclass
 class ReviewCount(Message):
-    """How many agent and outside changes wait for review, counted in a worker."""
+    """How many agent and outside changes wait for review, and how many changes the access
+    policy holds for approval, counted in a worker."""
 
     waiting: int
+    held: int = 0
 
 
 @dataclass

@@ -131,6 +131,8 @@ class PreparedView:
     rows: Rows | None = None
     raw_header: str = ""
     recorded_event: int | None = None
+    policy: str = ""
+    """Which rule of the store's access policy applies to the file (set on the UI thread)."""
 
 
 def prepare_view(

@@ -40,6 +40,9 @@ BADGES: dict[str, tuple[str, str]] = {
     "agent": ("●", ACTORS["agent"]),
     "secret": ("⚑", ERROR_STRONG),
     "warning": ("!", "bold $text-warning"),
+    "review": ("◐", "$text-accent"),
+    "read": ("▣", "$text-accent"),
+    "none": ("⊘", "bold $text-accent"),
 }
 """Tree badge name -> (glyph, style) drawn after a note's label."""
 

@@ -17,6 +17,8 @@ QUERY_FOR = {
     "mv": ["a.md", "b.md"],
     "rm": ["a.md"],
     "resolve": ["1"],
+    "protect": ["x/**", "--access", "read"],
+    "reject": ["1"],
 }
 """Positional arguments after PATH that a subcommand needs."""
 

@@ -254,7 +254,7 @@ def test_a_change_that_cannot_be_undone_either_says_so_and_is_recorded_later(
     def cannot_undo(*args: object) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(store_module, "_undo_command", cannot_undo)
+    monkeypatch.setattr(store_module, "undo_command", cannot_undo)
     result = store.str_replace("/memories/a.md", "beta", "gamma")
     assert (result.content, result.is_error) == (
         f"Cannot edit /memories/a.md: memtui could not record the change in its history ({FULL}) "

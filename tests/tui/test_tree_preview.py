@@ -336,6 +336,7 @@ async def test_a_badge_run_overtaken_by_a_newer_one_does_not_win(
         now: float,
         store: object = None,
         interaction: object = None,
+        policy: object = None,
     ) -> dict[str, frozenset[str]]:
         runs.append("run")
         if len(runs) == 1:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from memtui.core.applying.guard import guard_view
 from memtui.core.applying.handlers import PLANNERS, Plan, run_plan
 from memtui.core.applying.site import DEFAULT_MAX_FILE_SIZE, Site, open_site
 from memtui.core.applying.viewing import view
@@ -18,15 +19,20 @@ from memtui.core.parsing.command_types import (
     failure_message,
     shown,
 )
+from memtui.core.policy.rules import ActorPolicy
 
 
 def apply_command(
-    root: Path, cmd: ParsedCommand, max_size: int = DEFAULT_MAX_FILE_SIZE
+    root: Path,
+    cmd: ParsedCommand,
+    max_size: int = DEFAULT_MAX_FILE_SIZE,
+    gate: ActorPolicy | None = None,
 ) -> CommandOutcome:
     """Run a parsed command on disk; any unexpected OS failure becomes a one-line error.
 
     The paths are walked again on descriptors (see `open_site`) and every step acts relative
-    to the folders opened, so a store that changes meanwhile is never followed out of.
+    to the folders opened, so a store that changes meanwhile is never followed out of. With an
+    agent's `gate`, a `view` answers as the store's policy lets that agent see.
     """
     try:
         site = open_site(root, cmd, max_size)
@@ -35,6 +41,13 @@ def apply_command(
     if isinstance(site, CommandOutcome):
         return site
     with site:
+        if gate is not None and cmd.command == "view":
+            try:
+                decided = guard_view(cmd, site, gate)
+            except Exception as problem:
+                return error(failure_message(cmd, problem))
+            if decided is not None:
+                return decided
         return run_on_site(cmd, site)
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from memtui.core.applying.atomic import create_at, replace_at
 from memtui.core.applying.site import Site
 from memtui.core.applying.sizes import format_size
+from memtui.core.applying.snapshots import RestoreError, State, restore
 from memtui.core.applying.viewing import not_found_message, read_text
 from memtui.core.parsing.command_types import (
     CommandOutcome,
@@ -312,23 +313,50 @@ def rename_refusal(cmd: ParsedCommand, site: Site) -> CommandOutcome | None:
 
     A missing source alone is not checked here: the SDK creates the new parents first.
     """
-    old_path, new_path = cmd.echoed
-    old, new = site.locations
+    old = site.locations[0]
     if old.is_root:
         return error("Cannot rename the /memories directory itself")
+    return _destination_refusal(cmd, site, lambda: old.lstat() is None)
+
+
+def _destination_refusal(
+    cmd: ParsedCommand, site: Site, source_missing: Callable[[], bool]
+) -> CommandOutcome | None:
+    """Why a rename cannot start at its destination: it exists, a parent of it is a file, or it
+    lies inside the source (`source_missing()` is asked only where the answer depends on it)."""
+    old_path, new_path = cmd.echoed
+    old, new = site.locations
     if new.is_root or _exists(new):
         return error(DESTINATION_EXISTS.format(new_path=new_path))
-    source_missing = not_found(f"Error: The path {old_path} does not exist")
+    missing = not_found(f"Error: The path {old_path} does not exist")
     if new.blocked_by_file():
         # Like the SDK: a missing source wins when no directory has to be made first.
-        if len(new.fds) == len(new.parts) - 1 and old.lstat() is None:
-            return source_missing
+        if len(new.fds) == len(new.parts) - 1 and source_missing():
+            return missing
         return error(f"Cannot create {new_path}: a parent of it is a file")
     if new.parts != old.parts and new.starts_with(old):
-        if old.lstat() is not None:
+        if not source_missing():
             return error(f"Cannot move {old_path} into itself")
-        return source_missing
+        return missing
     return None
+
+
+def rename_missing_source(
+    cmd: ParsedCommand, site: Site, *, make_parents: bool = True
+) -> CommandOutcome:
+    """What a rename answers when its source is not there: the destination's refusal, else the
+    missing source, after making the destination's parents as a rename that tried would have
+    (so a source hidden from the agent answers exactly like one that is missing; without
+    `make_parents`, for a rename held for review, nothing is made)."""
+    refusal = _destination_refusal(cmd, site, lambda: True)
+    if refusal is not None:
+        return refusal
+    try:
+        if make_parents:
+            site.locations[1].make_parents(DIR_MODE)
+    except OSError as problem:
+        return error(failure_message(cmd, problem))
+    return not_found(f"Error: The path {cmd.echoed[0]} does not exist")
 
 
 def plan_rename(cmd: ParsedCommand, site: Site) -> Plan | CommandOutcome:
@@ -371,3 +399,19 @@ PLANNERS: dict[str, Callable[[ParsedCommand, Site], Plan | CommandOutcome]] = {
     "delete": plan_delete,
     "rename": plan_rename,
 }
+
+
+def undo_command(parsed: ParsedCommand, site: Site, before: State) -> None:
+    """Put back what a command changed, from its before-state (the history could not record it)."""
+    location = site.locations[0]
+    if parsed.command == "rename":
+        destination = site.locations[1]
+        source_parent = location.parent_fd()
+        destination_parent = destination.parent_fd()
+        if source_parent is None or destination_parent is None:
+            raise RestoreError("the renamed path is gone")
+        rename_noreplace(destination_parent, destination.name, source_parent, location.name)
+        return
+    if before.unkept:
+        raise RestoreError("its content was over the maximum file size and was not kept")
+    restore(location, before.kind, before.hash, before.blobs.get, site.temps)

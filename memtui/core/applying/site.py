@@ -11,6 +11,7 @@ from memtui.core.applying.atomic import TempArea, make_dirs
 from memtui.core.config import DEFAULT_MAX_FILE_SIZE
 from memtui.core.parsing.command_types import CommandOutcome, ParsedCommand, error
 from memtui.core.parsing.paths import FLAG_OUTSIDE, FLAG_REFUSED, FLAG_RESERVED, RESERVED_NAME
+from memtui.core.policy.rules import ActorPolicy
 from memtui.core.resolving.fd_paths import Location, OutsideStore, StoreRoot
 
 
@@ -23,6 +24,8 @@ class Site:
         self.temps = TempArea(root)
         self.locations: list[Location] = []
         self.max_size = max_size
+        self.gate: ActorPolicy | None = None
+        """The policy of the agent the command is for (None: a person, never restricted)."""
 
     @classmethod
     def open(cls, root: str | os.PathLike[str], max_size: int = DEFAULT_MAX_FILE_SIZE) -> Site:

@@ -100,6 +100,18 @@ def stat_now(location: Location) -> Stat | None:
     return (info.st_size, info.st_mtime_ns, checked)
 
 
+def put_whole(temps: TempArea, location: Location, data: bytes) -> State:
+    """Replace (or create) the file at `location` with `data`, its missing folders made (0700),
+    atomically; the state it leaves, with the file's stat. Raises OSError."""
+    parent = location.make_parents(DIR_MODE)
+    replace_at(temps, parent, location.name, data)
+    written = file_state(data)
+    written_stat = stat_now(location)
+    if written_stat is not None:
+        written.stats[""] = written_stat
+    return written
+
+
 def capture(location: Location, keep: int = DEFAULT_MAX_FILE_SIZE) -> State:
     """The current state of `location`, with the blobs to restore it (files up to `keep` bytes).
 

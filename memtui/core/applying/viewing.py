@@ -21,7 +21,7 @@ from memtui.core.parsing.command_types import (
     numbered_lines,
     success,
 )
-from memtui.core.parsing.paths import RESERVED_NAME
+from memtui.core.parsing.paths import RESERVED_NAME, written_relpath
 from memtui.core.resolving.fd_paths import (
     Location,
     OutsideStore,
@@ -97,40 +97,67 @@ def view(cmd: ParsedCommand, site: Site) -> CommandOutcome:
     if leaf is None:
         return not_found(not_found_message(path))
     if stat.S_ISDIR(leaf.st_mode):
-        return success(_listing(site, location, path, leaf.st_size))
+        return success(_listing(site, location, path, leaf.st_size, cmd.raw_paths[0]))
     if stat.S_ISREG(leaf.st_mode):
         return _view_file(location, path, cmd.args.get("view_range"), site.max_size)
     return error(f"Unsupported file type for {path}")
 
 
-def _listing(site: Site, location: Location, path: str, own_size: int) -> str:
+class _Listing:
+    """One listing's walk: where it started, what it has found, and what the agent may see."""
+
+    def __init__(self, site: Site, written: str) -> None:
+        """A listing in `site` of the folder written as `written` (relative to the root)."""
+        self.site = site
+        self.written = written
+        self.collected: list[tuple[str, str]] = []
+        gate = site.gate
+        self.folder_size: int | None = None
+        """Every folder's shown size when some rule hides paths from the agent (the
+        filesystem's block size), so a size never tells how many hidden entries a folder holds."""
+        if gate is not None and gate.hides_any:
+            self.folder_size = os.fstatvfs(site.root.fd).f_bsize
+
+    def hidden(self, relative: str, real: tuple[str, ...]) -> bool:
+        """Whether the entry at `relative` below the listed folder (really at `real`) is hidden
+        from the agent, as written or where it resolves to."""
+        gate = self.site.gate
+        if gate is None:
+            return False
+        written = f"{self.written}/{relative}" if self.written else relative
+        return gate.hidden(written) or gate.hidden("/".join(real))
+
+    def size(self, info: os.stat_result) -> str:
+        """An entry's size as the listing shows it."""
+        if self.folder_size is not None and stat.S_ISDIR(info.st_mode):
+            return format_size(self.folder_size)
+        return format_size(info.st_size)
+
+
+def _listing(site: Site, location: Location, path: str, own_size: int, raw: str) -> str:
     """The directory listing: header, the directory's own line, then entries pre-order."""
-    collected: list[tuple[str, str]] = []
+    listing = _Listing(site, written_relpath(raw))
     try:
         folder = location.open_dir()
     except OSError:
         folder = None
     if folder is not None:
         try:
-            _collect(site, folder, tuple(location.parts), "", 1, collected)
+            _collect(listing, folder, tuple(location.parts), "", 1)
         finally:
             close_quietly(folder)
     header = (
         f"Here're the files and directories up to 2 levels deep in {path}, "
         "excluding hidden items and node_modules:"
     )
-    lines = [f"{format_size(own_size)}\t{path}"]
-    lines.extend(f"{size}\t{path}/{relative}" for size, relative in collected)
+    shown_size = own_size if listing.folder_size is None else listing.folder_size
+    lines = [f"{format_size(shown_size)}\t{path}"]
+    lines.extend(f"{size}\t{path}/{relative}" for size, relative in listing.collected)
     return f"{header}\n" + "\n".join(lines)
 
 
 def _collect(
-    site: Site,
-    folder: int,
-    parts: tuple[str, ...],
-    relative: str,
-    depth: int,
-    collected: list[tuple[str, str]],
+    listing: _Listing, folder: int, parts: tuple[str, ...], relative: str, depth: int
 ) -> None:
     """Append (size, relative path) for the visible children of `folder`, one level further."""
     try:
@@ -141,19 +168,22 @@ def _collect(
         if name.startswith(".") or name == SKIPPED_DIRECTORY:
             continue
         child_relative = f"{relative}/{name}" if relative else name
-        child = _open_child(site, folder, (*parts, name))
+        child = _open_child(listing.site, folder, (*parts, name))
         if child is None:
             continue
         info, child_fd, child_parts = child
-        if child_fd is not None:
-            try:
-                collected.append((format_size(info.st_size), f"{child_relative}/"))
+        try:
+            if listing.hidden(child_relative, child_parts):
+                continue
+            if child_fd is not None:
+                listing.collected.append((listing.size(info), f"{child_relative}/"))
                 if depth < 2:
-                    _collect(site, child_fd, child_parts, child_relative, depth + 1, collected)
-            finally:
+                    _collect(listing, child_fd, child_parts, child_relative, depth + 1)
+            elif stat.S_ISREG(info.st_mode):
+                listing.collected.append((listing.size(info), child_relative))
+        finally:
+            if child_fd is not None:
                 close_quietly(child_fd)
-        elif stat.S_ISREG(info.st_mode):
-            collected.append((format_size(info.st_size), child_relative))
 
 
 def _open_child(

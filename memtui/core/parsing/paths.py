@@ -80,6 +80,13 @@ def under_root(virtual: str) -> str | None:
     return virtual[len(prefix) :] if virtual.startswith(prefix) else None
 
 
+def written_relpath(path: str) -> str:
+    """A checked path as written, relative to the root and without following links: `.` and
+    empty segments dropped (`/memories/./a//b` -> `a/b`; the root is ``)."""
+    rest = path[len(VIRTUAL_ROOT) :] if path.startswith(VIRTUAL_ROOT) else path
+    return "/".join(part for part in rest.split("/") if part not in ("", "."))
+
+
 def as_virtual(path: str) -> str:
     """A virtual path from one a person typed: `/memories/...` kept (less a trailing `/`), a
     path relative to the root made virtual (`a.md` -> `/memories/a.md`)."""

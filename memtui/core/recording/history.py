@@ -120,7 +120,8 @@ class History:
         return self._connection()
 
     def connection(self) -> sqlite3.Connection:
-        """This thread's connection, for tables kept beside the history's (sync's)."""
+        """This thread's connection, for tables kept beside the history's (sync's, the held
+        proposals')."""
         return self._connection()
 
     def close(self) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 from memtui.core.parsing.paths import from_relpath
 from memtui.core.plurals import count
 from memtui.core.recording.database import RecordFailed, unrecorded_message
-from memtui.core.result import CommandResult
+from memtui.core.result import HELD, CommandResult
 from memtui.core.store import MemoryStore, StoreError
 from memtui.notes.links import (
     MovePrediction,
@@ -20,6 +20,7 @@ from memtui.notes.links import (
     rewrite_links,
 )
 from memtui.notes.stale import ARCHIVE_FOLDER
+from memtui.notes.visibility import PolicyUnusable, visible_filter
 from memtui.notes.workspace import Workspace
 
 RENAME_KIND = "rename"
@@ -39,6 +40,8 @@ class Moved:
     unrewritten: list[tuple[str, str]] = field(default_factory=list)
     """(note, why) for each note whose links could not be rewritten."""
     broken: list[str] = field(default_factory=list)
+    held: list[str] = field(default_factory=list)
+    """The notes whose link rewrites the store's policy holds for a person's approval."""
     verb: str = "Moved"
     links: int = 0
     """How many links the rewrites changed, in all."""
@@ -46,11 +49,16 @@ class Moved:
     @property
     def summary(self) -> str:
         """One line: what moved, and what became of the links into it."""
-        if self.result.is_error:
+        if self.result.is_error or self.result.kind == HELD:
             return self.result.content
         line = f"{self.verb} {self.old} to {self.new}"
         if self.rewritten:
             line += f"; rewrote {count(self.links, 'link')} in {count(len(self.rewritten), 'note')}"
+        if self.held:
+            line += (
+                f"; the link rewrites in {count(len(self.held), 'note')} wait for a person's "
+                f"approval ({', '.join(self.held[:3])}{', ...' if len(self.held) > 3 else ''})"
+            )
         if self.unrewritten:
             note, why = self.unrewritten[0]
             line += (
@@ -68,7 +76,7 @@ class Moved:
     @property
     def changed(self) -> set[str]:
         """The paths the operation changed (for index and screen updates)."""
-        if self.result.is_error:
+        if self.result.is_error or self.result.kind == HELD:
             return set()
         return {self.old, self.new, *self.rewritten}
 
@@ -88,12 +96,17 @@ def move(
     workspace's index). The workspace is brought up to date with each part as it lands.
 
     Links by title, or by a permalink set in the frontmatter, keep working and are left as
-    they are. The lock is held throughout, so no other change lands between the parts.
+    they are. The lock is held throughout, so no other change lands between the parts. An
+    agent's move leaves alone (and never names) the notes the store's policy hides from it.
     """
     store, index = workspace.store, workspace.index
     old, new = old.strip().strip("/"), new.strip().strip("/")
     if inbound is None:
         inbound = links_into(index, old) if index is not None and old else {}
+    try:
+        inbound = _seen_by(store, inbound)
+    except PolicyUnusable as problem:
+        return Moved(CommandResult(str(problem), True), old, new)
     breaks: Plan = {}
     if index is not None and inbound and not rewrite_links and new and new != old:
         breaks = MovePrediction(index, inbound, old).broken(new)
@@ -112,6 +125,14 @@ def move(
     moved = moves[0]
     moved.broken = sorted(moved_path(source, old, new) for source in breaks)
     return moved
+
+
+def _seen_by(store: MemoryStore, inbound: Plan) -> Plan:
+    """The linking notes of `inbound` that `store`'s agent may see (all, for a person)."""
+    visible = visible_filter(store)
+    if visible is None:
+        return inbound
+    return {source: links for source, links in inbound.items() if visible(source)}
 
 
 def archive_path(relpath: str) -> str:
@@ -136,7 +157,7 @@ def _move_locked(workspace: Workspace, old: str, new: str, inbound: Plan, kind: 
         message = unrecorded_message(f"move {source}", problem)
         return Moved(CommandResult(message, True), old, new)
     moved = Moved(operation.rename(source, target), old, new, operation.group_id)
-    if moved.result.is_error:
+    if moved.result.is_error or moved.result.kind == HELD:
         return moved
     workspace.apply([old, new])
     if index is None:
@@ -146,6 +167,8 @@ def _move_locked(workspace: Workspace, old: str, new: str, inbound: Plan, kind: 
         if why is None:
             moved.rewritten.append(note)
             moved.links += links
+        elif why is HELD:
+            moved.held.append(note)
         else:
             moved.unrewritten.append((note, why))
     workspace.apply(moved.rewritten)
@@ -154,7 +177,7 @@ def _move_locked(workspace: Workspace, old: str, new: str, inbound: Plan, kind: 
 
 def _rewrite(store: MemoryStore, relpath: str, renames: dict[str, str]) -> tuple[int, str | None]:
     """Point the links of one note at their new names with one `write`: how many links it
-    changed, and None or why not."""
+    changed, and None, `HELD` (the policy holds the write for approval) or why not."""
     virtual = from_relpath(relpath)
     try:
         text, revision = store.read(virtual)
@@ -164,4 +187,6 @@ def _rewrite(store: MemoryStore, relpath: str, renames: dict[str, str]) -> tuple
     if rewrites == 0:
         return 0, "its links changed meanwhile"
     result = store.write(virtual, rewritten, revision)
+    if result.kind == HELD:
+        return rewrites, HELD
     return rewrites, result.content if result.is_error else None

@@ -22,6 +22,7 @@ from textual.widgets import DataTable, Input, Static
 from memtui.core.parsing.paths import VIRTUAL_ROOT, to_relpath
 from memtui.core.recording.event_query import EventQuery, parse_event_query
 from memtui.core.recording.inbox import InboxRow, first_changed_line, inbox, row_texts
+from memtui.notes.operations.deciding import Held, waiting
 from memtui.tui import text_styles as styles
 from memtui.tui.messages import ChangeRecorded, OpenNote
 from memtui.tui.rest_gate import RestGate
@@ -30,6 +31,7 @@ from memtui.tui.screens.editor import edit_here, edit_in_external_editor
 from memtui.tui.undo_flow import revert_with_force
 from memtui.tui.widgets.change_rows import ChangeTable, describe_row
 from memtui.tui.widgets.confirm import ConfirmScreen
+from memtui.tui.widgets.held_rows import HeldTable, describe_held
 from memtui.tui.widgets.history_events import short_path
 from memtui.tui.widgets.key_footer import KeyFooter
 from memtui.tui.wording import count
@@ -52,6 +54,8 @@ class InboxPage:
     rows: list[InboxRow]
     problems: tuple[str, ...] = field(default=())
     filtered: bool = False
+    held: list[Held] = field(default_factory=list)
+    """The changes the access policy holds for approval, oldest first."""
 
 
 class ChangesScreen(StoreScreen):
@@ -60,6 +64,7 @@ class ChangesScreen(StoreScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("a", "approve", "Approve", id="changes.approve"),
         Binding("A", "approve_all", "Approve all shown", id="changes.approve_all"),
+        Binding("x", "reject", "Reject held", show=False, id="changes.reject"),
         Binding("u", "revert", "Revert", id="changes.revert"),
         Binding("e", "edit", "Edit", id="changes.edit"),
         Binding("E", "external_edit", "$EDITOR", show=False, id="changes.external_edit"),
@@ -72,6 +77,7 @@ class ChangesScreen(StoreScreen):
     PALETTE: ClassVar[list[PaletteEntry]] = [
         ("changes: approve the note's changes", "approve", "Mark them reviewed"),
         ("changes: approve all shown", "approve_all", "Mark every listed change reviewed"),
+        ("changes: reject the held change", "reject", "Apply nothing of it; recorded"),
         ("changes: revert the note's changes", "revert", "Undo them, newest first"),
         ("changes: edit the note", "edit", "Edit it; saving marks its changes reviewed"),
         ("changes: edit the note in $EDITOR", "external_edit", "Edit a copy in your editor"),
@@ -94,6 +100,9 @@ class ChangesScreen(StoreScreen):
         """Title, filter, one row per note, the selected note's changes, footer."""
         yield Static(id="changes-title")
         yield Input(placeholder=FILTER_HELP, id="changes-filter")
+        held = HeldTable(id="held-table")
+        held.display = False
+        yield held
         yield ChangeTable(id="changes-table")
         with VerticalScroll(id="changes-detail-scroll"):
             yield Static(id="changes-detail")
@@ -118,13 +127,17 @@ class ChangesScreen(StoreScreen):
         """The waiting changes the filter asks for, grouped by note (run in a thread)."""
         query = parse_event_query(self._filter_text, self.now())
         filtered = query != EventQuery()
-        return InboxPage(inbox(self.ctx.history, query), query.problems, filtered)
+        held = waiting(self.ctx.store, query.path)
+        return InboxPage(inbox(self.ctx.history, query), query.problems, filtered, held)
 
     def _show_page(self, page: InboxPage) -> None:
         """Show the rows and the title; the detail follows the cursor."""
         self.page = page
         self.loaded = True
+        self.held_table.show_rows(page.held)
         self.table.show_rows(page.rows)
+        if page.held and not page.rows:
+            self.held_table.focus()
         changes = sum(len(row.events) for row in page.rows)
         if page.rows:
             shown = f"{count(changes, 'change')} in {count(len(page.rows), 'note')}, newest first"
@@ -133,13 +146,28 @@ class ChangesScreen(StoreScreen):
         else:
             shown = "nothing waits for review"
         problems = f" · {'; '.join(page.problems)}" if page.problems else ""
+        held = f" · {count(len(page.held), 'change')} held for approval" if page.held else ""
         self.query_one("#changes-title", Static).update(
-            styles.plain(f"Changes to review · {shown}{problems}")
+            styles.plain(f"Changes to review · {shown}{held}{problems}")
         )
         self._show_selected()
 
+    @property
+    def held_table(self) -> HeldTable:
+        """The table of held changes."""
+        return self.query_one(HeldTable)
+
+    def _held_focused(self) -> Held | None:
+        """The held change under the cursor while the held table has the focus."""
+        return self.held_table.selected_held() if self.held_table.has_focus else None
+
     def _show_selected(self, *, moved: bool = False) -> None:
         """Describe the selected row (in the background; after quick moves, once it rests)."""
+        shown = self._held_focused()
+        if shown is not None:
+            self._detail_of = None
+            self.query_one("#changes-detail", Static).update(describe_held(shown))
+            return
         row = self.table.selected_row()
         if row == self._detail_of and row is not None:
             return
@@ -169,6 +197,11 @@ class ChangesScreen(StoreScreen):
         """Follow the cursor with the detail."""
         self._show_selected(moved=True)
 
+    def on_descendant_focus(self) -> None:
+        """Moving between the held table and the changes table shows the focused one's row."""
+        self._detail_of = None
+        self._show_selected()
+
     @on(DataTable.RowSelected)
     def _on_row_chosen(self, _event: DataTable.RowSelected) -> None:
         """Enter opens the note on the main screen."""
@@ -197,10 +230,42 @@ class ChangesScreen(StoreScreen):
         return row
 
     def action_approve(self) -> None:
-        """Mark the selected note's changes reviewed."""
+        """Apply the selected held change, or mark the selected note's changes reviewed."""
+        shown = self._held_focused()
+        if shown is not None:
+            self._decide(shown, approving=True)
+            return
         row = self._selected()
         if row is not None:
             self._approve([row])
+
+    def action_reject(self) -> None:
+        """Reject the selected held change: nothing of it is applied."""
+        shown = self._held_focused()
+        if shown is None:
+            self.notify("x rejects a held change: select one in the held list (tab).", timeout=4)
+            return
+        self._decide(shown, approving=False)
+
+    @work(exclusive=True, group="changes-action")
+    async def _decide(self, shown: Held, *, approving: bool) -> None:
+        """Approve or reject a held change as the app's person; the inbox follows."""
+        from memtui.tui.held_flow import approve_held, reject_held
+
+        if approving:
+            result = await approve_held(self.memtui, shown)
+        else:
+            result = await reject_held(self.memtui, shown)
+        if result is not None:
+            if result.is_error:
+                self.notify(result.content, severity="error", timeout=6)
+            else:
+                self.notify(result.content, timeout=3)
+            if not result.is_error and approving:
+                self.post_message(ChangeRecorded(result.event_id))
+                paths = {to_relpath(p) for p in shown.proposal.paths}
+                await self.memtui.apply_changes(frozenset(paths))
+        self._changed()
 
     def action_approve_all(self) -> None:
         """Mark every change shown reviewed, after confirmation when there are several notes."""

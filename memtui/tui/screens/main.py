@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+from dataclasses import replace
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
@@ -15,6 +17,7 @@ from memtui.core.display import visible
 from memtui.tui.background import Computed
 from memtui.tui.messages import NoteHistoryRead, PreviewPrepared, SettingSaved, TitlesRead
 from memtui.tui.outlink import OutLink
+from memtui.tui.policy_marks import frontmatter_read_only, policy_line
 from memtui.tui.rest_gate import RestGate
 from memtui.tui.screens.base import MemtuiScreen
 from memtui.tui.widgets.key_footer import KeyFooter
@@ -60,6 +63,7 @@ class MainScreen(MemtuiScreen[None]):
         Binding("b", "budget", "Budget", show=False, id="main.budget"),
         Binding("c", "changes", "Changes", id="main.changes"),
         Binding("ctrl+r", "reload", "Reload", show=False, id="main.reload"),
+        Binding("p", "protect", "Protect", show=False, id="main.protect"),
     ]
     FOOTER_DROPS: ClassVar[tuple[str, ...]] = (
         "app.help",
@@ -91,6 +95,7 @@ class MainScreen(MemtuiScreen[None]):
         ("go: budget", "budget", "What the agent loads every session, and what it read"),
         ("go: changes to review", "changes", "What agents and outside edits changed, to approve"),
         ("view: reload tree", "reload", "Re-list the folders"),
+        ("note: protect from agents", "protect", "A policy rule: review, read-only or hidden"),
     ]
 
     def __init__(self) -> None:
@@ -187,6 +192,9 @@ class MainScreen(MemtuiScreen[None]):
         waiting = self.memtui.review_count
         if waiting:
             state += f"  ·  {count(waiting, 'change')} to review (c)"
+        held = self.memtui.held_count
+        if held:
+            state += f"  ·  {count(held, 'change')} held for approval (c)"
         if self.loaded_total:
             state += f"  ·  {self.loaded_total}"
         if self.memtui.syncing.line:
@@ -303,8 +311,10 @@ class MainScreen(MemtuiScreen[None]):
             self.side.show_nothing()
             return
         if entry.is_dir:
+            rule = policy_line(self.memtui.policy, entry.relpath)
             self.preview.show_message(
                 f"{entry.relpath}/  ·  folder  ·  d deletes it, n adds a note"
+                + (f"  ·  {rule}" if rule else "")
             )
             self.side.show_nothing()
             return
@@ -365,6 +375,8 @@ class MainScreen(MemtuiScreen[None]):
         title = view.note.title if view.note is not None else None
         if title is None and index is not None:
             title = index.title(message.relpath)
+        read_only = view.note is not None and frontmatter_read_only(view.note.frontmatter)
+        view = replace(view, policy=policy_line(self.memtui.policy, message.relpath, read_only))
         await self.preview.show_view(
             view,
             outgoing=self.outgoing(message.relpath, view.note),
@@ -665,6 +677,34 @@ class MainScreen(MemtuiScreen[None]):
         from memtui.tui.screens.history import HistoryScreen  # imported on first use: start-up
 
         self.app.push_screen(HistoryScreen(path))
+
+    @work(exclusive=True, group="protect")
+    async def action_protect(self) -> None:
+        """Add a rule to the store's access policy for the selected note or folder."""
+        from memtui.core.config_edit import add_policy_rule  # imported on first use: start-up
+        from memtui.tui.screens.protect import ProtectScreen
+
+        entry = self.note_tree.cursor_entry
+        relpath = entry.relpath if entry is not None else ""
+        is_dir = entry is None or entry.is_dir
+        current = policy_line(self.memtui.policy, relpath)
+        rule = await self.app.push_screen_wait(ProtectScreen(relpath, is_dir, current))
+        if rule is None:
+            return
+        actors = [rule.actor] if rule.actor else None
+        try:
+            added = await asyncio.to_thread(
+                add_policy_rule, self.ctx.root, [rule.glob], rule.access, actors
+            )
+        except Exception as error:
+            self.notify(str(error), severity="error", timeout=8)
+            return
+        who = "every agent" if added.actors == ("agent:*",) else ", ".join(added.actors)
+        self.notify(
+            f"Added rule {added.number}: {', '.join(added.paths)} for {who}: {added.access}",
+            timeout=4,
+        )
+        self.memtui.compute_badges()
 
     def action_changes(self) -> None:
         """Open the inbox of changes waiting for review."""

@@ -20,6 +20,7 @@ from textual.widgets.tree import TreeNode
 
 from memtui.core.display import visible
 from memtui.tui.context import AGENT_BADGE_DAYS
+from memtui.tui.policy_marks import MARK_HELP, MARKS
 from memtui.tui.text_styles import BADGES
 from memtui.tui.wording import shorten_middle
 
@@ -27,7 +28,7 @@ BADGE_HELP = (
     "  ◌ stale (in the review queue for a strong reason)\n"
     f"  ● changed by an agent in the last {AGENT_BADGE_DAYS} days\n"
     "  ⚑ secret flagged: the current text is an agent write that looked like a secret\n"
-    "  ! parse warnings"
+    "  ! parse warnings\n" + MARK_HELP
 )
 
 
@@ -97,11 +98,11 @@ class NoteTree(Tree[TreeEntry]):
     def __init__(self, root: Path, *, labels: str = "names", id: str | None = None) -> None:
         """Create the tree for the store at `root`; children are listed when a folder opens.
         `labels` is "names" (file names) or "titles" (each file's title, once known)."""
+        self.badges: dict[str, frozenset[str]] = {}
         super().__init__(visible(root.name or str(root)), data=TreeEntry("", True), id=id)
         self.store_root = root
         self.show_root = False
         self.guide_depth = 3
-        self.badges: dict[str, frozenset[str]] = {}
         self.labels = labels
         self.titles: dict[str, str | None] = {}
         """relpath -> the file's title (None: it has none, its name shows), as read so far."""
@@ -280,14 +281,15 @@ class NoteTree(Tree[TreeEntry]):
         self.refresh()
 
     def badge_text(self, node: TreeNode[TreeEntry]) -> Text:
-        """The note's badges (` ◌ ●`), in the theme's colours; empty for a folder."""
+        """The note's badges (` ◌ ●`) in the theme's colours; a folder's access-policy mark."""
         text = Text()
-        if node.data is None or node.data.is_dir:
+        if node.data is None:
             return text
         badges = self.badges.get(node.data.relpath)
         if badges:
             parse = self.app.stylesheet.parse_style
-            for name in ("stale", "agent", "secret", "warning"):
+            names = MARKS if node.data.is_dir else ("stale", "agent", "secret", "warning", *MARKS)
+            for name in names:
                 if name in badges:
                     glyph, glyph_style = BADGES[name]
                     text.append(" " + glyph, style=parse(glyph_style).rich_style)

@@ -79,6 +79,8 @@ def view_header(view: PreparedView, title: str | None) -> str:
     parts = [view.relpath, *([title] if title else []), size]
     if view.warnings:
         parts.append(f"! {len(view.warnings)} warning(s)")
+    if view.policy:
+        parts.append(view.policy)
     return "  ·  ".join(parts)
 
 
