@@ -246,7 +246,7 @@ def test_move_note_rewrites_only_the_links_the_policy_lets_it(tmp_path: Path) ->
     person_store(tmp_path, LINKED, LEVELS)
     service = MemoryService(tmp_path, settings=Settings())
     assert move_note(service, "q/a.md", "q/z.md", True) == (
-        "Moved q/a.md to q/z.md; rewrote links in 1 note; the link rewrites in 1 note wait for "
+        "Moved q/a.md to q/z.md; rewrote 1 link in 1 note; the link rewrites in 1 note wait for "
         "a person's approval (u/x.md); could not rewrite the links in 1 note (r/ro.md: Refused: "
         "the store's policy does not let this agent change /memories/r/ro.md; nothing was "
         "changed.)",
