@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memtui.notes.file_checks import shown_part
-from memtui.notes.index_db import IndexFile, from_db, transaction
+from memtui.notes.index_db import IndexFile, from_db, inode_to_db, transaction
 from memtui.notes.meaning.chunks import Chunk, chunk_file
 from memtui.notes.meaning.embedder import Embedder
 from memtui.notes.meaning.vectors import (
@@ -109,7 +109,8 @@ def _chunks(root: Path, item: Pending) -> list[Chunk] | None:
         head = read_store_head(root, from_db(item.path))
     except OSError:
         return None
-    if (head.size, head.mtime_ns) != (item.size, item.mtime_ns):
+    read = (head.size, head.mtime_ns, head.ctime_ns, inode_to_db(head.inode))
+    if read != item.stat:
         return None
     text = shown_part(normalise_text(head.data))
     meta = json.loads(item.info).get("meta", [])

@@ -99,6 +99,22 @@ def test_a_file_changed_since_the_text_index_read_it_waits_for_the_next_catch_up
     assert (later.files, later.skipped) == (1, [])
 
 
+def test_an_edit_keeping_size_and_mtime_is_embedded_again_as_the_text_index_reads_it(
+    tmp_path: Path, indexed: tuple[NoteIndex, StaticEmbedder]
+) -> None:
+    index, embedder = indexed
+    sync_vectors(index.db, tmp_path, embedder)
+    food = tmp_path / "food.md"
+    before = food.stat()
+    food.write_text("# Cars\n\nLoves volvo.\n")
+    os.utime(food, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert food.stat().st_size == before.st_size
+    index.update_paths(["food.md"])
+    outcome = sync_vectors(index.db, tmp_path, embedder)
+    assert (outcome.files, outcome.embedded, outcome.skipped) == (1, 1, [])
+    assert ("food.md", 1, "Cars") in chunk_rows(index)
+
+
 def test_another_model_replaces_every_vector(
     tmp_path: Path, indexed: tuple[NoteIndex, StaticEmbedder]
 ) -> None:
