@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from memtui.cli.shared import open_history, progress_printer, report_skipped, whole_number
 from memtui.cli.terminal import console, json_safe, visible, visible_spans
 from memtui.core.reporting import fail
-from memtui.notes.query import QueryError, SearchFilters, parse_query
+from memtui.notes.query import MEANING_KIND, MODES, QueryError, SearchFilters, parse_query
 
 if TYPE_CHECKING:
     from memtui.notes.search import SearchHit
@@ -45,7 +45,11 @@ def register(subparsers: Any) -> None:
             "ends marked "
             "with …. Control characters in notes and file names are shown as symbols (ESC as ␛, "
             "a newline as ␊, a byte that is not UTF-8 as \\xff); a note that is not valid UTF-8 "
-            "is searched with its bad bytes read as �. The index is kept in PATH/.memtui and "
+            "is searched with its bad bytes read as �. --mode (or mode: in the query) ranks by "
+            "the words (text), by meaning (meaning: notes that say it in other words, each shown "
+            "at its nearest section) or by both (hybrid); by meaning needs the `meaning` extra and "
+            "[search] model in config.toml, and is then the default as hybrid (else text). "
+            "The index is kept in PATH/.memtui and "
             "only files changed since any memtui process last looked are read. "
             "Exit status: 0 with matches, 1 without, 2 on error."
         ),
@@ -81,6 +85,12 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--max-age", type=float, metavar="DAYS", help="only notes modified in the last DAYS days"
+    )
+    parser.add_argument(
+        "--mode",
+        choices=MODES,
+        help="rank by the words (text), by meaning, or both (hybrid); default: hybrid when "
+        "search by meaning is on, else text",
     )
 
 
@@ -127,14 +137,15 @@ def hit_json(hit: SearchHit) -> str:
 
 def print_hits(hits: list[SearchHit]) -> None:
     """Hits as `path:line  kind  text`, the matches highlighted on a terminal, control chars
-    visible."""
+    visible; a hit by meaning shows `section: HEADING`."""
     from rich.text import Text
 
     out = console(highlight=False, soft_wrap=True)
     for hit in hits:
         line = Text(f"{visible(hit.path)}:{hit.line}", style="cyan")
         line.append(f"  {hit.kind:<11} ", style="dim")
-        shown, spans = visible_spans(*clip(hit.text, hit.spans, PLAIN_WINDOW, PLAIN_BEFORE))
+        text = f"section: {hit.text}" if hit.kind == MEANING_KIND else hit.text
+        shown, spans = visible_spans(*clip(text, hit.spans, PLAIN_WINDOW, PLAIN_BEFORE))
         body = Text(shown)
         for start, end in spans:
             body.stylize(HIGHLIGHT, start, end)
@@ -161,6 +172,17 @@ def filters_of(args: argparse.Namespace, query_filters: SearchFilters) -> Search
     )
 
 
+def configured_model() -> str | None:
+    """`[search] model` of the user's settings (None when unset or the settings are bad: the
+    command has checked them before it runs)."""
+    from memtui.core.config import load_settings
+
+    try:
+        return load_settings().search_model
+    except Exception:
+        return None
+
+
 def run(args: argparse.Namespace) -> int:
     """Run `memtui search`."""
     root = Path(args.path)
@@ -181,13 +203,20 @@ def run(args: argparse.Namespace) -> int:
     from memtui.notes.workspace import Workspace
 
     readers = partial(open_history, root) if filters.actor else (lambda: None)
-    workspace = Workspace(root=root, history=readers)
+    workspace = Workspace(root=root, history=readers, search_model=configured_model())
     try:
         index = workspace.load_index(progress_printer())
-        hits = workspace.install_searcher().search(words, limit=args.limit, filters=filters)
+        workspace.install_searcher()
+        mode = args.mode or filters.mode
+        if mode != "text" and workspace.meaning_wanted:
+            workspace.open_meaning()
+        found = workspace.search(words, filters, limit=args.limit, mode=mode)
     except Exception as exc:  # a one-line message, never a traceback
         return fail("search", exc)
     report_skipped("search", index.problems)
+    if found.note and mode not in (None, "text"):
+        fail("search", f"{found.note}; searching by text")
+    hits = found.hits
     if args.json:
         for hit in hits:
             print(hit_json(hit))

@@ -14,9 +14,9 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
-from memtui.core.display import visible_spans
+from memtui.core.display import visible, visible_spans
 from memtui.core.plurals import noun_for
-from memtui.notes.query import QueryError, parse_query
+from memtui.notes.query import MEANING_KIND, QueryError, parse_query
 from memtui.tui import text_styles as styles
 from memtui.tui.messages import OpenNote
 from memtui.tui.screens.base import MemtuiScreen
@@ -34,6 +34,9 @@ Type to search titles, paths, tags, observations, relations and text of every te
 matches are highlighted. Filters go in the query:  tag:NAME  category:NAME (cat:)  type:NAME
 folder:PATH/ (in:)  actor:human|agent|external|agent:NAME  age:DAYS (changed within that many
 days). Filters alone list the notes that pass them, most recently changed first.
+mode:text ranks by the words, mode:meaning by meaning (notes that say it in other words; shown
+at the section that matched), mode:hybrid by both; with search by meaning on (the `meaning`
+extra and [search] model in config.toml) hybrid is the default, else text.
 Example:  deploy tag:infra folder:projects/ age:30
 Down moves to the results, Enter opens a result at its line, Escape goes back."""
 
@@ -58,6 +61,8 @@ def hit_prompt(hit: SearchHit) -> Content:
     """How one hit is shown: location and kind, then the matching text."""
     location = hit.path if hit.line == 0 else f"{hit.path}:{hit.line}"
     shown = hit.text if len(hit.text) <= 300 else hit.text[:300] + "…"
+    if hit.kind == MEANING_KIND:
+        shown = f"section: {shown}"
     return styles.assemble(
         (location, styles.HEADING),
         (f"  {hit.kind}\n", styles.MUTED),
@@ -73,6 +78,8 @@ class SearchResults(Message):
     query: str
     hits: list[SearchHit]
     prompts: list[Content]
+    note: str | None = None
+    """Why the mode asked for was not used (the hits are by text), one line."""
 
 
 class SearchScreen(MemtuiScreen[None]):
@@ -162,12 +169,12 @@ class SearchScreen(MemtuiScreen[None]):
             words, filters = parse_query(text, self.memtui.clock())
         except QueryError:
             return
-        hits = searcher.search(
-            words, limit=RESULT_LIMIT, filters=filters, cancelled=lambda: worker.is_cancelled
+        found = self.memtui.ctx.workspace.search(
+            words, filters, limit=RESULT_LIMIT, cancelled=lambda: worker.is_cancelled
         )
-        prompts = [hit_prompt(hit) for hit in hits]
+        prompts = [hit_prompt(hit) for hit in found.hits]
         if not worker.is_cancelled:
-            self.post_message(SearchResults(text, hits, prompts))
+            self.post_message(SearchResults(text, found.hits, prompts, found.note))
 
     def on_search_results(self, message: SearchResults) -> None:
         """Show the hits of the latest query."""
@@ -176,9 +183,10 @@ class SearchScreen(MemtuiScreen[None]):
         self._show(message.query, message.hits, message.prompts)
         found = len(message.hits)
         more = "+" if found >= RESULT_LIMIT else ""
-        self.query_one("#search-status", Static).update(
-            f"{found}{more} {noun_for(found, 'result')}" if found else "No matches."
-        )
+        status = f"{found}{more} {noun_for(found, 'result')}" if found else "No matches."
+        if message.note:
+            status = f"{status.rstrip('.')} by text: {visible(message.note)}"
+        self.query_one("#search-status", Static).update(status)
 
     def _show(self, query: str, hits: list[SearchHit], prompts: list[Content]) -> None:
         """Replace the result list: the first options now, the rest over the next frames."""
