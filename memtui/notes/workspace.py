@@ -300,8 +300,9 @@ class Workspace:
         return watcher is not None and watcher.ready
 
     def current_index(self) -> NoteIndex:
-        """The index, loaded on first use (or when the background load is done) and caught up
-        with the files changed since the last look."""
+        """The index, loaded on first use (or when the background load is done; search by
+        meaning, when configured, is opened with it or after the background load) and caught
+        up with the files changed since the last look."""
         parts = self._parts
         if parts.searcher is None:
             loading = parts.loading
@@ -309,6 +310,7 @@ class Workspace:
                 loading.result()
             else:
                 self._load()
+                self.open_meaning()
         self.catch_up()
         assert parts.index is not None
         return parts.index
