@@ -12,8 +12,9 @@ library downloads once. Nothing is fetched otherwise. Parts:
 - store: the vectors of a generated store (gen_corpus.py): first embedding, index growth, a
   catch-up after one changed file, against the text index's own first build in the same run
   (`--reuse`: the index and vectors of an earlier run are kept, only the rest is measured);
-- query: a meaning query through `MeaningSearch` (the app's path: embed, scan, fetch sections)
-  at each size, p50/p95 over 50 queries, against a text query in the same run.
+- query: a meaning query through `search_in_mode` (the app's path: embed, scan, fetch sections)
+  at each size, p50/p95 over 50 queries, with the scan as it chooses (two stages from 100k
+  vectors) and exact, against a text query in the same run.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from memtui.notes.meaning.fusion import rank_fusion, score_fusion  # noqa: E402
 from memtui.notes.meaning.hybrid import MeaningSearch, text_ranking  # noqa: E402
 from memtui.notes.meaning.sync import sync_vectors  # noqa: E402
 from memtui.notes.search import Searcher  # noqa: E402
+from memtui.notes.search_modes import search_in_mode  # noqa: E402
 from tests.notes.meaning.quality_set import MEANING, NOTES, WORDS  # noqa: E402
 
 K = 5
@@ -207,28 +209,63 @@ def percentile(values: list[float], share: float) -> float:
 
 
 def bench_query(search: MeaningSearch, count: int) -> None:
-    """Meaning query latency through MeaningSearch against a text query, same run."""
+    """Meaning query latency through the app's path (`search_in_mode`: embed, scan, sections)
+    with the scan as it chooses and with the exact scan, hybrid, and a text query, same run;
+    and how many of the exact scan's best files the chosen scan finds."""
     started = time.perf_counter()
     search.scan.refresh()
     load = time.perf_counter() - started
+    scan = search.scan
+    chosen = scan._two_stage
     searcher = Searcher(search.index)
     queries = [query for query, _ in MEANING[:50]]
-    results: dict[str, list[float]] = {"meaning": [], "hybrid": [], "text": []}
+    results: dict[str, list[float]] = {
+        "meaning": [],
+        "meaning, exact scan": [],
+        "hybrid": [],
+        "text": [],
+    }
+    found: dict[str, list[list[str]]] = {"meaning": [], "meaning, exact scan": []}
+
+    def meaning(query: str, exact: bool) -> list[str]:
+        scan._two_stage = chosen and not exact
+        hits = search_in_mode(searcher, search, query, limit=20, mode="meaning").hits
+        return [hit.path for hit in hits]
+
     for query in queries:
         for name, run in (
-            ("meaning", lambda q=query: search.nearest(q, 20)),
-            ("hybrid", lambda q=query: search.hybrid(searcher, q, limit=20)),
+            ("meaning", lambda q=query: meaning(q, False)),
+            ("meaning, exact scan", lambda q=query: meaning(q, True)),
+            ("hybrid", lambda q=query: search_in_mode(searcher, search, q, limit=20)),
             ("text", lambda q=query: searcher.search(q, limit=50)),
         ):
             begun = time.perf_counter()
-            run()
+            answer = run()
             results[name].append(time.perf_counter() - begun)
-    print(f"query at {count:,} notes ({len(search.scan):,} vectors held, loaded in {load:.2f} s):")
+            if name in found:
+                found[name].append(answer)  # type: ignore[arg-type]
+    scan._two_stage = chosen
+    print(
+        f"query at {count:,} notes ({len(scan):,} vectors held, loaded in {load:.2f} s, "
+        f"two-stage scan {'on' if chosen else 'off'}):"
+    )
     for name, times in results.items():
         print(
-            f"  {name:8} p50 {statistics.median(times) * 1000:6.1f} ms   "
+            f"  {name:20} p50 {statistics.median(times) * 1000:6.1f} ms   "
             f"p95 {percentile(times, 0.95) * 1000:6.1f} ms"
         )
+    kept = [
+        len(set(got) & set(exact)) / max(len(exact), 1)
+        for got, exact in zip(found["meaning"], found["meaning, exact scan"], strict=True)
+    ]
+    top5 = [
+        len(set(got[:5]) & set(exact[:5])) / max(len(exact[:5]), 1)
+        for got, exact in zip(found["meaning"], found["meaning, exact scan"], strict=True)
+    ]
+    print(
+        f"  the exact scan's best 20 files found: {statistics.mean(kept):.3f} "
+        f"(best 5: {statistics.mean(top5):.3f})"
+    )
     print(f"  peak RSS {rss_mib():.0f} MiB")
 
 
