@@ -14,16 +14,20 @@ library downloads once. Nothing is fetched otherwise. Parts:
   (`--reuse`: the index and vectors of an earlier run are kept, only the rest is measured);
 - query: a meaning query through `search_in_mode` (the app's path: embed, scan, fetch sections)
   at each size, p50/p95 over 50 queries, with the scan as it chooses (two stages from 100k
-  vectors) and exact, against a text query in the same run.
+  vectors) and exact, against a text query in the same run;
+- cli: `memtui search --mode text|meaning|hybrid --json` as a whole process (the store's index
+  and vectors built by the parts before, or by an earlier run), medians of 5 queries x 3.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -269,11 +273,38 @@ def bench_query(search: MeaningSearch, count: int) -> None:
     print(f"  peak RSS {rss_mib():.0f} MiB")
 
 
+def bench_cli(count: int, model: str, repeat: int = 3) -> None:
+    """`memtui search --mode M --json` as a whole process on a store whose index and vectors are
+    built, each mode in turn for 5 queries, `repeat` times; medians."""
+    root = corpus(count)
+    config = Path(tempfile.mkdtemp(prefix="memtui-meaning-config-"))
+    (config / "memtui").mkdir()
+    (config / "memtui" / "config.toml").write_text(f"[search]\nmodel = {json.dumps(model)}\n")
+    env = {**os.environ, "XDG_CONFIG_HOME": str(config), "HF_HUB_OFFLINE": "1"}
+    times: dict[str, list[float]] = {"text": [], "meaning": [], "hybrid": []}
+    for _ in range(repeat):
+        for query, _answer in MEANING[:5]:
+            for mode in times:
+                command = [sys.executable, "-m", "memtui", "search", str(root), query]
+                started = time.perf_counter()
+                subprocess.run(
+                    [*command, "--mode", mode, "--json", "--limit", "10"],
+                    env=env,
+                    capture_output=True,
+                    check=False,
+                )
+                times[mode].append(time.perf_counter() - started)
+    print(f"memtui search as a whole process at {count:,} notes (index and vectors built):")
+    for mode, values in times.items():
+        print(f"  --mode {mode:8} median {statistics.median(values) * 1000:7.0f} ms")
+    shutil.rmtree(config, ignore_errors=True)
+
+
 def main() -> None:
     """Run the chosen parts."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default=os.environ.get("MEMTUI_MEANING_MODEL"))
-    parser.add_argument("--parts", default="quality,model,store,query")
+    parser.add_argument("--parts", default="quality,model,store,query,cli")
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--distractors", default="0,10000")
     parser.add_argument(
@@ -294,6 +325,8 @@ def main() -> None:
             if "query" in parts:
                 bench_query(search, count)
             search.index.close()
+        if "cli" in parts:
+            bench_cli(count, args.model)
 
 
 if __name__ == "__main__":
