@@ -465,6 +465,8 @@ class Workspace:
         searcher = self._parts.searcher
         assert searcher is not None
         meaning = self._parts.meaning
+        asked = mode or (filters.mode if filters is not None else None)
+        off = self.meaning_off if meaning is None and asked not in (None, "text") else None
         return search_in_mode(
             searcher,
             meaning,
@@ -472,7 +474,7 @@ class Workspace:
             limit=limit,
             filters=filters,
             mode=mode,
-            off=None if meaning is not None else self.meaning_off,
+            off=off,
             cancelled=cancelled,
         )
 
