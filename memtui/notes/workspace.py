@@ -408,9 +408,12 @@ class Workspace:
     def _install_meaning(self, index: NoteIndex) -> None:
         """Catch the vectors up with `index` and install the search; a failure is kept as one
         line in `meaning_error`."""
-        from memtui.notes.meaning.embedder import MeaningUnavailable, load_embedder
-        from memtui.notes.meaning.hybrid import MeaningSearch
-        from memtui.notes.meaning.sync import sync_vectors
+        from memtui.notes.meaning.embedder import (
+            MeaningUnavailable,
+            load_embedder,
+        )  # imported on first use: start-up
+        from memtui.notes.meaning.hybrid import MeaningSearch  # imported on first use: start-up
+        from memtui.notes.meaning.sync import sync_vectors  # imported on first use: start-up
 
         parts = self._parts
         assert self.search_model is not None
@@ -434,7 +437,7 @@ class Workspace:
         meaning = parts.meaning
         if meaning is None:
             return
-        from memtui.notes.meaning.sync import sync_vectors
+        from memtui.notes.meaning.sync import sync_vectors  # imported on first use: start-up
 
         try:
             sync_vectors(
