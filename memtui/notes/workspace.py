@@ -6,8 +6,8 @@ serialises installing and updating it, the searcher over the index, the history 
 and the file watcher whose batches keep the index current. A finished change, whoever made it, is
 handed to `apply`, the one method that brings every part that depends on the files up to date
 (the index, and the vectors of search by meaning when a model is configured; search follows at
-once). Note operations take the Workspace and call `apply`
-themselves, so nothing calls back up into the app.
+once). Note operations take the Workspace and call `apply` themselves, so nothing calls back up
+into the app.
 
 The heavy parts (the core's store, the index, the searcher, the watcher, the embedding model) are
 imported and made on first use, so the app's first frame does not wait for them.
