@@ -307,6 +307,7 @@ def main() -> None:
     parser.add_argument("--parts", default="quality,model,store,query,cli")
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--distractors", default="0,10000")
+    parser.add_argument("--cli-repeat", type=int, default=3, help="rounds of the cli part (3)")
     parser.add_argument(
         "--reuse", action="store_true", help="keep a corpus's index and vectors from a run before"
     )
@@ -326,7 +327,7 @@ def main() -> None:
                 bench_query(search, count)
             search.index.close()
         if "cli" in parts:
-            bench_cli(count, args.model)
+            bench_cli(count, args.model, args.cli_repeat)
 
 
 if __name__ == "__main__":
