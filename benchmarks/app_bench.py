@@ -738,8 +738,9 @@ def report_large_notes(work: Path, runs: int) -> None:
 
 
 def report_with_model(size: int, source: Path, work: Path, model: str, runs: int) -> None:
-    """First frame (new store and index built) and launch to a query's results, memtui with a
-    model configured against memtui without one and the empty app, launched in turn."""
+    """First frame (new store and index built), launch to a query's results and key echo (in
+    the app, as `in_app` measures it; with a model the store's first embedding runs meanwhile),
+    memtui with a model configured against memtui without one and the empty app, in turn."""
     config = work / "home-model" / ".config" / "memtui" / "config.toml"
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text(f"[search]\nmodel = {json.dumps(model)}\n", encoding="utf-8")
@@ -759,8 +760,25 @@ def report_with_model(size: int, source: Path, work: Path, model: str, runs: int
         for name, home in (("no model", "home"), ("model", "home-model")):
             warm_frames[name].append(first_frame(f"{MEMTUI} {warm}", work, "patterns", home))
             searchable[name].append(launch_to_searchable(warm, work, "deploy", home))
+    echoes: dict[str, dict[str, list[float]]] = {}
+    for name, config_home in (("no model", None), ("model", config.parent.parent)):
+        before = os.environ.get("XDG_CONFIG_HOME")
+        os.environ["XDG_CONFIG_HOME"] = str(config_home or work / "home" / ".config")
+        try:
+            echoes[name] = asyncio.run(in_app(fresh_copy(source, work), runs))
+        finally:
+            if before is None:
+                os.environ.pop("XDG_CONFIG_HOME", None)
+            else:
+                os.environ["XDG_CONFIG_HOME"] = before
     base = statistics.median(frames["empty app"])
     for name in ("no model", "model"):
+        shown = ", ".join(
+            f"{key[5:]} p95 {p95(echoes[name][key]) * 1000:.1f} ms"
+            for key in ("echo_indexing", "echo_building", "echo_search", "echo_running")
+            if echoes[name][key]
+        )
+        print(f"{size:>6} notes, {name}: key echo {shown}")
         print(
             f"{size:>6} notes, {name}: first frame (new store) "
             f"{statistics.median(frames[name]) * 1000:.0f} ms = "
@@ -794,8 +812,8 @@ def main() -> None:
     )
     parser.add_argument(
         "--model",
-        help="also launch memtui with `[search] model = MODEL` configured (search by meaning "
-        "on), in turn with the runs without it: first frame and launch to searchable only",
+        help="measure memtui with `[search] model = MODEL` configured (search by meaning on) "
+        "in turn with memtui without it: first frame, launch to searchable, key echo",
     )
     args = parser.parse_args()
     if shutil.which("tmux") is None:
