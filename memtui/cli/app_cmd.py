@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memtui.cli.subcommands import SUBCOMMANDS
 from memtui.core.display import visible
 
 if TYPE_CHECKING:
@@ -48,8 +49,7 @@ def build_parser(*, with_path: bool = True) -> argparse.ArgumentParser:
         description=(
             "See, search and curate what your AI agents remember. Opens PATH (default: the "
             "configured root, else ~/memories) in the terminal app. Subcommands: "
-            "changes, approve, log, undo, edit, mv, rm, search, stale, export, tool, mcp "
-            "(memtui COMMAND --help)."
+            f"{', '.join(SUBCOMMANDS)} (memtui COMMAND --help)."
         ),
     )
     if with_path:

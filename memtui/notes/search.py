@@ -21,7 +21,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from memtui.core.parsing.paths import under_root
 from memtui.notes.file_checks import shown_part
@@ -237,6 +237,14 @@ class RecentTexts:
                 self._size -= self._sizes.pop(old)
 
 
+class ActorLookup(Protocol):
+    """What the actor filter asks of a history: who last changed each file."""
+
+    def last_change_actors(self) -> dict[str, str]:
+        """Virtual path -> the actor of its latest change."""
+        ...
+
+
 class Searcher:
     """Fuzzy search over one NoteIndex; safe to use from any thread (each reads on its own
     connection), and always over the index's latest committed state."""
@@ -244,7 +252,7 @@ class Searcher:
     def __init__(
         self,
         index: NoteIndex | None,
-        history: object | None = None,
+        history: ActorLookup | None = None,
     ) -> None:
         """Search `index` (None: nothing is found); `history` answers the actor filter."""
         self.index = index
@@ -359,8 +367,7 @@ class Searcher:
 
     def _fill_actor_paths(self, conn: sqlite3.Connection, wanted: str) -> None:
         """Put the paths last changed by `wanted` in a temporary table of this connection."""
-        getter = getattr(self.history, "last_change_actors", None)
-        actors: dict[str, str] = getter() if getter is not None else {}
+        actors = self.history.last_change_actors() if self.history is not None else {}
         conn.execute("CREATE TEMP TABLE IF NOT EXISTS actor_paths (path TEXT PRIMARY KEY)")
         conn.execute("DELETE FROM temp.actor_paths")
         conn.executemany(
@@ -851,7 +858,9 @@ def _line_hit(
     return SearchHit(doc.path, line_no, kind, text, round(score, 2), _merge_spans(spans))
 
 
-def matching_notes(index: NoteIndex, filters: SearchFilters, history: object | None) -> set[str]:
+def matching_notes(
+    index: NoteIndex, filters: SearchFilters, history: ActorLookup | None
+) -> set[str]:
     """Relpaths of the indexed files that pass every filter."""
     searcher = Searcher(index, history)
     with index.db.snapshot() as conn:

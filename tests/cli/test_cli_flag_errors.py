@@ -109,3 +109,12 @@ def test_version_names_the_installed_package(capsys: pytest.CaptureFixture[str])
         main(["--version"])
     assert stopped.value.code == 0
     assert capsys.readouterr().out == f"memtui {version('memtui')}\n"
+
+
+def test_the_top_help_names_every_subcommand(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["--help"])
+    assert exited.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    named = text.split("Subcommands: ", 1)[1].split(" (memtui COMMAND --help)", 1)[0]
+    assert named.split(", ") == list(SUBCOMMANDS)

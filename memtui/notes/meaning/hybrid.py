@@ -9,7 +9,13 @@ from memtui.notes.index import NoteIndex
 from memtui.notes.meaning.embedder import Embedder
 from memtui.notes.meaning.fusion import Fused, rank_fusion
 from memtui.notes.meaning.scan import MeaningHit, VectorScan
-from memtui.notes.search import Searcher, SearchFilters, SearchHit, matching_notes
+from memtui.notes.search import (
+    ActorLookup,
+    Searcher,
+    SearchFilters,
+    SearchHit,
+    matching_notes,
+)
 
 LINES_PER_FILE = 4
 """Text hits asked for per file wanted (a file may match on several lines)."""
@@ -46,7 +52,7 @@ class MeaningSearch:
         *,
         limit: int = 50,
         filters: SearchFilters | None = None,
-        history: object | None = None,
+        history: ActorLookup | None = None,
         cancelled: Callable[[], bool] | None = None,
     ) -> list[Fused]:
         """The best `limit` files for `query` by text and meaning fused; filters apply to both."""
