@@ -68,7 +68,7 @@ class MeaningSearch:
         *,
         limit: int = 50,
         filters: SearchFilters | None = None,
-        history: object | None = None,
+        history: ActorLookup | None = None,
         cancelled: Callable[[], bool] | None = None,
     ) -> tuple[list[Fused], list[SearchHit]]:
         """`hybrid`'s fused files and the text hits they were ranked from (for their lines and
@@ -80,7 +80,7 @@ class MeaningSearch:
         return rank_fusion(text_ranking(hits), meaning)[:limit], hits
 
     def nearest_passing(
-        self, query: str, limit: int, filters: SearchFilters | None, history: object | None
+        self, query: str, limit: int, filters: SearchFilters | None, history: ActorLookup | None
     ) -> list[MeaningHit]:
         """`nearest` among the files that pass `filters` (`history` answers the actor filter),
         leaving out those no nearer than unrelated (a cosine similarity of 0 or less)."""
