@@ -392,34 +392,34 @@ class Workspace:
             return None
         return parts.meaning_error or off_reason(self.search_model) or READYING
 
-    def open_meaning(self) -> MeaningSearch | None:
+    def open_meaning(self, interaction: InteractionSignal | None = None) -> MeaningSearch | None:
         """Load the configured model, embed what the installed index holds that has no vector
         yet (in batches, each written under the index's lock) and install search by meaning;
         None when it is off or the model cannot be used (`meaning_off` says why). Run it off
-        the UI thread: a store's first embedding takes a while."""
+        the UI thread: a store's first embedding takes a while, resting more while
+        `interaction` says someone is using the app."""
         parts = self._parts
         if parts.meaning is not None or not self.meaning_wanted or parts.index is None:
             return parts.meaning
         with parts.meaning_lock:
             if parts.meaning is None and parts.meaning_error is None:
-                self._install_meaning(parts.index)
+                self._install_meaning(parts.index, interaction)
         return parts.meaning
 
-    def _install_meaning(self, index: NoteIndex) -> None:
+    def _install_meaning(self, index: NoteIndex, interaction: InteractionSignal | None) -> None:
         """Catch the vectors up with `index` and install the search; a failure is kept as one
         line in `meaning_error`."""
-        from memtui.notes.meaning.embedder import (
-            MeaningUnavailable,
-            load_embedder,
-        )  # imported on first use: start-up
-        from memtui.notes.meaning.hybrid import MeaningSearch  # imported on first use: start-up
-        from memtui.notes.meaning.sync import sync_vectors  # imported on first use: start-up
+        # imported on first use: start-up
+        from memtui.notes.bulk import Pacer
+        from memtui.notes.meaning.embedder import MeaningUnavailable, load_embedder
+        from memtui.notes.meaning.hybrid import MeaningSearch
+        from memtui.notes.meaning.sync import sync_vectors
 
         parts = self._parts
         assert self.search_model is not None
         try:
             embedder = load_embedder(self.search_model)
-            sync_vectors(index.db, self.root, embedder)
+            sync_vectors(index.db, self.root, embedder, pace=Pacer(interaction))
             with parts.update_lock:
                 sync_vectors(index.db, self.root, embedder)
                 parts.meaning = MeaningSearch(index, embedder)

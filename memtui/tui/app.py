@@ -285,7 +285,8 @@ class MemtuiApp(PlainNotifyApp):
                 return
             build_searcher(self.ctx, index, self.plain_history())
             self.post_message(SearcherReady())
-        if self.ctx.workspace.meaning_wanted and self.ctx.workspace.open_meaning() is not None:
+        workspace = self.ctx.workspace
+        if workspace.meaning_wanted and workspace.open_meaning(self.ctx.interaction) is not None:
             self.post_message(SearcherReady())
 
     def on_index_progress(self, message: IndexProgress) -> None:
