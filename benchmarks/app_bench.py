@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import shutil
 import statistics
@@ -110,9 +111,10 @@ def on_screen(session: str, needle: str, start: float, timeout: float = 120.0) -
     raise RuntimeError(f"{needle!r} never showed on screen")
 
 
-def launch(session: str, command: str, work: Path) -> float:
-    """Start `command` in a new tmux session of 120x40; the wall-clock time it started."""
-    env = f"env -u COLUMNS -u LINES HOME={work}/home"
+def launch(session: str, command: str, work: Path, home: str = "home") -> float:
+    """Start `command` in a new tmux session of 120x40 with HOME `work/home`; the wall-clock
+    time it started."""
+    env = f"env -u COLUMNS -u LINES -u XDG_CONFIG_HOME HOME={work}/{home}"
     start = time.time()
     subprocess.run(
         ["tmux", "new-session", "-d", "-s", session, "-x", "120", "-y", "40", f"{env} {command}"],
@@ -127,21 +129,21 @@ def stop(session: str) -> None:
     time.sleep(0.3)
 
 
-def first_frame(command: str, work: Path, needle: str) -> float:
+def first_frame(command: str, work: Path, needle: str, home: str = "home") -> float:
     """Seconds from starting `command` in tmux until `needle` is on the terminal's screen."""
     session = f"bench-{os.getpid()}"
-    start = launch(session, command, work)
+    start = launch(session, command, work, home)
     try:
         return on_screen(session, needle, start)
     finally:
         stop(session)
 
 
-def launch_to_searchable(root: Path, work: Path, query: str) -> float:
+def launch_to_searchable(root: Path, work: Path, query: str, home: str = "home") -> float:
     """Seconds from starting memtui in tmux on a built index until `query`'s results show: the
     search screen is opened once the tree is on screen, and `query` typed once it is open."""
     session = f"bench-search-{os.getpid()}"
-    start = launch(session, f"{MEMTUI} {root}", work)
+    start = launch(session, f"{MEMTUI} {root}", work, home)
     try:
         on_screen(session, "patterns", start)
         subprocess.run(["tmux", "send-keys", "-t", session, "-l", "/"], check=True)
@@ -735,6 +737,58 @@ def report_large_notes(work: Path, runs: int) -> None:
     )
 
 
+def report_with_model(size: int, source: Path, work: Path, model: str, runs: int) -> None:
+    """First frame (new store and index built), launch to a query's results and key echo (in
+    the app, as `in_app` measures it; with a model the store's first embedding runs meanwhile),
+    memtui with a model configured against memtui without one and the empty app, in turn."""
+    config = work / "home-model" / ".config" / "memtui" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(f"[search]\nmodel = {json.dumps(model)}\n", encoding="utf-8")
+    empty = f"{PYTHON} {work / 'empty_app.py'}"
+    frames: dict[str, list[float]] = {"empty app": [], "no model": [], "model": []}
+    for _ in range(runs):
+        frames["empty app"].append(first_frame(empty, work, "empty app on screen"))
+        for name, home in (("no model", "home"), ("model", "home-model")):
+            frames[name].append(
+                first_frame(f"{MEMTUI} {fresh_copy(source, work)}", work, "patterns", home)
+            )
+    warm = fresh_copy(source, work)
+    NoteIndex.load(warm).close()
+    searchable: dict[str, list[float]] = {"no model": [], "model": []}
+    warm_frames: dict[str, list[float]] = {"no model": [], "model": []}
+    for _ in range(runs):
+        for name, home in (("no model", "home"), ("model", "home-model")):
+            warm_frames[name].append(first_frame(f"{MEMTUI} {warm}", work, "patterns", home))
+            searchable[name].append(launch_to_searchable(warm, work, "deploy", home))
+    echoes: dict[str, dict[str, list[float]]] = {}
+    for name, config_home in (("no model", None), ("model", config.parent.parent)):
+        before = os.environ.get("XDG_CONFIG_HOME")
+        os.environ["XDG_CONFIG_HOME"] = str(config_home or work / "home" / ".config")
+        try:
+            echoes[name] = asyncio.run(in_app(fresh_copy(source, work), runs))
+        finally:
+            if before is None:
+                os.environ.pop("XDG_CONFIG_HOME", None)
+            else:
+                os.environ["XDG_CONFIG_HOME"] = before
+    base = statistics.median(frames["empty app"])
+    for name in ("no model", "model"):
+        shown = ", ".join(
+            f"{key[5:]} p95 {p95(echoes[name][key]) * 1000:.1f} ms"
+            for key in ("echo_indexing", "echo_building", "echo_search", "echo_running")
+            if echoes[name][key]
+        )
+        print(f"{size:>6} notes, {name}: key echo {shown}")
+        print(
+            f"{size:>6} notes, {name}: first frame (new store) "
+            f"{statistics.median(frames[name]) * 1000:.0f} ms = "
+            f"{statistics.median(frames[name]) / base:.2f}x the empty app's {base * 1000:.0f} ms; "
+            f"index built: first frame {statistics.median(warm_frames[name]) * 1000:.0f} ms, "
+            f"launch to a query's results {statistics.median(searchable[name]) * 1000:.0f} ms "
+            f"({runs} runs each, in turn)"
+        )
+
+
 def main() -> None:
     """Run every measurement and print medians (and p95 for key echo)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -756,6 +810,11 @@ def main() -> None:
     parser.add_argument(
         "--work", type=Path, default=Path(tempfile.gettempdir()) / "memtui-app-bench"
     )
+    parser.add_argument(
+        "--model",
+        help="measure memtui with `[search] model = MODEL` configured (search by meaning on) "
+        "in turn with memtui without it: first frame, launch to searchable, key echo",
+    )
     args = parser.parse_args()
     if shutil.which("tmux") is None:
         sys.exit("app_bench needs tmux")
@@ -769,6 +828,9 @@ def main() -> None:
         return
     for size in args.sizes:
         source = corpus(size, work)
+        if args.model:
+            report_with_model(size, source, work, args.model, args.runs)
+            continue
         if args.screens_only:
             report_screens(size, asyncio.run(screens_in_app(fresh_copy(source, work), args.runs)))
             continue

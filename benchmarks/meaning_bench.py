@@ -12,17 +12,23 @@ library downloads once. Nothing is fetched otherwise. Parts:
 - store: the vectors of a generated store (gen_corpus.py): first embedding, index growth, a
   catch-up after one changed file, against the text index's own first build in the same run
   (`--reuse`: the index and vectors of an earlier run are kept, only the rest is measured);
-- query: a meaning query through `MeaningSearch` (the app's path: embed, scan, fetch sections)
-  at each size, p50/p95 over 50 queries, against a text query in the same run.
+- query: a meaning query through `search_in_mode` (the app's path: embed, scan, fetch sections)
+  at each size, p50/p95 over 50 queries, with the scan as it chooses (two stages from 100k
+  vectors), exact, and exact through numpy's BLAS product (`matrix @ vector`, as before),
+  against a text query in the same run;
+- cli: `memtui search --mode text|meaning|hybrid --json` as a whole process (the store's index
+  and vectors built by the parts before, or by an earlier run), medians of 5 queries x 3.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -36,11 +42,13 @@ sys.path.insert(0, str(HERE.parent))
 from gen_corpus import generate  # noqa: E402
 
 from memtui.notes.index import NoteIndex  # noqa: E402
+from memtui.notes.meaning import scan as scan_module  # noqa: E402
 from memtui.notes.meaning.embedder import Embedder, load_embedder  # noqa: E402
 from memtui.notes.meaning.fusion import rank_fusion, score_fusion  # noqa: E402
 from memtui.notes.meaning.hybrid import MeaningSearch, text_ranking  # noqa: E402
 from memtui.notes.meaning.sync import sync_vectors  # noqa: E402
 from memtui.notes.search import Searcher  # noqa: E402
+from memtui.notes.search_modes import search_in_mode  # noqa: E402
 from tests.notes.meaning.quality_set import MEANING, NOTES, WORDS  # noqa: E402
 
 K = 5
@@ -207,38 +215,108 @@ def percentile(values: list[float], share: float) -> float:
 
 
 def bench_query(search: MeaningSearch, count: int) -> None:
-    """Meaning query latency through MeaningSearch against a text query, same run."""
+    """Meaning query latency through the app's path (`search_in_mode`: embed, scan, sections)
+    with the scan as it chooses and with the exact scan, hybrid, and a text query, same run;
+    and how many of the exact scan's best files the chosen scan finds."""
     started = time.perf_counter()
     search.scan.refresh()
     load = time.perf_counter() - started
+    scan = search.scan
+    chosen = scan._two_stage
     searcher = Searcher(search.index)
     queries = [query for query, _ in MEANING[:50]]
-    results: dict[str, list[float]] = {"meaning": [], "hybrid": [], "text": []}
+    results: dict[str, list[float]] = {
+        "meaning": [],
+        "meaning, exact scan": [],
+        "meaning, exact, BLAS": [],
+        "hybrid": [],
+        "text": [],
+    }
+    found: dict[str, list[list[str]]] = {"meaning": [], "meaning, exact scan": []}
+    own_dot = scan_module.dot
+
+    def meaning(query: str, exact: bool, blas: bool = False) -> list[str]:
+        scan._two_stage = chosen and not exact
+        scan_module.dot = (lambda matrix, vector: matrix @ vector) if blas else own_dot
+        try:
+            hits = search_in_mode(searcher, search, query, limit=20, mode="meaning").hits
+        finally:
+            scan_module.dot = own_dot
+        return [hit.path for hit in hits]
+
     for query in queries:
         for name, run in (
-            ("meaning", lambda q=query: search.nearest(q, 20)),
-            ("hybrid", lambda q=query: search.hybrid(searcher, q, limit=20)),
+            ("meaning", lambda q=query: meaning(q, False)),
+            ("meaning, exact scan", lambda q=query: meaning(q, True)),
+            ("meaning, exact, BLAS", lambda q=query: meaning(q, True, True)),
+            ("hybrid", lambda q=query: search_in_mode(searcher, search, q, limit=20)),
             ("text", lambda q=query: searcher.search(q, limit=50)),
         ):
             begun = time.perf_counter()
-            run()
+            answer = run()
             results[name].append(time.perf_counter() - begun)
-    print(f"query at {count:,} notes ({len(search.scan):,} vectors held, loaded in {load:.2f} s):")
+            if name in found:
+                found[name].append(answer)  # type: ignore[arg-type]
+    scan._two_stage = chosen
+    print(
+        f"query at {count:,} notes ({len(scan):,} vectors held, loaded in {load:.2f} s, "
+        f"two-stage scan {'on' if chosen else 'off'}):"
+    )
     for name, times in results.items():
         print(
-            f"  {name:8} p50 {statistics.median(times) * 1000:6.1f} ms   "
+            f"  {name:20} p50 {statistics.median(times) * 1000:6.1f} ms   "
             f"p95 {percentile(times, 0.95) * 1000:6.1f} ms"
         )
+    kept = [
+        len(set(got) & set(exact)) / max(len(exact), 1)
+        for got, exact in zip(found["meaning"], found["meaning, exact scan"], strict=True)
+    ]
+    top5 = [
+        len(set(got[:5]) & set(exact[:5])) / max(len(exact[:5]), 1)
+        for got, exact in zip(found["meaning"], found["meaning, exact scan"], strict=True)
+    ]
+    print(
+        f"  the exact scan's best 20 files found: {statistics.mean(kept):.3f} "
+        f"(best 5: {statistics.mean(top5):.3f})"
+    )
     print(f"  peak RSS {rss_mib():.0f} MiB")
+
+
+def bench_cli(count: int, model: str, repeat: int = 3) -> None:
+    """`memtui search --mode M --json` as a whole process on a store whose index and vectors are
+    built, each mode in turn for 5 queries, `repeat` times; medians."""
+    root = corpus(count)
+    config = Path(tempfile.mkdtemp(prefix="memtui-meaning-config-"))
+    (config / "memtui").mkdir()
+    (config / "memtui" / "config.toml").write_text(f"[search]\nmodel = {json.dumps(model)}\n")
+    env = {**os.environ, "XDG_CONFIG_HOME": str(config), "HF_HUB_OFFLINE": "1"}
+    times: dict[str, list[float]] = {"text": [], "meaning": [], "hybrid": []}
+    for _ in range(repeat):
+        for query, _answer in MEANING[:5]:
+            for mode in times:
+                command = [sys.executable, "-m", "memtui", "search", str(root), query]
+                started = time.perf_counter()
+                subprocess.run(
+                    [*command, "--mode", mode, "--json", "--limit", "10"],
+                    env=env,
+                    capture_output=True,
+                    check=False,
+                )
+                times[mode].append(time.perf_counter() - started)
+    print(f"memtui search as a whole process at {count:,} notes (index and vectors built):")
+    for mode, values in times.items():
+        print(f"  --mode {mode:8} median {statistics.median(values) * 1000:7.0f} ms")
+    shutil.rmtree(config, ignore_errors=True)
 
 
 def main() -> None:
     """Run the chosen parts."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default=os.environ.get("MEMTUI_MEANING_MODEL"))
-    parser.add_argument("--parts", default="quality,model,store,query")
+    parser.add_argument("--parts", default="quality,model,store,query,cli")
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--distractors", default="0,10000")
+    parser.add_argument("--cli-repeat", type=int, default=3, help="rounds of the cli part (3)")
     parser.add_argument(
         "--reuse", action="store_true", help="keep a corpus's index and vectors from a run before"
     )
@@ -257,6 +335,8 @@ def main() -> None:
             if "query" in parts:
                 bench_query(search, count)
             search.index.close()
+        if "cli" in parts:
+            bench_cli(count, args.model, args.cli_repeat)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ import os
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -118,7 +118,10 @@ Memory's structured format: frontmatter (title, type, tags), observations as lis
 SEARCH_DESCRIPTION = """\
 Search the notes in /memories (fuzzy, over titles, paths, observations, relations and text). \
 Returns matching notes with the matched lines. Optional filters: folder, tag, category, \
-note_type, actor (who last changed the note, e.g. "agent" or "human:ana"), max_age_days."""
+note_type, actor (who last changed the note, e.g. "agent" or "human:ana"), max_age_days. \
+`mode`: "text" (the words), "meaning" (notes that say it in other words, each with the section \
+that matched) or "hybrid" (both); by meaning works when the user turned it on, and is then \
+hybrid by default."""
 
 BUILD_CONTEXT_DESCRIPTION = """\
 Load a note and its neighbourhood: its observations and the notes it links to or that link \
@@ -219,14 +222,13 @@ class MemoryService:
         self.root = Path(root).expanduser()
         self.session = session or uuid.uuid4().hex
         self.fixed_actor = agent_actor(actor) if actor is not None else None
-        self.workspace = Workspace(
-            MemoryStore(
-                self.root,
-                actor=self.fixed_actor or "agent:mcp",
-                session=self.session,
-                settings=settings,
-            )
+        store = MemoryStore(
+            self.root,
+            actor=self.fixed_actor or "agent:mcp",
+            session=self.session,
+            settings=settings,
         )
+        self.workspace = Workspace(store, search_model=store.settings.search_model)
         self.store = self.workspace.store
         self.root = self.store.root
         self.notes = NotesAccess(self.workspace)
@@ -404,10 +406,17 @@ def build_server(service: MemoryService) -> MemtuiServer:
         query: Annotated[str, Field(description="Words to look for (fuzzy).")],
         limit: Annotated[int, Field(description="Most matches to return.", ge=1, le=200)] = 10,
         filters: Annotated[dict[str, Any] | str | None, WithJsonSchema(FILTERS_SCHEMA)] = None,
+        mode: Annotated[
+            Literal["text", "meaning", "hybrid"] | None,
+            Field(
+                description="Rank by the words, by meaning, or both (default: hybrid when "
+                "search by meaning is on, else text)."
+            ),
+        ] = None,
         context: Context[Any, Any] | None = None,
     ) -> CallToolResult:
         return await service.notes_call(
-            caller, context, service.notes.search_text, query, limit, filters
+            caller, context, service.notes.search_text, query, limit, filters, mode
         )
 
     async def build_context(

@@ -12,6 +12,7 @@ from memtui.core.parsing.paths import VIRTUAL_ROOT, from_relpath, under_root
 from memtui.core.plurals import count
 from memtui.notes.agent_context import build_context, recent_activity
 from memtui.notes.index import NoteIndex
+from memtui.notes.query import MEANING_KIND, MODES
 from memtui.notes.search import Searcher, SearchFilters, SearchHit
 from memtui.notes.search_results import by_note
 from memtui.notes.visibility import PolicyUnusable, Visible, visible_filter
@@ -124,7 +125,10 @@ COUNT_CAP = 1000
 
 
 def hit_line(hit: SearchHit) -> str:
-    """One matched place of a note: `title: ...`, `path: ...` or `N: <the matching line>`."""
+    """One matched place of a note: `title: ...`, `path: ...`, `N: <the matching line>` or
+    `N: by meaning, section: <its heading>`."""
+    if hit.kind == MEANING_KIND:
+        return f"  {hit.line}: by meaning, section: {hit.text.strip()}"
     if hit.line > 0:
         return f"  {hit.line}: {hit.text.strip()}"
     return f"  {hit.kind}: {hit.text.strip()}"
@@ -199,22 +203,28 @@ class NotesAccess:
         query: str,
         limit: int = 10,
         filters: dict[str, Any] | str | None = None,
+        mode: str | None = None,
         reader: MemoryStore | None = None,
     ) -> str:
-        """search_memories: matching notes with titles and matched lines."""
+        """search_memories: matching notes with titles and matched lines (by meaning: the
+        section that matched), ranked in `mode`."""
         if limit < 1:
             raise NotesError("limit must be at least 1")
+        if mode is not None and mode not in MODES:
+            raise NotesError(f"mode must be one of {', '.join(MODES)}")
         parsed = parse_filters(filters)
         if not query.strip() and parsed is None:
             raise NotesError("give a query, filters, or both")
         visible = self._visible(reader)
         searcher = self.workspace.current_searcher()
-        hits = searcher.search(query, limit=limit, filters=parsed, visible=visible)
+        found = self.workspace.search(query, parsed, limit=limit, mode=mode, visible=visible)
+        hits = found.hits
         total = None
-        if len(hits) >= limit:
+        if len(hits) >= limit and found.mode == "text":
             total = notes_in_all(searcher, query, parsed, hits, limit, visible)
         assert searcher.index is not None
-        return format_hits(query, hits, searcher.index, total)
+        text = format_hits(query, hits, searcher.index, total)
+        return text if found.note is None else f"({found.note}; searched by text)\n{text}"
 
     def context_text(
         self,

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from memtui.cli.shared import open_history, progress_printer, report_skipped, whole_number
 from memtui.cli.terminal import console, json_safe, visible, visible_spans
 from memtui.core.reporting import fail
-from memtui.notes.query import QueryError, SearchFilters, parse_query
+from memtui.notes.query import MEANING_KIND, MODES, QueryError, SearchFilters, parse_query
 
 if TYPE_CHECKING:
     from memtui.notes.search import SearchHit
@@ -48,7 +48,11 @@ def register(subparsers: Any) -> None:
             "ends marked "
             "with …. Control characters in notes and file names are shown as symbols (ESC as ␛, "
             "a newline as ␊, a byte that is not UTF-8 as \\xff); a note that is not valid UTF-8 "
-            "is searched with its bad bytes read as �. The index is kept in PATH/.memtui and "
+            "is searched with its bad bytes read as �. --mode (or mode: in the query) ranks by "
+            "the words (text), by meaning (meaning: notes that say it in other words, each shown "
+            "at its nearest section) or by both (hybrid); by meaning needs the `meaning` extra and "
+            "[search] model in config.toml, and is then the default as hybrid (else text). "
+            "The index is kept in PATH/.memtui and "
             "only files changed since any memtui process last looked are read. "
             "Exit status: 0 with matches, 1 without, 2 on error."
         ),
@@ -85,6 +89,12 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--max-age", type=float, metavar="DAYS", help="only notes modified in the last DAYS days"
+    )
+    parser.add_argument(
+        "--mode",
+        choices=MODES,
+        help="rank by the words (text), by meaning, or both (hybrid); default: hybrid when "
+        "search by meaning is on, else text",
     )
 
 
@@ -147,7 +157,8 @@ def hit_row(hit: SearchHit) -> Any:
 
     line = Text(f"{hit.line or '':>7}  ", style="cyan")
     line.append(f"{hit.kind:<11} ", style="dim")
-    shown, spans = visible_spans(*clip(hit.text, hit.spans, PLAIN_WINDOW, PLAIN_BEFORE))
+    text = f"section: {hit.text}" if hit.kind == MEANING_KIND else hit.text
+    shown, spans = visible_spans(*clip(text, hit.spans, PLAIN_WINDOW, PLAIN_BEFORE))
     body = Text(shown)
     for start, end in spans:
         body.stylize(HIGHLIGHT, start, end)
@@ -174,15 +185,47 @@ def filters_of(args: argparse.Namespace, query_filters: SearchFilters) -> Search
     )
 
 
+def configured_model() -> str | None:
+    """`[search] model` of the user's settings (None when unset or the settings are bad: the
+    command has checked them before it runs)."""
+    from memtui.core.config import load_settings
+
+    try:
+        return load_settings().search_model
+    except Exception:
+        return None
+
+
+def _bad_numbers(args: argparse.Namespace) -> str | None:
+    """What is wrong with --limit or --max-age, if anything."""
+    if args.limit < 1:
+        return "--limit must be at least 1"
+    if args.max_age is not None and not (math.isfinite(args.max_age) and args.max_age >= 0):
+        return f"--max-age must be a number of days, 0 or more (not {args.max_age})"
+    return None
+
+
+def _print_found(notes: list[Any], as_json: bool) -> int:
+    """The matching notes as text or JSON lines; 1 when there are none."""
+    if as_json:
+        for note in notes:
+            for hit in note.hits:
+                print(hit_json(hit))
+    else:
+        print_notes(notes)
+    if not notes:
+        return fail("search", "no matches", 1) if not as_json else 1
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     """Run `memtui search`."""
     root = Path(args.path)
     if not root.is_dir():
         return fail("search", f"{args.path} is not a folder")
-    if args.limit < 1:
-        return fail("search", "--limit must be at least 1")
-    if args.max_age is not None and not (math.isfinite(args.max_age) and args.max_age >= 0):
-        return fail("search", f"--max-age must be a number of days, 0 or more (not {args.max_age})")
+    bad = _bad_numbers(args)
+    if bad is not None:
+        return fail("search", bad)
     try:
         words, query_filters = parse_query(args.query)
     except QueryError as error:
@@ -191,24 +234,23 @@ def run(args: argparse.Namespace) -> int:
     if not words and not filters.any():
         return fail("search", "give words to look for, filters, or both")
     # Imported here: every `memtui` command builds this parser, and these cost 35 ms.
-    from memtui.notes.search_results import search_notes
+    from memtui.notes.search_results import PER_NOTE, notes_of
     from memtui.notes.workspace import Workspace
 
     readers = partial(open_history, root) if filters.actor else (lambda: None)
-    workspace = Workspace(root=root, history=readers)
+    workspace = Workspace(root=root, history=readers, search_model=configured_model())
     try:
         index = workspace.load_index(progress_printer())
-        searcher = workspace.install_searcher()
-        notes = search_notes(searcher, words, notes=args.limit, filters=filters)
+        workspace.install_searcher()
+        mode = args.mode or filters.mode
+        if mode != "text" and workspace.meaning_wanted:
+            workspace.open_meaning()
+        found = workspace.search(
+            words, filters, limit=args.limit * PER_NOTE, mode=mode, per_note=PER_NOTE
+        )
     except Exception as exc:  # a one-line message, never a traceback
         return fail("search", exc)
     report_skipped("search", index.problems)
-    if args.json:
-        for note in notes:
-            for hit in note.hits:
-                print(hit_json(hit))
-    else:
-        print_notes(notes)
-    if not notes:
-        return fail("search", "no matches", 1) if not args.json else 1
-    return 0
+    if found.note and mode not in (None, "text"):
+        fail("search", f"{found.note}; searching by text")
+    return _print_found(notes_of(found.hits, args.limit), args.json)

@@ -24,12 +24,12 @@ from memtui.notes.index_seal import KEY_META, left_as_is, never_left, new_key, r
 INDEX_NAME = "index.db"
 LOCK_NAME = "index.lock"
 """The lock every process holds while it writes the index, so no two build it at once."""
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 """Raised when what an index record holds changes (2: the `lead` hash of each body; 3: the
 vector tables of search by meaning; 4: each file's ctime, inode number and seal; 5: each note's
 project prefix and each link's slug, for Basic Memory's permalink lookups; 6: whether a note's
-frontmatter says `read_only: true`), so an older index is rebuilt rather than read with fields
-missing."""
+frontmatter says `read_only: true`; 7: the ctime and inode number the vectors were made from),
+so an older index is rebuilt rather than read with fields missing."""
 APPLICATION_ID = 0x6D74_7569
 """`PRAGMA application_id` of a memtui index ("mtui")."""
 BUSY_SECONDS = 30.0
@@ -99,7 +99,8 @@ SCHEMA = (
         text, content='', columnsize=0, tokenize="{TOKENIZER}"
     )""",
     """CREATE TABLE vec_files (
-        path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL
+        path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
+        ctime_ns INTEGER NOT NULL, inode INTEGER NOT NULL
     ) WITHOUT ROWID""",
     """CREATE TABLE vec_chunks (
         id INTEGER PRIMARY KEY AUTOINCREMENT,

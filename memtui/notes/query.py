@@ -6,7 +6,7 @@ import math
 import re
 from dataclasses import dataclass
 
-FILTER_TOKEN = re.compile(r"(?<!\S)(tag|category|cat|type|folder|in|actor|age):(\S*)")
+FILTER_TOKEN = re.compile(r"(?<!\S)(tag|category|cat|type|folder|in|actor|age|mode):(\S*)")
 FILTER_FIELDS = {
     "tag": "tag",
     "category": "category",
@@ -18,8 +18,14 @@ FILTER_FIELDS = {
 }
 FILTER_HELP = (
     "tag:NAME  category:NAME (cat:)  type:NAME  folder:PATH/ (in:)  "
-    "actor:human|agent|external|agent:NAME  age:DAYS"
+    "actor:human|agent|external|agent:NAME  age:DAYS  mode:text|meaning|hybrid"
 )
+MODES = ("text", "meaning", "hybrid")
+"""How a query ranks: by its words (typos tolerated), by meaning (the nearest note sections,
+with the `meaning` extra and a model), or by both fused."""
+MEANING_KIND = "meaning"
+"""The kind of a hit found by meaning alone; its text is the heading of the section nearest the
+query (why it matched) and its line the section's first."""
 
 
 class QueryError(ValueError):
@@ -39,6 +45,8 @@ class SearchFilters:
     max_age_days: float | None = None
     now: float | None = None
     """The present `max_age_days` counts back from (the caller's clock); None: the wall clock."""
+    mode: str | None = None
+    """`mode:` of the query, one of MODES (None: the default); how to rank, not a filter."""
 
     def any(self) -> bool:
         """Whether any filter is set."""
@@ -66,10 +74,22 @@ def age_days(text: str) -> float:
     return days
 
 
+def search_mode(text: str) -> str | None:
+    """`text`, `meaning` or `hybrid` (any case); None for the start of one (still being typed);
+    QueryError for anything else."""
+    mode = text.lower()
+    if mode in MODES:
+        return mode
+    if any(known.startswith(mode) for known in MODES):
+        return None
+    raise QueryError(f"mode:{text} is not a search mode (mode:text, mode:meaning, mode:hybrid)")
+
+
 def parse_query(text: str, now: float | None = None) -> tuple[str, SearchFilters]:
-    """Split `words tag:x folder:y/ age:7` into the search words and the filters; `age:` counts
-    back from `now` (None: the wall clock). A filter still being typed (`tag:`) is left out; a
-    value that cannot be used (`age:abc`) raises QueryError."""
+    """Split `words tag:x folder:y/ age:7 mode:meaning` into the search words and the filters
+    (the mode with them); `age:` counts back from `now` (None: the wall clock). A filter still
+    being typed (`tag:`) is left out; a value that cannot be used (`age:abc`, `mode:fast`)
+    raises QueryError."""
     values: dict[str, object] = {}
     for key, value in FILTER_TOKEN.findall(text):
         if not value:
@@ -78,6 +98,8 @@ def parse_query(text: str, now: float | None = None) -> tuple[str, SearchFilters
             values["max_age_days"] = age_days(value)
             if now is not None:
                 values["now"] = now
+        elif key == "mode":
+            values["mode"] = search_mode(value)  # None while it is being typed
         elif key in ("folder", "in"):
             values["folder"] = value.strip("/")
         else:

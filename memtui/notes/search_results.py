@@ -36,6 +36,11 @@ def by_note(hits: list[SearchHit]) -> list[NoteHits]:
     return [NoteHits(path, tuple(note_hits)) for path, note_hits in groups.items()]
 
 
+def notes_of(hits: list[SearchHit], notes: int, per_note: int = PER_NOTE) -> list[NoteHits]:
+    """The first `notes` notes of `hits` (best first), each with up to `per_note` of its hits."""
+    return [NoteHits(note.path, note.hits[:per_note]) for note in by_note(hits)[:notes]]
+
+
 def search_notes(
     searcher: Searcher,
     query: str,
@@ -50,4 +55,4 @@ def search_notes(
     hits = searcher.search(
         query, limit=notes * per_note, filters=filters, cancelled=cancelled, per_note=per_note
     )
-    return by_note(hits)[:notes]
+    return notes_of(hits, notes, per_note)

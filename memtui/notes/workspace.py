@@ -5,11 +5,12 @@ store: the `MemoryStore` it changes the files through, the note index with the l
 serialises installing and updating it, the searcher over the index, the history its readers use,
 and the file watcher whose batches keep the index current. A finished change, whoever made it, is
 handed to `apply`, the one method that brings every part that depends on the files up to date
-(today the index; search follows it at once). Note operations take the Workspace and call `apply`
-themselves, so nothing calls back up into the app.
+(the index, and the vectors of search by meaning when a model is configured; search follows at
+once). Note operations take the Workspace and call `apply` themselves, so nothing calls back up
+into the app.
 
-The heavy parts (the core's store, the index, the searcher, the watcher) are imported and made on
-first use, so the app's first frame does not wait for them.
+The heavy parts (the core's store, the index, the searcher, the watcher, the embedding model) are
+imported and made on first use, so the app's first frame does not wait for them.
 """
 
 from __future__ import annotations
@@ -26,7 +27,9 @@ if TYPE_CHECKING:
     from memtui.core.watcher import StoreWatcher
     from memtui.notes.bulk import InteractionSignal
     from memtui.notes.index import NoteIndex
-    from memtui.notes.search import Searcher
+    from memtui.notes.meaning.hybrid import MeaningSearch
+    from memtui.notes.search import Searcher, SearchFilters
+    from memtui.notes.search_modes import ModeResult
 
 ProgressCallback = Callable[[int, int], None]
 """`(done, total)` while the index reads the files that changed."""
@@ -63,6 +66,14 @@ class _Parts:
         """Whether the next catch-up walks the whole store (the watcher may have missed a
         change, or an update failed)."""
         self.views: dict[tuple[str, str | None], Workspace] = {}
+        self.meaning: MeaningSearch | None = None
+        """Search by meaning, installed once the vectors caught up with the index."""
+        self.meaning_error: str | None = None
+        """Why the configured model could not be used (one line)."""
+        self.meaning_lock = threading.Lock()
+        """Held while the model is loaded and the vectors first caught up."""
+        self.meaning_behind = False
+        """Whether a vector update failed: the next one looks at every file."""
 
 
 class Workspace:
@@ -76,11 +87,13 @@ class Workspace:
         root: str | Path | None = None,
         index: NoteIndex | None = None,
         history: HistorySource = None,
+        search_model: str | None = None,
     ) -> None:
         """The workspace of `store` (or of the store at `root`, made on first use).
 
         `index`: an index already loaded, installed as it is. `history`: the history the
-        searcher and other background readers use (default: the store's own).
+        searcher and other background readers use (default: the store's own). `search_model`:
+        the configured embedding model (`[search] model`; None: search by meaning is off).
         """
         if root is None:
             if store is None or callable(store):
@@ -91,6 +104,7 @@ class Workspace:
         self._make_store = store if callable(store) else None
         self._store_lock = threading.Lock()
         self._parts = _Parts(self.root, history)
+        self.search_model = search_model or None
         if index is not None:
             self._parts.index = index
             self._parts.opening = True
@@ -145,7 +159,9 @@ class Workspace:
             if base.actor == actor and base.session == session:
                 view = self
             else:
-                view = Workspace(base.with_actor(actor, session), root=self.root)
+                view = Workspace(
+                    base.with_actor(actor, session), root=self.root, search_model=self.search_model
+                )
                 view._parts = parts
             parts.views[key] = view
         return view
@@ -262,6 +278,7 @@ class Workspace:
                 future.set_exception(problem)
             else:
                 future.set_result(index)
+                self.open_meaning()
 
         threading.Thread(target=load, name="memtui-index-load", daemon=True).start()
 
@@ -283,8 +300,9 @@ class Workspace:
         return watcher is not None and watcher.ready
 
     def current_index(self) -> NoteIndex:
-        """The index, loaded on first use (or when the background load is done) and caught up
-        with the files changed since the last look."""
+        """The index, loaded on first use (or when the background load is done; search by
+        meaning, when configured, is opened with it or after the background load) and caught
+        up with the files changed since the last look."""
         parts = self._parts
         if parts.searcher is None:
             loading = parts.loading
@@ -292,6 +310,7 @@ class Workspace:
                 loading.result()
             else:
                 self._load()
+                self.open_meaning()
         self.catch_up()
         assert parts.index is not None
         return parts.index
@@ -314,7 +333,11 @@ class Workspace:
         taken = parts.watcher.take() if parts.watcher is not None else None
         if taken is None or parts.walk_needed:
             parts.walk_needed = parts.watcher is not None and taken is None
-            return parts.index.refresh()
+            changed = parts.index.refresh()
+            if parts.meaning is not None:
+                with parts.update_lock:
+                    self._sync_meaning(None)
+            return changed
         return self.apply(taken) if taken else set()
 
     # ----- changes -----------------------------------------------------------------------------
@@ -337,10 +360,131 @@ class Workspace:
                     parts.pending.update(paths)
                 return set()
             try:
-                return parts.index.update_paths(paths)
+                changed = parts.index.update_paths(paths)
             except Exception:
                 parts.walk_needed = True
                 return set()
+            self._sync_meaning(paths | changed)
+            return changed
+
+    # ----- search by meaning and the query modes -----------------------------------------------
+
+    @property
+    def meaning(self) -> MeaningSearch | None:
+        """Search by meaning (None until `open_meaning` installed it, or when it is off)."""
+        return self._parts.meaning
+
+    @property
+    def meaning_wanted(self) -> bool:
+        """Whether a model is configured and the `meaning` extra installed (it can be opened)."""
+        from memtui.notes.meaning import off_reason  # imported on first use: start-up
+
+        return off_reason(self.search_model) is None and self._parts.meaning_error is None
+
+    @property
+    def meaning_off(self) -> str | None:
+        """Why search by meaning cannot answer now (one line), or None when it can."""
+        from memtui.notes.meaning import off_reason  # imported on first use: start-up
+        from memtui.notes.search_modes import READYING  # imported on first use: start-up
+
+        parts = self._parts
+        if parts.meaning is not None:
+            return None
+        return parts.meaning_error or off_reason(self.search_model) or READYING
+
+    def open_meaning(self, interaction: InteractionSignal | None = None) -> MeaningSearch | None:
+        """Load the configured model, embed what the installed index holds that has no vector
+        yet (in batches, each written under the index's lock) and install search by meaning;
+        None when it is off or the model cannot be used (`meaning_off` says why). Run it off
+        the UI thread: a store's first embedding takes a while, resting more while
+        `interaction` says someone is using the app."""
+        parts = self._parts
+        if parts.meaning is not None or not self.meaning_wanted or parts.index is None:
+            return parts.meaning
+        with parts.meaning_lock:
+            if parts.meaning is None and parts.meaning_error is None:
+                self._install_meaning(parts.index, interaction)
+        return parts.meaning
+
+    def _install_meaning(self, index: NoteIndex, interaction: InteractionSignal | None) -> None:
+        """Catch the vectors up with `index` and install the search; a failure is kept as one
+        line in `meaning_error`."""
+        # imported on first use: start-up
+        from memtui.notes.bulk import Pacer
+        from memtui.notes.meaning.embedder import MeaningUnavailable, load_embedder
+        from memtui.notes.meaning.hybrid import MeaningSearch
+        from memtui.notes.meaning.sync import sync_vectors
+
+        parts = self._parts
+        assert self.search_model is not None
+        try:
+            embedder = load_embedder(self.search_model)
+            sync_vectors(index.db, self.root, embedder, pace=Pacer(interaction))
+            with parts.update_lock:
+                sync_vectors(index.db, self.root, embedder)
+                parts.meaning = MeaningSearch(index, embedder)
+        except MeaningUnavailable as problem:
+            parts.meaning_error = str(problem)
+        except Exception as problem:
+            reason = " ".join(str(problem).split())[:200] or type(problem).__name__
+            parts.meaning_error = f"search by meaning failed: {reason}"
+
+    def _sync_meaning(self, paths: set[str] | None) -> None:
+        """Bring the vectors of `paths` (None: of every file) up to date with the index, after
+        it changed (the caller holds the update lock); a failure leaves the next update to look
+        at every file."""
+        parts = self._parts
+        meaning = parts.meaning
+        if meaning is None:
+            return
+        from memtui.notes.meaning.sync import sync_vectors  # imported on first use: start-up
+
+        try:
+            sync_vectors(
+                meaning.index.db,
+                self.root,
+                meaning.embedder,
+                None if parts.meaning_behind else paths,
+            )
+        except Exception:
+            parts.meaning_behind = True
+        else:
+            parts.meaning_behind = False
+
+    def search(
+        self,
+        words: str,
+        filters: SearchFilters | None = None,
+        *,
+        limit: int = 50,
+        mode: str | None = None,
+        cancelled: Callable[[], bool] | None = None,
+        visible: Callable[[str], bool] | None = None,
+        per_note: int | None = None,
+    ) -> ModeResult:
+        """Search the installed index in `mode` (None: the query's `mode:`, else hybrid when
+        search by meaning is on and text when not); a mode that needs meaning while it is off
+        searches by text and says why; with `visible`, only files it allows are found;
+        `per_note` caps one note's text hits. Call `current_searcher` or install one first."""
+        from memtui.notes.search_modes import search_in_mode  # imported on first use: start-up
+
+        searcher = self._parts.searcher
+        assert searcher is not None
+        meaning = self._parts.meaning
+        asked = mode or (filters.mode if filters is not None else None)
+        off = self.meaning_off if meaning is None and asked not in (None, "text") else None
+        return search_in_mode(
+            searcher,
+            meaning,
+            words,
+            limit=limit,
+            filters=filters,
+            mode=mode,
+            off=off,
+            cancelled=cancelled,
+            visible=visible,
+            per_note=per_note,
+        )
 
     def record_outside(self, relpaths: Iterable[str]) -> list[int]:
         """Record files changed behind memtui's back as `external` events (the watcher's

@@ -287,7 +287,8 @@ class MemtuiApp(PlainNotifyApp):
     @work(thread=True, exclusive=True, group="index", exit_on_error=False)
     def load_index(self) -> None:
         """Open the index and install it with a searcher (at once when it holds files), then
-        catch up on files changed since; posting progress, readiness and what changed."""
+        catch up on files changed since, then (with a model configured) the vectors of search by
+        meaning; posting progress, readiness and what changed."""
         installed: list[bool] = []
 
         def ready(index: NoteIndex) -> None:
@@ -303,10 +304,14 @@ class MemtuiApp(PlainNotifyApp):
             self.post_message(IndexReady(index, error))
             if changed:
                 self.post_message(NotesChanged(frozenset(changed)))
-            return
-        self.post_message(IndexReady(index, error))
-        if index is not None:
+        else:
+            self.post_message(IndexReady(index, error))
+            if index is None:
+                return
             build_searcher(self.ctx, index, self.plain_history())
+            self.post_message(SearcherReady())
+        workspace = self.ctx.workspace
+        if workspace.meaning_wanted and workspace.open_meaning(self.ctx.interaction) is not None:
             self.post_message(SearcherReady())
 
     def on_index_progress(self, message: IndexProgress) -> None:

@@ -49,7 +49,11 @@ class AppContext:
         self.root = root
         self.settings = settings
         self.workspace: Workspace = Workspace(
-            store, root=root, index=index, history=partial(plain_history, root)
+            store,
+            root=root,
+            index=index,
+            history=partial(plain_history, root),
+            search_model=settings.search_model,
         )
         """The open store: the core facade, the index and its lock, the searcher, the history."""
         self._actor = actor

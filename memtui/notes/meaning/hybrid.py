@@ -56,11 +56,37 @@ class MeaningSearch:
         cancelled: Callable[[], bool] | None = None,
     ) -> list[Fused]:
         """The best `limit` files for `query` by text and meaning fused; filters apply to both."""
+        fused, _hits = self.hybrid_hits(
+            searcher, query, limit=limit, filters=filters, history=history, cancelled=cancelled
+        )
+        return fused
+
+    def hybrid_hits(
+        self,
+        searcher: Searcher,
+        query: str,
+        *,
+        limit: int = 50,
+        filters: SearchFilters | None = None,
+        history: ActorLookup | None = None,
+        cancelled: Callable[[], bool] | None = None,
+    ) -> tuple[list[Fused], list[SearchHit]]:
+        """`hybrid`'s fused files and the text hits they were ranked from (for their lines and
+        highlights)."""
         hits = searcher.search(
             query, limit=limit * LINES_PER_FILE, filters=filters, cancelled=cancelled
         )
+        meaning = self.nearest_passing(query, limit, filters, history)
+        return rank_fusion(text_ranking(hits), meaning)[:limit], hits
+
+    def nearest_passing(
+        self, query: str, limit: int, filters: SearchFilters | None, history: ActorLookup | None
+    ) -> list[MeaningHit]:
+        """`nearest` among the files that pass `filters` (`history` answers the actor filter),
+        leaving out those no nearer than unrelated (a cosine similarity of 0 or less)."""
+        if not query.strip():
+            return []
         paths = None
         if filters is not None and filters.any():
             paths = matching_notes(self.index, filters, history)
-        meaning = self.nearest(query, limit, paths=paths) if query.strip() else []
-        return rank_fusion(text_ranking(hits), meaning)[:limit]
+        return [hit for hit in self.nearest(query, limit, paths=paths) if hit.score > 0]

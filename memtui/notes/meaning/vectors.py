@@ -31,9 +31,17 @@ class Pending:
     kind: int
     size: int
     mtime_ns: int
+    ctime_ns: int
+    inode: int
+    """As the index stores it (see `index_db.inode_to_db`)."""
     title: str
     body_line: int
     info: str
+
+    @property
+    def stat(self) -> tuple[int, int, int, int]:
+        """(size, mtime_ns, ctime_ns, inode as stored): what says which version was read."""
+        return (self.size, self.mtime_ns, self.ctime_ns, self.inode)
 
 
 def encode(vector: np.ndarray) -> bytes:
@@ -106,14 +114,17 @@ def drop_gone(conn: sqlite3.Connection, paths: Iterable[str] | None = None) -> i
     return len(gone)
 
 
-_PENDING = f"""SELECT f.path, f.kind, f.size, f.mtime_ns, f.title, f.body_line, f.info
+_PENDING = f"""SELECT f.path, f.kind, f.size, f.mtime_ns, f.ctime_ns, f.inode, f.title,
+        f.body_line, f.info
     FROM files f LEFT JOIN vec_files v ON v.path = f.path
-    WHERE f.{TEXT_KINDS} AND (v.path IS NULL OR v.size != f.size OR v.mtime_ns != f.mtime_ns)"""
+    WHERE f.{TEXT_KINDS} AND (v.path IS NULL OR v.size != f.size OR v.mtime_ns != f.mtime_ns
+        OR v.ctime_ns != f.ctime_ns OR v.inode != f.inode)"""
 
 
 def pending(conn: sqlite3.Connection, paths: Iterable[str] | None = None) -> list[Pending]:
-    """The text files whose vectors are missing or stale (of `paths`, else of all), in path
-    order."""
+    """The text files whose vectors are missing or were made from another version (a size,
+    mtime, ctime or inode number other than the text index's: as it compares files), of `paths`
+    (else of all), in path order."""
     if paths is None:
         rows = conn.execute(_PENDING + " ORDER BY f.path").fetchall()
     else:
@@ -128,9 +139,10 @@ def pending(conn: sqlite3.Connection, paths: Iterable[str] | None = None) -> lis
 def still_current(conn: sqlite3.Connection, item: Pending) -> bool:
     """Whether the index still holds the version of the file `item` was read as."""
     row = conn.execute(
-        f"SELECT size, mtime_ns FROM files WHERE path = ? AND {TEXT_KINDS}", (item.path,)
+        f"SELECT size, mtime_ns, ctime_ns, inode FROM files WHERE path = ? AND {TEXT_KINDS}",
+        (item.path,),
     ).fetchone()
-    return row is not None and tuple(row) == (item.size, item.mtime_ns)
+    return row is not None and tuple(row) == item.stat
 
 
 def known_vectors(conn: sqlite3.Connection, paths: Iterable[str], dims: int) -> dict[bytes, bytes]:
@@ -162,8 +174,9 @@ def replace_file(
         ),
     )
     conn.execute(
-        "INSERT OR REPLACE INTO vec_files (path, size, mtime_ns) VALUES (?, ?, ?)",
-        (item.path, item.size, item.mtime_ns),
+        "INSERT OR REPLACE INTO vec_files (path, size, mtime_ns, ctime_ns, inode) "
+        "VALUES (?, ?, ?, ?, ?)",
+        (item.path, *item.stat),
     )
 
 

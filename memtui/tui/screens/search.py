@@ -14,10 +14,10 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
-from memtui.core.display import visible_spans
+from memtui.core.display import visible, visible_spans
 from memtui.core.plurals import noun_for
-from memtui.notes.query import QueryError, parse_query
-from memtui.notes.search_results import NoteHits, search_notes
+from memtui.notes.query import MEANING_KIND, QueryError, parse_query
+from memtui.notes.search_results import PER_NOTE, NoteHits, notes_of
 from memtui.tui import text_styles as styles
 from memtui.tui.messages import OpenNote
 from memtui.tui.screens.base import MemtuiScreen
@@ -36,6 +36,9 @@ each matching note is listed once with its best lines, matches highlighted.
 Filters go in the query:  tag:NAME  category:NAME (cat:)  type:NAME  folder:PATH/ (in:)
 actor:human|agent|external|agent:NAME  age:DAYS (changed within that many days).
 Filters alone list the notes that pass them, most recently changed first.
+mode:text ranks by the words, mode:meaning by meaning (notes that say it in other words; shown
+at the section that matched), mode:hybrid by both; with search by meaning on (the `meaning`
+extra and [search] model in config.toml) hybrid is the default, else text.
 Example:  deploy tag:infra folder:projects/ age:30
 Down moves to the results, Enter opens a note at its best line, Escape goes back."""
 
@@ -71,8 +74,9 @@ def note_prompt(note: NoteHits) -> Content:
 
 def hit_text(hit: SearchHit) -> Content:
     """A hit's text, its first SHOWN_CHARS characters, the matches highlighted."""
-    cut = len(hit.text) > SHOWN_CHARS
-    shown = hit.text[:SHOWN_CHARS] + "…" if cut else hit.text
+    text = f"section: {hit.text}" if hit.kind == MEANING_KIND else hit.text
+    cut = len(text) > SHOWN_CHARS
+    shown = text[:SHOWN_CHARS] + "…" if cut else text
     return highlight(shown, tuple(span for span in hit.spans if span[0] < SHOWN_CHARS))
 
 
@@ -83,6 +87,8 @@ class SearchResults(Message):
     query: str
     notes: list[NoteHits]
     prompts: list[Content]
+    note: str | None = None
+    """Why the mode asked for was not used (the hits are by text), one line."""
 
 
 class SearchScreen(MemtuiScreen[None]):
@@ -173,16 +179,17 @@ class SearchScreen(MemtuiScreen[None]):
             words, filters = parse_query(text, self.memtui.clock())
         except QueryError:
             return
-        notes = search_notes(
-            searcher,
+        found = self.memtui.ctx.workspace.search(
             words,
-            notes=RESULT_LIMIT,
-            filters=filters,
+            filters,
+            limit=RESULT_LIMIT * PER_NOTE,
             cancelled=lambda: worker.is_cancelled,
+            per_note=PER_NOTE,
         )
+        notes = notes_of(found.hits, RESULT_LIMIT)
         prompts = [note_prompt(note) for note in notes]
         if not worker.is_cancelled:
-            self.post_message(SearchResults(text, notes, prompts))
+            self.post_message(SearchResults(text, notes, prompts, found.note))
 
     def on_search_results(self, message: SearchResults) -> None:
         """Show the hits of the latest query."""
@@ -191,9 +198,10 @@ class SearchScreen(MemtuiScreen[None]):
         self._show(message.query, message.notes, message.prompts)
         found = len(message.notes)
         more = "+" if found >= RESULT_LIMIT else ""
-        self.query_one("#search-status", Static).update(
-            f"{found}{more} {noun_for(found, 'note')}" if found else "No matches."
-        )
+        status = f"{found}{more} {noun_for(found, 'note')}" if found else "No matches."
+        if message.note:
+            status = f"{status.rstrip('.')} by text: {visible(message.note)}"
+        self.query_one("#search-status", Static).update(status)
 
     def _show(self, query: str, notes: list[NoteHits], prompts: list[Content]) -> None:
         """Replace the result list (one option per note): the first options now, the rest over

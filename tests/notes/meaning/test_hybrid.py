@@ -43,5 +43,22 @@ def test_a_query_sharing_no_word_finds_the_note_and_its_section(
 
 def test_filters_hold_for_meaning_hits_too(tmp_path: Path, model_folder: Path) -> None:
     searcher, meaning = searches(tmp_path, model_folder)
-    fused = meaning.hybrid(searcher, "car", limit=5, filters=SearchFilters(folder="prefs"))
+    query = "automobile scheme"
+    assert [f.path for f in meaning.hybrid(searcher, query, limit=5)] == [
+        "garage.txt",
+        "prefs/editor.md",
+    ]
+    fused = meaning.hybrid(searcher, query, limit=5, filters=SearchFilters(folder="prefs"))
     assert [f.path for f in fused] == ["prefs/editor.md"]
+
+
+def test_a_file_no_nearer_than_unrelated_is_not_a_meaning_hit(
+    tmp_path: Path, model_folder: Path
+) -> None:
+    _searcher, meaning = searches(tmp_path, model_folder)
+    assert [hit.path for hit in meaning.nearest("car", 5)] == [
+        "garage.txt",
+        "food.md",
+        "prefs/editor.md",
+    ]
+    assert [hit.path for hit in meaning.nearest_passing("car", 5, None, None)] == ["garage.txt"]

@@ -8,8 +8,16 @@ import numpy as np
 import pytest
 
 from memtui.notes.index import NoteIndex
+from memtui.notes.meaning import scan as scan_module
 from memtui.notes.meaning.embedder import load_embedder
-from memtui.notes.meaning.scan import MeaningHit, VectorScan, load_sqlite_vec, sql_nearest
+from memtui.notes.meaning.scan import (
+    MeaningHit,
+    VectorScan,
+    _rescored,
+    leading_share,
+    load_sqlite_vec,
+    sql_nearest,
+)
 from memtui.notes.meaning.sync import sync_vectors
 from tests.notes.meaning.conftest import write
 from tests.notes.meaning.test_vector_sync import FILES
@@ -89,3 +97,37 @@ def test_sqlite_vec_finds_what_the_memory_scan_finds(
         expected = [(h.path, h.line, h.heading) for h in scan.nearest(vector, 3)]
         found = sql_nearest(conn, vector, 3)
         assert [(h.path, h.line, h.heading) for h in found] == expected
+
+
+def test_the_first_stage_keeps_the_best_rows_by_the_leading_dimensions() -> None:
+    head = np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [0.5, 0.5]], dtype=np.float32)
+    rest = np.array([[0.0], [0.5], [0.0], [1.0]], dtype=np.float32)
+    vector = np.array([1.0, 0.0, 1.0], dtype=np.float32)
+    first = head @ vector[:2]
+    scores = _rescored(first, head, rest, vector, 2)
+    assert scores.tolist() == pytest.approx([1.0, 1.4, -np.inf, -np.inf])
+    excluded = np.where([True, False, True, True], first, -np.inf).astype(np.float32)
+    assert _rescored(excluded, head, rest, vector, 2).tolist() == [1.0, -np.inf, -np.inf, 1.5]
+
+
+def test_the_leading_share_of_the_variance() -> None:
+    rng = np.random.default_rng(7)
+    head = rng.normal(0, 3, (1000, 4)).astype(np.float32)
+    rest = rng.normal(0, 1, (1000, 4)).astype(np.float32)
+    assert 0.85 < leading_share(head, rest) < 0.95
+    assert 0.05 < leading_share(rest, head) < 0.15
+
+
+def test_a_large_scan_of_a_variance_ordered_model_finds_what_the_exact_scan_finds(
+    store: tuple[Path, NoteIndex], model_folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _root, index = store
+    exact = VectorScan(index.db)
+    texts = ("car", "typeface", "font palette", "pasta dinner")
+    expected = [exact.nearest(query(model_folder, text), 3) for text in texts]
+    monkeypatch.setattr(scan_module, "TWO_STAGE_ROWS", 1)
+    monkeypatch.setattr(scan_module, "HEAD_VARIANCE", 0.0)
+    monkeypatch.setattr(scan_module, "TWO_STAGE_CANDIDATES", 2)
+    staged = VectorScan(index.db)
+    assert [staged.nearest(query(model_folder, text), 3) for text in texts] == expected
+    assert staged._two_stage and not exact._two_stage

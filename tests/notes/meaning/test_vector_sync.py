@@ -10,6 +10,7 @@ import pytest
 
 from memtui.notes.index import NoteIndex
 from memtui.notes.index_db import IndexFile
+from memtui.notes.meaning import sync as sync_module
 from memtui.notes.meaning.embedder import StaticEmbedder, load_embedder
 from memtui.notes.meaning.sync import sync_vectors
 from memtui.notes.meaning.vectors import MODEL_KEY, counts, meta_value
@@ -99,6 +100,22 @@ def test_a_file_changed_since_the_text_index_read_it_waits_for_the_next_catch_up
     assert (later.files, later.skipped) == (1, [])
 
 
+def test_an_edit_keeping_size_and_mtime_is_embedded_again_as_the_text_index_reads_it(
+    tmp_path: Path, indexed: tuple[NoteIndex, StaticEmbedder]
+) -> None:
+    index, embedder = indexed
+    sync_vectors(index.db, tmp_path, embedder)
+    food = tmp_path / "food.md"
+    before = food.stat()
+    food.write_text("# Cars\n\nLoves volvo.\n")
+    os.utime(food, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert food.stat().st_size == before.st_size
+    index.update_paths(["food.md"])
+    outcome = sync_vectors(index.db, tmp_path, embedder)
+    assert (outcome.files, outcome.embedded, outcome.skipped) == (1, 1, [])
+    assert ("food.md", 1, "Cars") in chunk_rows(index)
+
+
 def test_another_model_replaces_every_vector(
     tmp_path: Path, indexed: tuple[NoteIndex, StaticEmbedder]
 ) -> None:
@@ -122,3 +139,17 @@ def test_an_index_holding_vectors_is_trusted_when_opened_again(
     reopened = IndexFile.open(tmp_path)
     assert reopened.connection().execute("SELECT count(*) FROM vec_chunks").fetchone() == (4,)
     reopened.close()
+
+
+def test_a_paced_catch_up_rests_after_each_file_and_each_slice_embedded(
+    tmp_path: Path, indexed: tuple[NoteIndex, StaticEmbedder], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    index, embedder = indexed
+    monkeypatch.setattr(sync_module, "EMBED_SLICE", 3)
+    rests: list[int] = []
+    outcome = sync_vectors(
+        index.db, tmp_path, embedder, pace=lambda: rests.append(counts(index.db.connection())[1])
+    )
+    assert (outcome.files, outcome.embedded) == (3, 4)
+    assert rests == [0, 0, 0, 0, 0]
+    assert counts(index.db.connection()) == (3, 4)
