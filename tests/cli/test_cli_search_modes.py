@@ -41,7 +41,7 @@ def test_by_meaning_each_hit_names_its_section(
 ) -> None:
     configure_model(tmp_path)
     assert main(["search", str(store), "meal", "--mode", "meaning"]) == 0
-    assert capsys.readouterr() == ("garage.md:5  meaning     section: Dinner\n", "")
+    assert capsys.readouterr() == ("garage.md\n      5  meaning     section: Dinner\n", "")
     assert main(["search", str(store), "automobile theme mode:meaning", "--json"]) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [(hit["path"], hit["line"], hit["kind"], hit["text"]) for hit in lines] == [
@@ -58,8 +58,9 @@ def test_hybrid_is_the_default_with_a_model_and_keeps_the_text_hits(
     configure_model(tmp_path)
     assert main(["search", str(store), "volvoo kitchen dinner"]) == 0
     assert capsys.readouterr().out == (
-        "garage.md:5  body        ## Dinner\n"
-        "garage.md:3  body        The volvo is serviced each spring.\n"
+        "garage.md\n"
+        "      5  body        ## Dinner\n"
+        "      3  body        The volvo is serviced each spring.\n"
     )
     assert main(["search", str(store), "palette scheme", "--mode", "hybrid", "--folder", "x"]) == 1
 
@@ -69,12 +70,12 @@ def test_without_a_model_meaning_is_one_line_and_the_search_is_by_text(
 ) -> None:
     assert main(["search", str(store), "volvo", "--mode", "meaning"]) == 0
     assert capsys.readouterr() == (
-        "garage.md:3  body        The volvo is serviced each spring.\n",
+        "garage.md\n      3  body        The volvo is serviced each spring.\n",
         f"memtui search: {TURN_ON}; searching by text\n",
     )
     assert main(["search", str(store), "volvo"]) == 0
     assert capsys.readouterr() == (
-        "garage.md:3  body        The volvo is serviced each spring.\n",
+        "garage.md\n      3  body        The volvo is serviced each spring.\n",
         "",
     )
 

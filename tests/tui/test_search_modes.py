@@ -45,12 +45,12 @@ async def test_mode_meaning_finds_a_note_by_meaning_at_its_section(
         await wait_idle(pilot)
         assert await wait_for(pilot, lambda: app.ctx.workspace.meaning is not None, timeout=30)
         screen = await typed(pilot, "meal mode:meaning")
-        assert shown(screen) == ("1 result", ["garage.md:5  meaning\n  section: Dinner"])
+        assert shown(screen) == ("1 note", ["garage.md\n     5  section: Dinner"])
         await pilot.press("ctrl+l", *"volvo")
         assert await wait_for_results(pilot, "volvo")
         assert shown(screen) == (
-            "1 result",
-            ["garage.md:3  body\n  The volvo is serviced each spring."],
+            "1 note",
+            ["garage.md\n     3  The volvo is serviced each spring."],
         )
         assert [hit.spans for hit in screen.hits] == [((4, 9),)]
 
@@ -64,10 +64,10 @@ async def test_without_a_model_mode_meaning_searches_by_text_and_says_how_to_tur
         await wait_idle(pilot)
         screen = await typed(pilot, "volvo mode:meaning")
         assert shown(screen) == (
-            f"1 result by text: {TURN_ON}",
-            ["garage.md:3  body\n  The volvo is serviced each spring."],
+            f"1 note by text: {TURN_ON}",
+            ["garage.md\n     3  The volvo is serviced each spring."],
         )
         await pilot.press("ctrl+l", *"volvo")
         assert await wait_for_results(pilot, "volvo")
-        assert shown(screen)[0] == "1 result"
+        assert shown(screen)[0] == "1 note"
         assert app.ctx.workspace.meaning is None

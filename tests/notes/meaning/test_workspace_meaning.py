@@ -179,3 +179,21 @@ def test_before_the_vectors_are_caught_up_a_meaning_query_says_so(
     assert (result.hits, result.mode, result.note) == ([], "text", READYING)
     assert workspace.search(*parse_query("volvo")).mode == "text"
     workspace.close()
+
+
+@pytest.mark.parametrize("mode", ["meaning", "hybrid", "text"])
+def test_a_file_the_reader_may_not_see_is_never_found_in_any_mode(
+    tmp_path: Path, model_folder: Path, mode: str
+) -> None:
+    write(tmp_path, FILES)
+    workspace = opened(tmp_path, str(model_folder))
+    try:
+        hidden = "garage.md"
+        everything = workspace.search("car volvo dinner meal", limit=10, mode=mode).hits
+        assert hidden in {hit.path for hit in everything}
+        seen = workspace.search(
+            "car volvo dinner meal", limit=10, mode=mode, visible=lambda path: path != hidden
+        ).hits
+        assert hidden not in {hit.path for hit in seen}
+    finally:
+        workspace.close()
