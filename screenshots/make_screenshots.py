@@ -227,6 +227,24 @@ async def help_screen(pilot: Pilot[None]) -> None:
     await settle(pilot)
 
 
+async def budget(pilot: Pilot[None]) -> None:
+    """What the agent loads: every file's tokens, how it is loaded, what it read."""
+    await open_note(pilot)
+    await pilot.press("b")
+    await settle(pilot)
+
+
+async def as_of(pilot: Pilot[None]) -> None:
+    """The store as it was at an event of the history: read-only, clearly marked."""
+    from memtui.tui.screens.history import HistoryScreen
+
+    await open_note(pilot)
+    await pilot.app.push_screen(HistoryScreen())
+    await settle(pilot)
+    await pilot.press("down", "down", "down", "a")
+    await settle(pilot)
+
+
 SHOTS: dict[str, tuple[str, Step]] = {
     "main": ("Main screen: tree, preview, links and history", main_screen),
     "raw": ("Raw view: what the agent's view returns", raw_view),
@@ -246,6 +264,8 @@ SHOTS: dict[str, tuple[str, Step]] = {
     "new-note": ("New note from the template", new_note),
     "rename": ("Rename or move, rewriting links", rename),
     "help": ("Keys of the current screen (F1)", help_screen),
+    "budget": ("Budget: what the agent loads and reads", budget),
+    "as-of": ("The store as of an event of the history, read-only", as_of),
 }
 
 
