@@ -13,7 +13,7 @@ from memtui.core.config import Settings
 from memtui.core.store import MemoryStore
 from tests.agents.mcp_client import mcp_session, result_text
 
-SECRET = "---\ntitle: Secret plans\n---\n# Secret plans\n- [fact] The zebra code is 42\n"
+SECRET = "---\ntitle: Secret plans\n---\n# Secret plans\n- [fact] The zebra code is zq-7319-xk\n"
 PUBLIC = (
     "---\ntitle: Public\n---\n# Public\n- [fact] zebras are striped\n"
     "- relates_to [[Secret plans]]\n"
@@ -65,7 +65,7 @@ async def test_hidden_notes_are_not_found_by_the_notes_tools(tmp_path: Path) -> 
     assert hidden["context-link"] == ("no note matches 'shortcut.md' (by permalink, title or path)")
     assert "## Unresolved links\n- relates_to -> Secret plans" in hidden["context-public"]
     for name in ("search", "search-title", "context-public", "activity"):
-        assert "42" not in hidden[name] and "private" not in hidden[name], name
+        assert "zq-7319-xk" not in hidden[name] and "private" not in hidden[name], name
         assert "shortcut" not in hidden[name], name
     assert "public.md" in hidden["activity"]
     assert "secret" not in hidden["activity"] and "shortcut" not in hidden["activity"]
