@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
-from functools import partial
 from pathlib import Path
 from typing import Any
 
-from memtui.cli.shared import open_history, progress_printer, report_skipped
+from memtui.cli.shared import progress_printer, reading_workspace, report_skipped
 from memtui.cli.terminal import json_safe, visible
 from memtui.core.plurals import count
 from memtui.core.reporting import fail
@@ -66,20 +65,14 @@ def _line(row: Any) -> str:
 def run(args: argparse.Namespace) -> int:
     """Run `memtui budget`."""
     from memtui.core.config import ConfigError, load_settings
-    from memtui.core.store import MemoryStore
     from memtui.notes.budget import store_budget
-    from memtui.notes.workspace import Workspace
 
     root = Path(args.path)
     if not root.is_dir():
         return fail("budget", f"{args.path} is not a folder")
     try:
         settings = load_settings()
-        workspace = Workspace(
-            lambda: MemoryStore(root, actor="external", settings=settings),
-            root=root,
-            history=partial(open_history, root),
-        )
+        workspace = reading_workspace(root, settings)
         history = workspace.history
         index = workspace.load_index(progress_printer())
         budget = store_budget(

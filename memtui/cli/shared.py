@@ -141,6 +141,19 @@ def open_history(root: Path) -> Any | None:
         return History(root)
 
 
+def reading_workspace(root: Path, settings: Any) -> Any:
+    """A Workspace on `root` for a command that reads (its store acts as `external`, its
+    history opened on first use), as `memtui stale` and `memtui budget` need."""
+    from memtui.core.store import MemoryStore
+    from memtui.notes.workspace import Workspace
+
+    return Workspace(
+        lambda: MemoryStore(root, actor="external", settings=settings),
+        root=root,
+        history=lambda: open_history(root),
+    )
+
+
 def history_to_list(command: str, path: str) -> Any:
     """The history of the store at `path` for a command that lists it (`open_history`), or the
     exit status after one line saying why not: not a folder (2), no history yet (0, said on

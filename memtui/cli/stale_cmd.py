@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
-from functools import partial
 from pathlib import Path
 from typing import Any
 
-from memtui.cli.shared import open_history, progress_printer, report_skipped, whole_number
+from memtui.cli.shared import progress_printer, reading_workspace, report_skipped, whole_number
 from memtui.cli.terminal import json_safe, visible
 from memtui.core.reporting import fail
 
@@ -68,9 +67,7 @@ def candidate_record(candidate: Any) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> int:
     """Run `memtui stale`."""
     from memtui.core.config import ConfigError, load_settings
-    from memtui.core.store import MemoryStore
     from memtui.notes.health_review import health_review
-    from memtui.notes.workspace import Workspace
 
     root = Path(args.path)
     if not root.is_dir():
@@ -79,11 +76,7 @@ def run(args: argparse.Namespace) -> int:
         return fail("stale", "--limit must be 0 or more")
     try:
         settings = load_settings()
-        workspace = Workspace(
-            lambda: MemoryStore(root, actor="external", settings=settings),
-            root=root,
-            history=partial(open_history, root),
-        )
+        workspace = reading_workspace(root, settings)
         history = workspace.history
         index = workspace.load_index(progress_printer())
         candidates = health_review(

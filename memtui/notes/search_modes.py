@@ -84,7 +84,6 @@ def search_in_mode(
         words,
         limit=wanted,
         filters=filters,
-        history=searcher.history,
         cancelled=cancelled,
     )
     fused = [item for item in fused if seeing(item.path)]

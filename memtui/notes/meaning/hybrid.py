@@ -45,22 +45,6 @@ class MeaningSearch:
         vector = self.embedder.embed([query])[0]
         return self.scan.nearest(vector, limit, paths=paths)
 
-    def hybrid(
-        self,
-        searcher: Searcher,
-        query: str,
-        *,
-        limit: int = 50,
-        filters: SearchFilters | None = None,
-        history: ActorLookup | None = None,
-        cancelled: Callable[[], bool] | None = None,
-    ) -> list[Fused]:
-        """The best `limit` files for `query` by text and meaning fused; filters apply to both."""
-        fused, _hits = self.hybrid_hits(
-            searcher, query, limit=limit, filters=filters, history=history, cancelled=cancelled
-        )
-        return fused
-
     def hybrid_hits(
         self,
         searcher: Searcher,
@@ -68,15 +52,15 @@ class MeaningSearch:
         *,
         limit: int = 50,
         filters: SearchFilters | None = None,
-        history: ActorLookup | None = None,
         cancelled: Callable[[], bool] | None = None,
     ) -> tuple[list[Fused], list[SearchHit]]:
-        """`hybrid`'s fused files and the text hits they were ranked from (for their lines and
-        highlights)."""
+        """The best `limit` files for `query` by text and meaning fused (filters apply to both;
+        the searcher's history answers the actor filter), and the text hits they were ranked
+        from (for their lines and highlights)."""
         hits = searcher.search(
             query, limit=limit * LINES_PER_FILE, filters=filters, cancelled=cancelled
         )
-        meaning = self.nearest_passing(query, limit, filters, history)
+        meaning = self.nearest_passing(query, limit, filters, searcher.history)
         return rank_fusion(text_ranking(hits), meaning)[:limit], hits
 
     def nearest_passing(

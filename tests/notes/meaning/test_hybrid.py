@@ -25,7 +25,7 @@ def searches(root: Path, model_folder: Path) -> tuple[Searcher, MeaningSearch]:
 
 def test_a_word_query_keeps_its_text_hit_first(tmp_path: Path, model_folder: Path) -> None:
     searcher, meaning = searches(tmp_path, model_folder)
-    fused = meaning.hybrid(searcher, "automobile", limit=3)
+    fused = meaning.hybrid_hits(searcher, "automobile", limit=3)[0]
     assert fused[0].path == "garage.txt"
     assert fused[0].text == 1.0 and fused[0].meaning == 1.0
 
@@ -35,7 +35,7 @@ def test_a_query_sharing_no_word_finds_the_note_and_its_section(
 ) -> None:
     searcher, meaning = searches(tmp_path, model_folder)
     assert text_ranking(searcher.search("typeface", limit=10)) == []
-    [best, *_] = meaning.hybrid(searcher, "typeface", limit=3)
+    [best, *_] = meaning.hybrid_hits(searcher, "typeface", limit=3)[0]
     assert best.path == "prefs/editor.md"
     assert best.section is not None
     assert (best.section.line, best.section.heading) == (9, "Fonts")
@@ -44,11 +44,11 @@ def test_a_query_sharing_no_word_finds_the_note_and_its_section(
 def test_filters_hold_for_meaning_hits_too(tmp_path: Path, model_folder: Path) -> None:
     searcher, meaning = searches(tmp_path, model_folder)
     query = "automobile scheme"
-    assert [f.path for f in meaning.hybrid(searcher, query, limit=5)] == [
+    assert [f.path for f in meaning.hybrid_hits(searcher, query, limit=5)[0]] == [
         "garage.txt",
         "prefs/editor.md",
     ]
-    fused = meaning.hybrid(searcher, query, limit=5, filters=SearchFilters(folder="prefs"))
+    fused = meaning.hybrid_hits(searcher, query, limit=5, filters=SearchFilters(folder="prefs"))[0]
     assert [f.path for f in fused] == ["prefs/editor.md"]
 
 
