@@ -9,6 +9,7 @@ character in its column (an editor) uses `visible_cells`.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 
@@ -52,14 +53,14 @@ def visible(text: str) -> str:
     """One line safe to show on a terminal: every control character and bad byte made visible."""
     if _UNSAFE.search(text) is None:
         return text
-    return text.translate(_LINE_TABLE)
+    return text.translate(_tables()[0])
 
 
 def visible_text(text: str) -> str:
     """Multi-line text safe to show: as `visible`, but newlines and tabs are kept as they are."""
     if _UNSAFE_IN_TEXT.search(text) is None:
         return text
-    return text.translate(_TEXT_TABLE)
+    return text.translate(_tables()[1])
 
 
 def visible_spans(
@@ -92,7 +93,7 @@ def visible_cells(text: str) -> str:
     cursor, highlight spans)."""
     if _UNSAFE_IN_TEXT.search(text) is None:
         return text
-    return text.translate(_CELLS_TABLE)
+    return text.translate(_tables()[2])
 
 
 def _table(pattern: re.Pattern[str], symbol: Callable[[str], str]) -> dict[int, str]:
@@ -113,6 +114,12 @@ _UNSAFE_RANGES = (
 """Every character `_UNSAFE` can match (the tables keep those it does)."""
 
 
-_LINE_TABLE = _table(_UNSAFE, _symbol)
-_TEXT_TABLE = _table(_UNSAFE_IN_TEXT, _symbol)
-_CELLS_TABLE = _table(_UNSAFE_IN_TEXT, _one_symbol)
+@functools.cache
+def _tables() -> tuple[dict[int, str], dict[int, str], dict[int, str]]:
+    """The translate tables of `visible`, `visible_text` and `visible_cells`, built on first
+    use (about 6,400 characters: a cost no start-up should pay before a string needs it)."""
+    return (
+        _table(_UNSAFE, _symbol),
+        _table(_UNSAFE_IN_TEXT, _symbol),
+        _table(_UNSAFE_IN_TEXT, _one_symbol),
+    )

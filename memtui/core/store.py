@@ -18,17 +18,10 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from memtui.core.actors import EXTERNAL, check_actor
-from memtui.core.applying.approving import approve, reject
 from memtui.core.applying.atomic import make_dirs
-from memtui.core.applying.dispatch import apply_command, plan_command
-from memtui.core.applying.group_reverting import revert_group
-from memtui.core.applying.guard import broken, escaped_answer, guard_change, path_access
-from memtui.core.applying.handlers import Plan, run_plan, size_refusal, undo_command
-from memtui.core.applying.holding import hold
-from memtui.core.applying.reverting import revert
 from memtui.core.applying.site import Site, open_site
 from memtui.core.applying.snapshots import (
     FLAG_NOT_KEPT,
@@ -51,14 +44,11 @@ from memtui.core.parsing.command_types import (
 )
 from memtui.core.parsing.echo import echo
 from memtui.core.parsing.paths import FLAG_OUTSIDE, PathRefusal, ResolvedPath, check_path
-from memtui.core.parsing.tool_input import parse_command
 from memtui.core.policy.loading import load_policy
 from memtui.core.policy.rules import NONE, REVIEW, WRITE, Access, ActorPolicy, Policy
-from memtui.core.recording import inbox
 from memtui.core.recording.blobs import KIND_DIR, KIND_FILE
 from memtui.core.recording.database import RecordFailed, read_only_failure, unrecorded_message
 from memtui.core.recording.db_text import storable
-from memtui.core.recording.event_query import EventQuery
 from memtui.core.recording.events import PendingEvent, actor_kind
 from memtui.core.recording.file_state import FileRecord
 from memtui.core.recording.history import History
@@ -76,6 +66,9 @@ from memtui.core.resolving.regular import Head, NotRegularFile, read_head, read_
 from memtui.core.result import BUSY, CONFLICT, REFUSED, CommandResult, ResultKind
 from memtui.core.secret_forms import unescaped_name
 from memtui.core.secrets import SecretFinding
+
+if TYPE_CHECKING:
+    from memtui.core.applying.handlers import Plan
 
 _Read = TypeVar("_Read")
 
@@ -296,6 +289,10 @@ class MemoryStore:
 
     def execute(self, tool_input: object) -> CommandResult:
         """Run one raw memory-tool input (any object) and record it."""
+        from memtui.core.applying.dispatch import apply_command
+        from memtui.core.applying.guard import escaped_answer
+        from memtui.core.parsing.tool_input import parse_command
+
         self.ensure_recovered()
         parsed = parse_command(self.root, tool_input, any_name=not self.is_agent)
         scanner = Scanner()
@@ -329,6 +326,9 @@ class MemoryStore:
 
     def render_view(self, path: str) -> str:
         """What `view` of `path` returns now, without recording an event (for live previews)."""
+        from memtui.core.applying.dispatch import apply_command
+        from memtui.core.parsing.tool_input import parse_command
+
         parsed = parse_command(self.root, {"command": "view", "path": path})
         if isinstance(parsed, CommandOutcome):
             return parsed.content
@@ -370,6 +370,9 @@ class MemoryStore:
 
         A command that will be refused is refused before its before-state is read.
         """
+        from memtui.core.applying.dispatch import plan_command
+        from memtui.core.applying.holding import hold
+
         try:
             site = open_site(self.root, parsed, self.max_size)
         except OSError as problem:
@@ -408,6 +411,8 @@ class MemoryStore:
     def _judged(self, parsed: ParsedCommand, site: Site) -> CommandOutcome | Access:
         """What the store's policy makes of an agent's change (a refusal, the answer for a path
         hidden from it, or `write` / `review`); a person's changes are always `write`."""
+        from memtui.core.applying.guard import guard_change
+
         gate = self.gate()
         if gate is None:
             return WRITE
@@ -427,6 +432,8 @@ class MemoryStore:
         findings: list[SecretFinding],
     ) -> CommandResult:
         """Apply a planned change and record it as one unit (see `History.change`)."""
+        from memtui.core.applying.handlers import run_plan, undo_command
+
         outcomes: list[CommandOutcome] = []
         when = self.clock()
         prepared = self._command_event(
@@ -812,6 +819,8 @@ class MemoryStore:
     def _unseen(self, path: str, checked: ResolvedPath) -> CommandOutcome | None:
         """For an agent's read of `path`: the refusal while the policy cannot be used, an
         empty outcome when the policy hides the path (answered as missing), else None."""
+        from memtui.core.applying.guard import broken, path_access
+
         gate = self.gate()
         if gate is None:
             return None
@@ -859,6 +868,8 @@ class MemoryStore:
     ) -> CommandResult:
         """`write` once the lock is held: check the revision, then replace and record as one
         (an agent's held for review where the store's policy says so)."""
+        from memtui.core.applying.holding import hold
+
         virtual, shown = checked.virtual, echo(path)
         with self.open_site() as site:
             location = site.place(checked.parts, shown)
@@ -905,6 +916,9 @@ class MemoryStore:
         """The changes a person's save of `virtual` marks reviewed: every agent or outside change
         of the note (across its renames) still waiting, since the saved text was written over
         all of them (a save is refused unless the editor had loaded the newest one)."""
+        from memtui.core.recording import inbox
+        from memtui.core.recording.event_query import EventQuery
+
         if actor_kind(self.actor) != "human":
             return []
         waiting = self.history.events(inbox.waiting(EventQuery(path=virtual)))
@@ -919,6 +933,8 @@ class MemoryStore:
         mode) holding a likely secret, in the text or in the path a `new` file would bring into
         being. `args` gets the size.
         """
+        from memtui.core.applying.handlers import size_refusal
+
         shown = echo(path)
         try:
             data = text.encode("utf-8")
@@ -938,6 +954,8 @@ class MemoryStore:
 
     def revert(self, event_id: int, force: bool = False) -> CommandResult:
         """Undo one event by restoring its before-state; refused on conflict unless forced."""
+        from memtui.core.applying.reverting import revert
+
         self.ensure_recovered()
         return revert(self, event_id, force)
 
@@ -954,17 +972,23 @@ class MemoryStore:
         conflict otherwise); `text` is a merge of it with the file at `revision`. A delete or
         rename applies only while its source is unchanged, unless `force`.
         """
+        from memtui.core.applying.approving import approve
+
         self.ensure_recovered()
         return approve(self, proposal_id, text, revision, force)
 
     def reject_proposal(self, proposal_id: int) -> CommandResult:
         """Decide against a held change: nothing is applied, the decision is recorded."""
+        from memtui.core.applying.approving import reject
+
         self.ensure_recovered()
         return reject(self, proposal_id)
 
     def revert_group(self, group_id: int, force: bool = False) -> CommandResult:
         """Undo every change of one operation, newest first, as a new operation; refused (nothing
         undone) when a part changed since, unless forced."""
+        from memtui.core.applying.group_reverting import revert_group
+
         self.ensure_recovered()
         return revert_group(self, group_id, force)
 

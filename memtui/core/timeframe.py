@@ -7,7 +7,6 @@ midnight; months and years are whole calendar months and years (`1 month` on 31 
 
 from __future__ import annotations
 
-import calendar
 import re
 import time
 from datetime import UTC, datetime, timedelta
@@ -40,6 +39,8 @@ def _months_back(moment: datetime, months: int) -> datetime:
     year, month = divmod(total, 12)
     if year < 1:
         raise ValueError("reaches back before the year 1")
+    import calendar
+
     day = min(moment.day, calendar.monthrange(year, month + 1)[1])
     return moment.replace(year=year, month=month + 1, day=day)
 

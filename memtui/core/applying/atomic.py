@@ -13,7 +13,6 @@ import contextlib
 import errno
 import os
 import stat
-import uuid
 from collections.abc import Callable
 from pathlib import Path
 
@@ -37,8 +36,11 @@ _NO_HARD_LINKS = (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK)
 
 
 def temp_name() -> str:
-    """A unique temp file name holding the writer's pid (recovery checks whether it still runs)."""
-    return f"{TEMP_PREFIX}{os.getpid()}-{uuid.uuid4()}"
+    """A unique temp file name holding the writer's pid (recovery checks whether it still runs)
+    and 128 random bits, written as a uuid is (the form recovery knows)."""
+    hexed = os.urandom(16).hex()
+    random = f"{hexed[:8]}-{hexed[8:12]}-{hexed[12:16]}-{hexed[16:20]}-{hexed[20:]}"
+    return f"{TEMP_PREFIX}{os.getpid()}-{random}"
 
 
 def write_all(fd: int, data: bytes) -> None:

@@ -17,7 +17,6 @@ store's root or a path below it (`/home/me/memories/x`); any other absolute targ
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import errno
 import functools
 import os
@@ -25,6 +24,10 @@ import stat
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import ctypes
 
 WALK_FLAGS = os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 """A folder handle for `dir_fd=`: no read permission needed, and never a symlink."""
@@ -498,6 +501,8 @@ def chmod_fd(fd: int, mode: int) -> None:
 @functools.cache
 def _libc() -> ctypes.CDLL:
     """The C library, loaded once, with errno kept for the caller."""
+    import ctypes
+
     return ctypes.CDLL(None, use_errno=True)
 
 
@@ -506,6 +511,8 @@ def renameat2(src_dir_fd: int, src: str, dst_dir_fd: int, dst: str, flags: int) 
 
     OSError(ENOSYS) when neither is there.
     """
+    import ctypes
+
     libc = _libc()
     names = (os.fsencode(src), os.fsencode(dst))
     if b"\0" in names[0] + names[1]:

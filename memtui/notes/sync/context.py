@@ -3,8 +3,8 @@ and this machine's name and id."""
 
 from __future__ import annotations
 
+import os
 import re
-import socket
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -20,7 +20,7 @@ RESCUE_PREFIX = "refs/memtui/rescue/"
 
 def machine_name(configured: str | None = None) -> str:
     """This machine's name in commits and pulled events: the config's, else the host name."""
-    name = " ".join((configured or "").split()) or socket.gethostname() or "this machine"
+    name = " ".join((configured or "").split()) or os.uname().nodename or "this machine"
     return name[:100]
 
 
