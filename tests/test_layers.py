@@ -191,3 +191,20 @@ def test_the_first_frame_takes_from_core_only_its_vocabulary() -> None:
         "memtui.core.resolving.regular",
         "memtui.core.timeframe",
     }
+
+
+def test_a_sync_loads_none_of_the_command_machinery() -> None:
+    """`memtui sync PATH` starts without what only the memory-tool commands and the app use."""
+    loaded = _modules_after_import("memtui.cli, memtui.cli.sync_cmd, memtui.notes.sync")
+    deferred = {
+        "memtui.core.applying.approving",
+        "memtui.core.applying.dispatch",
+        "memtui.core.applying.guard",
+        "memtui.core.applying.handlers",
+        "memtui.core.parsing.tool_input",
+        "calendar",
+        "ctypes",
+        "socket",
+        "uuid",
+    }
+    assert loaded & deferred == set()

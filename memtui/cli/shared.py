@@ -69,9 +69,11 @@ def add_actor_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--actor", metavar="NAME", default=None, help=ACTOR_HELP)
 
 
-def human_store(command: str, path: str, actor: str | None) -> Any:
+def human_store(command: str, path: str, actor: str | None, *, recover: bool = True) -> Any:
     """The store at `path` acting as the person (`--actor NAME`, else the default human), or
-    the exit status after a one-line report (a bad actor, config or folder)."""
+    the exit status after a one-line report (a bad actor, config or folder). Without `recover`,
+    its history is opened but start-up recovery is left to the command (a sync runs it while
+    its fetch runs)."""
     from memtui.core.actors import ActorError, human_actor
     from memtui.core.config import ConfigError, default_human_actor, load_settings
     from memtui.core.recording.database import HistoryCorrupt
@@ -84,7 +86,10 @@ def human_store(command: str, path: str, actor: str | None) -> Any:
         settings = load_settings()
         who = default_human_actor(settings) if actor is None else human_actor(actor)
         store = MemoryStore(root, actor=who, settings=settings)
-        store.ensure_recovered()  # here, so a store that cannot open is reported in one line
+        if recover:
+            store.ensure_recovered()  # here, so a store that cannot open is reported in one line
+        else:
+            store.open_history()
         return store
     except ActorError as error:
         return fail(command, f"{'login name' if actor is None else '--actor'}: {error}")

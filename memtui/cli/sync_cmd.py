@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
         except SyncError as problem:
             return fail("sync", visible(str(problem)))
         root.mkdir(mode=0o700, parents=True, exist_ok=True)
-    store = human_store("sync", str(root), args.actor)
+    store = human_store("sync", str(root), args.actor, recover=False)
     if isinstance(store, int):
         return store
     try:

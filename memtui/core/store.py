@@ -160,6 +160,12 @@ class MemoryStore:
         self.ensure_recovered()
         return history
 
+    def open_history(self) -> None:
+        """Open the history without start-up recovery, for a command that runs recovery later
+        while other work goes on (a sync, while it fetches); HistoryCorrupt when it cannot be
+        read."""
+        self._shared.history.seen()
+
     def ensure_recovered(self) -> None:
         """Run start-up recovery once per process, before this store's first change or query."""
         if not self._shared.recovered:

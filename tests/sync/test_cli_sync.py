@@ -115,3 +115,36 @@ def test_errors_are_exit_2_and_one_line(tmp_path: Path, capsys: pytest.CaptureFi
     status, out, err = run(capsys, "sync", str(store), "--remote", str(tmp_path / "nope.git"))
     assert (status, out) == (2, "")
     assert err.count("\n") == 1 and "does not appear to be a git repository" in err
+
+
+def test_an_edit_made_while_memtui_was_closed_is_recorded_before_it_is_committed(
+    tmp_path: Path, remote: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The one-shot sync runs the store's start-up recovery while it fetches: a note changed
+    with memtui closed is an `external` event in the history and an `external` commit, and a
+    remote that went away is exit 2, one line, with nothing changed here."""
+    one = tmp_path / "laptop-1"
+    one.mkdir()
+    (one / "notes.md").write_text("# Notes\n")
+    assert run(capsys, "sync", str(one), "--remote", str(remote), "--machine", "l1")[0] == 0
+    (one / "notes.md").write_text("# Notes\n- by hand\n")
+    moved = remote.rename(remote.with_name("moved.git"))
+    head = git("--git-dir", str(one / ".memtui" / "git"), "rev-parse", "main")
+    status, out, err = run(capsys, "sync", str(one))
+    assert (status, out) == (2, "")
+    assert err == f"memtui sync: git fetch: '{remote}' does not appear to be a git repository\n"
+    assert git("--git-dir", str(one / ".memtui" / "git"), "rev-parse", "main") == head
+    assert (one / "notes.md").read_text() == "# Notes\n- by hand\n"
+    moved.rename(remote)
+    status, out, err = run(capsys, "sync", str(one))
+    assert (status, out, err) == (
+        0,
+        f"In sync with {remote} (main): committed 1 file, pushed.\n",
+        "",
+    )
+    events = MemoryStore(one, actor="human:dana", settings=Settings()).history.events(
+        path="/memories/notes.md", limit=1
+    )
+    assert (events[0].actor, events[0].command) == ("external", "external")
+    log = git("--git-dir", str(remote), "log", "-1", "--format=%an: %s", "main")
+    assert log == "external: external changed notes.md on l1\n"

@@ -140,6 +140,67 @@ def test_a_remote_that_went_away_after_set_up_is_one_line(
     assert a.git("rev-list", "--count", "main").strip() == "1"
 
 
+def fetch_outlasts_the_wait(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every fetch is taken as still running once the changes are found (as a slow network's
+    would be), so the sync waits for it with the store's lock released."""
+    monkeypatch.setattr(driver.Running, "done_within", lambda _self, _seconds: False)
+
+
+@pytest.mark.parametrize("slow", [False, True])
+def test_a_fetch_failing_while_the_changes_are_found_changes_nothing_here(
+    machine: MakeMachine, remote: Path, monkeypatch: pytest.MonkeyPatch, slow: bool
+) -> None:
+    """The fetch runs while this machine's changes are found; when it fails, whether it ended
+    while the store's lock was held or after, nothing is committed, moved or written here, and
+    the next sync sends the change."""
+    if slow:
+        fetch_outlasts_the_wait(monkeypatch)
+    a = machine("a", files={"n.md": "one\n"})
+    a.agent().insert("/memories/n.md", 1, "two")
+    (a.root / "outside.md").write_text("written by hand\n")
+    refs = a.git("for-each-ref")
+    files = tree_files(a.root)
+    moved = remote.rename(remote.with_name("moved.git"))
+    with pytest.raises(SyncError) as failed:
+        a.sync()
+    assert str(failed.value) == f"git fetch: '{remote}' does not appear to be a git repository"
+    assert (a.git("for-each-ref"), tree_files(a.root)) == (refs, files)
+    assert a.git("status", "--porcelain").splitlines() == [" M n.md", "?? outside.md"]
+    moved.rename(remote)
+    report = a.sync()
+    assert (report.committed, report.pushed) == (2, True)
+    assert remote_files(remote) == {"n.md": "one\ntwo\n", "outside.md": "written by hand\n"}
+
+
+def test_a_fetch_slower_than_the_wait_finds_the_changes_again_with_the_lock_taken_again(
+    machine: MakeMachine, remote: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fetch that outlasts `LOCKED_WAIT` is waited for with the store's lock released; a
+    change an agent makes meanwhile goes out in the same sync, under that agent's name."""
+    fetch_outlasts_the_wait(monkeypatch)
+    a = machine("a", files={"n.md": "one\n"})
+    b = machine("b")
+    b.agent("peer").insert("/memories/n.md", 0, "zero")
+    b.sync()
+    a.agent().insert("/memories/n.md", 1, "two")
+    real = driver.fetched
+
+    def an_agent_writes_first(ctx: driver.Context, fetching: object) -> object:
+        a.agent("late").create("/memories/late.md", "while the fetch ran\n")
+        return real(ctx, fetching)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(driver, "fetched", an_agent_writes_first)
+    report = a.sync()
+    assert (report.committed, report.pulled, report.pushed) == (2, 1, True)
+    assert remote_files(remote) == {
+        "n.md": "zero\none\ntwo\n",
+        "late.md": "while the fetch ran\n",
+    }
+    subjects = a.git("log", "--format=%an: %s", "main").splitlines()
+    assert "agent:late: agent:late changed late.md on a" in subjects
+    assert "agent:claude: agent:claude changed n.md on a" in subjects
+
+
 def test_a_remote_force_pushed_over_by_someone_else_loses_nothing_here(
     machine: MakeMachine, remote: Path, tmp_path: Path
 ) -> None:

@@ -14,7 +14,6 @@ import sqlite3
 import threading
 import time
 import urllib.parse
-import uuid
 from collections import deque
 from pathlib import Path
 
@@ -396,7 +395,7 @@ def create_file(path: Path) -> None:
     (losing the race to another process is fine: its file is used). An empty file is
     therefore never memtui's, and is refused like any foreign one.
     """
-    temp = path.with_name(f"{DB_NAME}.new-{os.getpid()}-{uuid.uuid4().hex}")
+    temp = path.with_name(f"{DB_NAME}.new-{os.getpid()}-{os.urandom(16).hex()}")
     try:
         conn = sqlite3.connect(temp, isolation_level=None)
         try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from memtui.core.recording import db_text
 from memtui.core.recording.database import FILE_STATE_BUILT
@@ -15,8 +15,7 @@ UNKNOWN_STAT = -1
 """Size and mtime of a file_state row whose stat is not known yet, so the next check hashes it."""
 
 
-@dataclass(frozen=True)
-class FileRecord:
+class FileRecord(NamedTuple):
     """What the history last recorded for one file: its hash and the stat it had then.
 
     `checked_ns` is the wall-clock time just before that stat was taken; a stat taken within

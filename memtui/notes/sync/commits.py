@@ -247,14 +247,18 @@ class Committed:
     held: dict[str, str] = field(default_factory=dict)
 
 
-def commit_local(ctx: Context, *, first_message: str | None = None) -> Committed:
+def commit_local(
+    ctx: Context, *, first_message: str | None = None, changes: LocalChanges | None = None
+) -> Committed:
     """Commit this machine's changes and review marks on the branch (the store's lock held).
 
     `first_message` is the message of the branch's first commit (when it has none), which holds
-    every file as it is.
+    every file as it is. `changes` are this machine's changes when `find_changes` found them
+    with the lock held since (else they are found now).
     """
     head = ctx.tip
-    changes = find_changes(ctx)
+    if changes is None:
+        changes = find_changes(ctx)
     upto = last_event_id(ctx)
     commits: list[NewCommit] = []
     groups = group_by_actor(changes.files, new_events(ctx, upto)) if changes.files else []

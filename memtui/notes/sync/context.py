@@ -24,6 +24,16 @@ def machine_name(configured: str | None = None) -> str:
     return name[:100]
 
 
+def branch_ref(branch: str) -> str:
+    """The full ref of the local branch `branch`."""
+    return f"refs/heads/{branch}"
+
+
+def tracking_ref(branch: str) -> str:
+    """Where the remote's branch `branch` is fetched to."""
+    return f"refs/remotes/{ORIGIN}/{branch}"
+
+
 def slug(text: str) -> str:
     """`text` as a word for an e-mail address (letters, digits, `.`, `-`)."""
     return re.sub(r"[^A-Za-z0-9.-]+", "-", text).strip("-.") or "machine"
@@ -48,12 +58,12 @@ class Context:
     @property
     def branch_ref(self) -> str:
         """The local branch's full ref."""
-        return f"refs/heads/{self.branch}"
+        return branch_ref(self.branch)
 
     @property
     def tracking_ref(self) -> str:
         """Where the remote's branch is fetched to."""
-        return f"refs/remotes/{ORIGIN}/{self.branch}"
+        return tracking_ref(self.branch)
 
     def author(self, actor: str) -> Identity:
         """The git author of an actor's changes on this machine."""

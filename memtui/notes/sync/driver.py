@@ -3,7 +3,9 @@ with the store's lock held), push; a push refused because the remote moved fetch
 tries again, a bounded number of times, never forcing.
 
 Only one sync of a store runs at a time (a lock of its own, `.memtui/sync.lock`); agents and the
-app keep working while it fetches and pushes, and wait only while it commits and merges.
+app keep working while it fetches and pushes, and wait only while it commits and merges. The
+fetch runs while the sync does its other work (the store's start-up recovery, finding this
+machine's changes); nothing is committed or merged until it has succeeded.
 """
 
 from __future__ import annotations
@@ -14,15 +16,17 @@ from dataclasses import dataclass, field
 
 from memtui.core.resolving.lock import LockBusy, MutationLock
 from memtui.core.store import MemoryStore
-from memtui.notes.sync.commits import commit_local, last_event_id
+from memtui.notes.sync.commits import LocalChanges, commit_local, find_changes, last_event_id
 from memtui.notes.sync.context import (
     ORIGIN,
     RESCUE_PREFIX,
     Context,
+    branch_ref,
     committer_for,
     machine_name,
+    tracking_ref,
 )
-from memtui.notes.sync.git import NETWORK_TIMEOUT, Git, GitError, error_of
+from memtui.notes.sync.git import NETWORK_TIMEOUT, Git, GitError, Running, error_of
 from memtui.notes.sync.merging import merge_remote
 from memtui.notes.sync.repo import index_info, is_ancestor, read_refs
 from memtui.notes.sync.reviews import apply_marks
@@ -48,6 +52,9 @@ from memtui.notes.sync.state import (
 ATTEMPTS = 5
 """How many times a sync pushes before it gives up (each refusal fetches and merges first)."""
 SYNC_LOCK = "sync.lock"
+LOCKED_WAIT = 0.1
+"""Seconds a sync holding the store's lock waits for its fetch once this machine's changes are
+found; a slower fetch is waited for with the lock released, and the changes found again."""
 
 
 @dataclass
@@ -92,15 +99,14 @@ def sync_store(
     Raises SyncError (one line) when it cannot: no remote set up, the remote unreachable or
     refusing, another sync running, the store's lock held too long.
     """
-    name = _machine(store, machine)
-    git = Git.for_store(store.root, committer_for(name))
+    git = Git.for_store(store.root)
     lock = MutationLock(store.root, SYNC_LOCK)
     try:
         with lock.hold(timeout=wait):
             git.held_fds = (lock.fileno(),)
-            report = _sync(store, git, name, remote, progress or (lambda _text: None), attempts)
-            if machine and SyncState(store.history).get(MACHINE_NAME) != name:
-                SyncState(store.history).put(MACHINE_NAME, name)
+            report = _sync(store, git, machine, remote, progress or (lambda _text: None), attempts)
+            if machine and SyncState(store.history).get(MACHINE_NAME) != report.machine:
+                SyncState(store.history).put(MACHINE_NAME, report.machine)
             return report
     except LockBusy as busy:
         raise SyncError("another sync of this store is running; try again when it ends") from busy
@@ -122,12 +128,39 @@ def _machine(store: MemoryStore, given: str | None) -> str:
 def _sync(
     store: MemoryStore,
     git: Git,
-    machine: str,
+    machine: str | None,
     remote: str | None,
     progress: Callable[[str], None],
     attempts: int,
 ) -> SyncReport:
-    """`sync_store` with the sync lock held."""
+    """`sync_store` with the sync lock held: the fetch started first, then the store's history
+    opened (its start-up recovery running while the fetch does)."""
+    url, branch = _remote(store, git, remote, progress)
+    progress("fetching")
+    fetching = start_fetch(git, branch)
+    try:
+        name = _machine(store, machine)
+        git.committer = committer_for(name)
+        state = SyncState(store.history)
+        ctx = Context(store, git, state, branch, name, state.machine_id(), progress)
+        _first_time(ctx)
+        report = SyncReport(url, branch, name)
+        ctx.tip = read_refs(git, ctx.branch_ref).get(ctx.branch_ref)
+        report.rescued = _rescue_if_moved(ctx)
+    except BaseException:
+        fetching.stop()
+        raise
+    _rounds(ctx, report, fetching, attempts)
+    state.put(LAST_SYNC, repr(store.clock()))
+    report.clashes = state.clashes()
+    return report
+
+
+def _remote(
+    store: MemoryStore, git: Git, remote: str | None, progress: Callable[[str], None]
+) -> tuple[str, str]:
+    """The remote's URL and branch (set up first with `remote`, when given); SyncError when the
+    store is not set up for sync."""
     if remote is not None:
         progress("looking at the remote")
         connect(git, remote)
@@ -137,29 +170,28 @@ def _sync(
         raise SyncError(
             f"{store.root} is not set up for sync: run `memtui sync {store.root} --remote URL` once"
         )
-    branch = known.get(BRANCH_KEY) or "main"
     clear_stale_locks(git)
-    state = SyncState(store.history)
-    ctx = Context(store, git, state, branch, machine, state.machine_id(), progress)
-    _first_time(ctx)
-    report = SyncReport(url, branch, machine)
-    ctx.tip = read_refs(git, ctx.branch_ref).get(ctx.branch_ref)
-    report.rescued = _rescue_if_moved(ctx)
+    return url, known.get(BRANCH_KEY) or "main"
+
+
+def _rounds(ctx: Context, report: SyncReport, fetching: Running, attempts: int) -> None:
+    """Rounds until a push goes through (the first finishing the fetch `fetching`); SyncError
+    after `attempts` refusals."""
     reason = ""
+    started: Running | None = fetching
     for attempt in range(1, attempts + 1):
         report.attempts = attempt
-        refused = _round(ctx, report)
+        refused = _round(ctx, report, started)
+        started = None
         if refused is None:
-            break
+            return
         reason = refused
-    else:
-        raise SyncError(
-            f"the remote refused the push {attempts} times ({reason}); this machine's changes "
-            "are committed here and go out with the next sync"
-        )
-    state.put(LAST_SYNC, repr(store.clock()))
-    report.clashes = state.clashes()
-    return report
+    if started is not None:
+        started.stop()
+    raise SyncError(
+        f"the remote refused the push {attempts} times ({reason}); this machine's changes "
+        "are committed here and go out with the next sync"
+    )
 
 
 def _first_time(ctx: Context) -> None:
@@ -171,23 +203,21 @@ def _first_time(ctx: Context) -> None:
         ctx.state.put(COMMITTED, newest)
 
 
-def _round(ctx: Context, report: SyncReport) -> str | None:
-    """Fetch, commit, merge, push once; None when done, else why the push was refused."""
-    ctx.progress("fetching")
-    fetch(ctx)
-    refs = read_refs(ctx.git, ctx.branch_ref, ctx.tracking_ref)
-    ctx.tip, theirs = refs.get(ctx.branch_ref), refs.get(ctx.tracking_ref)
-    ctx.progress("committing")
+def _round(ctx: Context, report: SyncReport, fetching: Running | None) -> str | None:
+    """Fetch (or finish the fetch already started), commit, merge, push once; None when done,
+    else why the push was refused."""
+    if fetching is None:
+        ctx.progress("fetching")
+        fetching = start_fetch(ctx.git, ctx.branch)
     try:
-        with ctx.store.locked():
-            _merge_and_commit(ctx, theirs, report)
-            index_info(ctx.git, ctx.index)
-            ctx.index.clear()
+        theirs = _commit_and_merge(ctx, report, fetching)
     except LockBusy as busy:
         raise SyncError(
             f"the store's lock was held for {busy.waited:.0f} s (an agent or another memtui); "
             "nothing was merged, try again in a moment"
         ) from busy
+    finally:
+        fetching.stop()
     if ctx.tip is None or ctx.tip == theirs:
         return None
     ctx.progress("pushing")
@@ -196,20 +226,42 @@ def _round(ctx: Context, report: SyncReport) -> str | None:
     return refused
 
 
-def _merge_and_commit(ctx: Context, theirs: str | None, report: SyncReport) -> None:
-    """A merge a killed sync left finished, this machine's changes committed, the other
-    machines' merged (the store's lock held)."""
+def _commit_and_merge(ctx: Context, report: SyncReport, fetching: Running) -> str | None:
+    """This machine's changes committed and the fetched branch merged, the store's lock held
+    (found while the fetch runs, when it ends soon enough); the remote branch's tip fetched."""
+    with ctx.store.locked():
+        if not ctx.state.get(MERGING):
+            ctx.progress("committing")
+            changes = find_changes(ctx)
+            if fetching.done_within(LOCKED_WAIT):
+                theirs = fetched(ctx, fetching)
+                _merge_and_commit(ctx, theirs, report, changes)
+                return theirs
+    theirs = fetched(ctx, fetching)
+    ctx.progress("committing")
+    with ctx.store.locked():
+        _merge_and_commit(ctx, theirs, report, None)
+    return theirs
+
+
+def _merge_and_commit(
+    ctx: Context, theirs: str | None, report: SyncReport, changes: LocalChanges | None
+) -> None:
+    """A merge a killed sync left finished, this machine's changes (`changes`, found with the
+    lock held; else found now) committed, the other machines' merged (the store's lock held)."""
     pending = ctx.state.get(MERGING)
     if pending:
         _count(report, merge_remote(ctx, pending), ctx)
     first = f"memtui: the notes on {ctx.machine} when sync began"
-    committed = commit_local(ctx, first_message=first)
+    committed = commit_local(ctx, first_message=first, changes=changes)
     report.committed += committed.files
     report.marks_sent += committed.marks
     report.held = committed.held
     ctx.state.set_held(committed.held)
     if theirs is not None:
         _count(report, merge_remote(ctx, theirs), ctx)
+    index_info(ctx.git, ctx.index)
+    ctx.index.clear()
 
 
 def _count(report: SyncReport, merged: object, ctx: Context) -> None:
@@ -223,22 +275,29 @@ def _count(report: SyncReport, merged: object, ctx: Context) -> None:
     report.marks_received += apply_marks(ctx, merged.marks)
 
 
-def fetch(ctx: Context) -> None:
-    """Fetch the remote's branch (a remote without it leaves no tracking ref)."""
-    done = ctx.git.run(
+def start_fetch(git: Git, branch: str) -> Running:
+    """Start fetching the remote's `branch` (`fetched` waits for it)."""
+    return git.start(
         "fetch",
         "--quiet",
         "--no-tags",
         ORIGIN,
-        f"+{ctx.branch_ref}:{ctx.tracking_ref}",
-        check=False,
+        f"+{branch_ref(branch)}:{tracking_ref(branch)}",
         timeout=NETWORK_TIMEOUT,
     )
-    if done.returncode == 0:
-        return
-    if b"couldn't find remote ref" not in done.stderr:
-        raise SyncError(str(error_of("fetch", done)))
-    ctx.git.run("update-ref", "-d", ctx.tracking_ref, check=False)
+
+
+def fetched(ctx: Context, fetching: Running) -> str | None:
+    """Wait for the fetch; the remote branch's tip (None when the remote has no such branch:
+    no tracking ref is left). SyncError (one line) when the fetch failed."""
+    done = fetching.finish(check=False)
+    if done.returncode != 0:
+        if b"couldn't find remote ref" not in done.stderr:
+            raise SyncError(str(error_of("fetch", done)))
+        ctx.git.run("update-ref", "-d", ctx.tracking_ref, check=False)
+    refs = read_refs(ctx.git, ctx.branch_ref, ctx.tracking_ref)
+    ctx.tip = refs.get(ctx.branch_ref)
+    return refs.get(ctx.tracking_ref)
 
 
 def push(ctx: Context, tip: str) -> str | None:

@@ -13,6 +13,7 @@ import contextlib
 import os
 import signal
 import subprocess
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -147,6 +148,17 @@ class Git:
         timeout: float = LOCAL_TIMEOUT,
     ) -> subprocess.CompletedProcess[bytes]:
         """Run `git args...`; raises GitError (one line) when it fails and `check` is set."""
+        return self.start(*args, input=input, env=env, timeout=timeout).finish(check=check)
+
+    def start(
+        self,
+        *args: str,
+        input: bytes | None = None,
+        env: Mapping[str, str] | None = None,
+        timeout: float = LOCAL_TIMEOUT,
+    ) -> Running:
+        """Start `git args...` and return at once (`Running.finish` waits for it), so other
+        work goes on while it runs; GitMissing when git is not installed."""
         argv = self.command(args)
         try:
             process = subprocess.Popen(
@@ -163,20 +175,7 @@ class Git:
             raise GitMissing(
                 "git is not installed (memtui sync runs the git command)", status=127
             ) from problem
-        try:
-            out, err = process.communicate(input, timeout=timeout)
-        except subprocess.TimeoutExpired as problem:
-            _kill_group(process)
-            raise GitError(
-                f"git {args[0]} did not finish within {timeout:.0f} s; it was stopped", status=124
-            ) from problem
-        except BaseException:
-            _kill_group(process)
-            raise
-        done = subprocess.CompletedProcess(argv, process.returncode, out, err)
-        if check and done.returncode != 0:
-            raise error_of(args[0], done)
-        return done
+        return Running(args[0], argv, process, input, time.monotonic() + timeout, timeout)
 
     def out(self, *args: str, input: bytes | None = None) -> bytes:
         """The standard output of `git args...` (GitError when it fails)."""
@@ -189,6 +188,60 @@ class Git:
     def ok(self, *args: str) -> bool:
         """Whether `git args...` succeeds."""
         return self.run(*args, check=False).returncode == 0
+
+
+@dataclass
+class Running:
+    """A git run started by `Git.start`: wait for it (`finish`, `done_within`) or stop it."""
+
+    subcommand: str
+    argv: list[str]
+    process: subprocess.Popen[bytes]
+    input: bytes | None
+    deadline: float
+    """The `time.monotonic()` past which the run is stopped."""
+    timeout: float
+    output: tuple[bytes, bytes] | None = None
+
+    def done_within(self, seconds: float) -> bool:
+        """Wait at most `seconds` for the run to end: True when it has (its output kept)."""
+        if self.output is None:
+            self._communicate(min(seconds, self.deadline - time.monotonic()), final=False)
+        return self.output is not None
+
+    def finish(self, *, check: bool = True) -> subprocess.CompletedProcess[bytes]:
+        """Wait for the run (stopped past its deadline); GitError (one line) when it failed and
+        `check` is set."""
+        if self.output is None:
+            self._communicate(self.deadline - time.monotonic(), final=True)
+        assert self.output is not None
+        done = subprocess.CompletedProcess(self.argv, self.process.returncode, *self.output)
+        if check and done.returncode != 0:
+            raise error_of(self.subcommand, done)
+        return done
+
+    def stop(self) -> None:
+        """Stop the run and everything it started, if it has not ended (and reap it)."""
+        if self.output is None and self.process.returncode is None:
+            _kill_group(self.process)
+
+    def _communicate(self, seconds: float, *, final: bool) -> None:
+        """Collect the output if the run ends within `seconds`; stop it when the deadline has
+        passed (GitError), or when anything interrupts the wait."""
+        feed, self.input = self.input, None
+        try:
+            self.output = self.process.communicate(feed, timeout=max(seconds, 0.0))
+        except subprocess.TimeoutExpired as problem:
+            if final or time.monotonic() >= self.deadline:
+                _kill_group(self.process)
+                raise GitError(
+                    f"git {self.subcommand} did not finish within {self.timeout:.0f} s; "
+                    "it was stopped",
+                    status=124,
+                ) from problem
+        except BaseException:
+            _kill_group(self.process)
+            raise
 
 
 def _kill_group(process: subprocess.Popen[bytes]) -> None:
