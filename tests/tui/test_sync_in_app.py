@@ -62,13 +62,13 @@ async def test_s_syncs_in_the_background_while_keys_keep_working(
     other.with_actor("agent:claude").insert(f"/memories/{PREFS}", 1, "- from the other machine")
     sync_store(other, machine="other")
     release = threading.Event()
-    real_fetch = driver.fetch
+    real_fetch = driver.start_fetch
 
-    def slow_fetch(ctx: driver.Context) -> None:
+    def slow_fetch(git: driver.Git, branch: str) -> driver.Running:
         assert release.wait(30)
-        real_fetch(ctx)
+        return real_fetch(git, branch)
 
-    monkeypatch.setattr(driver, "fetch", slow_fetch)
+    monkeypatch.setattr(driver, "start_fetch", slow_fetch)
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await wait_idle(pilot)
