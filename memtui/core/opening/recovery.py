@@ -26,7 +26,7 @@ from memtui.core.parsing.paths import VIRTUAL_ROOT
 from memtui.core.recording.blobs import KIND_DIR, KIND_FILE
 from memtui.core.recording.database import RecordFailed, failure_reason
 from memtui.core.recording.event_query import EventQuery
-from memtui.core.recording.file_state import FileRecord
+from memtui.core.recording.file_state import FileRecord, stat_matches
 from memtui.core.recording.history import History
 from memtui.core.resolving.fd_paths import (
     OutsideStore,
@@ -232,18 +232,19 @@ def check_disk(root: Path, history: History) -> DiskCheck:
     only the row's stat is refreshed (its check time is the start of the walk, earlier than any
     stat in it). Call it while holding the store's mutation lock.
     """
-    rows = history.file_records()
+    rows = history.file_stats()
     check = DiskCheck()
     checked_ns = time.time_ns()
     with StoreRoot(root) as store_root:
         for relative, folder, name, info in store_files(store_root):
             virtual = VIRTUAL_ROOT + "/" + relative
-            row = rows.pop(virtual, None)
-            if row is None:
+            stats = rows.pop(virtual, None)
+            if stats is None:
                 check.suspects.append(virtual)
-            elif not row.matches(info.st_size, info.st_mtime_ns):
+            elif not stat_matches(stats, info.st_size, info.st_mtime_ns):
                 check.hashed += 1
-                if file_digest(folder, name) != row.sha256:
+                row = history.file_record(virtual)
+                if row is None or file_digest(folder, name) != row.sha256:
                     check.suspects.append(virtual)
                 else:
                     fresh = FileRecord(row.sha256, info.st_size, info.st_mtime_ns, checked_ns)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Mapping
+from operator import itemgetter
 from typing import NamedTuple
 
 from memtui.core.recording import db_text
@@ -30,11 +31,17 @@ class FileRecord(NamedTuple):
 
     def matches(self, size: int, mtime_ns: int) -> bool:
         """True if a file with this stat certainly still holds `sha256` (no hash needed)."""
-        return (
-            self.size == size
-            and self.mtime_ns == mtime_ns
-            and self.checked_ns - self.mtime_ns >= RACY_WINDOW_NS
-        )
+        return stat_matches((self.size, self.mtime_ns, self.checked_ns), size, mtime_ns)
+
+
+def stat_matches(recorded: tuple[int, int, int], size: int, mtime_ns: int) -> bool:
+    """True if a file whose row recorded `(size, mtime_ns, checked_ns)` and whose stat is now
+    `size`, `mtime_ns` certainly still holds the row's content (no hash needed)."""
+    return (
+        recorded[0] == size
+        and recorded[1] == mtime_ns
+        and recorded[2] - recorded[1] >= RACY_WINDOW_NS
+    )
 
 
 RACY_WINDOW_NS = 2_000_000_000
@@ -101,6 +108,18 @@ class FileStates:
             db_text.params([folder + "/", folder + "0"]),
         )
         return {path[len(folder) + 1 :]: digest for path, digest in rows}
+
+    def stats(self) -> dict[str, tuple[int, int, int]]:
+        """Every file_state row's stat: virtual path -> (size, mtime_ns, checked_ns), read
+        without a Python call per row (start-up recovery reads them all)."""
+        rows = (
+            self._connection()
+            .execute("SELECT path, size, mtime_ns, checked_ns FROM file_state")
+            .fetchall()
+        )
+        return dict(
+            zip(map(itemgetter(0), rows), map(itemgetter(slice(1, None)), rows), strict=True)
+        )
 
     def records(self) -> dict[str, FileRecord]:
         """Every file_state row: virtual path -> record."""

@@ -496,6 +496,10 @@ class History:
         """Every file_state row: virtual path -> record."""
         return self.file_states.records()
 
+    def file_stats(self) -> dict[str, tuple[int, int, int]]:
+        """Every file_state row's stat: virtual path -> (size, mtime_ns, checked_ns)."""
+        return self.file_states.stats()
+
     def secret_flagged_paths(self) -> set[str]:
         """Virtual paths whose recorded content is exactly what a secret-flagged event wrote."""
         return self.file_states.secret_flagged_paths()
