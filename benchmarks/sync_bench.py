@@ -10,7 +10,8 @@ plain clones. Then, `--runs` times, in the same run, each side syncs one changed
 - memtui: an agent edits one note through the store, the peer changes another note and syncs,
   then `sync_store` runs (in-process, as the app and `memtui mcp` run it: the store already
   open); also `memtui sync PATH` as a fresh process (Python start-up and the store's start-up
-  recovery included).
+  recovery included; memtui's modules compiled to bytecode first, as an installed package
+  has them).
 - plain git: the same edit written to the file, the peer's change pushed, then `git add -A`,
   `git commit`, `git pull --no-rebase`, `git push` (four processes).
 
@@ -22,6 +23,7 @@ to show the sync's work grows with the store as git's own does (git's status wal
 from __future__ import annotations
 
 import argparse
+import compileall
 import cProfile
 import os
 import pstats
@@ -240,6 +242,9 @@ def main() -> None:
         "--granularity", action="store_true", help="only compare commits per event and per sync"
     )
     args = parser.parse_args()
+    import memtui
+
+    compileall.compile_dir(Path(memtui.__file__).parent, quiet=1)
     print("500 appends to one note, one commit per history event or per sync (every 50):")
     granularity()
     if args.granularity:

@@ -89,7 +89,7 @@ def human_store(command: str, path: str, actor: str | None, *, recover: bool = T
         if recover:
             store.ensure_recovered()  # here, so a store that cannot open is reported in one line
         else:
-            store.open_history()
+            store.history_before_recovery()
         return store
     except ActorError as error:
         return fail(command, f"{'login name' if actor is None else '--actor'}: {error}")

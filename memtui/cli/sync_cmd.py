@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -60,6 +61,8 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run `memtui sync`: 0 in sync, 1 something waits, 2 error."""
     from memtui.notes.sync import SyncError, sync_store
+
+    gc.freeze()  # the modules' objects live as long as this process: no collection rescans them
 
     root = Path(args.path).expanduser()
     cloned = None

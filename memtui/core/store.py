@@ -160,11 +160,13 @@ class MemoryStore:
         self.ensure_recovered()
         return history
 
-    def open_history(self) -> None:
-        """Open the history without start-up recovery, for a command that runs recovery later
-        while other work goes on (a sync, while it fetches); HistoryCorrupt when it cannot be
-        read."""
-        self._shared.history.seen()
+    def history_before_recovery(self) -> History:
+        """The history, opened without running start-up recovery first: only for a command that
+        runs `ensure_recovered` itself before it reads the disk or the events (a sync, while git
+        lists the changes); HistoryCorrupt when it cannot be read."""
+        history = self._shared.history
+        history.seen()
+        return history
 
     def ensure_recovered(self) -> None:
         """Run start-up recovery once per process, before this store's first change or query."""

@@ -23,6 +23,7 @@ import pytest
 
 from memtui.core import store as store_module
 from memtui.core.actors import ActorError
+from memtui.core.applying import handlers as handlers_module
 from memtui.core.config import Settings
 from memtui.core.recording import history as history_module
 from memtui.core.store import MemoryStore
@@ -254,7 +255,7 @@ def test_a_change_that_cannot_be_undone_either_says_so_and_is_recorded_later(
     def cannot_undo(*args: object) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(store_module, "undo_command", cannot_undo)
+    monkeypatch.setattr(handlers_module, "undo_command", cannot_undo)
     result = store.str_replace("/memories/a.md", "beta", "gamma")
     assert (result.content, result.is_error) == (
         f"Cannot edit /memories/a.md: memtui could not record the change in its history ({FULL}) "
@@ -340,7 +341,7 @@ def test_a_change_whose_new_state_cannot_be_read_is_put_back_and_not_recorded(
     ids, tree = seeded(tmp_path)
     store = MemoryStore(tmp_path, actor="agent:t", settings=Settings())
     store.history  # noqa: B018 - recover before the failure is injected
-    real_capture, real_run = store_module.capture, store_module.run_plan
+    real_capture, real_run = store_module.capture, handlers_module.run_plan
     written: list[str] = []
 
     def run_and_note(*args: Any) -> Any:
@@ -352,7 +353,7 @@ def test_a_change_whose_new_state_cannot_be_read_is_put_back_and_not_recorded(
             raise PermissionError(13, "Permission denied")
         return real_capture(*args)
 
-    monkeypatch.setattr(store_module, "run_plan", run_and_note)
+    monkeypatch.setattr(handlers_module, "run_plan", run_and_note)
     monkeypatch.setattr(store_module, "capture", capture_failing_after_the_write)
     with pytest.raises(PermissionError):
         CHANGES[kind](store)

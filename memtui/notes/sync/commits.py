@@ -18,6 +18,7 @@ from memtui.core.recording.events import BASELINE, Event
 from memtui.core.secrets import scan
 from memtui.notes.sync.context import Context, committer_for
 from memtui.notes.sync.files import Skipped, is_reserved, read_file
+from memtui.notes.sync.git import Running
 from memtui.notes.sync.provenance import (
     ChangeLine,
     Mark,
@@ -31,6 +32,7 @@ from memtui.notes.sync.repo import (
     blob_sha,
     fast_import,
     status,
+    status_entries,
 )
 from memtui.notes.sync.state import COMMITTED, FIRST_EVENT, uid_of
 
@@ -53,9 +55,11 @@ class LocalChanges:
     (their index entries are set right)."""
 
 
-def find_changes(ctx: Context) -> LocalChanges:
-    """The files that differ from the last commit, read once each (the lock held)."""
-    entries = [entry for entry in status(ctx.git) if not is_reserved(entry.path)]
+def find_changes(ctx: Context, listing: Running | None = None) -> LocalChanges:
+    """The files that differ from the last commit, read once each (the lock held); `listing`
+    is `git STATUS` started with the lock held (else it runs now)."""
+    listed = status(ctx.git) if listing is None else status_entries(listing.finish().stdout)
+    entries = [entry for entry in listed if not is_reserved(entry.path)]
     changes = LocalChanges()
     if not entries:
         return changes

@@ -28,7 +28,7 @@ from memtui.notes.sync.context import (
 )
 from memtui.notes.sync.git import NETWORK_TIMEOUT, Git, GitError, Running, error_of
 from memtui.notes.sync.merging import merge_remote
-from memtui.notes.sync.repo import index_info, is_ancestor, read_refs
+from memtui.notes.sync.repo import STATUS, index_info, is_ancestor, read_refs
 from memtui.notes.sync.reviews import apply_marks
 from memtui.notes.sync.setup import (
     BRANCH_KEY,
@@ -121,7 +121,7 @@ def _machine(store: MemoryStore, given: str | None) -> str:
     sync of this store, else the host name."""
     if given or store.settings.sync.machine:
         return machine_name(given or store.settings.sync.machine)
-    state = SyncState.existing(store.history)
+    state = SyncState.existing(store.history_before_recovery())
     return machine_name(state.get(MACHINE_NAME) if state is not None else None)
 
 
@@ -141,7 +141,9 @@ def _sync(
     try:
         name = _machine(store, machine)
         git.committer = committer_for(name)
-        state = SyncState(store.history)
+        state = SyncState(store.history_before_recovery())
+        if state.get(FIRST_EVENT) is None:
+            store.ensure_recovered()
         ctx = Context(store, git, state, branch, name, state.machine_id(), progress)
         _first_time(ctx)
         report = SyncReport(url, branch, name)
@@ -232,7 +234,7 @@ def _commit_and_merge(ctx: Context, report: SyncReport, fetching: Running) -> st
     with ctx.store.locked():
         if not ctx.state.get(MERGING):
             ctx.progress("committing")
-            changes = find_changes(ctx)
+            changes = _changes(ctx)
             if fetching.done_within(LOCKED_WAIT):
                 theirs = fetched(ctx, fetching)
                 _merge_and_commit(ctx, theirs, report, changes)
@@ -242,6 +244,17 @@ def _commit_and_merge(ctx: Context, report: SyncReport, fetching: Running) -> st
     with ctx.store.locked():
         _merge_and_commit(ctx, theirs, report, None)
     return theirs
+
+
+def _changes(ctx: Context) -> LocalChanges:
+    """This machine's changes (the store's lock held), git listing them while the store's
+    start-up recovery runs, if it has not run yet in this process."""
+    listing = ctx.git.start(*STATUS)
+    try:
+        ctx.store.ensure_recovered()
+        return find_changes(ctx, listing)
+    finally:
+        listing.stop()
 
 
 def _merge_and_commit(

@@ -40,16 +40,24 @@ class StatusEntry:
     head_mode: str | None = None
 
 
+STATUS = (
+    "status",
+    "--porcelain=v2",
+    "-z",
+    "--untracked-files=all",
+    "--no-renames",
+    "--ignore-submodules=all",
+)
+"""The git command listing what differs from HEAD (`status_entries` reads its output)."""
+
+
 def status(git: Git) -> list[StatusEntry]:
     """Every path whose file differs from HEAD or is new (git's own stat-cached status)."""
-    raw = git.out(
-        "status",
-        "--porcelain=v2",
-        "-z",
-        "--untracked-files=all",
-        "--no-renames",
-        "--ignore-submodules=all",
-    )
+    return status_entries(git.out(*STATUS))
+
+
+def status_entries(raw: bytes) -> list[StatusEntry]:
+    """The entries of `git STATUS`'s output."""
     entries: list[StatusEntry] = []
     for record in raw.split(b"\0"):
         if not record:
