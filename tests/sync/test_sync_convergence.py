@@ -23,7 +23,8 @@ WRITES = 12
 
 class Agent(threading.Thread):
     """An agent writing on one machine: new notes, observations appended to shared notes,
-    lines inserted at random places, and now and then a rewrite of a line every machine has."""
+    lines inserted at random places, and now and then a rewrite of a line every machine has
+    (the `status:` line, never a line an agent added: that would be its own deletion)."""
 
     def __init__(self, one: Machine, round_number: int, seed: int) -> None:
         super().__init__(daemon=True)
@@ -53,7 +54,10 @@ class Agent(threading.Thread):
                 lines = (self.one.root / path).read_text().count("\n")
                 done = store.insert(f"/memories/{path}", self.random.randint(1, lines), line)
             else:
-                old = (self.one.root / "shared/prefs.md").read_text().splitlines()[1]
+                prefs = (self.one.root / "shared/prefs.md").read_text().splitlines()
+                old = next((line for line in prefs if line.startswith("status: ")), None)
+                if old is None:
+                    continue
                 line = f"status: set by {tag}"
                 done = store.str_replace("/memories/shared/prefs.md", old, line)
                 if not done.is_error:

@@ -181,6 +181,18 @@ class Git:
         """The standard output of `git args...` (GitError when it fails)."""
         return self.run(*args, input=input).stdout
 
+    def outs(self, *commands: Sequence[str]) -> list[bytes]:
+        """The standard outputs of several git commands run at once (GitError, one line, for the
+        first that failed); none outlives the call."""
+        running: list[Running] = []
+        try:
+            for args in commands:
+                running.append(self.start(*args))
+            return [run.finish().stdout for run in running]
+        finally:
+            for run in running:
+                run.stop()
+
     def line(self, *args: str) -> str:
         """The first line of the output of `git args...`, as text."""
         return self.out(*args).decode("utf-8", "surrogateescape").strip()

@@ -20,7 +20,7 @@ from memtui.core.hashing import digest
 from memtui.core.result import CONFLICT, CommandResult
 from memtui.notes.sync.context import Context, committer_for
 from memtui.notes.sync.files import Skipped, is_reserved, read_file
-from memtui.notes.sync.provenance import LogCommit, Mark, read_log
+from memtui.notes.sync.provenance import LogCommit, Mark, log_command, log_commits
 from memtui.notes.sync.repo import (
     EMPTY_TREE,
     FILE_MODES,
@@ -28,9 +28,10 @@ from memtui.notes.sync.repo import (
     TreeChange,
     blob_sha,
     cat_blobs,
-    diff_tree,
+    diff_tree_command,
     fast_import,
     merge_base,
+    tree_changes,
 )
 from memtui.notes.sync.rules import has_markers, sync_merge, text_of
 from memtui.notes.sync.state import (
@@ -165,9 +166,12 @@ def merge_remote(ctx: Context, theirs: str) -> Merged:
     if ctx.state.get(MERGING) != theirs:
         ctx.state.put(MERGING, theirs)
     base_tree = base or EMPTY_TREE
-    their_changes = diff_tree(ctx.git, base_tree, theirs)
-    our_changes = diff_tree(ctx.git, base_tree, ours) if ours is not None else {}
-    log = read_log(ctx.git, ours, theirs)
+    commands = [diff_tree_command(base_tree, theirs), log_command(ours, theirs)]
+    if ours is not None:
+        commands.append(diff_tree_command(base_tree, ours))
+    listed = ctx.git.outs(*commands)
+    their_changes, log = tree_changes(listed[0]), log_commits(listed[1])
+    our_changes = tree_changes(listed[2]) if ours is not None else {}
     ctx.progress(f"merging {len(their_changes):,} changed files")
     plans = _plans(ctx, their_changes, our_changes)
     by_path: dict[str, list[LogCommit]] = {}

@@ -14,8 +14,6 @@ import urllib.parse
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from memtui.notes.sync.git import Git
-
 MACHINE = "Memtui-Machine"
 CHANGE = "Memtui-Change"
 REVIEWED = "Memtui-Reviewed"
@@ -159,10 +157,15 @@ class LogCommit:
         return path in self.files
 
 
-def read_log(git: Git, since: str | None, until: str) -> list[LogCommit]:
-    """The commits (merges left out) reachable from `until` and not from `since`, newest first."""
+def log_command(since: str | None, until: str) -> tuple[str, ...]:
+    """The git command listing the commits (merges left out) reachable from `until` and not
+    from `since`, newest first, read by `log_commits`."""
     span = until if since is None else f"{since}..{until}"
-    raw = git.out("log", "-z", "--no-merges", "--name-only", "--format=%x01%H%n%an%n%at%n%B", span)
+    return ("log", "-z", "--no-merges", "--name-only", "--format=%x01%H%n%an%n%at%n%B", span)
+
+
+def log_commits(raw: bytes) -> list[LogCommit]:
+    """The commits in the output of `log_command`, newest first."""
     commits = []
     for chunk in raw.split(b"\x01"):
         if chunk:
@@ -173,7 +176,7 @@ def read_log(git: Git, since: str | None, until: str) -> list[LogCommit]:
 
 
 def _parse_chunk(chunk: bytes) -> LogCommit | None:
-    """One commit of `read_log`'s output, or None if it is not one."""
+    """One commit of `log_command`'s output, or None if it is not one."""
     text, _, files = chunk.partition(b"\0")
     head = text.decode("utf-8", "replace").split("\n", 3)
     if len(head) < 3 or not re.fullmatch(r"[0-9a-f]{40,64}", head[0]):

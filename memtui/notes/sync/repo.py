@@ -95,9 +95,14 @@ class TreeChange:
     """The blob after (None: removed)."""
 
 
-def diff_tree(git: Git, old: str, new: str) -> dict[str, TreeChange]:
-    """The paths that differ between two commits or trees, by path (renames as remove + add)."""
-    raw = git.out("diff-tree", "-r", "-z", "--no-renames", "--no-commit-id", old, new)
+def diff_tree_command(old: str, new: str) -> tuple[str, ...]:
+    """The git command listing the paths that differ between two commits or trees (renames as
+    remove + add), read by `tree_changes`."""
+    return ("diff-tree", "-r", "-z", "--no-renames", "--no-commit-id", old, new)
+
+
+def tree_changes(raw: bytes) -> dict[str, TreeChange]:
+    """The changes in the output of `diff_tree_command`, by path."""
     parts = raw.split(b"\0")
     changes: dict[str, TreeChange] = {}
     at = 0
