@@ -204,7 +204,11 @@ def test_a_sync_loads_none_of_the_command_machinery() -> None:
         "memtui.core.parsing.tool_input",
         "calendar",
         "ctypes",
+        "difflib",
+        "merge3",
+        "secrets",
         "socket",
+        "tomllib",
         "uuid",
     }
     assert loaded & deferred == set()

@@ -5,7 +5,6 @@ from __future__ import annotations
 import getpass
 import os
 import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -112,6 +111,10 @@ def _read_file(path: Path) -> dict[str, Any]:
         return {}
     except OSError as error:
         raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from error
+    if not data.strip():
+        return {}
+    import tomllib
+
     try:
         return tomllib.loads(data.decode("utf-8"))
     except UnicodeDecodeError as error:

@@ -7,12 +7,9 @@ left as conflicts, each resolved by choosing a side or writing the lines anew.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
-
-from merge3 import Merge3
 
 Side = Literal["mine", "theirs", "both"]
 """A conflict's resolution by choice: my lines, their lines, or mine followed by theirs."""
@@ -75,6 +72,8 @@ class MergeResult:
 
 def merge_texts(base: str, mine: str, theirs: str) -> MergeResult:
     """Combine the changes `mine` and `theirs` each made to `base`."""
+    from merge3 import Merge3
+
     merger = Merge3(
         base.splitlines(keepends=True),
         mine.splitlines(keepends=True),
@@ -120,6 +119,8 @@ def diff_line_kind(line: str) -> str:
 def diff_lines(before: str, after: str, before_name: str, after_name: str) -> list[str]:
     """A unified diff of two texts, one string per line without its line break (a line that
     had no final line break is followed by git's `\\ No newline at end of file`)."""
+    import difflib
+
     lines: list[str] = []
     for line in difflib.unified_diff(
         before.splitlines(keepends=True),

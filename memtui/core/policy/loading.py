@@ -11,7 +11,6 @@ import errno
 import os
 import stat
 import threading
-import tomllib
 from pathlib import Path
 
 from memtui.core.policy.rules import Policy, PolicyProblem, policy_from_data
@@ -47,6 +46,8 @@ def parse_policy(data: bytes) -> Policy:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return Policy(problem=f"{POLICY_SHOWN} is not UTF-8 text")
+    import tomllib
+
     try:
         parsed = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:

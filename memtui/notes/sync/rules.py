@@ -18,9 +18,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from difflib import SequenceMatcher
-
-from merge3 import Merge3
 
 from memtui.notes.merge import Conflict, MergeResult, Piece
 
@@ -59,6 +56,8 @@ def sync_merge(base: str | None, ours: str, theirs: str) -> MergeResult:
     """
     endings = [text.endswith("\n") or not text for text in (base or "", ours, theirs)]
     lines = [_lines(text) for text in (base or "", ours, theirs)]
+    from merge3 import Merge3
+
     merger = Merge3(lines[0], lines[1], lines[2])
     pieces: list[Piece] = []
     for region in merger.merge_regions():
@@ -146,6 +145,8 @@ def combine(base: Sequence[str], mine: Sequence[str], theirs: Sequence[str]) -> 
 def _edits(base: Sequence[str], side: Sequence[str]) -> _Edits:
     """How `side` changed `base`: deleted lines, and lines added in each gap (a rewrite is its
     lines deleted and the new ones added in the gap before them)."""
+    from difflib import SequenceMatcher
+
     edits = _Edits()
     matcher = SequenceMatcher(None, base, side, autojunk=False)
     for tag, base_start, base_end, side_start, side_end in matcher.get_opcodes():
@@ -163,6 +164,8 @@ def union(first: Sequence[str], second: Sequence[str]) -> list[str]:
 
     The order depends only on the two texts, never on which machine merges.
     """
+    from difflib import SequenceMatcher
+
     one, two = sorted((list(first), list(second)), key="".join)
     matcher = SequenceMatcher(None, one, two, autojunk=False)
     kept: list[str] = []

@@ -6,7 +6,6 @@ clashes waiting for a person (`sync_clashes`) and files held back (`sync_held`).
 from __future__ import annotations
 
 import contextlib
-import secrets
 import sqlite3
 import threading
 import zlib
@@ -193,6 +192,8 @@ class SyncState:
             ).fetchone()
             if row is not None:
                 return str(row[0])
+            import secrets
+
             made = secrets.token_hex(8)
             conn.execute("INSERT INTO sync_meta (key, value) VALUES (?, ?)", (MACHINE_ID, made))
             return made
