@@ -25,6 +25,10 @@ HEAD_VARIANCE = 0.6
 true of a model whose dimensions are ordered by variance, as model2vec's PCA leaves them."""
 VARIANCE_SAMPLE = 20_000
 """Rows sampled to measure that share."""
+BLAS_ELEMENTS = 16_000_000
+"""Elements of a matrix (64 MB of float32) from which a product goes through the BLAS library's
+threads: from about 100k rows of 128 dimensions they read it faster than one core, even on a
+busy machine; below it their hand-offs cost more than they save."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,16 +131,17 @@ class VectorScan:
         vector = np.asarray(query, dtype=np.float32)
         half = head.shape[1]
         if two_stage:
-            first = dot(head, vector[:half])
+            first = product(head, vector[:half])
             if allowed is not None:
                 first = np.where(allowed, first, -np.inf)
-            scores = _rescored(first, head, rest, vector, max(TWO_STAGE_CANDIDATES, 40 * k))
+            rows = _leading_rows(first, max(TWO_STAGE_CANDIDATES, 40 * k))
+            scores = dot(head[rows], vector[:half]) + dot(rest[rows], vector[half:])
         else:
-            scores = dot(head, vector[:half]) + dot(rest, vector[half:])
-            if allowed is not None:
-                scores = np.where(allowed, scores, -np.inf)
-        best = _best_per_file(scores, row_file, k)
-        return self._hits([(int(ids[row]), float(scores[row])) for row in best])
+            scores = product(head, vector[:half]) + product(rest, vector[half:])
+            rows = np.arange(len(scores)) if allowed is None else np.flatnonzero(allowed)
+            scores = scores[rows] if allowed is not None else scores
+        best = _best_per_file(scores, row_file[rows], k)
+        return self._hits([(int(ids[rows[i]]), float(scores[i])) for i in best])
 
     def _hits(self, found: list[tuple[int, float]]) -> list[MeaningHit]:
         """The hits of (chunk id, score) pairs, with their path, line and heading."""
@@ -153,8 +158,16 @@ class VectorScan:
 
 def dot(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
     """`matrix @ vector` on this thread alone (numpy's own loop, not the BLAS library's threads:
-    on a busy machine their hand-offs cost a query 10-60 times the product itself)."""
+    on a busy machine their hand-offs cost a small product 10-60 times the product itself)."""
     return np.einsum("ij,j->i", matrix, vector)
+
+
+def product(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
+    """`matrix @ vector`, through the BLAS library's threads for a matrix of BLAS_ELEMENTS or
+    more (a product read at memory speed, which one core alone does not reach), else `dot`."""
+    if matrix.size >= BLAS_ELEMENTS:
+        return np.asarray(matrix @ vector, dtype=np.float32)
+    return dot(matrix, vector)
 
 
 def leading_share(head: np.ndarray, rest: np.ndarray) -> float:
@@ -166,28 +179,23 @@ def leading_share(head: np.ndarray, rest: np.ndarray) -> float:
     return leading / total if total > 0 else 0.0
 
 
-def _rescored(
-    first: np.ndarray, head: np.ndarray, rest: np.ndarray, query: np.ndarray, wanted: int
-) -> np.ndarray:
-    """Every row's score: the exact cosine for the `wanted` best rows by the leading
-    dimensions' score `first`, -inf for the others."""
-    wanted = min(wanted, int(np.count_nonzero(np.isfinite(first))))
-    scores = np.full(len(first), -np.inf, dtype=np.float32)
+def _leading_rows(first: np.ndarray, wanted: int) -> np.ndarray:
+    """The rows (ascending) of the `wanted` best finite scores of `first`, the first stage's."""
+    finite = int(np.count_nonzero(np.isfinite(first)))
+    wanted = min(wanted, finite)
     if wanted <= 0:
-        return scores
+        return np.zeros(0, dtype=np.intp)
     rows = (
         np.argpartition(-first, wanted - 1)[:wanted]
         if wanted < len(first)
         else np.arange(len(first))
     )
-    rows = np.sort(rows[np.isfinite(first[rows])])
-    half = head.shape[1]
-    scores[rows] = dot(head[rows], query[:half]) + dot(rest[rows], query[half:])
-    return scores
+    return np.sort(rows[np.isfinite(first[rows])])
 
 
 def _best_per_file(scores: np.ndarray, row_file: np.ndarray, k: int) -> list[int]:
-    """Rows of the best chunk of each of the `k` best files (ties: lower row first)."""
+    """Positions (in `scores`, whose rows are in ascending order) of the best chunk of each of
+    the `k` best files, `row_file` naming each row's file (ties: lower row first)."""
     finite = int(np.count_nonzero(np.isfinite(scores)))
     wanted = min(finite, k * CANDIDATES_PER_HIT)
     while True:

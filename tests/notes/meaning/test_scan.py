@@ -13,9 +13,11 @@ from memtui.notes.meaning.embedder import load_embedder
 from memtui.notes.meaning.scan import (
     MeaningHit,
     VectorScan,
-    _rescored,
+    _leading_rows,
+    dot,
     leading_share,
     load_sqlite_vec,
+    product,
     sql_nearest,
 )
 from memtui.notes.meaning.sync import sync_vectors
@@ -100,14 +102,27 @@ def test_sqlite_vec_finds_what_the_memory_scan_finds(
 
 
 def test_the_first_stage_keeps_the_best_rows_by_the_leading_dimensions() -> None:
-    head = np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [0.5, 0.5]], dtype=np.float32)
-    rest = np.array([[0.0], [0.5], [0.0], [1.0]], dtype=np.float32)
-    vector = np.array([1.0, 0.0, 1.0], dtype=np.float32)
-    first = head @ vector[:2]
-    scores = _rescored(first, head, rest, vector, 2)
-    assert scores.tolist() == pytest.approx([1.0, 1.4, -np.inf, -np.inf])
+    first = np.array([1.0, 0.9, 0.0, 0.5], dtype=np.float32)
+    assert _leading_rows(first, 2).tolist() == [0, 1]
+    assert _leading_rows(first, 9).tolist() == [0, 1, 2, 3]
     excluded = np.where([True, False, True, True], first, -np.inf).astype(np.float32)
-    assert _rescored(excluded, head, rest, vector, 2).tolist() == [1.0, -np.inf, -np.inf, 1.5]
+    assert _leading_rows(excluded, 2).tolist() == [0, 3]
+    assert _leading_rows(excluded, 9).tolist() == [0, 2, 3]
+    assert _leading_rows(np.full(3, -np.inf, dtype=np.float32), 2).tolist() == []
+
+
+def test_a_large_matrix_goes_through_blas_and_agrees_with_the_own_loop(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rng = np.random.default_rng(3)
+    matrix = rng.normal(size=(300, 8)).astype(np.float32)
+    vector = rng.normal(size=8).astype(np.float32)
+    own = product(matrix, vector)
+    monkeypatch.setattr(scan_module, "BLAS_ELEMENTS", matrix.size)
+    through_blas = product(matrix, vector)
+    assert through_blas.dtype == np.float32
+    assert through_blas == pytest.approx(own, rel=1e-5, abs=1e-5)
+    assert own == pytest.approx(dot(matrix, vector))
 
 
 def test_the_leading_share_of_the_variance() -> None:
