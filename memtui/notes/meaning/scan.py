@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,6 +25,8 @@ HEAD_VARIANCE = 0.6
 true of a model whose dimensions are ordered by variance, as model2vec's PCA leaves them."""
 VARIANCE_SAMPLE = 20_000
 """Rows sampled to measure that share."""
+LOAD_BATCH = 20_000
+"""Vectors read from the index at a time while loading them."""
 BLAS_ELEMENTS = 16_000_000
 """Elements of a matrix (64 MB of float32) from which a product goes through the BLAS library's
 threads: from about 100k rows of 128 dimensions they read it faster than one core, even on a
@@ -72,32 +74,40 @@ class VectorScan:
             now = generation(conn)
             if now == self._generation:
                 return
-            ids = np.fromiter(
-                (row[0] for row in conn.execute("SELECT id FROM vec_chunks")), np.int64
-            )
-            keep = np.isin(self._ids, ids, assume_unique=True)
+            keep = self._still_there(conn)
             top = int(self._ids.max()) if len(self._ids) else 0
-            rows = conn.execute(
+            cursor = conn.execute(
                 "SELECT id, path, vector FROM vec_chunks WHERE id > ? ORDER BY id", (top,)
-            ).fetchall()
-            self._take(keep, rows)
+            )
+            self._take(keep, iter(lambda: cursor.fetchmany(LOAD_BATCH), []))
             self._generation = now
 
-    def _take(self, keep: np.ndarray, rows: list[tuple[int, str, bytes]]) -> None:
-        """Keep the rows `keep` marks and append the new `rows`."""
-        held = self._head.shape[1] + self._rest.shape[1]
-        dims = len(rows[0][2]) // 4 if rows else held
-        if dims != held:
-            keep = np.zeros(len(self._ids), dtype=bool)
-            self._head = np.zeros((0, dims // 2), dtype=np.float32)
-            self._rest = np.zeros((0, dims - dims // 2), dtype=np.float32)
-        numbers = [self._number(path) for _id, path, _blob in rows]
-        new = decode([bytes(r[2]) for r in rows], dims)
-        half = self._head.shape[1]
-        self._ids = np.concatenate([self._ids[keep], np.fromiter((r[0] for r in rows), np.int64)])
-        self._row_file = np.concatenate([self._row_file[keep], np.asarray(numbers, dtype=np.int32)])
-        self._head = np.concatenate([self._head[keep], new[:, :half]])
-        self._rest = np.concatenate([self._rest[keep], new[:, half:]])
+    def _still_there(self, conn: sqlite3.Connection) -> np.ndarray:
+        """Which of the held rows the index still has."""
+        if not len(self._ids):
+            return np.zeros(0, dtype=bool)
+        ids = np.array([row[0] for row in conn.execute("SELECT id FROM vec_chunks")], np.int64)
+        return np.isin(self._ids, ids, assume_unique=True)
+
+    def _take(self, keep: np.ndarray, batches: Iterable[list[tuple[int, str, bytes]]]) -> None:
+        """Keep the rows `keep` marks and append the new rows, read in `batches` (each one's
+        blobs copied once into the matrices' parts, then let go)."""
+        ids, files = [self._ids[keep]], [self._row_file[keep]]
+        heads, rests = [self._head[keep]], [self._rest[keep]]
+        for rows in batches:
+            dims = len(rows[0][2]) // 4
+            if dims != heads[0].shape[1] + rests[0].shape[1]:
+                ids, files = [np.zeros(0, np.int64)], [np.zeros(0, np.int32)]
+                heads = [np.zeros((0, dims // 2), dtype=np.float32)]
+                rests = [np.zeros((0, dims - dims // 2), dtype=np.float32)]
+            half = heads[0].shape[1]
+            new = decode([row[2] for row in rows], dims)
+            ids.append(np.array([row[0] for row in rows], np.int64))
+            files.append(np.array([self._number(row[1]) for row in rows], np.int32))
+            heads.append(new[:, :half].copy())
+            rests.append(new[:, half:].copy())
+        self._ids, self._row_file = np.concatenate(ids), np.concatenate(files)
+        self._head, self._rest = np.concatenate(heads), np.concatenate(rests)
         self._two_stage = (
             len(self._ids) >= TWO_STAGE_ROWS
             and leading_share(self._head, self._rest) >= HEAD_VARIANCE

@@ -21,7 +21,7 @@ from memtui.notes.meaning.scan import (
     sql_nearest,
 )
 from memtui.notes.meaning.sync import sync_vectors
-from tests.notes.meaning.conftest import write
+from tests.notes.meaning.conftest import CONCEPTS, make_model, write
 from tests.notes.meaning.test_vector_sync import FILES
 
 
@@ -84,6 +84,39 @@ def test_the_scan_takes_in_changes_and_deletions(
     assert (pets.path, pets.score) == ("pets.md", pytest.approx(1.0))
     assert len(scan) == 4
     assert "food.md" not in {hit.path for hit in scan.nearest(query(model_folder, "meal"), 5)}
+
+
+def test_vectors_read_one_at_a_time_are_held_as_those_read_at_once(
+    store: tuple[Path, NoteIndex], model_folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _root, index = store
+    whole = VectorScan(index.db)
+    whole.refresh()
+    monkeypatch.setattr(scan_module, "LOAD_BATCH", 1)
+    single = VectorScan(index.db)
+    single.refresh()
+    assert single._ids.tolist() == whole._ids.tolist()
+    assert single._row_file.tolist() == whole._row_file.tolist()
+    assert np.array_equal(single._head, whole._head)
+    assert np.array_equal(single._rest, whole._rest)
+    assert single._head.flags.writeable and single._head.flags.c_contiguous
+    for text in ("car", "typeface", "kitten"):
+        vector = query(model_folder, text)
+        assert single.nearest(vector, 3) == whole.nearest(vector, 3)
+
+
+def test_a_held_scan_follows_the_index_to_a_model_of_other_dimensions(
+    store: tuple[Path, NoteIndex], model_folder: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    root, index = store
+    scan = VectorScan(index.db)
+    assert scan.nearest(query(model_folder, "car"), 1)[0].path == "garage.txt"
+    wider = make_model(tmp_path_factory.mktemp("wider"), {**CONCEPTS, "music": ("piano", "song")})
+    sync_vectors(index.db, root, load_embedder(str(wider)))
+    [best] = scan.nearest(query(wider, "automobile"), 1)
+    assert (best.path, best.score) == ("garage.txt", pytest.approx(1.0))
+    assert scan._head.shape[1] + scan._rest.shape[1] == 6
+    assert len(scan) == 4
 
 
 def test_sqlite_vec_finds_what_the_memory_scan_finds(
