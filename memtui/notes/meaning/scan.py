@@ -3,9 +3,10 @@ resident process (refreshed by what changed), or scanned in SQL by sqlite-vec in
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
 import threading
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -76,10 +77,14 @@ class VectorScan:
                 return
             keep = self._still_there(conn)
             top = int(self._ids.max()) if len(self._ids) else 0
+            count = conn.execute(
+                "SELECT count(*) FROM vec_chunks" + (" WHERE id > ?" if top else ""),
+                (top,) if top else (),
+            ).fetchone()[0]
             cursor = conn.execute(
                 "SELECT id, path, vector FROM vec_chunks WHERE id > ? ORDER BY id", (top,)
             )
-            self._take(keep, iter(lambda: cursor.fetchmany(LOAD_BATCH), []))
+            self._take(keep, count, iter(lambda: cursor.fetchmany(LOAD_BATCH), []))
             self._generation = now
 
     def _still_there(self, conn: sqlite3.Connection) -> np.ndarray:
@@ -89,25 +94,35 @@ class VectorScan:
         ids = np.array([row[0] for row in conn.execute("SELECT id FROM vec_chunks")], np.int64)
         return np.isin(self._ids, ids, assume_unique=True)
 
-    def _take(self, keep: np.ndarray, batches: Iterable[list[tuple[int, str, bytes]]]) -> None:
-        """Keep the rows `keep` marks and append the new rows, read in `batches` (each one's
-        blobs copied once into the matrices' parts, then let go)."""
-        ids, files = [self._ids[keep]], [self._row_file[keep]]
-        heads, rests = [self._head[keep]], [self._rest[keep]]
-        for rows in batches:
-            dims = len(rows[0][2]) // 4
-            if dims != heads[0].shape[1] + rests[0].shape[1]:
-                ids, files = [np.zeros(0, np.int64)], [np.zeros(0, np.int32)]
-                heads = [np.zeros((0, dims // 2), dtype=np.float32)]
-                rests = [np.zeros((0, dims - dims // 2), dtype=np.float32)]
-            half = heads[0].shape[1]
+    def _take(
+        self, keep: np.ndarray, count: int, batches: Iterator[list[tuple[int, str, bytes]]]
+    ) -> None:
+        """Keep the rows `keep` marks and append the `count` new rows, read in `batches` (in one
+        read transaction, so `count` is theirs): each batch's vectors are copied once, into
+        matrices made at their final size (memory is touched once, not again to grow them)."""
+        first = next(batches, None)
+        held = self._head.shape[1] + self._rest.shape[1]
+        dims = len(first[0][2]) // 4 if first else held
+        if dims != held:
+            keep = np.zeros(len(self._ids), dtype=bool)
+        half = dims // 2 if dims != held else self._head.shape[1]
+        kept = int(np.count_nonzero(keep))
+        size = kept + (count if first else 0)
+        ids, files = np.empty(size, np.int64), np.empty(size, np.int32)
+        head = np.empty((size, half), np.float32)
+        rest = np.empty((size, dims - half), np.float32)
+        if kept:
+            ids[:kept], files[:kept] = self._ids[keep], self._row_file[keep]
+            head[:kept], rest[:kept] = self._head[keep], self._rest[keep]
+        at = kept
+        for rows in itertools.chain([first] if first else [], batches):
+            end = at + len(rows)
             new = decode([row[2] for row in rows], dims)
-            ids.append(np.array([row[0] for row in rows], np.int64))
-            files.append(np.array([self._number(row[1]) for row in rows], np.int32))
-            heads.append(new[:, :half].copy())
-            rests.append(new[:, half:].copy())
-        self._ids, self._row_file = np.concatenate(ids), np.concatenate(files)
-        self._head, self._rest = np.concatenate(heads), np.concatenate(rests)
+            ids[at:end] = [row[0] for row in rows]
+            files[at:end] = [self._number(row[1]) for row in rows]
+            head[at:end], rest[at:end] = new[:, :half], new[:, half:]
+            at = end
+        self._ids, self._row_file, self._head, self._rest = ids, files, head, rest
         self._two_stage = (
             len(self._ids) >= TWO_STAGE_ROWS
             and leading_share(self._head, self._rest) >= HEAD_VARIANCE
