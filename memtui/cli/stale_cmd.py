@@ -67,6 +67,7 @@ def candidate_record(candidate: Any) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> int:
     """Run `memtui stale`."""
     from memtui.core.config import ConfigError, load_settings
+    from memtui.notes.budget import listing_of
     from memtui.notes.health_review import health_review, left_out_line, shown_reasons
 
     root = Path(args.path)
@@ -83,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
             index,
             history,
             budget_settings=settings.budget,
-            listing=lambda: workspace.store.render_view("/memories"),
+            listing=listing_of(workspace.store),
         ).candidates
     except ConfigError as error:
         return fail("stale", error)

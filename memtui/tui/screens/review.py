@@ -150,12 +150,14 @@ class ReviewScreen(StoreScreen):
         index = self.ctx.index
         if index is None:
             return None
+        from memtui.notes.budget import listing_of  # imported on first use: start-up
+
         settings = self.ctx.settings
         return health_reasons(
             index,
             self.ctx.history,
             budget_settings=settings.budget if settings is not None else None,
-            listing=lambda: self.ctx.store.render_view("/memories"),
+            listing=listing_of(self.ctx.store),
             now=self.now(),
             interaction=self.ctx.interaction,
         )
