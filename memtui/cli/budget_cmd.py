@@ -65,7 +65,7 @@ def _line(row: Any) -> str:
 def run(args: argparse.Namespace) -> int:
     """Run `memtui budget`."""
     from memtui.core.config import ConfigError, load_settings
-    from memtui.notes.budget import store_budget
+    from memtui.notes.budget import listing_of, store_budget
 
     root = Path(args.path)
     if not root.is_dir():
@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
             index,
             history,
             settings=settings.budget,
-            listing=lambda: workspace.store.render_view("/memories"),
+            listing=listing_of(workspace.store),
         )
     except ConfigError as error:
         return fail("budget", error)

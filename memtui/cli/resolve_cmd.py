@@ -94,7 +94,8 @@ def _show(clash: Any) -> None:
     if texts.merge is None:
         for label, text in (("yours", texts.ours), ("theirs", texts.theirs)):
             print(f"--- {label}")
-            print(visible("(deleted)" if text is None else text.rstrip("\n")))
+            for line in ["(deleted)"] if text is None else text.rstrip("\n").split("\n"):
+                print(visible(line))
         return
     for conflict in texts.merge.conflicts:
         print(visible(f"@@ line {conflict.line} @@"))

@@ -67,7 +67,8 @@ def candidate_record(candidate: Any) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> int:
     """Run `memtui stale`."""
     from memtui.core.config import ConfigError, load_settings
-    from memtui.notes.health_review import health_review
+    from memtui.notes.budget import listing_of
+    from memtui.notes.health_review import health_review, left_out_line, shown_reasons
 
     root = Path(args.path)
     if not root.is_dir():
@@ -83,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
             index,
             history,
             budget_settings=settings.budget,
-            listing=lambda: workspace.store.render_view("/memories"),
+            listing=listing_of(workspace.store),
         ).candidates
     except ConfigError as error:
         return fail("stale", error)
@@ -97,8 +98,11 @@ def run(args: argparse.Namespace) -> int:
             print(json_safe(json.dumps(candidate_record(candidate), ensure_ascii=False)))
         else:
             print(f"{candidate.score:5.1f}  {visible(candidate.path)}")
-            for reason in candidate.reasons:
+            shown, left_out = shown_reasons(candidate.reasons)
+            for reason in shown:
                 print(f"       - {visible(reason.text)}")
+            if left_out:
+                print(f"       - {left_out_line(left_out)} (--json lists them all)")
     if not candidates and not args.json:
         print("nothing to review")
     return 0

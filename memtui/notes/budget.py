@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import Protocol
 
 from memtui.core.config_tables import BudgetSettings
 from memtui.core.parsing.paths import VIRTUAL_ROOT
@@ -198,6 +199,19 @@ def _row(
         estimate_tokens(cut.loaded),
         cut.first_unseen_line,
     )
+
+
+class Viewing(Protocol):
+    """What renders the memory tool's `view` of a path (a MemoryStore)."""
+
+    def render_view(self, path: str) -> str:
+        """The text `view path` answers."""
+        ...
+
+
+def listing_of(store: Viewing) -> Callable[[], str]:
+    """What the memory tool's `view /memories` shows the agent of `store`, made when asked."""
+    return lambda: store.render_view(LISTING_PATH)
 
 
 def store_budget(

@@ -12,7 +12,8 @@ Three rules, tried in order, each explainable in one line:
   address, code) or, after an attribute word (`is`, `prefers`, `wants`, `uses`, a shared `key:`
   or XML tag), one plain word for another. Two changed values count only if both are numbers or
   dates and nothing is an event (`deployed v2.3 on ...`, `deployed v2.4 on ...` are two
-  deployments).
+  deployments). Observations filed under unrelated categories (`[editor] Prefers vim`,
+  `[shell] Prefers fish`) are two attributes, never one value changed.
 
 The rules only propose: every verdict is a candidate a person confirms.
 """
@@ -134,7 +135,16 @@ def judge(older: str, newer: str, *, same_section: bool = True) -> Verdict | Non
     same = a.claim.lower() == b.claim.lower()
     if (a.key and b.key and a.key != b.key) or same or not a.claim or not b.claim:
         return None
-    return _change(a, b) or _negation(a, b) or _value(a, b, same_section)
+    value = None if _other_categories(a, b) else _value(a, b, same_section)
+    return _change(a, b) or _negation(a, b) or value
+
+
+def _other_categories(a: Statement, b: Statement) -> bool:
+    """Whether two observations are filed under unrelated categories (`[editor]`, `[shell]`):
+    two attributes, whose values differ without contradicting (`owner`, `ownership` relate)."""
+    if not (a.category and b.category):
+        return False
+    return not (a.category.startswith(b.category) or b.category.startswith(a.category))
 
 
 def _stems(tokens: tuple[Token, ...] | list[Token]) -> list[str]:

@@ -38,6 +38,8 @@ MAX_CONTRADICTS_WEIGHT = 3.0
 """The most all the `contradicts` reasons of one file add up to."""
 CONTRADICTS_NEWER_WEIGHT = 0.25
 """The newer statement's file is shown the pair too, but the newer line is not what is stale."""
+SHOWN_CONTRADICTIONS = 3
+"""`contradicts` reasons listed per file for a person (the rest are counted)."""
 MAX_DETAIL = 60
 
 
@@ -108,6 +110,27 @@ def contradiction_reasons(pairs: Iterable[Contradiction]) -> dict[str, list[Stal
             weight = _capped(reasons.get(newer.path, ()), CONTRADICTS_NEWER_WEIGHT)
             reasons.setdefault(newer.path, []).append(StaleReason(CONTRADICTS, text, weight, pair))
     return reasons
+
+
+def shown_reasons(reasons: Iterable[StaleReason]) -> tuple[list[StaleReason], int]:
+    """The reasons a person reads, in their order: all but the `contradicts` ones past the
+    first SHOWN_CONTRADICTIONS (a long log can hold hundreds), and how many were left out."""
+    shown: list[StaleReason] = []
+    contradictions = left_out = 0
+    for reason in reasons:
+        if reason.kind == CONTRADICTS:
+            contradictions += 1
+            if contradictions > SHOWN_CONTRADICTIONS:
+                left_out += 1
+                continue
+        shown.append(reason)
+    return shown, left_out
+
+
+def left_out_line(count: int) -> str:
+    """The line that stands for `count` contradictions not shown."""
+    statements = "statement" if count == 1 else "statements"
+    return f"and {count} more {statements} a newer one contradicts"
 
 
 def with_reasons(

@@ -88,6 +88,13 @@ TEXTS_KEPT = 4_000_000
 """Characters of recently searched texts kept in memory (twice: as written and lowered)."""
 FILE_KINDS = "f.kind IN (1, 2)"
 LINE_MASK = (1 << LINE_BITS) - 1
+_KIND_OF_LINE = f"ifnull(substr(f.line_kinds, t.rowid & {LINE_MASK}, 1), x'')"
+PLAIN_LINES = f" AND {_KIND_OF_LINE} IN (x'', x'00')"
+"""The body lines that are neither observations nor relations (their kind adds nothing)."""
+BOOSTED_LINES = f" AND {_KIND_OF_LINE} NOT IN (x'', x'00')"
+"""Observation and relation lines: a body group's bound counts their kind's boost, so plain
+lines are walked as a group of their own whose bound is that much lower (a common word's plain
+lines then stop the walk once enough of them are found, instead of being visited all)."""
 SQLITE_MIN, SQLITE_MAX = -(1 << 63), (1 << 63) - 1
 """SQLite's integers: an age or a limit past them means everything."""
 LINE_KINDS = ("body", "observation", "relation")
@@ -775,13 +782,23 @@ class _Walk:
                 self._opening = False
                 return
             self._check()
-            table = "fts" if group.what == BODY else "fts_file"
-            self._groups.append(group)
-            self._streams.append(
-                _members(self._conn, table, group.match, self._where, self._params, self._ordered)
-            )
             self.work.groups += 1
-            self._push_next(len(self._groups) - 1)
+            if group.what != BODY:
+                self._add(group, "fts_file", "")
+                continue
+            self._add(group, "fts", BOOSTED_LINES)
+            plain = Group(group.bound - BOOSTS[BODY], BODY, group.match, group.wide)
+            self._add(plain, "fts", PLAIN_LINES)
+
+    def _add(self, group: Group, table: str, lines: str) -> None:
+        """Open a group over `table` (body lines: of the kinds `lines` keeps) and take its
+        first candidate."""
+        where = self._where + lines
+        self._groups.append(group)
+        self._streams.append(
+            _members(self._conn, table, group.match, where, self._params, self._ordered)
+        )
+        self._push_next(len(self._groups) - 1)
 
     def _push_next(self, number: int) -> None:
         """Put a group's next candidate (in path order) on the heap; close it when it has none."""

@@ -153,6 +153,8 @@ class Statement:
 
     key: str
     """The XML tag and attributes or the `key:` head, normalised; "" when the line has none."""
+    category: str
+    """A Basic Memory observation's category, lowercased; "" when the line has none."""
     main: tuple[Token, ...]
     """The tokens of the main clause, filler adverbs (`now`, `instead`) left out."""
     tokens: tuple[Token, ...]
@@ -260,12 +262,14 @@ def claim_text(line: str) -> str:
 def read_statement(line: str) -> Statement:
     """The statement a line makes, ready for the rules (cached: lines repeat across pairs)."""
     key, claim = _key_and_claim(claim_text(line))
+    category = _CATEGORY.match(_LIST_MARKER.sub("", line.strip(), count=1))
     claim = _CONTEXT.sub("", _TAG.sub("", claim)).strip()
     aside = _ASIDE.search(claim)
     end = aside.start() if aside is not None and aside.start() > 0 else len(claim)
     tokens, main = _claim_tokens(claim, end)
     return Statement(
         key=key,
+        category=category.group(1).strip().lower() if category is not None else "",
         main=main,
         tokens=tokens,
         claim=claim,

@@ -65,6 +65,16 @@ def test_precision_and_recall_meet_their_targets(split: str) -> None:
             Verdict("value", "tabs -> spaces"),
         ),
         (
+            "- [owner] Owned by the payments team",
+            "- [ownership] Owned by the platform team",
+            Verdict("value", "payments -> platform"),
+        ),
+        (
+            "- [role] Tech lead of the mobile app",
+            "- [people] No longer tech lead of the mobile app",
+            Verdict("change", "tech lead mobile -> gone"),
+        ),
+        (
             "Timezone: Europe/Berlin",
             "Timezone: America/New_York",
             Verdict("value", "europe/berlin -> america/new_york"),
@@ -104,6 +114,7 @@ def test_rules_give_their_reason_and_what_differs(older: str, newer: str, verdic
         ),
         ('<tool name="formatter">black</tool>', '<tool name="linter">ruff</tool>'),
         ("- The app has a graph view", "- The app does not have a web interface"),
+        ("- [editor] Prefers vim", "- [shell] Prefers fish"),
     ],
 )
 def test_rules_leave_consistent_lines_alone(older: str, newer: str) -> None:

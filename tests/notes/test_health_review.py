@@ -139,3 +139,35 @@ def test_keep_both_is_remembered_in_the_history_and_undone(tmp_path: Path) -> No
     assert undo_keep_both(workspace, pair) is True
     assert [p.key for p in health_review(index, History(tmp_path), now=NOW).pairs] == [pair.key]
     agent.close()
+
+
+def test_memtui_stale_lists_three_contradictions_of_a_file_and_counts_the_rest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    clock = [NOW - 2 * DAY]
+    agent = MemoryStore(tmp_path, actor="agent:claude", settings=Settings(), clock=lambda: clock[0])
+    choices = {
+        "editor": ("vim", "emacs"),
+        "shell": ("zsh", "fish"),
+        "browser": ("firefox", "safari"),
+    }
+    choices |= {"packager": ("pnpm", "yarn"), "indent": ("tabs", "spaces")}
+    agent.create(
+        "/memories/prefs.md",
+        "# Prefs\n\n" + "".join(f"- [{kind}] Prefers {a}\n" for kind, (a, _b) in choices.items()),
+    )
+    clock[0] = NOW - DAY
+    for number, (kind, (_a, b)) in enumerate(choices.items()):
+        agent.insert("/memories/prefs.md", 3 + 2 * number, f"- [{kind}] Prefers {b}")
+    agent.close()
+    assert main(["stale", str(tmp_path), "--json"]) == 0
+    [row] = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    pairs = len([r for r in row["reasons"] if r["kind"] == "contradicts"])
+    assert pairs >= 5
+    assert main(["stale", str(tmp_path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].endswith("  prefs.md")
+    assert len([line for line in lines if "contradicts newer" in line]) == 3
+    assert lines[-1] == (
+        f"       - and {pairs - 3} more statements a newer one contradicts (--json lists them all)"
+    )

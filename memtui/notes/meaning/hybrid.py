@@ -4,6 +4,7 @@ CLI, MCP and the LangGraph store call (they hold one `MeaningSearch` per open st
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable
+from concurrent.futures import ThreadPoolExecutor
 
 from memtui.notes.index import NoteIndex
 from memtui.notes.meaning.embedder import Embedder
@@ -37,6 +38,7 @@ class MeaningSearch:
         self.index = index
         self.embedder = embedder
         self.scan = VectorScan(index.db)
+        self._beside = ThreadPoolExecutor(1, thread_name_prefix="memtui-meaning")
 
     def nearest(
         self, query: str, limit: int, *, paths: Collection[str] | None = None
@@ -56,21 +58,34 @@ class MeaningSearch:
     ) -> tuple[list[Fused], list[SearchHit]]:
         """The best `limit` files for `query` by text and meaning fused (filters apply to both;
         the searcher's history answers the actor filter), and the text hits they were ranked
-        from (for their lines and highlights)."""
+        from (for their lines and highlights). The meaning half runs on a thread of its own
+        while this one searches the text: its products release the interpreter."""
+        paths = self._passing(filters, searcher.history)
+        meaning = self._beside.submit(self._nearest_related, query, limit, paths)
         hits = searcher.search(
             query, limit=limit * LINES_PER_FILE, filters=filters, cancelled=cancelled
         )
-        meaning = self.nearest_passing(query, limit, filters, searcher.history)
-        return rank_fusion(text_ranking(hits), meaning)[:limit], hits
+        return rank_fusion(text_ranking(hits), meaning.result())[:limit], hits
 
     def nearest_passing(
         self, query: str, limit: int, filters: SearchFilters | None, history: ActorLookup | None
     ) -> list[MeaningHit]:
         """`nearest` among the files that pass `filters` (`history` answers the actor filter),
         leaving out those no nearer than unrelated (a cosine similarity of 0 or less)."""
+        return self._nearest_related(query, limit, self._passing(filters, history))
+
+    def _passing(
+        self, filters: SearchFilters | None, history: ActorLookup | None
+    ) -> set[str] | None:
+        """The files that pass `filters`, or None when there are none to pass."""
+        if filters is None or not filters.any():
+            return None
+        return matching_notes(self.index, filters, history)
+
+    def _nearest_related(
+        self, query: str, limit: int, paths: Collection[str] | None
+    ) -> list[MeaningHit]:
+        """`nearest` among `paths`, leaving out what is no nearer than unrelated."""
         if not query.strip():
             return []
-        paths = None
-        if filters is not None and filters.any():
-            paths = matching_notes(self.index, filters, history)
         return [hit for hit in self.nearest(query, limit, paths=paths) if hit.score > 0]

@@ -3,9 +3,10 @@ resident process (refreshed by what changed), or scanned in SQL by sqlite-vec in
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
 import threading
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,6 +26,12 @@ HEAD_VARIANCE = 0.6
 true of a model whose dimensions are ordered by variance, as model2vec's PCA leaves them."""
 VARIANCE_SAMPLE = 20_000
 """Rows sampled to measure that share."""
+LOAD_BATCH = 20_000
+"""Vectors read from the index at a time while loading them."""
+BLAS_ELEMENTS = 16_000_000
+"""Elements of a matrix (64 MB of float32) from which a product goes through the BLAS library's
+threads: from about 100k rows of 128 dimensions they read it faster than one core, even on a
+busy machine; below it their hand-offs cost more than they save."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,32 +75,54 @@ class VectorScan:
             now = generation(conn)
             if now == self._generation:
                 return
-            ids = np.fromiter(
-                (row[0] for row in conn.execute("SELECT id FROM vec_chunks")), np.int64
-            )
-            keep = np.isin(self._ids, ids, assume_unique=True)
+            keep = self._still_there(conn)
             top = int(self._ids.max()) if len(self._ids) else 0
-            rows = conn.execute(
+            count = conn.execute(
+                "SELECT count(*) FROM vec_chunks" + (" WHERE id > ?" if top else ""),
+                (top,) if top else (),
+            ).fetchone()[0]
+            cursor = conn.execute(
                 "SELECT id, path, vector FROM vec_chunks WHERE id > ? ORDER BY id", (top,)
-            ).fetchall()
-            self._take(keep, rows)
+            )
+            self._take(keep, count, iter(lambda: cursor.fetchmany(LOAD_BATCH), []))
             self._generation = now
 
-    def _take(self, keep: np.ndarray, rows: list[tuple[int, str, bytes]]) -> None:
-        """Keep the rows `keep` marks and append the new `rows`."""
+    def _still_there(self, conn: sqlite3.Connection) -> np.ndarray:
+        """Which of the held rows the index still has."""
+        if not len(self._ids):
+            return np.zeros(0, dtype=bool)
+        ids = np.array([row[0] for row in conn.execute("SELECT id FROM vec_chunks")], np.int64)
+        return np.isin(self._ids, ids, assume_unique=True)
+
+    def _take(
+        self, keep: np.ndarray, count: int, batches: Iterator[list[tuple[int, str, bytes]]]
+    ) -> None:
+        """Keep the rows `keep` marks and append the `count` new rows, read in `batches` (in one
+        read transaction, so `count` is theirs): each batch's vectors are copied once, into
+        matrices made at their final size (memory is touched once, not again to grow them)."""
+        first = next(batches, None)
         held = self._head.shape[1] + self._rest.shape[1]
-        dims = len(rows[0][2]) // 4 if rows else held
+        dims = len(first[0][2]) // 4 if first else held
         if dims != held:
             keep = np.zeros(len(self._ids), dtype=bool)
-            self._head = np.zeros((0, dims // 2), dtype=np.float32)
-            self._rest = np.zeros((0, dims - dims // 2), dtype=np.float32)
-        numbers = [self._number(path) for _id, path, _blob in rows]
-        new = decode([bytes(r[2]) for r in rows], dims)
-        half = self._head.shape[1]
-        self._ids = np.concatenate([self._ids[keep], np.fromiter((r[0] for r in rows), np.int64)])
-        self._row_file = np.concatenate([self._row_file[keep], np.asarray(numbers, dtype=np.int32)])
-        self._head = np.concatenate([self._head[keep], new[:, :half]])
-        self._rest = np.concatenate([self._rest[keep], new[:, half:]])
+        half = dims // 2 if dims != held else self._head.shape[1]
+        kept = int(np.count_nonzero(keep))
+        size = kept + (count if first else 0)
+        ids, files = np.empty(size, np.int64), np.empty(size, np.int32)
+        head = np.empty((size, half), np.float32)
+        rest = np.empty((size, dims - half), np.float32)
+        if kept:
+            ids[:kept], files[:kept] = self._ids[keep], self._row_file[keep]
+            head[:kept], rest[:kept] = self._head[keep], self._rest[keep]
+        at = kept
+        for rows in itertools.chain([first] if first else [], batches):
+            end = at + len(rows)
+            new = decode([row[2] for row in rows], dims)
+            ids[at:end] = [row[0] for row in rows]
+            files[at:end] = [self._number(row[1]) for row in rows]
+            head[at:end], rest[at:end] = new[:, :half], new[:, half:]
+            at = end
+        self._ids, self._row_file, self._head, self._rest = ids, files, head, rest
         self._two_stage = (
             len(self._ids) >= TWO_STAGE_ROWS
             and leading_share(self._head, self._rest) >= HEAD_VARIANCE
@@ -127,16 +156,17 @@ class VectorScan:
         vector = np.asarray(query, dtype=np.float32)
         half = head.shape[1]
         if two_stage:
-            first = dot(head, vector[:half])
+            first = product(head, vector[:half])
             if allowed is not None:
                 first = np.where(allowed, first, -np.inf)
-            scores = _rescored(first, head, rest, vector, max(TWO_STAGE_CANDIDATES, 40 * k))
+            rows = _leading_rows(first, max(TWO_STAGE_CANDIDATES, 40 * k))
+            scores = dot(head[rows], vector[:half]) + dot(rest[rows], vector[half:])
         else:
-            scores = dot(head, vector[:half]) + dot(rest, vector[half:])
-            if allowed is not None:
-                scores = np.where(allowed, scores, -np.inf)
-        best = _best_per_file(scores, row_file, k)
-        return self._hits([(int(ids[row]), float(scores[row])) for row in best])
+            scores = product(head, vector[:half]) + product(rest, vector[half:])
+            rows = np.arange(len(scores)) if allowed is None else np.flatnonzero(allowed)
+            scores = scores[rows] if allowed is not None else scores
+        best = _best_per_file(scores, row_file[rows], k)
+        return self._hits([(int(ids[rows[i]]), float(scores[i])) for i in best])
 
     def _hits(self, found: list[tuple[int, float]]) -> list[MeaningHit]:
         """The hits of (chunk id, score) pairs, with their path, line and heading."""
@@ -153,8 +183,16 @@ class VectorScan:
 
 def dot(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
     """`matrix @ vector` on this thread alone (numpy's own loop, not the BLAS library's threads:
-    on a busy machine their hand-offs cost a query 10-60 times the product itself)."""
+    on a busy machine their hand-offs cost a small product 10-60 times the product itself)."""
     return np.einsum("ij,j->i", matrix, vector)
+
+
+def product(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
+    """`matrix @ vector`, through the BLAS library's threads for a matrix of BLAS_ELEMENTS or
+    more (a product read at memory speed, which one core alone does not reach), else `dot`."""
+    if matrix.size >= BLAS_ELEMENTS:
+        return np.asarray(matrix @ vector, dtype=np.float32)
+    return dot(matrix, vector)
 
 
 def leading_share(head: np.ndarray, rest: np.ndarray) -> float:
@@ -166,28 +204,23 @@ def leading_share(head: np.ndarray, rest: np.ndarray) -> float:
     return leading / total if total > 0 else 0.0
 
 
-def _rescored(
-    first: np.ndarray, head: np.ndarray, rest: np.ndarray, query: np.ndarray, wanted: int
-) -> np.ndarray:
-    """Every row's score: the exact cosine for the `wanted` best rows by the leading
-    dimensions' score `first`, -inf for the others."""
-    wanted = min(wanted, int(np.count_nonzero(np.isfinite(first))))
-    scores = np.full(len(first), -np.inf, dtype=np.float32)
+def _leading_rows(first: np.ndarray, wanted: int) -> np.ndarray:
+    """The rows (ascending) of the `wanted` best finite scores of `first`, the first stage's."""
+    finite = int(np.count_nonzero(np.isfinite(first)))
+    wanted = min(wanted, finite)
     if wanted <= 0:
-        return scores
+        return np.zeros(0, dtype=np.intp)
     rows = (
         np.argpartition(-first, wanted - 1)[:wanted]
         if wanted < len(first)
         else np.arange(len(first))
     )
-    rows = np.sort(rows[np.isfinite(first[rows])])
-    half = head.shape[1]
-    scores[rows] = dot(head[rows], query[:half]) + dot(rest[rows], query[half:])
-    return scores
+    return np.sort(rows[np.isfinite(first[rows])])
 
 
 def _best_per_file(scores: np.ndarray, row_file: np.ndarray, k: int) -> list[int]:
-    """Rows of the best chunk of each of the `k` best files (ties: lower row first)."""
+    """Positions (in `scores`, whose rows are in ascending order) of the best chunk of each of
+    the `k` best files, `row_file` naming each row's file (ties: lower row first)."""
     finite = int(np.count_nonzero(np.isfinite(scores)))
     wanted = min(finite, k * CANDIDATES_PER_HIT)
     while True:

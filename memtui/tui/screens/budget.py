@@ -60,7 +60,7 @@ def status_total(budget: Budget) -> str:
 
 def compute_budget(screen: StoreScreen | MainLike) -> Budget | None:
     """The store's budget, or None while the index loads (runs in a thread)."""
-    from memtui.notes.budget import store_budget  # imported on first use: start-up
+    from memtui.notes.budget import listing_of, store_budget  # imported on first use: start-up
 
     index = screen.ctx.index
     if index is None:
@@ -70,7 +70,7 @@ def compute_budget(screen: StoreScreen | MainLike) -> Budget | None:
         index,
         screen.ctx.history,
         settings=settings.budget if settings is not None else None,
-        listing=lambda: screen.ctx.store.render_view("/memories"),
+        listing=listing_of(screen.ctx.store),
         now=screen.now(),
     )
 

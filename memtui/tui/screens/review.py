@@ -14,7 +14,14 @@ from textual.content import Content
 from textual.widgets import DataTable, Static
 
 from memtui.core.parsing.paths import from_relpath
-from memtui.notes.health_review import CONTRADICTS, HealthReasons, health_reasons, with_reasons
+from memtui.notes.health_review import (
+    CONTRADICTS,
+    HealthReasons,
+    health_reasons,
+    left_out_line,
+    shown_reasons,
+    with_reasons,
+)
 from memtui.notes.operations.moving import archive_path
 from memtui.notes.stale import ARCHIVE_FOLDER, review
 from memtui.tui import text_styles as styles
@@ -143,12 +150,14 @@ class ReviewScreen(StoreScreen):
         index = self.ctx.index
         if index is None:
             return None
+        from memtui.notes.budget import listing_of  # imported on first use: start-up
+
         settings = self.ctx.settings
         return health_reasons(
             index,
             self.ctx.history,
             budget_settings=settings.budget if settings is not None else None,
-            listing=lambda: self.ctx.store.render_view("/memories"),
+            listing=listing_of(self.ctx.store),
             now=self.now(),
             interaction=self.ctx.interaction,
         )
@@ -226,12 +235,17 @@ class ReviewScreen(StoreScreen):
         parts: list[styles.Part] = [
             (f"{candidate.path}  score {candidate.score:.2f}\n", styles.HEADING)
         ]
-        for reason in sorted(candidate.reasons, key=lambda r: (-r.weight, r.text)):
+        shown, left_out = shown_reasons(
+            sorted(candidate.reasons, key=lambda r: (-r.weight, r.text))
+        )
+        for reason in shown:
             parts += [
                 (f"  {reason.weight:4.2f}  ", styles.MUTED),
                 (f"{reason.kind:<12} ", styles.KIND),
                 f"{reason.text}\n",
             ]
+        if left_out:
+            parts.append((f"        {left_out_line(left_out)}\n", styles.MUTED))
         if self.current_pair() is not None:
             parts.append(
                 ("  n keeps the newer · b keeps both · e edits the older line\n", styles.ASIDE)

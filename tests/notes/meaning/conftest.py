@@ -3,6 +3,7 @@ temporary folder, never fetched), and stores indexed with it."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +21,7 @@ CONCEPTS = {
 """Words of one concept share a direction in the test model: its idea of meaning."""
 
 
-def make_model(folder: Path, concepts: dict[str, tuple[str, ...]] = CONCEPTS) -> Path:
+def make_model(folder: Path, concepts: Mapping[str, tuple[str, ...]] = CONCEPTS) -> Path:
     """Save a model2vec model whose words of one concept have the same unit vector."""
     vocab = {"[UNK]": 0, "[PAD]": 1}
     rows = [np.zeros(len(concepts)), np.zeros(len(concepts))]

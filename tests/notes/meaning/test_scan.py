@@ -13,13 +13,15 @@ from memtui.notes.meaning.embedder import load_embedder
 from memtui.notes.meaning.scan import (
     MeaningHit,
     VectorScan,
-    _rescored,
+    _leading_rows,
+    dot,
     leading_share,
     load_sqlite_vec,
+    product,
     sql_nearest,
 )
 from memtui.notes.meaning.sync import sync_vectors
-from tests.notes.meaning.conftest import write
+from tests.notes.meaning.conftest import CONCEPTS, make_model, write
 from tests.notes.meaning.test_vector_sync import FILES
 
 
@@ -84,6 +86,39 @@ def test_the_scan_takes_in_changes_and_deletions(
     assert "food.md" not in {hit.path for hit in scan.nearest(query(model_folder, "meal"), 5)}
 
 
+def test_vectors_read_one_at_a_time_are_held_as_those_read_at_once(
+    store: tuple[Path, NoteIndex], model_folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _root, index = store
+    whole = VectorScan(index.db)
+    whole.refresh()
+    monkeypatch.setattr(scan_module, "LOAD_BATCH", 1)
+    single = VectorScan(index.db)
+    single.refresh()
+    assert single._ids.tolist() == whole._ids.tolist()
+    assert single._row_file.tolist() == whole._row_file.tolist()
+    assert np.array_equal(single._head, whole._head)
+    assert np.array_equal(single._rest, whole._rest)
+    assert single._head.flags.writeable and single._head.flags.c_contiguous
+    for text in ("car", "typeface", "kitten"):
+        vector = query(model_folder, text)
+        assert single.nearest(vector, 3) == whole.nearest(vector, 3)
+
+
+def test_a_held_scan_follows_the_index_to_a_model_of_other_dimensions(
+    store: tuple[Path, NoteIndex], model_folder: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    root, index = store
+    scan = VectorScan(index.db)
+    assert scan.nearest(query(model_folder, "car"), 1)[0].path == "garage.txt"
+    wider = make_model(tmp_path_factory.mktemp("wider"), {**CONCEPTS, "music": ("piano", "song")})
+    sync_vectors(index.db, root, load_embedder(str(wider)))
+    [best] = scan.nearest(query(wider, "automobile"), 1)
+    assert (best.path, best.score) == ("garage.txt", pytest.approx(1.0))
+    assert scan._head.shape[1] + scan._rest.shape[1] == 6
+    assert len(scan) == 4
+
+
 def test_sqlite_vec_finds_what_the_memory_scan_finds(
     store: tuple[Path, NoteIndex], model_folder: Path
 ) -> None:
@@ -100,14 +135,27 @@ def test_sqlite_vec_finds_what_the_memory_scan_finds(
 
 
 def test_the_first_stage_keeps_the_best_rows_by_the_leading_dimensions() -> None:
-    head = np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [0.5, 0.5]], dtype=np.float32)
-    rest = np.array([[0.0], [0.5], [0.0], [1.0]], dtype=np.float32)
-    vector = np.array([1.0, 0.0, 1.0], dtype=np.float32)
-    first = head @ vector[:2]
-    scores = _rescored(first, head, rest, vector, 2)
-    assert scores.tolist() == pytest.approx([1.0, 1.4, -np.inf, -np.inf])
+    first = np.array([1.0, 0.9, 0.0, 0.5], dtype=np.float32)
+    assert _leading_rows(first, 2).tolist() == [0, 1]
+    assert _leading_rows(first, 9).tolist() == [0, 1, 2, 3]
     excluded = np.where([True, False, True, True], first, -np.inf).astype(np.float32)
-    assert _rescored(excluded, head, rest, vector, 2).tolist() == [1.0, -np.inf, -np.inf, 1.5]
+    assert _leading_rows(excluded, 2).tolist() == [0, 3]
+    assert _leading_rows(excluded, 9).tolist() == [0, 2, 3]
+    assert _leading_rows(np.full(3, -np.inf, dtype=np.float32), 2).tolist() == []
+
+
+def test_a_large_matrix_goes_through_blas_and_agrees_with_the_own_loop(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rng = np.random.default_rng(3)
+    matrix = rng.normal(size=(300, 8)).astype(np.float32)
+    vector = rng.normal(size=8).astype(np.float32)
+    own = product(matrix, vector)
+    monkeypatch.setattr(scan_module, "BLAS_ELEMENTS", matrix.size)
+    through_blas = product(matrix, vector)
+    assert through_blas.dtype == np.float32
+    assert through_blas == pytest.approx(own, rel=1e-5, abs=1e-5)
+    assert own == pytest.approx(dot(matrix, vector))
 
 
 def test_the_leading_share_of_the_variance() -> None:
