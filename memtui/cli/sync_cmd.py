@@ -60,9 +60,12 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run `memtui sync`: 0 in sync, 1 something waits, 2 error."""
-    from memtui.notes.sync import SyncError, sync_store
-
-    gc.freeze()  # the modules' objects live as long as this process: no collection rescans them
+    gc.disable()  # what the imports make lives as long as this process: no collection needed
+    try:
+        from memtui.notes.sync import SyncError, sync_store
+    finally:
+        gc.freeze()
+        gc.enable()
 
     root = Path(args.path).expanduser()
     cloned = None
