@@ -1,7 +1,5 @@
 """`python -m memtui` is the `memtui` command."""
 
-import sys
+from memtui.cli import entry
 
-from memtui.cli import main
-
-sys.exit(main())
+entry()

@@ -195,7 +195,8 @@ def test_the_first_frame_takes_from_core_only_its_vocabulary() -> None:
 
 def test_a_sync_loads_none_of_the_command_machinery() -> None:
     """`memtui sync PATH` starts without what only the memory-tool commands and the app use."""
-    loaded = _modules_after_import("memtui.cli, memtui.cli.sync_cmd, memtui.notes.sync")
+    loaded = _modules_after_import("memtui.cli, memtui.cli.sync_cmd, memtui.notes.sync.driver")
+    assert "memtui.core.store" in loaded
     deferred = {
         "memtui.core.applying.approving",
         "memtui.core.applying.dispatch",
@@ -212,3 +213,12 @@ def test_a_sync_loads_none_of_the_command_machinery() -> None:
         "uuid",
     }
     assert loaded & deferred == set()
+
+
+def test_a_sync_head_start_loads_neither_the_store_nor_the_sync_machinery() -> None:
+    """`memtui sync` takes its lock and starts the fetch before the store and the sync's
+    machinery load, so git fetches while Python imports them."""
+    loaded = _modules_after_import("memtui.cli, memtui.cli.sync_cmd, memtui.notes.sync.head_start")
+    assert "memtui.notes.sync.head_start" in loaded
+    heavy = {"memtui.core.store", "memtui.core.recording.history", "memtui.notes.sync.driver"}
+    assert loaded & heavy == set()

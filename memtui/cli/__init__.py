@@ -4,11 +4,14 @@ search, ...)."""
 from __future__ import annotations
 
 import argparse
+import atexit
+import contextlib
 import importlib
 import os
 import signal
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from memtui.cli.shared import OneLineParser
 from memtui.cli.subcommands import SUBCOMMANDS
@@ -66,6 +69,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return reader_gone()
     return status
+
+
+QUICK_EXIT = frozenset({"sync"})
+"""Commands whose process ends without the interpreter's teardown (its exit handlers still run):
+everything they opened is closed by then, and the teardown is a sizeable share of a short run."""
+
+
+def entry() -> NoReturn:
+    """The `memtui` program: `main`, then the exit (quick for QUICK_EXIT's commands)."""
+    status = main()
+    if sys.argv[1:2] and sys.argv[1] in QUICK_EXIT:
+        atexit._run_exitfuncs()
+        with contextlib.suppress(OSError, ValueError):
+            sys.stdout.flush()
+            sys.stderr.flush()
+        os._exit(status)
+    sys.exit(status)
 
 
 def reader_gone() -> int:

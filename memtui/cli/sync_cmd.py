@@ -15,6 +15,7 @@ from memtui.core.reporting import fail
 
 if TYPE_CHECKING:
     from memtui.notes.sync import SyncReport
+    from memtui.notes.sync.head_start import HeadStart
     from memtui.notes.sync.state import Clash
 
 _DESCRIPTION = """\
@@ -60,6 +61,25 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run `memtui sync`: 0 in sync, 1 something waits, 2 error."""
+    root = Path(args.path).expanduser().absolute()
+    head = _head_start(root) if args.remote is None else None
+    try:
+        return _sync(args, root, head)
+    finally:
+        if head is not None:
+            head.release()
+
+
+def _head_start(root: Path) -> HeadStart | None:
+    """The sync's lock taken and the fetch started before the store and the sync's machinery
+    load (git fetches while Python imports them); None when the store is not set up for it."""
+    from memtui.notes.sync.head_start import head_start
+
+    return head_start(root, wait=0.0) if root.is_dir() else None
+
+
+def _sync(args: argparse.Namespace, root: Path, head: HeadStart | None) -> int:
+    """`run` once the head start (if any) is under way."""
     gc.disable()  # what the imports make lives as long as this process: no collection needed
     try:
         from memtui.notes.sync import SyncError, sync_store
@@ -67,7 +87,6 @@ def run(args: argparse.Namespace) -> int:
         gc.freeze()
         gc.enable()
 
-    root = Path(args.path).expanduser()
     cloned = None
     if args.remote is not None:
         try:
@@ -79,11 +98,14 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(store, int):
         return store
     try:
-        report = sync_store(store, remote=args.remote, machine=args.machine, progress=_progress())
+        report = sync_store(
+            store, remote=args.remote, machine=args.machine, progress=_progress(), head=head
+        )
     except SyncError as problem:
         return fail("sync", visible(str(problem)))
     finally:
         _clear_progress()
+        store.close()
     if cloned is not None:
         print(visible(f"Cloned {args.remote} into {root}."))
     return report_sync(report, args.path)

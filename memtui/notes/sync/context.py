@@ -7,10 +7,13 @@ import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from memtui.core.store import MemoryStore
 from memtui.notes.sync.git import Git, Identity
-from memtui.notes.sync.state import LAST_TIP, SyncState
+
+if TYPE_CHECKING:
+    from memtui.core.store import MemoryStore
+    from memtui.notes.sync.state import SyncState
 
 ORIGIN = "origin"
 DEFAULT_BRANCH = "main"
@@ -71,6 +74,8 @@ class Context:
 
     def moved(self, new: str) -> None:
         """Remember the branch's new tip (so a tip moved away by hand later is rescued)."""
+        from memtui.notes.sync.state import LAST_TIP  # the sync's tables: not for a head start
+
         self.tip = new
         self.state.put(LAST_TIP, new)
 

@@ -21,12 +21,11 @@ from memtui.notes.sync.context import (
     ORIGIN,
     RESCUE_PREFIX,
     Context,
-    branch_ref,
     committer_for,
     machine_name,
-    tracking_ref,
 )
 from memtui.notes.sync.git import NETWORK_TIMEOUT, Git, GitError, Running, error_of
+from memtui.notes.sync.head_start import SYNC_LOCK, HeadStart, start_fetch
 from memtui.notes.sync.merging import merge_remote
 from memtui.notes.sync.repo import STATUS, index_info, is_ancestor, read_refs
 from memtui.notes.sync.reviews import apply_marks
@@ -51,7 +50,6 @@ from memtui.notes.sync.state import (
 
 ATTEMPTS = 5
 """How many times a sync pushes before it gives up (each refusal fetches and merges first)."""
-SYNC_LOCK = "sync.lock"
 LOCKED_WAIT = 0.1
 """Seconds a sync holding the store's lock waits for its fetch once this machine's changes are
 found; a slower fetch is waited for with the lock released, and the changes found again."""
@@ -92,19 +90,25 @@ def sync_store(
     progress: Callable[[str], None] | None = None,
     attempts: int = ATTEMPTS,
     wait: float = 0.0,
+    head: HeadStart | None = None,
 ) -> SyncReport:
     """Sync the store with its remote (`remote`: set it up with that URL first); `wait` is how
-    long to wait for another sync of the store (or a git run it left) to end.
+    long to wait for another sync of the store (or a git run it left) to end; `head`: what a
+    head start of this store began (its lock, remote and fetch; its owner releases it).
 
     Raises SyncError (one line) when it cannot: no remote set up, the remote unreachable or
     refusing, another sync running, the store's lock held too long.
     """
-    git = Git.for_store(store.root)
-    lock = MutationLock(store.root, SYNC_LOCK)
+    if head is not None and remote is not None:
+        head.release()
+        head = None
+    git = head.git if head is not None else Git.for_store(store.root)
+    lock = head.lock if head is not None else MutationLock(store.root, SYNC_LOCK)
+    say = progress or (lambda _text: None)
     try:
         with lock.hold(timeout=wait):
             git.held_fds = (lock.fileno(),)
-            report = _sync(store, git, machine, remote, progress or (lambda _text: None), attempts)
+            report = _sync(store, git, machine, remote, say, attempts, head)
             if machine and SyncState(store.history).get(MACHINE_NAME) != report.machine:
                 SyncState(store.history).put(MACHINE_NAME, report.machine)
             return report
@@ -113,7 +117,8 @@ def sync_store(
     except GitError as problem:
         raise SyncError(str(problem)) from problem
     finally:
-        lock.close()
+        if head is None:
+            lock.close()
 
 
 def _machine(store: MemoryStore, given: str | None) -> str:
@@ -132,12 +137,18 @@ def _sync(
     remote: str | None,
     progress: Callable[[str], None],
     attempts: int,
+    head: HeadStart | None = None,
 ) -> SyncReport:
-    """`sync_store` with the sync lock held: the fetch started first, then the store's history
-    opened (its start-up recovery running while the fetch does)."""
-    url, branch = _remote(store, git, remote, progress)
-    progress("fetching")
-    fetching = start_fetch(git, branch)
+    """`sync_store` with the sync lock held: the fetch started first (or by the head start
+    `head`), then the store's history opened (its start-up recovery running while the fetch
+    does)."""
+    if head is not None:
+        url, branch, fetching = head.url, head.branch, head.fetching
+        progress("fetching")
+    else:
+        url, branch = _remote(store, git, remote, progress)
+        progress("fetching")
+        fetching = start_fetch(git, branch)
     try:
         name = _machine(store, machine)
         git.committer = committer_for(name)
@@ -286,18 +297,6 @@ def _count(report: SyncReport, merged: object, ctx: Context) -> None:
     report.paths |= merged.paths
     report.new_clashes += merged.clashes
     report.marks_received += apply_marks(ctx, merged.marks)
-
-
-def start_fetch(git: Git, branch: str) -> Running:
-    """Start fetching the remote's `branch` (`fetched` waits for it)."""
-    return git.start(
-        "fetch",
-        "--quiet",
-        "--no-tags",
-        ORIGIN,
-        f"+{branch_ref(branch)}:{tracking_ref(branch)}",
-        timeout=NETWORK_TIMEOUT,
-    )
 
 
 def fetched(ctx: Context, fetching: Running) -> str | None:
