@@ -32,6 +32,7 @@ SETTINGS = (
     "core.fileMode=false",
     "core.quotePath=false",
     "core.fsmonitor=false",
+    "core.excludesFile=/dev/null",
     "core.bare=false",
     "commit.gpgSign=false",
     "tag.gpgSign=false",

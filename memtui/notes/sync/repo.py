@@ -45,10 +45,16 @@ STATUS = (
     "--porcelain=v2",
     "-z",
     "--untracked-files=all",
+    "--ignored=traditional",
     "--no-renames",
     "--ignore-submodules=all",
+    "--",
+    ".",
+    ":(exclude).memtui",
 )
-"""The git command listing what differs from HEAD (`status_entries` reads its output)."""
+"""The git command listing what differs from HEAD (`status_entries` reads its output): files a
+`.gitignore` in the store names too (an agent can write one; every file of the store is
+synced), memtui's own folder left out."""
 
 
 def status(git: Git) -> list[StatusEntry]:
@@ -63,7 +69,7 @@ def status_entries(raw: bytes) -> list[StatusEntry]:
         if not record:
             continue
         kind = record[:1]
-        if kind == b"?":
+        if kind in (b"?", b"!"):
             path = fsdecode(record[2:])
             if not path.endswith("/"):
                 entries.append(StatusEntry(path, None))
