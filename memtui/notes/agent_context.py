@@ -299,7 +299,9 @@ def recent_activity(
                 event.command,
                 reviewable=is_reviewable(event),
                 reviewed_by=None if review is None else review.reviewer,
-                notes_inside=0 if entry else len(index.notes_under(relpath)),
+                notes_inside=0
+                if entry
+                else sum(1 for note in index.notes_under(relpath) if seeing(note)),
             )
     for entry in index.entries(since_ns=int(since * 1e9)):
         if entry.mtime < since or not seeing(entry.path):

@@ -127,10 +127,9 @@ def shown_reasons(reasons: Iterable[StaleReason]) -> tuple[list[StaleReason], in
     return shown, left_out
 
 
-def left_out_line(count: int) -> str:
-    """The line that stands for `count` contradictions not shown."""
-    statements = "statement" if count == 1 else "statements"
-    return f"and {count} more {statements} a newer one contradicts"
+def left_out_line(number: int) -> str:
+    """The line that stands for `number` contradictions not shown."""
+    return f"and {count(number, 'more statement')} a newer one contradicts"
 
 
 def with_reasons(

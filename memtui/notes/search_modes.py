@@ -85,6 +85,7 @@ def search_in_mode(
         limit=wanted,
         filters=filters,
         cancelled=cancelled,
+        visible=visible,
     )
     fused = [item for item in fused if seeing(item.path)]
     text_hits = [hit for hit in text_hits if seeing(hit.path)]

@@ -334,9 +334,9 @@ class Workspace:
         if taken is None or parts.walk_needed:
             parts.walk_needed = parts.watcher is not None and taken is None
             changed = parts.index.refresh()
-            if parts.meaning is not None:
+            if parts.meaning is not None and (changed or parts.meaning_behind):
                 with parts.update_lock:
-                    self._sync_meaning(None)
+                    self._sync_meaning(changed)
             return changed
         return self.apply(taken) if taken else set()
 

@@ -55,15 +55,21 @@ class MeaningSearch:
         limit: int = 50,
         filters: SearchFilters | None = None,
         cancelled: Callable[[], bool] | None = None,
+        visible: Callable[[str], bool] | None = None,
     ) -> tuple[list[Fused], list[SearchHit]]:
         """The best `limit` files for `query` by text and meaning fused (filters apply to both;
         the searcher's history answers the actor filter), and the text hits they were ranked
-        from (for their lines and highlights). The meaning half runs on a thread of its own
-        while this one searches the text: its products release the interpreter."""
+        from (for their lines and highlights); with `visible`, the text half searches only the
+        files it allows. The meaning half runs on a thread of its own while this one searches
+        the text: its products release the interpreter."""
         paths = self._passing(filters, searcher.history)
         meaning = self._beside.submit(self._nearest_related, query, limit, paths)
         hits = searcher.search(
-            query, limit=limit * LINES_PER_FILE, filters=filters, cancelled=cancelled
+            query,
+            limit=limit * LINES_PER_FILE,
+            filters=filters,
+            cancelled=cancelled,
+            visible=visible,
         )
         return rank_fusion(text_ranking(hits), meaning.result())[:limit], hits
 

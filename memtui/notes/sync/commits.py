@@ -17,7 +17,7 @@ from memtui.core.plurals import count
 from memtui.core.recording.events import BASELINE, Event
 from memtui.core.secrets import scan
 from memtui.notes.sync.context import Context, committer_for
-from memtui.notes.sync.files import Skipped, is_reserved, read_file
+from memtui.notes.sync.files import Skipped, read_file
 from memtui.notes.sync.git import Running
 from memtui.notes.sync.provenance import (
     ChangeLine,
@@ -34,6 +34,7 @@ from memtui.notes.sync.repo import (
     status,
     status_entries,
 )
+from memtui.notes.sync.setup import is_reserved
 from memtui.notes.sync.state import COMMITTED, FIRST_EVENT, uid_of
 
 EXTERNAL = "external"

@@ -19,12 +19,14 @@ ORIGIN = "origin"
 DEFAULT_BRANCH = "main"
 RESCUE_PREFIX = "refs/memtui/rescue/"
 """Where a branch tip that would otherwise be dropped is kept."""
+MACHINE_NAME_MOST = 100
+"""Characters of a machine's name kept, this machine's and the names other machines give."""
 
 
 def machine_name(configured: str | None = None) -> str:
     """This machine's name in commits and pulled events: the config's, else the host name."""
     name = " ".join((configured or "").split()) or os.uname().nodename or "this machine"
-    return name[:100]
+    return name[:MACHINE_NAME_MOST]
 
 
 def branch_ref(branch: str) -> str:

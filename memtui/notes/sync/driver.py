@@ -94,14 +94,12 @@ def sync_store(
 ) -> SyncReport:
     """Sync the store with its remote (`remote`: set it up with that URL first); `wait` is how
     long to wait for another sync of the store (or a git run it left) to end; `head`: what a
-    head start of this store began (its lock, remote and fetch; its owner releases it).
+    head start of this store began (its lock, remote and fetch; its owner releases it), given
+    only without `remote`.
 
     Raises SyncError (one line) when it cannot: no remote set up, the remote unreachable or
     refusing, another sync running, the store's lock held too long.
     """
-    if head is not None and remote is not None:
-        head.release()
-        head = None
     git = head.git if head is not None else Git.for_store(store.root)
     lock = head.lock if head is not None else MutationLock(store.root, SYNC_LOCK)
     say = progress or (lambda _text: None)

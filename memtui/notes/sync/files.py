@@ -8,9 +8,9 @@ import stat
 from dataclasses import dataclass
 
 from memtui.core.applying.site import Site
-from memtui.core.parsing.paths import RESERVED_NAME
 from memtui.core.resolving.fd_paths import OutsideStore
 from memtui.core.resolving.regular import NotRegularFile, read_limited
+from memtui.notes.sync.setup import is_reserved
 
 
 @dataclass(frozen=True)
@@ -22,11 +22,6 @@ class Skipped:
 
 MISSING_FILE = None
 """What `read_file` gives for a path where nothing is."""
-
-
-def is_reserved(path: str) -> bool:
-    """Whether a relative path is memtui's own folder or below it (never synced)."""
-    return path.split("/", 1)[0] == RESERVED_NAME
 
 
 def read_file(site: Site, path: str, limit: int) -> bytes | Skipped | None:

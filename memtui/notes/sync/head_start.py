@@ -65,16 +65,16 @@ def head_start(root: Path, *, wait: float) -> HeadStart | None:
         git.held_fds = (lock.fileno(),)
         known = settings(git)
         url = known.get(f"remote.{ORIGIN}.url")
-        if url is None:
-            raise LookupError("no remote")
-        clear_stale_locks(git)
-        branch = known.get(BRANCH_KEY) or "main"
-        return HeadStart(lock, git, url, branch, start_fetch(git, branch), held)
-    except (OSError, GitError, LookupError):
-        held.close()
-        lock.close()
-        return None
+        if url is not None:
+            clear_stale_locks(git)
+            branch = known.get(BRANCH_KEY) or "main"
+            return HeadStart(lock, git, url, branch, start_fetch(git, branch), held)
+    except (OSError, GitError):
+        pass
     except BaseException:
         held.close()
         lock.close()
         raise
+    held.close()
+    lock.close()
+    return None

@@ -18,8 +18,8 @@ from memtui.core.actors import EXTERNAL, ActorError, check_actor
 from memtui.core.applying.pulling import Pulled, apply_pulled
 from memtui.core.hashing import digest
 from memtui.core.result import CONFLICT, CommandResult
-from memtui.notes.sync.context import Context, committer_for
-from memtui.notes.sync.files import Skipped, is_reserved, read_file
+from memtui.notes.sync.context import MACHINE_NAME_MOST, Context, committer_for
+from memtui.notes.sync.files import Skipped, read_file
 from memtui.notes.sync.provenance import LogCommit, Mark, log_command, log_commits
 from memtui.notes.sync.repo import (
     EMPTY_TREE,
@@ -34,6 +34,7 @@ from memtui.notes.sync.repo import (
     tree_changes,
 )
 from memtui.notes.sync.rules import has_markers, sync_merge, text_of
+from memtui.notes.sync.setup import is_reserved
 from memtui.notes.sync.state import (
     CLASH_DELETED_HERE,
     CLASH_DELETED_THERE,
@@ -139,7 +140,7 @@ def origin_of(path: str, log: list[LogCommit]) -> Origin:
         actor = check_actor(newest.author)
     except ActorError:
         actor = EXTERNAL
-    machine = newest.machine or f"git ({newest.author})"
+    machine = newest.machine or f"git ({newest.author[:MACHINE_NAME_MOST]})"
     return Origin(actor, machine, list(dict.fromkeys(uids)))
 
 

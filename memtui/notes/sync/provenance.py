@@ -14,13 +14,17 @@ import urllib.parse
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from memtui.core.actors import ActorError, check_actor
+from memtui.notes.sync.context import MACHINE_NAME_MOST
+
 MACHINE = "Memtui-Machine"
 CHANGE = "Memtui-Change"
 REVIEWED = "Memtui-Reviewed"
 _TRAILER = re.compile(r"^(Memtui-[A-Za-z]+): (.*)$")
 _RANGES = re.compile(r"^\d+(-\d+)?(,\d+(-\d+)?)*$")
 MAX_RANGE = 1_000_000
-"""The most ids one range of a trailer may stand for (a hostile trailer cannot blow up)."""
+"""The most ids the trailers of one commit may stand for, all ranges together (a hostile
+commit cannot blow up: past it, its further trailers are passed over)."""
 
 
 def quote_path(path: str) -> str:
@@ -50,15 +54,16 @@ def ranges(ids: Iterable[int]) -> str:
     return ",".join(runs)
 
 
-def expand(text: str) -> list[int]:
-    """The ids of a `ranges` text (an empty list for a malformed one)."""
+def expand(text: str, most: int = MAX_RANGE) -> list[int]:
+    """The ids of a `ranges` text (an empty list for a malformed one, or one standing for more
+    than `most` ids)."""
     if not _RANGES.match(text):
         return []
     ids: list[int] = []
     for run in text.split(","):
         low, _, high = run.partition("-")
         first, last = int(low), int(high or low)
-        if last < first or last - first > MAX_RANGE:
+        if last < first or len(ids) + last - first >= most:
             return []
         ids.extend(range(first, last + 1))
     return ids
@@ -140,6 +145,8 @@ class LogCommit:
     changes: list[ChangeLine] = field(default_factory=list)
     marks: list[Mark] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
+    ids_left: int = MAX_RANGE
+    """How many more ids its trailers may stand for (see MAX_RANGE)."""
 
     def uids(self, path: str) -> list[str]:
         """The global ids of this commit's changes to `path`."""
@@ -203,10 +210,12 @@ def _read_trailer(commit: LogCommit, line: str) -> None:
     if key == MACHINE:
         machine_id, _, name = value.partition(" ")
         if re.fullmatch(r"[0-9a-f]{8,64}", machine_id):
-            commit.machine_id, commit.machine = machine_id, name or machine_id
+            commit.machine_id = machine_id
+            commit.machine = " ".join(name.split())[:MACHINE_NAME_MOST] or machine_id
     elif key == CHANGE:
         parts = value.split(" ")
-        ids = expand(parts[0])
+        ids = expand(parts[0], commit.ids_left)
+        commit.ids_left -= len(ids)
         if ids and len(parts) in (2, 3):
             new_path = unquote_path(parts[2]) if len(parts) == 3 else None
             commit.changes.append(ChangeLine(tuple(ids), unquote_path(parts[1]), new_path))
@@ -222,10 +231,13 @@ def _read_marks(commit: LogCommit, value: str) -> None:
     uid, when, reviewer = parts
     try:
         time = float(when)
-    except ValueError:
+        check_actor(reviewer)
+    except (ValueError, ActorError):
         return
     machine, dot, numbers = uid.partition(".")
     if dot and re.fullmatch(r"[0-9a-f]{8,64}", machine) and _RANGES.match(numbers):
-        commit.marks += [Mark(f"{machine}.{n}", reviewer, time) for n in expand(numbers)]
+        ids = expand(numbers, commit.ids_left)
+        commit.ids_left -= len(ids)
+        commit.marks += [Mark(f"{machine}.{n}", reviewer, time) for n in ids]
     elif uid.startswith("git:"):
         commit.marks.append(Mark(uid, reviewer, time))

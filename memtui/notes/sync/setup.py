@@ -133,6 +133,12 @@ def is_empty_store(root: Path) -> bool:
     return not names and not (root / META_DIR_NAME / "history.db").exists()
 
 
+def is_reserved(path: str) -> bool:
+    """Whether a relative path is memtui's own folder or below it (never synced); in any case
+    of letters, as a file system that ignores case would take it."""
+    return path.split("/", 1)[0].casefold() == META_DIR_NAME.casefold()
+
+
 def clone_into_empty(git: Git, url: str) -> str | None:
     """Check the remote's branch out into an empty store folder (git writes the files before
     memtui first opens the folder, so they become its baseline); the commit checked out, or
@@ -151,10 +157,10 @@ def clone_into_empty(git: Git, url: str) -> str | None:
     try:
         git.run("fetch", "--quiet", "--no-tags", ORIGIN, timeout=NETWORK_TIMEOUT)
         tip = git.line("rev-parse", "--verify", f"{tracking}^{{commit}}")
-        listed = git.out("ls-tree", "--name-only", tip, "--", META_DIR_NAME)
+        listed = git.out("ls-tree", "-z", "--name-only", tip)
     except GitError as problem:
         raise SyncError(str(problem)) from problem
-    if listed.strip():
+    if any(is_reserved(os.fsdecode(name)) for name in listed.split(b"\0") if name):
         return None
     git.run("read-tree", "--reset", "-u", tip)
     git.run("update-ref", "-m", "memtui sync: clone", f"refs/heads/{branch}", tip)
