@@ -426,3 +426,19 @@ def test_a_differently_cased_name_is_as_hidden_as_the_real_one(tmp_path: Path) -
         {"command": "create", "path": "/memories/Private/x.md", "file_text": "x"}
     )
     assert (result.content, result.is_error) == (refused("/memories/Private/x.md"), True)
+
+
+def test_a_hidden_rename_source_held_for_review_leaves_the_tree_as_a_missing_one(
+    tmp_path: Path,
+) -> None:
+    policy = (
+        '[[rule]]\npaths = ["secret/**"]\naccess = "none"\n'
+        '[[rule]]\npaths = ["dest/**"]\naccess = "review"\n'
+    )
+    person_store(tmp_path, {"secret/a.md": "s\n", "dest/keep.md": "k\n"}, policy)
+    agent = MemoryStore(tmp_path, actor="agent:claude", settings=Settings())
+    hidden = agent.rename("/memories/secret/a.md", "/memories/dest/h1/b.md")
+    missing = agent.rename("/memories/missing.md", "/memories/dest/m1/b.md")
+    assert hidden.is_error and missing.is_error
+    assert hidden.content == missing.content.replace("missing.md", "secret/a.md")
+    assert sorted(p.name for p in (tmp_path / "dest").iterdir()) == ["keep.md"]

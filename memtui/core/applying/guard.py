@@ -77,13 +77,15 @@ def _hidden(outcome: CommandOutcome) -> CommandOutcome:
     return CommandOutcome(outcome.content, True, (FLAG_HIDDEN,), outcome.kind)
 
 
-def hidden_answer(cmd: ParsedCommand, site: Site) -> CommandOutcome:
-    """What the command answers when its (first) path is missing: a hidden path's answer."""
+def hidden_answer(cmd: ParsedCommand, site: Site, *, make_parents: bool = True) -> CommandOutcome:
+    """What the command answers when its (first) path is missing: a hidden path's answer (a
+    rename makes its destination's parents as a missing source's would: not when it would be
+    held for review, `make_parents` False)."""
     path = cmd.echoed[0]
     if cmd.command in ("create", "write"):
         return not_allowed(path)
     if cmd.command == "rename":
-        return _hidden(rename_missing_source(cmd, site))
+        return _hidden(rename_missing_source(cmd, site, make_parents=make_parents))
     if cmd.command == "view":
         return _hidden(not_found(not_found_message(path)))
     if cmd.command == "str_replace":
@@ -157,7 +159,8 @@ def guard_change(cmd: ParsedCommand, site: Site, gate: ActorPolicy) -> CommandOu
     if cmd.command == "rename" and levels[1] in (READ, NONE):
         return not_allowed(cmd.echoed[1])
     if levels[0] == NONE:
-        return hidden_answer(cmd, site)
+        held = cmd.command == "rename" and levels[1] == REVIEW
+        return hidden_answer(cmd, site, make_parents=not held)
     if levels[0] == READ:
         return not_allowed(cmd.echoed[0])
     if cmd.command == "create":
