@@ -144,7 +144,10 @@ def run(args: argparse.Namespace) -> int:
     root = Path(args.path)
     if not has_history(root):
         return fail("approve", f"{args.path}: no memtui history here")
-    held = _held_ids(root, args.event_ids)
+    try:
+        held = _held_ids(root, args.event_ids)
+    except HistoryCorrupt as error:
+        return fail("approve", error)
     if held:
         status = _apply_held(args, held)
         args.event_ids = [event_id for event_id in args.event_ids if event_id not in held]

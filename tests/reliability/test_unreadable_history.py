@@ -27,6 +27,7 @@ COMMANDS: list[tuple[tuple[str, ...], bytes]] = [
     (("undo",), b""),
     (("stale",), b""),
     (("mcp",), b""),
+    (("approve",), b""),
 ]
 
 
@@ -66,7 +67,7 @@ def deny_history_reads(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def command_args(args: tuple[str, ...], root: Path) -> list[str]:
     """The command line for one command on `root`."""
-    return [*args, str(root), *(("1",) if args == ("undo",) else ())]
+    return [*args, str(root), *(("1",) if args in (("undo",), ("approve",)) else ())]
 
 
 @pytest.mark.parametrize(("args", "stdin"), COMMANDS)
