@@ -163,7 +163,8 @@ class MemoryStore:
     def history_before_recovery(self) -> History:
         """The history, opened without running start-up recovery first: only for a command that
         runs `ensure_recovered` itself before it reads the disk or the events (a sync, while git
-        lists the changes); HistoryCorrupt when it cannot be read."""
+        lists the changes), or that reads what recovery never changes (a blob by its digest);
+        HistoryCorrupt when it cannot be read."""
         history = self._shared.history
         history.seen()
         return history

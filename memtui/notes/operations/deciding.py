@@ -94,10 +94,12 @@ class Held:
 
 
 def _text(store: MemoryStore, digest: str | None) -> str | None:
-    """A history blob as text (None when there is none, or it is not text)."""
+    """A history blob as text (None when there is none, or it is not text); a blob never
+    changes, so reading one needs no start-up recovery (a command that only lists held changes
+    writes nothing)."""
     if digest is None:
         return None
-    data = store.history.blob(digest)
+    data = store.history_before_recovery().blob(digest)
     if data is None:
         return None
     try:
