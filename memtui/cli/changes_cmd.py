@@ -218,8 +218,6 @@ def _sync_waiting(history: History) -> tuple[list[Any], dict[str, str]]:
 def sync_records(clashes: list[Any], held: dict[str, str]) -> list[str]:
     """JSON lines of the sync's waiting items: each clash with its three texts, each file held
     back with the reason."""
-    import json
-
     from memtui.notes.sync.resolving import clash_texts, describe
 
     records = []

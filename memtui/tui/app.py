@@ -61,10 +61,10 @@ LOCK_TIMEOUT = 30.0
 LOCK_NOTICE = 5.5
 """Seconds a waiting-for-the-lock notice stays (a new one follows every 5 s of waiting)."""
 REVIEW_POLL = 5.0
-SYNC_STATUS_POLL = 30.0
-"""Seconds between reads of the status line's sync part (and after every sync)."""
 """Seconds between recounts of the changes waiting for review, so marks made by another process
 (`memtui approve`) show too; every change on disk recounts at once."""
+SYNC_STATUS_POLL = 30.0
+"""Seconds between reads of the status line's sync part (and after every sync)."""
 
 
 def note_provider() -> type[Provider]:
@@ -143,11 +143,11 @@ class MemtuiApp(PlainNotifyApp):
         self.read_only_signal: Signal[str] = Signal(self, "read-only")
         """Published once the history finds that the store cannot be written (with why)."""
         self.review_count: int | None = None
+        """How many agent and outside changes wait for review (None until counted)."""
         self.held_count = 0
         """Changes the store's access policy holds for the person's approval."""
         self.policy: Policy | None = None
         """The store's access policy as the last badges were computed with."""
-        """How many agent and outside changes wait for review (None until counted)."""
         self.review_count_signal: Signal[int] = Signal(self, "review-count")
         self.syncing = AppSync(self)
         """The background sync (`S`, `[sync] every`) and the status line's sync part."""

@@ -10,7 +10,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static
 
-from memtui.core.display import visible_cells
+from memtui.core.display import visible, visible_cells
 from memtui.tui.screens.dialogs import FormDialog
 
 LEVELS = (
@@ -61,7 +61,7 @@ class ProtectScreen(FormDialog[ProtectRule]):
             yield Label("Agents (a glob like agent:claude; empty: every agent)")
             yield Input(placeholder="every agent", id="protect-actor")
             note = self.current or "No rule covers it now: agents may change it."
-            yield Static(note, classes="dialog-note", markup=False)
+            yield Static(visible(note), classes="dialog-note", markup=False)
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Cancel", id="cancel")
                 yield Button("Add rule", id="protect", variant="primary")

@@ -100,7 +100,7 @@ def describe_held(shown: Held) -> Content:
     parts.append("a approves it (as the agent's change), x rejects it.\n\n")
     name = short_path(proposal.path)
     if proposal.command == "rename":
-        parts.append(visible(f"Moves {name} to {short_path(proposal.new_path or '')}.\n"))
+        parts.append(visible(f"Moves {name} to {short_path(proposal.new_path or '')}.") + "\n")
     elif shown.clashes:
         parts.append(
             unified_diff(
