@@ -31,8 +31,10 @@ class ProtectRule:
 
 
 def default_glob(relpath: str, is_dir: bool) -> str:
-    """The glob a new rule starts with: the folder and everything in it, or the one file."""
-    return f"{relpath}/**" if is_dir and relpath else ("**" if is_dir else relpath)
+    """The glob a new rule starts with: the folder and everything in it, or the one file (its
+    name's `[`, `*` and `?` matched as themselves)."""
+    literal = "".join(f"[{char}]" if char in "[*?" else char for char in relpath)
+    return f"{literal}/**" if is_dir and literal else ("**" if is_dir else literal)
 
 
 class ProtectScreen(FormDialog[ProtectRule]):
@@ -72,7 +74,8 @@ class ProtectScreen(FormDialog[ProtectRule]):
 
     def submit(self) -> None:
         """Dismiss with the rule when a glob is given."""
-        glob = self.query_one("#protect-glob", Input).value.strip()
+        typed = self.query_one("#protect-glob", Input).value.strip()
+        glob = self.glob if typed == visible_cells(self.glob) else typed
         if not glob:
             self.notify("A rule needs the paths it covers.", severity="warning")
             return
