@@ -264,11 +264,6 @@ class Rule:
         """Whether the rule speaks of `actor` (an agent)."""
         return any(fnmatch.fnmatchcase(actor, pattern) for pattern in self.actors)
 
-    def describe(self) -> str:
-        """`rule 2 (user/**, agent:*: review)`: the rule in a few words."""
-        actors = "" if self.actors == (EVERY_AGENT,) else f" for {', '.join(self.actors)}"
-        return f"rule {self.number} ({', '.join(self.paths)}{actors}: {self.access})"
-
 
 @dataclass(frozen=True)
 class Policy:
@@ -347,10 +342,6 @@ class Policy:
             lines.append(f"rule {number} ({', '.join(rule.paths)}: {rule.access}) for {who}")
         return lines
 
-    def restricts(self, actor: str) -> bool:
-        """Whether any rule covers `actor` (else it writes everywhere but read-only notes)."""
-        return actor.startswith("agent:") and any(rule.covers_actor(actor) for rule in self.rules)
-
 
 def _strings(value: object, what: str) -> tuple[str, ...]:
     """A string or list of strings as a tuple; raises PolicyProblem naming `what`."""
@@ -409,10 +400,6 @@ class ActorPolicy:
     def hides_any(self) -> bool:
         """Whether some rule could hide a path from this actor."""
         return self.policy.hides_any(self.actor)
-
-    def rule(self, relpath: str) -> Rule | None:
-        """The rule that decides this actor's access to `relpath`, if any."""
-        return self.policy.rule_for(relpath, self.actor)
 
     def access(self, relpath: str) -> Access:
         """What this actor may do with `relpath` by the rules."""

@@ -11,12 +11,10 @@ records who decided and when; rejecting applies nothing and records the same.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
 from memtui.core.recording import db_text
-from memtui.core.recording.database import SQL_BATCH
 from memtui.core.recording.db_text import TEXT
 from memtui.core.recording.history import History
 
@@ -217,25 +215,3 @@ class Proposals:
             if set(other.paths) & set(proposal.paths):
                 return other
         return None
-
-    def of_events(self, event_ids: Iterable[int]) -> dict[int, Proposal]:
-        """The proposals that held or applied these events, by event id."""
-        conn = self.history.connection()
-        wanted = sorted(set(event_ids))
-        if not wanted or not self._table(conn):
-            return {}
-        found: dict[int, Proposal] = {}
-        for start in range(0, len(wanted), SQL_BATCH):
-            chunk = wanted[start : start + SQL_BATCH]
-            marks = ", ".join("?" for _ in chunk)
-            rows = conn.execute(
-                f"SELECT {_COLUMNS} FROM proposals WHERE id IN ({marks})"
-                f" OR applied_event IN ({marks})",
-                (*chunk, *chunk),
-            ).fetchall()
-            for row in rows:
-                proposal = _row(row)
-                for event_id in (proposal.id, proposal.applied_event):
-                    if event_id in chunk:
-                        found[event_id] = proposal
-        return found

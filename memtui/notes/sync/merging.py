@@ -127,13 +127,8 @@ class Origin:
 def origin_of(path: str, log: list[LogCommit]) -> Origin:
     """The actor and machine of the newest commit that changed `path`, and the global ids of
     every change to it in `log` (the commits that changed it, newest first)."""
-    uids: list[str] = []
-    newest: LogCommit | None = None
-    for commit in log:
-        found = commit.uids(path)
-        if found or commit.touches(path):
-            uids += found
-            newest = newest or commit
+    uids = [uid for commit in log for uid in commit.uids(path)]
+    newest = log[0] if log else None
     if newest is None:
         return Origin(EXTERNAL, "another machine", [])
     try:

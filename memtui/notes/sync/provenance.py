@@ -159,10 +159,6 @@ class LogCommit:
             for number in change.ids
         ]
 
-    def touches(self, path: str) -> bool:
-        """Whether this commit changed `path`."""
-        return path in self.files
-
 
 def log_command(since: str | None, until: str) -> tuple[str, ...]:
     """The git command listing the commits (merges left out) reachable from `until` and not

@@ -150,12 +150,6 @@ def cat_blobs(git: Git, shas: Iterable[str]) -> dict[str, bytes]:
     return found
 
 
-def rev_parse(git: Git, name: str) -> str | None:
-    """The commit `name` names, or None if there is none."""
-    done = git.run("rev-parse", "--verify", "--quiet", f"{name}^{{commit}}", check=False)
-    return done.stdout.decode().strip() or None if done.returncode == 0 else None
-
-
 def read_refs(git: Git, *names: str) -> dict[str, str]:
     """Full ref name -> commit, for those of `names` that exist (one git run)."""
     out = git.out("for-each-ref", "--format=%(objectname) %(refname)", *names)
