@@ -86,11 +86,7 @@ def hidden_answer(cmd: ParsedCommand, site: Site, *, make_parents: bool = True) 
         return not_allowed(path)
     if cmd.command == "rename":
         return _hidden(rename_missing_source(cmd, site, make_parents=make_parents))
-    if cmd.command == "view":
-        return _hidden(not_found(not_found_message(path)))
-    if cmd.command == "str_replace":
-        return _hidden(not_found(f"Error: {not_found_message(path)}"))
-    return _hidden(not_found(f"Error: The path {path} does not exist"))
+    return _hidden(not_found(_MISSING_ANSWERS[cmd.command].format(path=path)))
 
 
 _MISSING_ANSWERS = {
