@@ -442,3 +442,19 @@ def test_a_hidden_rename_source_held_for_review_leaves_the_tree_as_a_missing_one
     assert hidden.is_error and missing.is_error
     assert hidden.content == missing.content.replace("missing.md", "secret/a.md")
     assert sorted(p.name for p in (tmp_path / "dest").iterdir()) == ["keep.md"]
+
+
+@pytest.mark.parametrize(
+    "policy",
+    [
+        '[[rule]]\npaths = ["a/**"]\naccess = "sk-ant-api03-SECRETVALUE"\n',
+        '[[rule]]\npaths = "a/**"\naccess = "none"\nactors = 42\ntoken = "SECRETVALUE"\n',
+        '[[rule]]\npaths = ["a/**"]\naccess = "none"\nactors = ["SECRETVALUE", 7]\n',
+        'key = "SECRETVALUE\n',
+        '[[rule]]\npaths = []\naccess = "SECRETVALUE"\n',
+    ],
+)
+def test_a_broken_policys_problem_never_quotes_the_files_values(policy: str) -> None:
+    problem = parse_policy(policy.encode()).problem
+    assert problem is not None
+    assert "SECRETVALUE" not in problem and "sk-ant" not in problem
